@@ -1,0 +1,32 @@
+# femb: `make demo` runs the flagship example, `make test` runs the test suite.
+# Both create the virtual environment (.venv) and install femb (editable) when needed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.femb-installed
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
+
+.PHONY: demo test test-fast validate bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,plot]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) examples/demo.py --out demo_out
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+bench: $(STAMP)
+	$(PY) benchmarks/assembly_throughput.py
+
+clean:
+	rm -rf $(VENV) demo_out .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,36 @@
+"""femb's element library (imported as ``femb.elements``).
+
+``get_spec(name)`` returns the ElementSpec of an element type; ``available()`` lists them.
+Element modules are imported on first use so that ``import femb`` stays light.
+"""
+import importlib
+
+from .base import CONSISTENT, INVARIANT, LUMPED, MASS_KINDS, ElementKernels, ElementSpec
+
+# element name -> module (relative to this package) that defines it
+_REGISTRY = {
+    "truss2d": "truss",
+    "truss3d": "truss",
+    "truss2d_green": "truss",
+    "truss3d_green": "truss",
+    "beam2d": "beam2d",
+    "beam2d_timoshenko": "beam2d",
+}
+
+
+def available():
+    """Names of all registered element types."""
+    return sorted(_REGISTRY)
+
+
+def get_spec(name):
+    """The ElementSpec called ``name``; raises KeyError naming the known types."""
+    try:
+        module_name = _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown element type {name!r}; known types: {', '.join(available())}") from None
+    module = importlib.import_module(f".{module_name}", __name__)
+    return module.SPECS[name]
+
+
+__all__ = ["available", "get_spec", "ElementSpec", "ElementKernels", "LUMPED", "CONSISTENT", "INVARIANT", "MASS_KINDS"]

@@ -1,0 +1,112 @@
+"""The contract every femb element type fulfils.
+
+An element module exports one or more ``ElementSpec`` objects. A spec is declarative (name,
+meshio cell type, nodes, DOF names per node, property columns, names of its section
+resultants) and carries a ``kernels`` bundle of compiled functions that work on a whole
+batch of elements of that type at once.
+
+Array conventions (element axis first, fixed dtypes):
+
+- ``X``: (n_el, n_nodes, dim) float64, reference nodal coordinates.
+- ``u``: (n_el, n_edof) float64, element DOF values ordered node by node, each node's DOFs
+  in the order of ``spec.node_dofs`` (2-D rotations are additive and stored here too).
+- ``p``: (n_el, n_params) float64, element properties in the order of ``spec.params``.
+- outputs (written, never allocated, by the kernels): ``f`` (n_el, n_edof), ``K`` and
+  ``M`` (n_el, n_edof, n_edof), ``s`` (n_el, n_resultants), ``e`` (n_el,).
+
+Kernel signatures (all compiled, all batch):
+
+- ``internal_force(X, u, p, f)``: internal nodal forces f = dV/du (energy-conjugate).
+- ``tangent(X, u, p, f, K)``: internal force and its exact derivative (material plus
+  geometric stiffness).
+- ``resultants(X, u, p, s)``: section forces/moments in the co-rotated frame.
+- ``geometric_stiffness(X, u, p, s, K)``: the stress-dependent part of the tangent at
+  configuration ``u`` for given resultants ``s`` (linear in ``s``); used by linear buckling
+  with the resultants of a linear pre-solve.
+- ``strain_energy(X, u, p, e)``.
+- ``mass(X, u, p, kind, M)``: kind 0 = lumped (diagonal), 1 = consistent (the element's
+  own interpolation, e.g. Hermite cubics for Euler–Bernoulli beams, oriented along the
+  chord of configuration ``u``), 2 = invariant (consistent mass of linear interpolation of
+  translations and rotations: rotation-invariant, hence constant, exact total mass and
+  exact rotary inertia of a straight member). Which kinds do not depend on the
+  configuration is stated by ``spec.constant_mass``; the energy-conserving integrator
+  requires a constant mass.
+- ``midpoint_force(X, u0, u1, p, f, K)``: the algorithmic (discrete-gradient) internal
+  force between configurations u0 and u1 with f·(u1 − u0) = V(u1) − V(u0) exactly, and
+  its derivative with respect to u1 (non-symmetric in general). ``None`` for element
+  types that have no energy-conserving form yet.
+"""
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple, Optional
+
+import numpy as np
+
+LUMPED = 0
+CONSISTENT = 1
+INVARIANT = 2
+MASS_KINDS = {"lumped": LUMPED, "consistent": CONSISTENT, "invariant": INVARIANT}
+
+
+class ElementKernels(NamedTuple):
+    """The compiled batch kernels of one element type (see the module docstring)."""
+
+    internal_force: Callable
+    tangent: Callable
+    resultants: Callable
+    geometric_stiffness: Callable
+    strain_energy: Callable
+    mass: Callable
+    midpoint_force: Optional[Callable] = None
+
+
+@dataclass(frozen=True)
+class ElementSpec:
+    """Declarative description of an element type.
+
+    Attributes
+    ----------
+    name : str
+        Unique name used in models and case files (``"beam2d"``).
+    cell_type : str
+        The meshio cell type whose cells become elements of this type (``"line"``).
+    n_nodes : int
+        Nodes per element.
+    dim : int
+        Spatial dimension of the nodes (2 or 3).
+    node_dofs : tuple of str
+        DOF names at each node, from ``("ux", "uy", "uz", "rx", "ry", "rz")``.
+    params : tuple of str
+        Names of the property columns of ``p``.
+    resultant_names : tuple of str
+        Names of the section resultants written by ``resultants``.
+    properties : callable
+        ``properties(material, section) -> dict`` giving every entry of ``params`` from a
+        Material and a Section; raises ``KeyError``/``ValueError`` naming what is missing.
+    kernels : ElementKernels
+    constant_mass : tuple of int
+        Mass kinds that do not depend on the configuration.
+    description : str
+    """
+
+    name: str
+    cell_type: str
+    n_nodes: int
+    dim: int
+    node_dofs: tuple
+    params: tuple
+    resultant_names: tuple
+    properties: Callable
+    kernels: ElementKernels
+    constant_mass: tuple = (LUMPED,)
+    description: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_edof(self):
+        """Number of DOFs of one element."""
+        return self.n_nodes * len(self.node_dofs)
+
+    def property_row(self, material, section):
+        """The property vector (n_params,) float64 of this element for a material/section."""
+        values = self.properties(material, section)
+        return np.array([float(values[k]) for k in self.params], dtype=np.float64)

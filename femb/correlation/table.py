@@ -1,0 +1,233 @@
+"""Build the frozen CorrelationTable of a Model.
+
+Vocabulary
+----------
+variable
+    One unknown of the model before supports are applied. Every (node, DOF name) pair
+    carried by some element maps to a variable; ties make several pairs share one.
+equation
+    A free variable's row in the solved system. Fixed and prescribed variables have none
+    (equation -1). Equations are renumbered by reverse Cuthill–McKee.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from femb import elements as element_library
+from femb.core.errors import ModelError
+from femb.correlation.pattern import bandwidth_reducing_order, csr_pattern
+
+
+@dataclass(frozen=True)
+class ElementBlock:
+    """All elements of one part, ready for the batched kernels.
+
+    cells (n_el, n_nodes) int64 node indices; X (n_el, n_nodes, dim) reference
+    coordinates; props (n_el, n_params); var (n_el, n_edof) variable indices; eq
+    (n_el, n_edof) equation indices (-1 constrained); pos (n_el, n_edof, n_edof) positions
+    in the CSR data array (-1 not assembled).
+    """
+
+    part: str
+    spec: object
+    cells: np.ndarray
+    X: np.ndarray
+    props: np.ndarray
+    var: np.ndarray
+    eq: np.ndarray
+    pos: np.ndarray
+
+    @property
+    def n_elements(self):
+        return self.cells.shape[0]
+
+
+class CorrelationTable:
+    """Frozen map from element DOFs to variables and equations (see module docstring).
+
+    Attributes
+    ----------
+    dim, dof_names : model dimension and canonical DOF names
+    node_var : (n_nodes, n_dof_names) int64, variable of each node DOF (-1 when absent)
+    var_node, var_dof : (n_var,) int64, a representative node / DOF-name index per variable
+    var_eq : (n_var,) int64, equation of each variable (-1 when fixed or prescribed)
+    eq_var : (n_eq,) int64, variable of each equation
+    fixed_vars : (k,) int64
+    prescribed : list of (vars (k,) int64, Prescribed record)
+    blocks : list of ElementBlock
+    indptr, indices : CSR pattern of the equations
+    """
+
+    def __init__(self, dim, dof_names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices):
+        self.dim = dim
+        self.dof_names = dof_names
+        self.node_var = node_var
+        self.var_node = var_node
+        self.var_dof = var_dof
+        self.var_eq = var_eq
+        self.eq_var = np.flatnonzero(var_eq >= 0)[np.argsort(var_eq[var_eq >= 0])]
+        self.fixed_vars = fixed_vars
+        self.prescribed = prescribed
+        self.blocks = blocks
+        self.indptr = indptr
+        self.indices = indices
+        for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, indptr, indices):
+            arr.setflags(write=False)
+
+    @property
+    def n_var(self):
+        return self.var_eq.size
+
+    @property
+    def n_eq(self):
+        return self.eq_var.size
+
+    @property
+    def nnz(self):
+        return self.indices.size
+
+    @property
+    def constrained_vars(self):
+        """Variables without an equation (fixed and prescribed), (k,) int64."""
+        return np.flatnonzero(self.var_eq < 0)
+
+    def new_matrix_data(self):
+        """A zeroed CSR data array (nnz,) for assembly into the fixed pattern."""
+        return np.zeros(self.nnz)
+
+    def csr(self, data):
+        """Wrap a data array in a scipy CSR matrix of the fixed pattern (no copy)."""
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
+
+    def describe_var(self, var):
+        """'node N dof' for a variable index."""
+        return int(self.var_node[var]), self.dof_names[int(self.var_dof[var])]
+
+    def var_of(self, node, dof):
+        """Variable index of DOF name ``dof`` at ``node`` (raises if the node lacks it)."""
+        k = self.dof_names.index(dof)
+        v = int(self.node_var[node, k])
+        if v < 0:
+            raise ModelError(f"node {node} has no DOF {dof!r} (no element carries it)")
+        return v
+
+    def free(self, values_var):
+        """The equation-ordered part (n_eq,) of a variable vector (n_var,)."""
+        return values_var[self.eq_var]
+
+
+def _node_dof_mask(model, n_names):
+    """(n_nodes, n_names) bool: which DOF names each node carries (union over its elements)."""
+    mask = np.zeros((model.mesh.n_nodes, n_names), dtype=bool)
+    for part in model.parts.values():
+        spec = element_library.get_spec(part.element)
+        conn = model.mesh.cells[part.cells].connectivity
+        cols = [model.dof_names.index(d) for d in spec.node_dofs]
+        for c in cols:
+            mask[conn.ravel(), c] = True
+    return mask
+
+
+def _apply_ties(model, node_var, names):
+    """Merge the variables of tied node DOFs (union-find over ties), then compact numbers."""
+    n_var = int(node_var.max()) + 1 if node_var.size else 0
+    parent = np.arange(n_var)
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for tie in model.ties:
+        a_nodes, b_nodes = model.nodes(tie.node_a), model.nodes(tie.node_b)
+        for a, b in zip(a_nodes, b_nodes):
+            for dof in tie.dofs:
+                k = names.index(dof)
+                va, vb = node_var[a, k], node_var[b, k]
+                if va < 0 or vb < 0:
+                    missing = a if va < 0 else b
+                    raise ModelError(f"{tie.name}: node {missing} has no DOF {dof!r} to tie")
+                ra, rb = root(va), root(vb)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+    roots = np.array([root(i) for i in range(n_var)], dtype=np.int64)
+    _, compact = np.unique(roots, return_inverse=True)
+    out = np.where(node_var >= 0, compact[np.maximum(node_var, 0)], -1)
+    return out.astype(np.int64)
+
+
+def build_table(model, renumber=True):
+    """Assign global numbers for a validated Model and return a frozen CorrelationTable.
+
+    Parameters
+    ----------
+    model : femb.model.Model
+    renumber : bool
+        Apply reverse Cuthill–McKee to the equations (default True).
+    """
+    model.validate()
+    names = model.dof_names
+    mesh = model.mesh
+    mask = _node_dof_mask(model, len(names))
+    node_var = np.full(mask.shape, -1, dtype=np.int64)
+    node_var[mask] = np.arange(int(mask.sum()))
+    node_var = _apply_ties(model, node_var, names)
+    n_var = int(node_var.max()) + 1
+    var_node = np.zeros(n_var, dtype=np.int64)
+    var_dof = np.zeros(n_var, dtype=np.int64)
+    nodes, dofs = np.nonzero(node_var >= 0)
+    var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
+    var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+
+    constrained = np.zeros(n_var, dtype=bool)
+    fixed = []
+    for rec in model.fixed:
+        for node in model.nodes(rec.nodes):
+            for dof in rec.dofs:
+                v = node_var[node, names.index(dof)]
+                if v >= 0:  # a fixed DOF no element carries is simply absent
+                    fixed.append(v)
+    fixed_vars = np.unique(np.asarray(fixed, dtype=np.int64))
+    constrained[fixed_vars] = True
+    prescribed = []
+    for rec in model.prescribed:
+        vs = node_var[model.nodes(rec.nodes), names.index(rec.dof)]
+        if np.any(vs < 0):
+            raise ModelError(f"{rec.name}: some nodes carry no DOF {rec.dof!r}")
+        if np.any(constrained[vs]):
+            raise ModelError(f"{rec.name}: DOF {rec.dof!r} is already fixed or prescribed at node(s) {model.nodes(rec.nodes)[constrained[vs]].tolist()}")
+        constrained[vs] = True
+        prescribed.append((np.ascontiguousarray(vs, dtype=np.int64), rec))
+
+    free = np.flatnonzero(~constrained)
+    var_eq = np.full(n_var, -1, dtype=np.int64)
+    var_eq[free] = np.arange(free.size)
+
+    raw = []
+    for part in model.parts.values():
+        spec = element_library.get_spec(part.element)
+        conn = mesh.cells[part.cells].connectivity
+        cols = np.array([names.index(d) for d in spec.node_dofs], dtype=np.int64)
+        var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)
+        raw.append((part, spec, conn, var))
+
+    if renumber and free.size:
+        perm = bandwidth_reducing_order(free.size, [var_eq[var] for _, _, _, var in raw])
+        new_of_old = np.empty_like(perm)
+        new_of_old[perm] = np.arange(perm.size)
+        var_eq[free] = new_of_old[var_eq[free]]
+
+    eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
+    indptr, indices, positions = csr_pattern(free.size, eq_blocks)
+
+    points = np.zeros((mesh.n_nodes, model.dim))
+    points[:, : mesh.dim] = mesh.points
+    blocks = []
+    for (part, spec, conn, var), eq, pos in zip(raw, eq_blocks, positions):
+        row = spec.property_row(part.material, part.section)
+        props = np.ascontiguousarray(np.broadcast_to(row, (conn.shape[0], row.size)))
+        X = np.ascontiguousarray(points[conn])
+        blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
+    return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices)

@@ -1,0 +1,95 @@
+"""Loads, boundary conditions and ties of a Model (plain declarative records).
+
+Amplitudes: a load's ``amplitude`` is a callable a(t) or None. In statics every load is
+multiplied by the load factor λ unless ``constant=True`` (a dead preload applied in full
+from the start). In dynamics a load is multiplied by a(t) (1 when None).
+"""
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+DOF_NAMES_2D = ("ux", "uy", "rz")
+DOF_NAMES_3D = ("ux", "uy", "uz", "rx", "ry", "rz")
+FORCE_TO_DOF = {"fx": "ux", "fy": "uy", "fz": "uz", "mx": "rx", "my": "ry", "mz": "rz"}
+
+
+def dof_names_for(dim):
+    """Canonical DOF names of a model of spatial dimension ``dim``."""
+    return DOF_NAMES_2D if dim == 2 else DOF_NAMES_3D
+
+
+@dataclass(frozen=True)
+class PointLoad:
+    """Forces/moments on nodes: ``values`` maps DOF names (ux, uy, rz ...) to magnitudes."""
+
+    nodes: object
+    values: dict
+    amplitude: Optional[Callable] = None
+    constant: bool = False
+    name: str = "point load"
+
+
+@dataclass(frozen=True)
+class DistributedLoad:
+    """Dead load per unit reference length on the line cells of a cell set, global
+    direction: ``q`` is (dim,)."""
+
+    cells: str
+    q: tuple
+    amplitude: Optional[Callable] = None
+    constant: bool = False
+    name: str = "distributed load"
+
+
+@dataclass(frozen=True)
+class Gravity:
+    """Uniform acceleration field ``g`` (dim,) acting on every mass of the model."""
+
+    g: tuple
+    amplitude: Optional[Callable] = None
+    constant: bool = False
+    name: str = "gravity"
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """Zero displacement of ``dofs`` at ``nodes``."""
+
+    nodes: object
+    dofs: tuple
+    name: str = "fixed"
+
+
+@dataclass(frozen=True)
+class Prescribed:
+    """Prescribed value of one DOF at ``nodes``: value·λ in statics (value·a(t) in
+    dynamics, or ``function(t)`` when given)."""
+
+    nodes: object
+    dof: str
+    value: float = 0.0
+    function: Optional[Callable] = None
+    name: str = "prescribed"
+
+
+@dataclass(frozen=True)
+class Tie:
+    """DOFs shared one-to-one between two nodes (pin: translations, weld: all)."""
+
+    node_a: object
+    node_b: object
+    dofs: tuple
+    name: str = "tie"
+
+
+def evaluate_amplitude(amplitude, t):
+    """a(t) for a load amplitude (1.0 when None)."""
+    return 1.0 if amplitude is None else float(amplitude(t))
+
+
+def as_vector(values, dim, where):
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size != dim:
+        raise ValueError(f"{where}: expected {dim} components, got {v.size}")
+    return v

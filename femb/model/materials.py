@@ -1,0 +1,78 @@
+"""Materials and cross-sections (any consistent unit system)."""
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Material:
+    """Linear elastic material.
+
+    E: Young's modulus; G: shear modulus (derived from ``nu`` when not given);
+    nu: Poisson's ratio; rho: mass density (mass per volume).
+    """
+
+    E: float
+    nu: Optional[float] = None
+    G: Optional[float] = None
+    rho: float = 0.0
+    name: str = "material"
+
+    @property
+    def shear_modulus(self):
+        if self.G is not None:
+            return self.G
+        if self.nu is not None:
+            return self.E / (2.0 * (1.0 + self.nu))
+        return None
+
+    def problems(self):
+        """List of problems with the data (non-positive modulus, negative density ...)."""
+        out = []
+        if not (self.E > 0):
+            out.append(f"material {self.name!r}: E must be > 0, got {self.E}")
+        if self.rho < 0:
+            out.append(f"material {self.name!r}: rho must be >= 0, got {self.rho}")
+        if self.nu is not None and not (-1.0 < self.nu < 0.5):
+            out.append(f"material {self.name!r}: nu must lie in (-1, 0.5), got {self.nu}")
+        if self.G is not None and not (self.G > 0):
+            out.append(f"material {self.name!r}: G must be > 0, got {self.G}")
+        return out
+
+
+@dataclass(frozen=True)
+class Section:
+    """Beam/bar cross-section.
+
+    A: area. Iz: second moment about the section z axis (in-plane bending of 2-D beams).
+    Iy: second moment about the section y axis. ``I`` sets both when they are equal.
+    J: torsion constant. shear_factor: Timoshenko shear correction k (shear area k·A);
+    None means shear-rigid. Ip: polar moment for rotary inertia about the beam axis
+    (defaults to Iy + Iz).
+    """
+
+    A: float
+    I: Optional[float] = None
+    Iy: Optional[float] = None
+    Iz: Optional[float] = None
+    J: Optional[float] = None
+    shear_factor: Optional[float] = None
+    Ip: Optional[float] = None
+    name: str = "section"
+
+    @property
+    def second_moment_z(self):
+        return self.Iz if self.Iz is not None else self.I
+
+    @property
+    def second_moment_y(self):
+        return self.Iy if self.Iy is not None else self.I
+
+    def problems(self):
+        out = []
+        if not (self.A > 0):
+            out.append(f"section {self.name!r}: A must be > 0, got {self.A}")
+        for key in ("I", "Iy", "Iz", "J", "Ip", "shear_factor"):
+            val = getattr(self, key)
+            if val is not None and not (val > 0):
+                out.append(f"section {self.name!r}: {key} must be > 0, got {val}")
+        return out

@@ -1,0 +1,261 @@
+"""The Model: parts, supports, ties, markers and loads on top of a Mesh.
+
+Declare, validate, build: methods add declarations, ``validate()`` reports every problem at
+once (each naming the set, part, element, node or parameter), and
+``femb.correlation.build_table(model)`` turns a valid model into global numbers.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from femb import elements as element_library
+from femb.core.errors import InputError, ModelError
+from femb.model.loads import (
+    FORCE_TO_DOF,
+    DistributedLoad,
+    Fixed,
+    Gravity,
+    PointLoad,
+    Prescribed,
+    Tie,
+    dof_names_for,
+)
+from femb.model.materials import Material, Section
+
+
+@dataclass
+class Part:
+    """Cells of one cell set meshed with one element type, material and section."""
+
+    name: str
+    cells: str
+    element: str
+    material: Material
+    section: Section
+
+
+class Model:
+    """A finite-element multibody model.
+
+    Parameters
+    ----------
+    mesh : femb.mesh.Mesh
+    dim : int, optional
+        Spatial dimension of the analysis (defaults to the mesh's). A 2-D model uses DOFs
+        (ux, uy, rz); a 3-D model (ux, uy, uz, rx, ry, rz).
+    name : str
+    """
+
+    def __init__(self, mesh, dim=None, name="model"):
+        self.mesh = mesh
+        self.dim = int(dim if dim is not None else mesh.dim)
+        self.name = name
+        self.parts = {}
+        self.fixed = []
+        self.prescribed = []
+        self.ties = []
+        self.loads = []
+        self.markers = {}
+
+    # ------------------------------------------------------------------ declarations
+    def add_part(self, name, cells, element, material, section):
+        """Mesh the cell set ``cells`` with element type ``element``; returns the Part."""
+        if name in self.parts:
+            raise ModelError(f"part {name!r} is defined twice")
+        part = Part(name, cells, element, material, section)
+        self.parts[name] = part
+        return part
+
+    def add_marker(self, name, node):
+        """A named point (node) to attach loads and joints to."""
+        self.markers[name] = node
+        return name
+
+    def fix(self, nodes, dofs="all", name=None):
+        """Clamp ``dofs`` ("all", "translations", "rotations" or a tuple of names)."""
+        self.fixed.append(Fixed(nodes, self._dof_tuple(dofs), name or f"fix {nodes!r}"))
+
+    def prescribe(self, nodes, dof, value=0.0, function=None, name=None):
+        """Prescribe DOF ``dof`` at ``nodes``: value·λ in statics, function(t) in dynamics."""
+        self.prescribed.append(Prescribed(nodes, dof, float(value), function, name or f"prescribe {nodes!r} {dof}"))
+
+    def tie(self, node_a, node_b, dofs="all", name=None):
+        """Share ``dofs`` between two nodes (exact, costs no equations)."""
+        self.ties.append(Tie(node_a, node_b, self._dof_tuple(dofs), name or f"tie {node_a!r}-{node_b!r}"))
+
+    def pin(self, node_a, node_b, name=None):
+        """A hinge: the two nodes share translations, rotations stay independent."""
+        self.tie(node_a, node_b, "translations", name or f"pin {node_a!r}-{node_b!r}")
+
+    def weld(self, node_a, node_b, name=None):
+        """A rigid connection: the two nodes share all DOFs."""
+        self.tie(node_a, node_b, "all", name or f"weld {node_a!r}-{node_b!r}")
+
+    def point_load(self, nodes, amplitude=None, constant=False, name=None, **values):
+        """Nodal forces/moments, e.g. ``point_load("tip", fy=-1.0, mz=2.0)``."""
+        mapped = {}
+        for key, val in values.items():
+            dof = FORCE_TO_DOF.get(key, key)
+            mapped[dof] = float(val)
+        self.loads.append(PointLoad(nodes, mapped, amplitude, constant, name or f"point load {nodes!r}"))
+
+    def distributed_load(self, cells, q, amplitude=None, constant=False, name=None):
+        """Dead load per unit length ``q`` (dim,) on the line cells of ``cells``."""
+        self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()), amplitude, constant, name or f"distributed load {cells!r}"))
+
+    def gravity(self, g, amplitude=None, constant=False):
+        """Uniform gravity ``g`` (dim,) acting on all masses."""
+        self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), amplitude, constant))
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def dof_names(self):
+        return dof_names_for(self.dim)
+
+    def nodes(self, selector):
+        """Node indices for a marker name, a set name, an index or indices."""
+        if isinstance(selector, str) and selector in self.markers:
+            return np.atleast_1d(self.mesh.node(self.markers[selector]))
+        return self.mesh.nodes(selector)
+
+    def node(self, selector):
+        if isinstance(selector, str) and selector in self.markers:
+            return self.mesh.node(self.markers[selector])
+        return self.mesh.node(selector)
+
+    def spec(self, part):
+        return element_library.get_spec(self.parts[part].element if isinstance(part, str) else part.element)
+
+    def _dof_tuple(self, dofs):
+        names = self.dof_names
+        if dofs == "all":
+            return names
+        if dofs == "translations":
+            return tuple(d for d in names if d.startswith("u"))
+        if dofs == "rotations":
+            return tuple(d for d in names if d.startswith("r"))
+        if isinstance(dofs, str):
+            return (dofs,)
+        return tuple(dofs)
+
+    # ------------------------------------------------------------------ validation
+    def validate(self):
+        """Check the whole model; raise ModelError listing every problem found."""
+        problems = self.problems()
+        if problems:
+            raise ModelError(problems, f"model {self.name!r}")
+        return self
+
+    def problems(self):
+        """Every problem of the model as a list of strings (empty when valid)."""
+        p = []
+        mesh = self.mesh
+        names = self.dof_names
+        if self.dim not in (2, 3):
+            p.append(f"dim must be 2 or 3, got {self.dim}")
+            return p
+        if mesh.dim > self.dim:
+            p.append(f"mesh has {mesh.dim}-D points but the model is {self.dim}-D")
+        if not self.parts:
+            p.append("the model has no parts")
+        covered = np.zeros(mesh.n_nodes, dtype=bool)
+        for part in self.parts.values():
+            where = f"part {part.name!r}"
+            try:
+                spec = element_library.get_spec(part.element)
+            except KeyError as exc:
+                p.append(f"{where}: {exc.args[0]}")
+                continue
+            if spec.dim != self.dim:
+                p.append(f"{where}: element {spec.name!r} is {spec.dim}-D but the model is {self.dim}-D")
+            if part.cells not in mesh.cells:
+                p.append(f"{where}: unknown cell set {part.cells!r} (cell sets: {sorted(mesh.cells)})")
+                continue
+            block = mesh.cells[part.cells]
+            if block.cell_type != spec.cell_type:
+                p.append(f"{where}: cell set {part.cells!r} holds {block.cell_type!r} cells, element {spec.name!r} needs {spec.cell_type!r}")
+                continue
+            covered[block.connectivity.ravel()] = True
+            if not isinstance(part.material, Material):
+                p.append(f"{where}: material must be a femb Material")
+            else:
+                p += [f"{where}: {m}" for m in part.material.problems()]
+            if not isinstance(part.section, Section):
+                p.append(f"{where}: section must be a femb Section")
+            else:
+                p += [f"{where}: {m}" for m in part.section.problems()]
+            try:
+                row = spec.property_row(part.material, part.section)
+                bad = [spec.params[i] for i in np.where(~np.isfinite(row))[0]]
+                if bad:
+                    p.append(f"{where}: element property {', '.join(bad)} is not finite")
+            except (KeyError, ValueError, TypeError) as exc:
+                p.append(f"{where}: {exc}")
+            conn = block.connectivity
+            lengths = np.linalg.norm(mesh.points[conn[:, -1]] - mesh.points[conn[:, 0]], axis=1)
+            zero = np.where(lengths <= 1e-12 * max(1.0, np.abs(mesh.points).max()))[0]
+            if zero.size:
+                p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
+        for rec in self.fixed + self.prescribed + self.loads + self.ties:
+            p += self._record_problems(rec, names, covered)
+        for name, node in self.markers.items():
+            try:
+                self.mesh.node(node)
+            except InputError as exc:
+                p.append(f"marker {name!r}: {exc}")
+        return p
+
+    def _record_problems(self, rec, names, covered):
+        p = []
+        where = rec.name
+
+        def check_nodes(sel):
+            try:
+                nodes = self.nodes(sel)
+            except InputError as exc:
+                p.append(f"{where}: {exc}")
+                return None
+            loose = nodes[~covered[nodes]] if covered.size else nodes
+            if loose.size:
+                p.append(f"{where}: node(s) {loose[:10].tolist()} belong to no element")
+            return nodes
+
+        if isinstance(rec, (Fixed, Prescribed)):
+            check_nodes(rec.nodes)
+            dofs = rec.dofs if isinstance(rec, Fixed) else (rec.dof,)
+            p += [f"{where}: unknown DOF {d!r} (a {self.dim}-D model has {names})" for d in dofs if d not in names]
+        elif isinstance(rec, PointLoad):
+            check_nodes(rec.nodes)
+            p += [f"{where}: unknown load component {d!r}" for d in rec.values if d not in names]
+            p += [f"{where}: component {d} is not finite" for d, v in rec.values.items() if not np.isfinite(v)]
+        elif isinstance(rec, DistributedLoad):
+            if rec.cells not in self.mesh.cells:
+                p.append(f"{where}: unknown cell set {rec.cells!r}")
+            elif not any(part.cells == rec.cells for part in self.parts.values()):
+                p.append(f"{where}: cell set {rec.cells!r} is not meshed by any part")
+            if len(rec.q) != self.dim:
+                p.append(f"{where}: q needs {self.dim} components, got {len(rec.q)}")
+        elif isinstance(rec, Gravity):
+            if len(rec.g) != self.dim:
+                p.append(f"{where}: g needs {self.dim} components, got {len(rec.g)}")
+        elif isinstance(rec, Tie):
+            a, b = check_nodes(rec.node_a), check_nodes(rec.node_b)
+            if a is not None and b is not None and a.size != b.size:
+                p.append(f"{where}: node sets have different sizes ({a.size} and {b.size})")
+            p += [f"{where}: unknown DOF {d!r}" for d in rec.dofs if d not in names]
+        return p
+
+    def summary(self):
+        """A dict describing the model (counts per part), for logs and run records."""
+        return {
+            "name": self.name,
+            "dim": self.dim,
+            "nodes": int(self.mesh.n_nodes),
+            "parts": {
+                k: {"element": v.element, "cells": v.cells, "count": int(self.mesh.cells[v.cells].connectivity.shape[0])}
+                for k, v in self.parts.items()
+                if v.cells in self.mesh.cells
+            },
+            "loads": len(self.loads),
+            "ties": len(self.ties),
+        }
