@@ -1,0 +1,11 @@
+"""Solvers: nonlinear statics, arc-length, linear buckling (dynamics and eigen follow)."""
+from femb.solvers.arclength import ArcLengthSettings, solve_arclength
+from femb.solvers.buckling import BucklingResult, solve_buckling
+from femb.solvers.linear import Factorization, SingularSystemError
+from femb.solvers.newton import NewtonSettings
+from femb.solvers.static import StaticProblem, solve_static
+
+__all__ = [
+    "solve_static", "solve_arclength", "solve_buckling", "StaticProblem", "NewtonSettings",
+    "ArcLengthSettings", "BucklingResult", "Factorization", "SingularSystemError",
+]

@@ -1,0 +1,111 @@
+"""Newton–Raphson iteration shared by the static and dynamic solvers.
+
+A *system* object supplies the residual over the equations and its tangent; the iteration
+adds the line search, the modified-Newton option and the diagnostics of a failure.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from femb.solvers.linear import Factorization
+
+
+@dataclass
+class NewtonSettings:
+    """Newton iteration settings.
+
+    tolerance: converged when ‖r‖ ≤ tolerance·(force scale of the system).
+    max_iterations: iterations per attempt before the step is cut back.
+    line_search: Crisfield's energy line search (secant on δuᵀr) when a full step
+        overshoots.
+    modified: modified Newton, reusing the last factorization until convergence slows
+        (refactorized when the residual ratio exceeds ``refactor_ratio``).
+    max_cutbacks: times a load/time step may be halved before giving up.
+    """
+
+    tolerance: float = 1e-9
+    max_iterations: int = 30
+    line_search: bool = True
+    modified: bool = False
+    refactor_ratio: float = 0.5
+    max_cutbacks: int = 10
+    divergence_factor: float = 1e8
+
+
+@dataclass
+class NewtonReport:
+    """Outcome of one Newton solve."""
+
+    converged: bool
+    iterations: int
+    residual_history: list = field(default_factory=list)
+    last_residual: np.ndarray = None
+    reason: str = ""
+    state: object = None
+
+
+def worst_dofs(residual, table, count=3):
+    """(node, dof, value) of the equations with the largest |residual|."""
+    if residual is None or residual.size == 0:
+        return []
+    idx = np.argsort(-np.abs(residual))[:count]
+    return [(*table.describe_var(table.eq_var[i]), float(residual[i])) for i in idx]
+
+
+def _line_search(system, x, dx, r0, max_tries=3):
+    """Step length η along dx (Crisfield's secant on s(η) = dxᵀ r(x + η dx))."""
+    s0 = float(dx @ r0)
+    if s0 >= 0.0:
+        return 1.0
+    eta, s_prev, eta_prev = 1.0, s0, 0.0
+    for _ in range(max_tries):
+        r, _ = system.residual(system.apply(x, eta * dx))
+        s = float(dx @ r)
+        if not np.isfinite(s) or abs(s) > 0.8 * abs(s0):
+            if not np.isfinite(s):
+                eta_new = 0.5 * eta
+            else:
+                denom = s - s_prev
+                eta_new = eta - s * (eta - eta_prev) / denom if denom != 0.0 else 0.5 * eta
+                eta_new = min(max(eta_new, 0.1), 1.0)
+            eta_prev, s_prev, eta = eta, s, eta_new
+        else:
+            return eta
+    return eta
+
+
+def newton(system, x, settings, table=None):
+    """Solve system.residual(x) = 0 from the start value ``x``; the converged state is
+    ``report.state``.
+
+    The system provides ``residual(x) -> (r, scale)``, ``residual_and_tangent(x) ->
+    (r, K, scale)`` over the equations, and ``apply(x, dx) -> x_new``.
+    """
+    history = []
+    factor = None
+    r = None
+    for it in range(settings.max_iterations + 1):
+        need_tangent = factor is None or not settings.modified
+        if need_tangent:
+            r, K, scale = system.residual_and_tangent(x)
+        else:
+            r, scale = system.residual(x)
+        norm = float(np.linalg.norm(r))
+        history.append(norm)
+        if not np.isfinite(norm):
+            return NewtonReport(False, it, history, r, "residual is not finite")
+        if norm <= settings.tolerance * scale:
+            return NewtonReport(True, it, history, r, "converged", state=x)
+        if it == settings.max_iterations:
+            break
+        if len(history) > 2 and norm > settings.divergence_factor * max(history[0], 1e-300):
+            return NewtonReport(False, it, history, r, "diverging")
+        if settings.modified and factor is not None and len(history) > 1 and norm > settings.refactor_ratio * history[-2]:
+            r, K, scale = system.residual_and_tangent(x)
+            factor = None
+        if factor is None or not settings.modified:
+            factor = Factorization(K, table, context="tangent")
+        dx = -factor.solve(r)
+        eta = _line_search(system, x, dx, r) if settings.line_search else 1.0
+        x = system.apply(x, eta * dx)
+    return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")

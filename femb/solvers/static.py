@@ -1,0 +1,162 @@
+"""Nonlinear statics: Newton–Raphson with load stepping, line search and cut-back.
+
+All loads that are not ``constant`` are multiplied by the load factor λ, prescribed DOFs
+take ``value·λ``; constant loads act in full from the first increment.
+"""
+import logging
+
+import numpy as np
+
+from femb.assembly import Assembler, LoadAssembler
+from femb.core.errors import ConvergenceError
+from femb.correlation import build_table
+from femb.results import Results
+from femb.solvers.linear import SingularSystemError
+from femb.solvers.newton import NewtonSettings, newton, worst_dofs
+
+log = logging.getLogger(__name__)
+
+
+class StaticProblem:
+    """The discrete static equations f_int(u) = λ·f_ref + f_const of a model.
+
+    Holds the table, assembler and load vectors; ``system(lam)`` returns the Newton system
+    for one load factor. Reused by the arc-length and buckling solvers.
+    """
+
+    def __init__(self, model, table=None, include_geometric=True, mass_kind=0):
+        self.model = model
+        self.table = table if table is not None else build_table(model)
+        self.assembler = Assembler(self.table)
+        self.loads = LoadAssembler(model, self.table, self.assembler, mass_kind=mass_kind)
+        self.f_ref = self.loads.scaled()
+        self.f_const = self.loads.constant()
+        self.include_geometric = include_geometric
+
+    def apply_prescribed(self, u, lam):
+        """Set the prescribed DOFs of ``u`` (in place) to their values at load factor λ."""
+        for vars_, rec in self.table.prescribed:
+            u[vars_] = rec.value * lam
+        return u
+
+    def external(self, lam):
+        return lam * self.f_ref + self.f_const
+
+    def reactions(self, u, lam):
+        """Reaction forces on the constrained variables (table.constrained_vars)."""
+        f = self.assembler.internal_force(u)
+        return (f - self.external(lam))[self.table.constrained_vars]
+
+    def system(self, lam):
+        return _StaticSystem(self, lam)
+
+
+class _StaticSystem:
+    """Newton system of StaticProblem at a fixed load factor."""
+
+    def __init__(self, problem, lam):
+        self.p = problem
+        self.f_ext = problem.external(lam)
+
+    def _scale(self, f_int):
+        return max(float(np.linalg.norm(self.f_ext)), float(np.linalg.norm(f_int)), 1e-300)
+
+    def residual(self, u):
+        f = self.p.assembler.internal_force(u)
+        return self.p.table.free(f - self.f_ext), self._scale(f)
+
+    def residual_and_tangent(self, u):
+        f, K = self.p.assembler.tangent(u, include_geometric=self.p.include_geometric)
+        return self.p.table.free(f - self.f_ext), K, self._scale(f)
+
+    def apply(self, u, du):
+        out = u.copy()
+        out[self.p.table.eq_var] += du
+        return out
+
+
+def _load_factors(steps, load_factors):
+    if load_factors is not None:
+        lf = np.asarray(load_factors, dtype=np.float64).ravel()
+        if lf.size == 0 or np.any(~np.isfinite(lf)):
+            raise ValueError("load_factors must be a non-empty sequence of finite numbers")
+        return lf
+    if int(steps) < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    return np.linspace(1.0 / steps, 1.0, int(steps))
+
+
+def solve_static(model, steps=10, load_factors=None, settings=None, table=None, include_geometric=True, u0=None, problem=None):
+    """Solve the nonlinear static equilibrium of ``model`` along a load path.
+
+    Parameters
+    ----------
+    model : femb.model.Model
+    steps : int
+        Equal load increments up to λ = 1 (ignored when ``load_factors`` is given).
+    load_factors : sequence of float, optional
+        The load factors at which converged states are wanted (frames are recorded there).
+    settings : NewtonSettings, optional
+    include_geometric : bool
+        Keep the geometric stiffness in the tangent (switch off only for studies).
+    u0 : (n_var,) array, optional
+        Start state (default: the undeformed configuration).
+
+    Returns
+    -------
+    Results with one frame per requested load factor (frame 0 is the start state, λ = 0)
+    and histories ``load_factor``, ``iterations``, ``residual``, ``strain_energy``; per-frame
+    arrays ``reactions`` over ``table.constrained_vars``.
+
+    Raises
+    ------
+    ConvergenceError after ``settings.max_cutbacks`` halvings of an increment (its
+    ``results`` keep every converged frame); SingularSystemError for a mechanism.
+    """
+    settings = settings or NewtonSettings()
+    prob = problem or StaticProblem(model, table, include_geometric)
+    targets = _load_factors(steps, load_factors)
+    t = prob.table
+    u = np.zeros(t.n_var) if u0 is None else np.array(u0, dtype=np.float64)
+    res = Results(t, "static", model)
+    res.info.update(n_equations=t.n_eq, n_variables=t.n_var, nnz=t.nnz)
+    lam = 0.0
+    prob.apply_prescribed(u, lam)
+    res.record(lam, u, load_factor=lam, iterations=0, residual=0.0, strain_energy=prob.assembler.strain_energy(u), arrays={"reactions": prob.reactions(u, lam)})
+    total_iterations = 0
+    for target in targets:
+        step = target - lam
+        cuts = 0
+        while lam != target:
+            trial_lam = target if abs(target - lam) <= abs(step) * (1 + 1e-12) else lam + step
+            trial = prob.apply_prescribed(u.copy(), trial_lam)
+            try:
+                report = newton(prob.system(trial_lam), trial, settings, t)
+            except SingularSystemError:
+                if len(res) == 1 and lam == 0.0 and cuts == 0:
+                    raise
+                report = None
+            if report is not None and report.converged:
+                u = report.state
+                lam = trial_lam
+                total_iterations += report.iterations
+                if report.iterations <= 4 and cuts:
+                    step *= 2.0
+                    cuts = max(cuts - 1, 0)
+                last_report = report
+                continue
+            cuts += 1
+            if cuts > settings.max_cutbacks:
+                hist = report.residual_history if report else []
+                worst = worst_dofs(report.last_residual, t) if report else []
+                reason = report.reason if report else "singular tangent"
+                raise ConvergenceError(
+                    f"static solve failed between load factors {lam:.6g} and {trial_lam:.6g} after {settings.max_cutbacks} cut-backs ({reason})",
+                    hist, worst, res, load=trial_lam,
+                )
+            step *= 0.5
+            log.info("cut back: load increment halved to %.3e at λ = %.6g", step, lam)
+        res.record(lam, u, load_factor=lam, iterations=last_report.iterations, residual=last_report.residual_history[-1], strain_energy=prob.assembler.strain_energy(u), arrays={"reactions": prob.reactions(u, lam)})
+    res.info["newton_iterations"] = total_iterations
+    return res
+

@@ -1,0 +1,110 @@
+"""Import layering of femb (DESIGN.md §2): a module imports only from lower layers.
+
+Checked statically over the source tree with the ast module, plus a subprocess check that
+``import femb`` pulls in neither meshio nor pyvista (nor numba).
+"""
+import ast
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# layer of each femb package (low to high); a module may import equal or lower layers
+LAYERS = {
+    "femb.core": 0,
+    "femb.elements": 1,
+    "femb.mesh": 1,
+    "femb.model": 2,
+    "femb.correlation": 3,
+    "femb.assembly": 4,
+    "femb.results": 4,
+    "femb.solvers": 5,
+    "femb.export": 5,
+    "femb.io": 5,
+    "femb.cli": 6,
+    "femb.validation": 6,
+    "femb.batch": 6,
+}
+# pairs within one layer that must not depend on each other
+FORBIDDEN = {("femb.results", "femb.assembly"), ("femb.elements", "femb.mesh"), ("femb.mesh", "femb.elements")}
+
+
+def _package_of(module):
+    for pkg in sorted(LAYERS, key=len, reverse=True):
+        if module == pkg or module.startswith(pkg + "."):
+            return pkg
+    return None
+
+
+def _source_modules():
+    for path in sorted((ROOT / "femb").rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        yield ".".join(rel.parts).removesuffix(".__init__"), path
+    for path in sorted((ROOT / "elements").rglob("*.py")):
+        rel = path.relative_to(ROOT / "elements").with_suffix("")
+        yield ".".join(("femb", "elements") + rel.parts).removesuffix(".__init__"), path
+
+
+def _imports(module, path):
+    tree = ast.parse(path.read_text())
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_pkg else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            yield target, node.lineno
+            for alias in node.names:  # `from femb import elements` imports a subpackage
+                yield f"{target}.{alias.name}", node.lineno
+
+
+def test_layers_are_respected():
+    violations = []
+    for module, path in _source_modules():
+        src_pkg = _package_of(module)
+        if src_pkg is None:
+            continue
+        for target, line in _imports(module, path):
+            dst_pkg = _package_of(target or "")
+            if dst_pkg is None or dst_pkg == src_pkg:
+                continue
+            if LAYERS[dst_pkg] > LAYERS[src_pkg] or (src_pkg, dst_pkg) in FORBIDDEN:
+                violations.append(f"{path.relative_to(ROOT)}:{line}: {src_pkg} imports {target}")
+    assert not violations, "layering violations:\n" + "\n".join(violations)
+
+
+def test_only_core_imports_numba():
+    offenders = []
+    for module, path in _source_modules():
+        if _package_of(module) == "femb.core":
+            continue
+        for target, line in _imports(module, path):
+            if target and target.split(".")[0] == "numba":
+                offenders.append(f"{path.relative_to(ROOT)}:{line}")
+    assert not offenders, "numba imported outside femb.core: " + ", ".join(offenders)
+
+
+def test_every_subpackage_is_installed():
+    """pyproject lists packages explicitly (femb.elements lives in elements/)."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "femb").rglob("__init__.py")}
+    found |= {".".join(("femb", "elements") + p.parent.relative_to(ROOT / "elements").parts) for p in (ROOT / "elements").rglob("__init__.py")}
+    assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
+
+
+@pytest.mark.parametrize("heavy", ["meshio", "pyvista", "numba"])
+def test_import_femb_is_light(heavy):
+    code = f"import sys, femb; femb.__version__; assert {heavy!r} not in sys.modules, 'pulled in {heavy}'"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
