@@ -16,7 +16,7 @@ def jit(func=None, *, parallel=False):
     Use as ``@jit`` or ``@jit(parallel=True)`` (the latter for kernels whose element loop
     is a ``prange`` with no write conflicts).
     """
-    options = dict(nopython=True, cache=True, fastmath=False, parallel=parallel)
+    options = dict(cache=True, fastmath=False, parallel=parallel)
     if func is None:
         return lambda f: numba.njit(**options)(f)
     return numba.njit(**options)(func)

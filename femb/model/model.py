@@ -23,6 +23,15 @@ from femb.model.loads import (
 from femb.model.materials import Material, Section
 
 
+def _as_3d(vector):
+    """A 2- or 3-component vector (or None) as a 3-vector."""
+    out = np.zeros(3)
+    if vector is not None:
+        v = np.asarray(vector, dtype=np.float64).ravel()
+        out[: v.size] = v
+    return out
+
+
 @dataclass
 class Part:
     """Cells of one cell set meshed with one element type, material and section."""
@@ -56,6 +65,7 @@ class Model:
         self.ties = []
         self.loads = []
         self.markers = {}
+        self.initial_velocities = []
 
     # ------------------------------------------------------------------ declarations
     def add_part(self, name, cells, element, material, section):
@@ -106,6 +116,27 @@ class Model:
     def gravity(self, g, amplitude=None, constant=False):
         """Uniform gravity ``g`` (dim,) acting on all masses."""
         self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), amplitude, constant))
+
+    def initial_velocity(self, nodes, **values):
+        """Initial velocity of DOFs at ``nodes``, e.g. ``initial_velocity("tip", uy=2.0)``
+        (rotational DOFs: angular velocity)."""
+        self.initial_velocities.append((nodes, {k: float(v) for k, v in values.items()}))
+
+    def initial_rigid_velocity(self, velocity=None, omega=0.0, center=None, nodes=None):
+        """Initial velocity field of a rigid motion: v = velocity + ω × (x − center) at
+        every node (or ``nodes``); rotational DOFs get ω. In 2-D ``omega`` is the scalar
+        spin about z; in 3-D a 3-vector."""
+        sel = np.arange(self.mesh.n_nodes) if nodes is None else self.nodes(nodes)
+        x = np.zeros((sel.size, 3))
+        x[:, : self.mesh.dim] = self.mesh.points[sel]
+        c = _as_3d(center)
+        w = np.array([0.0, 0.0, float(omega)]) if np.ndim(omega) == 0 else _as_3d(omega)
+        v = _as_3d(velocity) + np.cross(w, x - c)
+        names = self.dof_names
+        for k, node in enumerate(sel):
+            values = {n: float(v[k, i]) for i, n in enumerate(("ux", "uy", "uz")) if n in names}
+            values.update({n: float(w[i]) for i, n in enumerate(("rx", "ry", "rz")) if n in names})
+            self.initial_velocities.append((int(node), values))
 
     # ------------------------------------------------------------------ queries
     @property
@@ -198,6 +229,13 @@ class Model:
                 p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
         for rec in self.fixed + self.prescribed + self.loads + self.ties:
             p += self._record_problems(rec, names, covered)
+        for nodes, values in self.initial_velocities:
+            where = f"initial velocity {nodes!r}"
+            try:
+                self.nodes(nodes)
+            except InputError as exc:
+                p.append(f"{where}: {exc}")
+            p += [f"{where}: unknown DOF {d!r}" for d in values if d not in names]
         for name, node in self.markers.items():
             try:
                 self.mesh.node(node)

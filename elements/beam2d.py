@@ -1,0 +1,367 @@
+"""Planar co-rotational beam elements (Oran/Crisfield): Euler–Bernoulli and Timoshenko.
+
+Two nodes, DOFs (ux, uy, rz) per node, element vector ``u = (u1x, u1y, θ1, u2x, u2y, θ2)``;
+rotations are additive scalars (radians, counter-clockwise positive) and may grow without
+bound (an element may spin through any number of revolutions).
+
+Kinematics (Crisfield, *Non-linear FE Analysis of Solids and Structures*, vol. 1, ch. 7)::
+
+    X21 = X2 − X1,  l0 = |X21|,            x21 = X21 + u2 − u1,  l = |x21|
+    (c, s) = x21 / l                        chord direction in configuration u
+    α   = rotation of the chord from X21    (only cos α, sin α are used)
+    θ̄i  = wrap(θi − α) ∈ (−π, π]            local (deformational) end rotations
+    u_l = l − l0,  N = EA u_l / l0          axial stretch and force (tension positive)
+    [M1, M2] = K_b [θ̄1, θ̄2]                 local end moments
+    V = EA u_l² / (2 l0) + ½ θ̄ᵀ K_b θ̄        strain energy
+
+θ̄i is evaluated as ``atan2`` of the sine/cosine of the composed rotation R(θi)·R(−α),
+so neither the chord angle crossing ±π nor nodal rotations of many turns need any
+unwrapping or history. u_l is evaluated as (2 X21 + d21)·d21 / (l + l0), d21 = u2 − u1,
+which keeps small stretches exact (no cancellation in l − l0).
+
+The local bending stiffness is ``K_b = EI/(l0(1+Φ)) [[4+Φ, 2−Φ], [2−Φ, 4+Φ]]`` with
+``Φ = 12 EI/(GAs l0²)`` for ``beam2d_timoshenko`` (exact for the linear Timoshenko beam,
+free of shear locking) and ``Φ = 0`` for ``beam2d``. One set of kernels serves both
+element types; they tell them apart by the number of property columns (4 or 5).
+
+With r = (−c, −s, 0, c, s, 0), z = (s, −c, 0, −s, c, 0) and e3, e6 the unit vectors of
+θ1, θ2, the variations are δl = rᵀδu and δα = zᵀδu / l, hence
+
+    B = [r; e3 − z/l; e6 − z/l],     f = Bᵀ (N, M1, M2)
+    K_t = Bᵀ diag(EA/l0, K_b) B + N z zᵀ/l + (M1 + M2)/l² (r zᵀ + z rᵀ).
+
+Resultants, sign conventions (``resultant_names = ("N", "V", "M1", "M2")``):
+
+- N: axial force, tension positive.
+- M1, M2: end moments conjugate to θ̄1, θ̄2, i.e. the counter-clockwise moments that the
+  nodes apply to the element ends. In pure bending to a counter-clockwise arc of curvature
+  κ > 0 (θ̄1 = −κl0/2, θ̄2 = +κl0/2) M2 = −M1 = EIκ: the usual beam bending moment is
+  −M1 at node 1 and +M2 at node 2.
+- V = (M1 + M2)/l: shear force. The nodes apply +V·n to the element at node 1 and −V·n at
+  node 2, with n = (−s, c) the chord normal; with M1 + M2 − V l = 0 the element is in
+  moment equilibrium.
+
+Mass (kinds of elements.base): 0 lumped: ρA l0/2 on each translation and ρI l0/2 on each
+rotation (ρI = 0 gives zero rotational mass: the lumped matrix is then singular);
+1 consistent: linear axial and Hermite-cubic transverse interpolation plus the rotary
+inertia ∫ρI N'ᵀN' dx, of reference length l0, expressed in the chord frame of
+configuration u (so it depends on u; the Timoshenko element uses the same matrix);
+2 invariant: linear interpolation of translations and rotations, ρA l0/6 [[2,1],[1,2]]⊗I₂
+and ρI l0/6 [[2,1],[1,2]] (constant, exact mass and rotary inertia).
+"""
+import math
+
+import numpy as np
+
+from femb.core import jit
+
+from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+
+
+# --------------------------------------------------------------------------- per-element helpers
+@jit
+def _kinematics(X, u, e):
+    """Co-rotational kinematics of element ``e``.
+
+    Returns ``(l0, l, ul, c, s, tb1, tb2)``: reference and current chord length and the
+    stretch l − l0 (length units), current chord direction cosines, and the local end
+    rotations θ̄1, θ̄2 in (−π, π] (rad).
+    """
+    X21x = X[e, 1, 0] - X[e, 0, 0]
+    X21y = X[e, 1, 1] - X[e, 0, 1]
+    l0 = math.hypot(X21x, X21y)
+    d21x = u[e, 3] - u[e, 0]
+    d21y = u[e, 4] - u[e, 1]
+    x21 = X21x + d21x
+    y21 = X21y + d21y
+    l = math.hypot(x21, y21)
+    # stretch l − l0 without cancellation: (l² − l0²)/(l + l0) with l² − l0² = (2 X21 + d21)·d21
+    ul = ((2.0 * X21x + d21x) * d21x + (2.0 * X21y + d21y) * d21y) / (l + l0)
+    c = x21 / l
+    s = y21 / l
+    c0 = X21x / l0
+    s0 = X21y / l0
+    # chord rotation α from the reference direction: cos α, sin α
+    ca = c0 * c + s0 * s
+    sa = c0 * s - s0 * c
+    tb1 = _rotation_minus(u[e, 2], ca, sa)
+    tb2 = _rotation_minus(u[e, 5], ca, sa)
+    return l0, l, ul, c, s, tb1, tb2
+
+
+@jit
+def _rotation_minus(theta, ca, sa):
+    """The angle of R(θ)·R(−α) in (−π, π], given θ (rad) and cos α, sin α."""
+    st = math.sin(theta)
+    ct = math.cos(theta)
+    return math.atan2(st * ca - ct * sa, ct * ca + st * sa)
+
+
+@jit
+def _section(p, e, l0):
+    """Properties of element ``e``: ``(EA, k11, k12, rhoA, rhoI)`` where K_b =
+    [[k11, k12], [k12, k11]] is the local bending stiffness (moment per radian).
+
+    ``p`` has columns (EA, EI, rhoA, rhoI) for beam2d and (EA, EI, GAs, rhoA, rhoI) for
+    beam2d_timoshenko.
+    """
+    EA = p[e, 0]
+    EI = p[e, 1]
+    if p.shape[1] == 5:
+        phi = 12.0 * EI / (p[e, 2] * l0 * l0)
+        rhoA = p[e, 3]
+        rhoI = p[e, 4]
+    else:
+        phi = 0.0
+        rhoA = p[e, 2]
+        rhoI = p[e, 3]
+    k = EI / (l0 * (1.0 + phi))
+    return EA, k * (4.0 + phi), k * (2.0 - phi), rhoA, rhoI
+
+
+@jit
+def _vectors(c, s, l, r, z, b1, b2):
+    """Fill the (6,) work vectors r, z, b1 = e3 − z/l, b2 = e6 − z/l of the B matrix."""
+    r[0] = -c
+    r[1] = -s
+    r[2] = 0.0
+    r[3] = c
+    r[4] = s
+    r[5] = 0.0
+    z[0] = s
+    z[1] = -c
+    z[2] = 0.0
+    z[3] = -s
+    z[4] = c
+    z[5] = 0.0
+    for i in range(6):
+        b1[i] = -z[i] / l
+        b2[i] = -z[i] / l
+    b1[2] = 1.0
+    b2[5] = 1.0
+
+
+@jit
+def _write_force(f, e, c, s, l, N, M1, M2):
+    """f[e] = Bᵀ (N, M1, M2) = N r − (M1 + M2)/l z + M1 e3 + M2 e6."""
+    Q = (M1 + M2) / l
+    fx = N * c + Q * s
+    fy = N * s - Q * c
+    f[e, 0] = -fx
+    f[e, 1] = -fy
+    f[e, 2] = M1
+    f[e, 3] = fx
+    f[e, 4] = fy
+    f[e, 5] = M2
+
+
+# --------------------------------------------------------------------------- kernels
+@jit
+def internal_force(X, u, p, f):
+    """Internal nodal forces f = dV/du.
+
+    X: (n_el, 2, 2) reference coordinates; u: (n_el, 6) element DOFs; p: (n_el, 4 or 5)
+    properties; f: (n_el, 6) output, forces (force units) and moments (force·length).
+    """
+    for e in range(X.shape[0]):
+        l0, l, ul, c, s, tb1, tb2 = _kinematics(X, u, e)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        N = EA * ul / l0
+        _write_force(f, e, c, s, l, N, k11 * tb1 + k12 * tb2, k12 * tb1 + k11 * tb2)
+
+
+@jit
+def tangent(X, u, p, f, K):
+    """Internal force f (n_el, 6) and its exact derivative K (n_el, 6, 6):
+    Bᵀ D B + N z zᵀ/l + (M1 + M2)/l² (r zᵀ + z rᵀ). Shapes as in ``internal_force``."""
+    r = np.empty(6)
+    z = np.empty(6)
+    b1 = np.empty(6)
+    b2 = np.empty(6)
+    for e in range(X.shape[0]):
+        l0, l, ul, c, s, tb1, tb2 = _kinematics(X, u, e)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        N = EA * ul / l0
+        M1 = k11 * tb1 + k12 * tb2
+        M2 = k12 * tb1 + k11 * tb2
+        _write_force(f, e, c, s, l, N, M1, M2)
+        _vectors(c, s, l, r, z, b1, b2)
+        ka = EA / l0
+        gz = N / l
+        gm = (M1 + M2) / (l * l)
+        for i in range(6):
+            for j in range(6):
+                K[e, i, j] = (ka * r[i] * r[j]
+                              + k11 * (b1[i] * b1[j] + b2[i] * b2[j])
+                              + k12 * (b1[i] * b2[j] + b2[i] * b1[j])
+                              + gz * z[i] * z[j]
+                              + gm * (r[i] * z[j] + z[i] * r[j]))
+
+
+@jit
+def resultants(X, u, p, s):
+    """Section resultants s (n_el, 4) = (N, V, M1, M2) in the chord frame (see the module
+    docstring for the sign conventions). Shapes as in ``internal_force``."""
+    for e in range(X.shape[0]):
+        l0, l, ul, c, sn, tb1, tb2 = _kinematics(X, u, e)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        M1 = k11 * tb1 + k12 * tb2
+        M2 = k12 * tb1 + k11 * tb2
+        s[e, 0] = EA * ul / l0
+        s[e, 1] = (M1 + M2) / l
+        s[e, 2] = M1
+        s[e, 3] = M2
+
+
+@jit
+def geometric_stiffness(X, u, p, s, K):
+    """Stress-dependent tangent K (n_el, 6, 6) = N z zᵀ/l + (M1 + M2)/l² (r zᵀ + z rᵀ),
+    with r, z, l from configuration u and N = s[:, 0], M1 = s[:, 2], M2 = s[:, 3] from the
+    given resultants s (n_el, 4) (linear in s; V = s[:, 1] is not used)."""
+    r = np.empty(6)
+    z = np.empty(6)
+    b1 = np.empty(6)
+    b2 = np.empty(6)
+    for e in range(X.shape[0]):
+        l0, l, ul, c, sn, tb1, tb2 = _kinematics(X, u, e)
+        _vectors(c, sn, l, r, z, b1, b2)
+        gz = s[e, 0] / l
+        gm = (s[e, 2] + s[e, 3]) / (l * l)
+        for i in range(6):
+            for j in range(6):
+                K[e, i, j] = gz * z[i] * z[j] + gm * (r[i] * z[j] + z[i] * r[j])
+
+
+@jit
+def strain_energy(X, u, p, en):
+    """Strain energy en (n_el,) = EA u_l²/(2 l0) + ½ θ̄ᵀ K_b θ̄ (energy units)."""
+    for e in range(X.shape[0]):
+        l0, l, ul, c, s, tb1, tb2 = _kinematics(X, u, e)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        en[e] = 0.5 * EA * ul * ul / l0 + 0.5 * (k11 * (tb1 * tb1 + tb2 * tb2) + 2.0 * k12 * tb1 * tb2)
+
+
+@jit
+def mass(X, u, p, kind, M):
+    """Mass matrix M (n_el, 6, 6) of kind 0 lumped, 1 consistent (chord frame of u),
+    2 invariant; see the module docstring. rhoA: mass per length, rhoI: rotary inertia per
+    length (mass·length)."""
+    if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
+        raise ValueError("beam2d mass: kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
+    Ml = np.empty((6, 6))
+    R = np.zeros((3, 3))
+    R[2, 2] = 1.0
+    for e in range(X.shape[0]):
+        l0, l, ul, c, s, tb1, tb2 = _kinematics(X, u, e)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        for i in range(6):
+            for j in range(6):
+                M[e, i, j] = 0.0
+        if kind == LUMPED:
+            mt = 0.5 * rhoA * l0
+            mr = 0.5 * rhoI * l0
+            for a in range(2):
+                M[e, 3 * a, 3 * a] = mt
+                M[e, 3 * a + 1, 3 * a + 1] = mt
+                M[e, 3 * a + 2, 3 * a + 2] = mr
+        elif kind == INVARIANT:
+            mt = rhoA * l0 / 6.0
+            mr = rhoI * l0 / 6.0
+            for a in range(2):
+                for b in range(2):
+                    w = 2.0 if a == b else 1.0
+                    M[e, 3 * a, 3 * b] = w * mt
+                    M[e, 3 * a + 1, 3 * b + 1] = w * mt
+                    M[e, 3 * a + 2, 3 * b + 2] = w * mr
+        else:
+            _consistent_local(rhoA, rhoI, l0, Ml)
+            # M = Tᵀ Ml T, T = diag(R, R), R = [[c, s, 0], [−s, c, 0], [0, 0, 1]] (global -> chord)
+            R[0, 0] = c
+            R[0, 1] = s
+            R[1, 0] = -s
+            R[1, 1] = c
+            for a in range(2):
+                for b in range(2):
+                    for i in range(3):
+                        for j in range(3):
+                            acc = 0.0
+                            for k in range(3):
+                                for m in range(3):
+                                    acc += R[k, i] * Ml[3 * a + k, 3 * b + m] * R[m, j]
+                            M[e, 3 * a + i, 3 * b + j] = acc
+
+
+@jit
+def _consistent_local(rhoA, rhoI, l0, Ml):
+    """Consistent mass (6, 6) in local DOFs (u1, v1, θ1, u2, v2, θ2): linear axial,
+    Hermite-cubic transverse (ρA l0/420 [...]) and rotary inertia (ρI/(30 l0) [...])."""
+    L = l0
+    for i in range(6):
+        for j in range(6):
+            Ml[i, j] = 0.0
+    ma = rhoA * L / 6.0
+    Ml[0, 0] = 2.0 * ma
+    Ml[3, 3] = 2.0 * ma
+    Ml[0, 3] = ma
+    Ml[3, 0] = ma
+    # bending DOFs (v1, θ1, v2, θ2) -> indices (1, 2, 4, 5)
+    idx = (1, 2, 4, 5)
+    mt = rhoA * L / 420.0
+    mr = rhoI / (30.0 * L)
+    T = ((156.0, 22.0 * L, 54.0, -13.0 * L),
+         (22.0 * L, 4.0 * L * L, 13.0 * L, -3.0 * L * L),
+         (54.0, 13.0 * L, 156.0, -22.0 * L),
+         (-13.0 * L, -3.0 * L * L, -22.0 * L, 4.0 * L * L))
+    R = ((36.0, 3.0 * L, -36.0, 3.0 * L),
+         (3.0 * L, 4.0 * L * L, -3.0 * L, -L * L),
+         (-36.0, -3.0 * L, 36.0, -3.0 * L),
+         (3.0 * L, -L * L, -3.0 * L, 4.0 * L * L))
+    for a in range(4):
+        for b in range(4):
+            Ml[idx[a], idx[b]] = mt * T[a][b] + mr * R[a][b]
+
+
+# --------------------------------------------------------------------------- specs
+def _bending_properties(material, section, name):
+    if section.A is None:
+        raise ValueError(f"section needs A for {name}")
+    Iz = section.second_moment_z
+    if Iz is None:
+        raise ValueError(f"section needs Iz (or I) for {name}")
+    rho = 0.0 if material.rho is None else material.rho
+    return {"EA": material.E * section.A, "EI": material.E * Iz, "rhoA": rho * section.A, "rhoI": rho * Iz}
+
+
+def properties_euler_bernoulli(material, section):
+    """EA = E·A, EI = E·Iz, rhoA = ρ·A, rhoI = ρ·Iz for ``beam2d``."""
+    return _bending_properties(material, section, "beam2d")
+
+
+def properties_timoshenko(material, section):
+    """The ``beam2d`` properties plus GAs = G·k·A (G from the material's G or nu, k the
+    section's shear_factor) for ``beam2d_timoshenko``."""
+    out = _bending_properties(material, section, "beam2d_timoshenko")
+    G = material.shear_modulus
+    if G is None:
+        raise ValueError("material needs G (or nu) for beam2d_timoshenko")
+    if section.shear_factor is None:
+        raise ValueError("section needs shear_factor for beam2d_timoshenko")
+    out["GAs"] = G * section.shear_factor * section.A
+    return out
+
+
+KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
+                         geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass,
+                         midpoint_force=None)
+
+_COMMON = dict(cell_type="line", n_nodes=2, dim=2, node_dofs=("ux", "uy", "rz"),
+               resultant_names=("N", "V", "M1", "M2"), kernels=KERNELS, constant_mass=(LUMPED, INVARIANT))
+
+SPECS = {
+    "beam2d": ElementSpec(name="beam2d", params=("EA", "EI", "rhoA", "rhoI"), properties=properties_euler_bernoulli,
+                          description="2-D co-rotational Euler–Bernoulli beam (Oran/Crisfield)", **_COMMON),
+    "beam2d_timoshenko": ElementSpec(name="beam2d_timoshenko", params=("EA", "EI", "GAs", "rhoA", "rhoI"),
+                                     properties=properties_timoshenko,
+                                     description="2-D co-rotational Timoshenko beam (shear-flexible, locking-free)",
+                                     **_COMMON),
+}
