@@ -31,6 +31,22 @@ Kernel signatures (all compiled, all batch):
   exact rotary inertia of a straight member). Which kinds do not depend on the
   configuration is stated by ``spec.constant_mass``; the energy-conserving integrator
   requires a constant mass.
+- ``damping(X, u, p, C)``: linear viscous damping matrix (n_el, n_edof, n_edof) of
+  discrete dampers, damping force = C·v; ``None`` for elements without damping.
+
+Oriented elements (``spec.oriented`` True: nodes with 3-D rotations) take one more
+argument after ``u``: ``R`` (n_el, n_nodes, 3, 3) float64, the current rotation of each
+nodal triad relative to its reference orientation (identity in the reference state;
+updated multiplicatively by the solvers, R ← exp(δŵ)·R, never by adding rotation vectors).
+Their ``u`` holds translations in the translational slots; the rotational slots are
+ignored by the kernels. The rotational entries of ``f`` are moments conjugate to the
+spatial spin variation δw (δR = δŵ·R), and the rotational rows/columns of ``K`` are
+derivatives with respect to δw. Signatures: ``internal_force(X, u, R, p, f)``,
+``tangent(X, u, R, p, f, K)``, ``resultants(X, u, R, p, s)``,
+``geometric_stiffness(X, u, R, p, s, K)``, ``strain_energy(X, u, R, p, e)``,
+``mass(X, u, R, p, kind, M)``; element-specific reference data (e.g. the section
+orientation) is part of ``p``.
+
 - ``midpoint_force(X, u0, u1, p, f, K)``: the algorithmic (discrete-gradient) internal
   force between configurations u0 and u1 with f·(u1 − u0) = V(u1) − V(u0) exactly, and
   its derivative with respect to u1 (non-symmetric in general). ``None`` for element
@@ -57,6 +73,7 @@ class ElementKernels(NamedTuple):
     strain_energy: Callable
     mass: Callable
     midpoint_force: Optional[Callable] = None
+    damping: Optional[Callable] = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +102,11 @@ class ElementSpec:
     kernels : ElementKernels
     constant_mass : tuple of int
         Mass kinds that do not depend on the configuration.
+    oriented : bool
+        True for elements whose nodes carry 3-D rotations (kernels take ``R``).
+    requires_length : bool
+        Multi-node elements whose first and last node may not coincide (False for e.g.
+        zero-length springs at a hinge); model validation reports violations.
     description : str
     """
 
@@ -98,6 +120,8 @@ class ElementSpec:
     properties: Callable
     kernels: ElementKernels
     constant_mass: tuple = (LUMPED,)
+    oriented: bool = False
+    requires_length: bool = True
     description: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -106,7 +130,17 @@ class ElementSpec:
         """Number of DOFs of one element."""
         return self.n_nodes * len(self.node_dofs)
 
-    def property_row(self, material, section):
-        """The property vector (n_params,) float64 of this element for a material/section."""
-        values = self.properties(material, section)
+    def property_row(self, material, section, values=None):
+        """The property vector (n_params,) float64 of this element, from a material and a
+        section, or directly from ``values`` (dict param -> number; used by discrete
+        elements such as point masses and springs). Raises KeyError naming a missing
+        parameter."""
+        if values is None:
+            values = self.properties(material, section)
+        missing = [k for k in self.params if k not in values]
+        if missing:
+            raise KeyError(f"element {self.name!r} needs {', '.join(missing)}")
+        unknown = [k for k in values if k not in self.params]
+        if unknown:
+            raise KeyError(f"element {self.name!r} has no parameter {', '.join(map(repr, unknown))} (it takes {', '.join(self.params)})")
         return np.array([float(values[k]) for k in self.params], dtype=np.float64)

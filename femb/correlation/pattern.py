@@ -22,6 +22,18 @@ def coupled_pairs(eq_blocks):
     return np.concatenate(rows), np.concatenate(cols)
 
 
+def sorted_unique(values):
+    """Sorted unique values of an int64 array (sort-based: faster than np.unique's hash
+    path for the tens of millions of keys of a large mesh)."""
+    v = np.sort(values)
+    if v.size == 0:
+        return v
+    keep = np.empty(v.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(v[1:], v[:-1], out=keep[1:])
+    return v[keep]
+
+
 def bandwidth_reducing_order(n_eq, eq_blocks):
     """Reverse Cuthill–McKee permutation ``perm`` of the equations (new -> old)."""
     if n_eq == 0:
@@ -37,7 +49,7 @@ def csr_pattern(n_eq, eq_blocks):
     positions (n_el, n_edof, n_edof) int64 of each element entry in the CSR data (-1 when
     the row or column is constrained)."""
     r, c = coupled_pairs(eq_blocks)
-    keys = np.unique(r * np.int64(n_eq) + c)
+    keys = sorted_unique(r * np.int64(n_eq) + c)
     rows = keys // n_eq
     indices = (keys % n_eq).astype(np.int64)
     indptr = np.zeros(n_eq + 1, dtype=np.int64)

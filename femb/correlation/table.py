@@ -152,7 +152,12 @@ def _apply_ties(model, node_var, names):
                 ra, rb = root(va), root(vb)
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)
-    roots = np.array([root(i) for i in range(n_var)], dtype=np.int64)
+    roots = parent.copy()
+    while True:  # pointer jumping until every variable points at its root
+        nxt = roots[roots]
+        if np.array_equal(nxt, roots):
+            break
+        roots = nxt
     _, compact = np.unique(roots, return_inverse=True)
     out = np.where(node_var >= 0, compact[np.maximum(node_var, 0)], -1)
     return out.astype(np.int64)
@@ -226,7 +231,7 @@ def build_table(model, renumber=True):
     points[:, : mesh.dim] = mesh.points
     blocks = []
     for (part, spec, conn, var), eq, pos in zip(raw, eq_blocks, positions):
-        row = spec.property_row(part.material, part.section)
+        row = spec.property_row(part.material, part.section, part.values)
         props = np.ascontiguousarray(np.broadcast_to(row, (conn.shape[0], row.size)))
         X = np.ascontiguousarray(points[conn])
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))

@@ -34,13 +34,15 @@ def _as_3d(vector):
 
 @dataclass
 class Part:
-    """Cells of one cell set meshed with one element type, material and section."""
+    """Cells of one cell set meshed with one element type, and either a material and a
+    section or direct element ``values`` (dict parameter -> number)."""
 
     name: str
     cells: str
     element: str
-    material: Material
-    section: Section
+    material: Material = None
+    section: Section = None
+    values: dict = None
 
 
 class Model:
@@ -68,13 +70,28 @@ class Model:
         self.initial_velocities = []
 
     # ------------------------------------------------------------------ declarations
-    def add_part(self, name, cells, element, material, section):
-        """Mesh the cell set ``cells`` with element type ``element``; returns the Part."""
+    def add_part(self, name, cells, element, material=None, section=None, values=None):
+        """Mesh the cell set ``cells`` with element type ``element``, with a material and a
+        section, or with direct element parameter ``values``; returns the Part."""
         if name in self.parts:
             raise ModelError(f"part {name!r} is defined twice")
-        part = Part(name, cells, element, material, section)
+        part = Part(name, cells, element, material, section, None if values is None else dict(values))
         self.parts[name] = part
         return part
+
+    def add_discrete(self, name, element, nodes, **values):
+        """A discrete element (point mass, rigid body, spring, damper ...) on ``nodes`` (a
+        node selector for one-node elements; a pair of selectors for two-node ones), with
+        its parameters as keywords. Creates the cell set ``name`` in the mesh."""
+        spec = element_library.get_spec(element)
+        if spec.n_nodes == 1:
+            conn = self.nodes(nodes).reshape(-1, 1)
+        else:
+            conn = np.column_stack([self.nodes(sel) for sel in nodes])
+        if name in self.mesh.cells:
+            raise ModelError(f"cell set {name!r} already exists in the mesh")
+        self.mesh.add_cells(name, spec.cell_type, conn)
+        return self.add_part(name, name, element, values=values)
 
     def add_marker(self, name, node):
         """A named point (node) to attach loads and joints to."""
@@ -207,26 +224,28 @@ class Model:
                 p.append(f"{where}: cell set {part.cells!r} holds {block.cell_type!r} cells, element {spec.name!r} needs {spec.cell_type!r}")
                 continue
             covered[block.connectivity.ravel()] = True
-            if not isinstance(part.material, Material):
-                p.append(f"{where}: material must be a femb Material")
-            else:
-                p += [f"{where}: {m}" for m in part.material.problems()]
-            if not isinstance(part.section, Section):
-                p.append(f"{where}: section must be a femb Section")
-            else:
-                p += [f"{where}: {m}" for m in part.section.problems()]
+            if part.values is None:
+                if not isinstance(part.material, Material):
+                    p.append(f"{where}: material must be a femb Material")
+                else:
+                    p += [f"{where}: {m}" for m in part.material.problems()]
+                if not isinstance(part.section, Section):
+                    p.append(f"{where}: section must be a femb Section")
+                else:
+                    p += [f"{where}: {m}" for m in part.section.problems()]
             try:
-                row = spec.property_row(part.material, part.section)
+                row = spec.property_row(part.material, part.section, part.values)
                 bad = [spec.params[i] for i in np.where(~np.isfinite(row))[0]]
                 if bad:
                     p.append(f"{where}: element property {', '.join(bad)} is not finite")
             except (KeyError, ValueError, TypeError) as exc:
-                p.append(f"{where}: {exc}")
+                p.append(f"{where}: {exc.args[0] if exc.args else exc}")
             conn = block.connectivity
-            lengths = np.linalg.norm(mesh.points[conn[:, -1]] - mesh.points[conn[:, 0]], axis=1)
-            zero = np.where(lengths <= 1e-12 * max(1.0, np.abs(mesh.points).max()))[0]
-            if zero.size:
-                p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
+            if spec.n_nodes > 1 and spec.requires_length:
+                lengths = np.linalg.norm(mesh.points[conn[:, -1]] - mesh.points[conn[:, 0]], axis=1)
+                zero = np.where(lengths <= 1e-12 * max(1.0, np.abs(mesh.points).max()))[0]
+                if zero.size:
+                    p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
         for rec in self.fixed + self.prescribed + self.loads + self.ties:
             p += self._record_problems(rec, names, covered)
         for nodes, values in self.initial_velocities:
