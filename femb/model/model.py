@@ -20,6 +20,7 @@ from femb.model.loads import (
     Tie,
     dof_names_for,
 )
+from femb.model.joints import JOINT_KINDS, Joint
 from femb.model.materials import Material, Section
 
 
@@ -68,6 +69,8 @@ class Model:
         self.loads = []
         self.markers = {}
         self.initial_velocities = []
+        self.joints = []
+        self.redundant_constraints = "warn"
 
     # ------------------------------------------------------------------ declarations
     def add_part(self, name, cells, element, material=None, section=None, values=None):
@@ -117,6 +120,32 @@ class Model:
     def weld(self, node_a, node_b, name=None):
         """A rigid connection: the two nodes share all DOFs."""
         self.tie(node_a, node_b, "all", name or f"weld {node_a!r}-{node_b!r}")
+
+    # ------------------------------------------------------------------ joints (constraints)
+    def distance(self, node_a, node_b, length=None, point=None, name=None):
+        """Keep node ``node_b`` at distance ``length`` (default: the reference distance)
+        from ``node_a``, or from the fixed ``point`` when ``node_a`` is None."""
+        return self._joint(Joint("distance", name or f"distance {node_a!r}-{node_b!r}", node_a, node_b, point=point, length=length))
+
+    def on_line(self, node, point, direction, name=None):
+        """Node ``node`` slides on the fixed line through ``point`` along ``direction``."""
+        return self._joint(Joint("on_line", name or f"on_line {node!r}", None, node, point=tuple(point), direction=tuple(direction)))
+
+    def coincide(self, node_a, node_b, offset=None, name=None):
+        """Positions of two nodes coincide (up to a constant ``offset`` x_b − x_a)."""
+        return self._joint(Joint("coincide", name or f"coincide {node_a!r}-{node_b!r}", node_a, node_b, offset=None if offset is None else tuple(offset)))
+
+    def linear_constraint(self, terms, value=None, name=None):
+        """Σ c·u(node, dof) = value(t) (value: a callable of time, or a number, or None
+        for 0); ``terms`` is a list of (node, dof, coefficient)."""
+        fn = value if callable(value) or value is None else (lambda t, v=float(value): v)
+        return self._joint(Joint("linear", name or "linear constraint", terms=tuple(tuple(t) for t in terms), value=fn))
+
+    def _joint(self, joint):
+        if any(j.name == joint.name for j in self.joints):
+            raise ModelError(f"joint {joint.name!r} is defined twice")
+        self.joints.append(joint)
+        return joint.name
 
     def point_load(self, nodes, amplitude=None, constant=False, name=None, **values):
         """Nodal forces/moments, e.g. ``point_load("tip", fy=-1.0, mz=2.0)``."""
@@ -255,6 +284,10 @@ class Model:
             except InputError as exc:
                 p.append(f"{where}: {exc}")
             p += [f"{where}: unknown DOF {d!r}" for d in values if d not in names]
+        for joint in self.joints:
+            p += self._joint_problems(joint, names, covered)
+        if self.redundant_constraints not in ("warn", "error"):
+            p.append(f"redundant_constraints must be 'warn' or 'error', got {self.redundant_constraints!r}")
         for name, node in self.markers.items():
             try:
                 self.mesh.node(node)
@@ -302,6 +335,43 @@ class Model:
             p += [f"{where}: unknown DOF {d!r}" for d in rec.dofs if d not in names]
         return p
 
+    def _joint_problems(self, joint, names, covered):
+        p, where = [], f"joint {joint.name!r}"
+        if joint.kind not in JOINT_KINDS:
+            return [f"{where}: unknown kind {joint.kind!r} (kinds: {', '.join(JOINT_KINDS)})"]
+        for sel in (joint.node_a, joint.node_b):
+            if sel is None:
+                continue
+            try:
+                nodes = self.nodes(sel)
+                if nodes.size != 1:
+                    p.append(f"{where}: {sel!r} must name one node, it has {nodes.size}")
+                elif not covered[nodes[0]]:
+                    p.append(f"{where}: node {int(nodes[0])} belongs to no element")
+            except InputError as exc:
+                p.append(f"{where}: {exc}")
+        if joint.kind == "distance":
+            if joint.node_a is None and joint.point is None:
+                p.append(f"{where}: give node_a or a fixed point")
+            if joint.length is not None and not joint.length > 0:
+                p.append(f"{where}: length must be > 0, got {joint.length}")
+        if joint.kind == "on_line":
+            if len(joint.point) != self.dim or len(joint.direction) != self.dim:
+                p.append(f"{where}: point and direction need {self.dim} components")
+            elif not np.linalg.norm(joint.direction) > 0:
+                p.append(f"{where}: direction must be non-zero")
+        if joint.kind == "coincide" and joint.offset is not None and len(joint.offset) != self.dim:
+            p.append(f"{where}: offset needs {self.dim} components")
+        if joint.kind == "linear":
+            if not joint.terms:
+                p.append(f"{where}: no terms")
+            for term in joint.terms or ():
+                if len(term) != 3:
+                    p.append(f"{where}: each term is (node, dof, coefficient), got {term!r}")
+                elif term[1] not in names:
+                    p.append(f"{where}: unknown DOF {term[1]!r}")
+        return p
+
     def summary(self):
         """A dict describing the model (counts per part), for logs and run records."""
         return {
@@ -315,4 +385,5 @@ class Model:
             },
             "loads": len(self.loads),
             "ties": len(self.ties),
+            "joints": len(self.joints),
         }

@@ -17,8 +17,9 @@ class SingularSystemError(FembError, RuntimeError):
         super().__init__(message)
 
 
-def _suspect_dofs(K, table, count=12):
-    """DOFs with (near-)zero diagonal or in the null space of K, named via the table."""
+def _suspect_dofs(K, table, count=12, index_map=None):
+    """DOFs with (near-)zero diagonal or in the null space of K, named via the table
+    (``index_map`` maps matrix rows to equations when K is a reduced matrix)."""
     diag = np.abs(K.diagonal())
     scale = diag.max() if diag.size else 1.0
     weak = np.flatnonzero(diag <= 1e-12 * scale)
@@ -27,13 +28,16 @@ def _suspect_dofs(K, table, count=12):
         w, v = np.linalg.eigh(0.5 * (K + K.T).toarray())
         soft = np.argmin(np.abs(w))
         weak = np.argsort(-np.abs(v[:, soft]))[:count]
-    return [table.describe_var(table.eq_var[i]) for i in weak[:count]]
+    eqs = weak[:count] if index_map is None else np.asarray(index_map)[weak[:count]]
+    return [table.describe_var(table.eq_var[i]) for i in eqs]
 
 
 class Factorization:
-    """LU factorization of a CSR matrix over the equations of ``table``; ``solve(b)``."""
+    """LU factorization of a sparse matrix over the equations of ``table`` (or over the
+    equations ``index_map`` selects, for reduced matrices); ``solve(b)``. A singular
+    matrix raises SingularSystemError naming the DOFs involved."""
 
-    def __init__(self, K, table=None, context="system"):
+    def __init__(self, K, table=None, context="system", index_map=None):
         self.shape = K.shape
         if K.shape[0] == 0:
             self._lu = None
@@ -43,11 +47,11 @@ class Factorization:
         try:
             self._lu = spla.splu(K.tocsc(), permc_spec="COLAMD")
         except RuntimeError as exc:
-            dofs = _suspect_dofs(K, table) if table is not None else []
+            dofs = _suspect_dofs(K, table, index_map=index_map) if table is not None else []
             raise SingularSystemError(f"{context} matrix is singular ({exc})", dofs) from None
         d = np.abs(self._lu.U.diagonal())
         if d.size and d.min() <= 1e-13 * d.max():
-            dofs = _suspect_dofs(K, table) if table is not None else []
+            dofs = _suspect_dofs(K, table, index_map=index_map) if table is not None else []
             raise SingularSystemError(f"{context} matrix is numerically singular (pivot ratio {d.min() / d.max():.1e})", dofs)
 
     def solve(self, b):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from femb.solvers.linear import Factorization
+from femb.solvers.nullspace import NullSpace
 
 
 @dataclass
@@ -27,6 +28,8 @@ class NewtonSettings:
     modified: modified Newton, reusing the last factorization until convergence slows
         (refactorized when the residual ratio exceeds ``refactor_ratio``).
     max_cutbacks: times a load/time step may be halved before giving up.
+    constraint_tolerance: converged only when ‖Φ‖ ≤ constraint_tolerance·(length scale
+        of the model), constraints with eliminated multipliers being present.
     """
 
     tolerance: float = 1e-9
@@ -37,6 +40,7 @@ class NewtonSettings:
     refactor_ratio: float = 0.5
     max_cutbacks: int = 10
     divergence_factor: float = 1e8
+    constraint_tolerance: float = 1e-12
 
 
 @dataclass
@@ -49,6 +53,8 @@ class NewtonReport:
     last_residual: np.ndarray = None
     reason: str = ""
     state: object = None
+    multipliers: np.ndarray = None
+    constraint_residual: float = 0.0
 
 
 def worst_dofs(residual, table, count=3):
@@ -81,17 +87,53 @@ def _line_search(system, x, dx, r0, max_tries=3):
     return eta
 
 
+class _Projected:
+    """Linear solves of a Newton iteration with constraints eliminated (null space)."""
+
+    def __init__(self, K, r, phi, G, Gbar, table):
+        self.ns = NullSpace(G, Gbar)
+        self.K, self.phi, self.table = K, phi, table
+
+    def solve(self, r):
+        ns, K = self.ns, self.K
+        dq_p = ns.particular(self.phi)
+        rhs = -(ns.Nbar.T @ (r + K @ dq_p))
+        reduced = Factorization(ns.reduced_matrix(K), self.table, context="reduced (constrained) tangent", index_map=ns.ind)
+        return ns.N @ reduced.solve(rhs) + dq_p
+
+
 def newton(system, x, settings, table=None):
     """Solve system.residual(x) = 0 from the start value ``x``; the converged state is
     ``report.state``.
 
     The system provides ``residual(x) -> (r, scale)``, ``residual_and_tangent(x) ->
-    (r, K, scale)`` over the equations, and ``apply(x, dx) -> x_new``.
+    (r, K, scale)`` over the equations, and ``apply(x, dx) -> x_new``. A system with
+    joint constraints also provides ``constraints(x) -> (Φ, G, Ḡ)`` (Jacobians over the
+    free equations) and ``length_scale``: the corrections are then restricted to the null
+    space of the constraint Jacobian (multipliers eliminated, recovered in
+    ``report.multipliers``), and convergence also requires ‖Φ‖ small.
     """
     history = []
     factor = None
     r = None
+    constrained = getattr(system, "constraints", None) is not None and system.constraints(x) is not None
     for it in range(settings.max_iterations + 1):
+        if constrained:
+            r, K, scale = system.residual_and_tangent(x)
+            phi, G, Gbar = system.constraints(x)
+            proj = _Projected(K, r, phi, G, Gbar, table)
+            norm = float(np.linalg.norm(proj.ns.project(r)))
+            c_norm = float(np.linalg.norm(phi))
+            history.append(norm)
+            if not np.isfinite(norm + c_norm):
+                return NewtonReport(False, it, history, r, "residual is not finite")
+            if norm <= settings.tolerance * scale and c_norm <= settings.constraint_tolerance * system.length_scale:
+                lam = proj.ns.multipliers(K, r)
+                return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
+            if it == settings.max_iterations:
+                break
+            x = system.apply(x, proj.solve(r))
+            continue
         need_tangent = factor is None or not settings.modified
         if need_tangent:
             r, K, scale = system.residual_and_tangent(x)

@@ -8,11 +8,13 @@ import logging
 import numpy as np
 
 from femb.assembly import Assembler, LoadAssembler
+from femb.assembly.constraints import ConstraintSet
 from femb.core.errors import ConvergenceError
 from femb.correlation import build_table
 from femb.results import Results
 from femb.solvers.linear import SingularSystemError
 from femb.solvers.newton import NewtonSettings, newton, worst_dofs
+from femb.solvers.nullspace import check_redundancy
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,26 @@ class StaticProblem:
         self.f_ref = self.loads.scaled()
         self.f_const = self.loads.constant()
         self.include_geometric = include_geometric
+        lo, hi = model.mesh.bounding_box()
+        self.length_scale = max(float(np.linalg.norm(hi - lo)), 1e-300)
+        self.joints = None
+        if model.joints:
+            self.joints = ConstraintSet(model, self.table)
+            u0 = self.apply_prescribed(np.zeros(self.table.n_var), 0.0)
+            G0 = self.joints.evaluate(u0, 0.0)[1][:, self.table.eq_var]
+            self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
+
+    @property
+    def constraint_rows(self):
+        """Joint name of each active constraint row (empty without joints)."""
+        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
+
+    def constraints(self, u, t):
+        """(Φ, G over free equations) of the active joint rows at ``u``, or None."""
+        if self.joints is None:
+            return None
+        phi, G = self.joints.evaluate(u, t)
+        return phi[self.active_rows], G[self.active_rows][:, self.table.eq_var]
 
     def apply_prescribed(self, u, lam):
         """Set the prescribed DOFs of ``u`` (in place) to their values at load factor λ."""
@@ -42,10 +64,14 @@ class StaticProblem:
     def external(self, lam):
         return lam * self.f_ref + self.f_const
 
-    def reactions(self, u, lam):
-        """Reaction forces on the constrained variables (table.constrained_vars)."""
-        f = self.assembler.internal_force(u)
-        return (f - self.external(lam))[self.table.constrained_vars]
+    def reactions(self, u, lam, multipliers=None):
+        """Reaction forces on the constrained variables (table.constrained_vars): what the
+        supports must apply besides the loads and the joint forces Gᵀλ."""
+        f = self.assembler.internal_force(u) - self.external(lam)
+        if multipliers is not None and self.joints is not None:
+            G = self.joints.evaluate(u, lam)[1][self.active_rows]
+            f = f + G.T @ multipliers
+        return f[self.table.constrained_vars]
 
     def system(self, lam):
         return _StaticSystem(self, lam)
@@ -56,7 +82,13 @@ class _StaticSystem:
 
     def __init__(self, problem, lam):
         self.p = problem
+        self.lam = lam
         self.f_ext = problem.external(lam)
+        self.length_scale = problem.length_scale
+
+    def constraints(self, u):
+        out = self.p.constraints(u, self.lam)
+        return None if out is None else (out[0], out[1], None)
 
     def _scale(self, f_int):
         return max(float(np.linalg.norm(self.f_ext)), float(np.linalg.norm(f_int)), 1e-300)
@@ -105,8 +137,9 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
     Returns
     -------
     Results with one frame per requested load factor (frame 0 is the start state, λ = 0)
-    and histories ``load_factor``, ``iterations``, ``residual``, ``strain_energy``; per-frame
-    arrays ``reactions`` over ``table.constrained_vars``.
+    and histories ``load_factor``, ``iterations``, ``residual``, ``constraint_residual``,
+    ``strain_energy``; per-frame arrays ``reactions`` over ``table.constrained_vars`` and
+    ``multipliers`` (joint reactions, one per row of ``results.info["constraint_rows"]``).
 
     Raises
     ------
@@ -119,10 +152,11 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
     t = prob.table
     u = np.zeros(t.n_var) if u0 is None else np.array(u0, dtype=np.float64)
     res = Results(t, "static", model)
-    res.info.update(n_equations=t.n_eq, n_variables=t.n_var, nnz=t.nnz)
+    res.info.update(n_equations=t.n_eq, n_variables=t.n_var, nnz=t.nnz, constraint_rows=prob.constraint_rows)
     lam = 0.0
     prob.apply_prescribed(u, lam)
-    res.record(lam, u, load_factor=lam, iterations=0, residual=0.0, strain_energy=prob.assembler.strain_energy(u), arrays={"reactions": prob.reactions(u, lam)})
+    frame_arrays = lambda u, lam, mult: {"reactions": prob.reactions(u, lam, mult), "multipliers": np.zeros(0) if mult is None else mult}
+    res.record(lam, u, load_factor=lam, iterations=0, residual=0.0, strain_energy=prob.assembler.strain_energy(u), arrays=frame_arrays(u, lam, None))
     total_iterations = 0
     for target in targets:
         step = target - lam
@@ -156,7 +190,9 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
                 )
             step *= 0.5
             log.info("cut back: load increment halved to %.3e at λ = %.6g", step, lam)
-        res.record(lam, u, load_factor=lam, iterations=last_report.iterations, residual=last_report.residual_history[-1], strain_energy=prob.assembler.strain_energy(u), arrays={"reactions": prob.reactions(u, lam)})
+        mult = last_report.multipliers
+        res.record(lam, u, load_factor=lam, iterations=last_report.iterations, residual=last_report.residual_history[-1],
+                   constraint_residual=last_report.constraint_residual, strain_energy=prob.assembler.strain_energy(u), arrays=frame_arrays(u, lam, mult))
     res.info["newton_iterations"] = total_iterations
     return res
 
