@@ -2,10 +2,12 @@
 from femb.solvers.arclength import ArcLengthSettings, solve_arclength
 from femb.solvers.buckling import BucklingResult, solve_buckling
 from femb.solvers.linear import Factorization, SingularSystemError
+from femb.solvers.modal import ModalResult, frequencies_along_path, solve_modal
 from femb.solvers.newton import NewtonSettings
 from femb.solvers.static import StaticProblem, solve_static
 
 __all__ = [
     "solve_static", "solve_arclength", "solve_buckling", "StaticProblem", "NewtonSettings",
     "ArcLengthSettings", "BucklingResult", "Factorization", "SingularSystemError",
+    "solve_modal", "ModalResult", "frequencies_along_path",
 ]
