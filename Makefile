@@ -24,6 +24,9 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
+validate: $(STAMP)
+	$(PY) -m femb.validation --report validation/report
+
 bench: $(STAMP)
 	$(PY) benchmarks/assembly_throughput.py
 

@@ -1,0 +1,216 @@
+"""Presenting validation results: text table, JSON summary, Markdown and HTML report.
+
+The Markdown and HTML reports are rendered from one list of blocks, so they always hold
+the same content.
+"""
+import datetime
+import html
+import json
+import math
+from pathlib import Path
+
+from femb import __version__
+from femb.validation.plots import plot_series
+
+COLUMNS = ("case", "metric", "value", "reference", "error", "tolerance", "pass/fail", "seconds")
+
+
+# ----------------------------------------------------------------------------- cells
+def _num(x, fmt=".6g"):
+    return "" if x is None else format(x, fmt)
+
+
+def _verdict(passed):
+    return {True: "pass", False: "FAIL", None: "-"}[passed]
+
+
+def table_rows(results):
+    """Rows (tuples of str, one per metric, one extra per raised case) of the table."""
+    rows = []
+    for res in results:
+        first = True
+        seconds = f"{res.seconds:.2f}"
+        if res.error:
+            rows.append((res.name, "(raised)", res.error.splitlines()[0][:80], "", "", "", "FAIL", seconds))
+            first = False
+        for m in res.metrics:
+            tol = "" if m.tolerance is None else f"{m.tolerance:.3g} {m.tolerance_kind}"
+            rows.append((
+                res.name if first else "", m.name, _num(m.value), _num(m.reference), _num(m.error, ".2e"), tol,
+                _verdict(m.passed), seconds if first else "",
+            ))
+            first = False
+        if first:  # a case with no metrics at all
+            rows.append((res.name, "", "", "", "", "", _verdict(res.passed), seconds))
+    return rows
+
+
+def format_table(results):
+    """The results as a fixed-width text table with a one-line summary."""
+    rows = table_rows(results)
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(COLUMNS)]
+    line = "  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    out.append(summary(results))
+    return "\n".join(out)
+
+
+def summary(results):
+    """"k of n cases passed" plus the names of the failed ones."""
+    failed = [r.name for r in results if not r.passed]
+    text = f"{len(results) - len(failed)} of {len(results)} cases passed"
+    return text + (f"; failed: {', '.join(failed)}" if failed else "")
+
+
+def failure_lines(results):
+    """Readable lines naming every failed metric (value, reference, error, tolerance)."""
+    return [line for res in results for line in res.failures()]
+
+
+# ----------------------------------------------------------------------------- JSON
+def _json_float(x):
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def to_json(results):
+    """The summary in the fixed schema {"femb_version", "cases": [...]}."""
+    return {
+        "femb_version": __version__,
+        "cases": [
+            {
+                "name": r.name,
+                "passed": bool(r.passed),
+                "seconds": float(r.seconds),
+                "metrics": [
+                    {"name": m.name, "value": _json_float(m.value), "reference": m.reference, "tolerance": m.tolerance, "passed": m.passed}
+                    for m in r.metrics
+                ],
+            }
+            for r in results
+        ],
+    }
+
+
+def write_json(results, path):
+    """Write ``to_json(results)`` to ``path`` (parents created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(to_json(results), indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+# ----------------------------------------------------------------------------- report
+def _blocks(results, images, meta):
+    """The report as blocks: ("h1"|"h2"|"p"|"pre", text), ("table", header, rows),
+    ("img", alt, relative path)."""
+    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    mode = "quick" if meta.get("quick") else "full"
+    blocks = [
+        ("h1", "femb validation report"),
+        ("p", f"femb {__version__}, {when}, {mode} run. {summary(results)}."),
+        ("table", COLUMNS, table_rows(results)),
+    ]
+    for res in results:
+        blocks.append(("h2", f"{res.name}: {res.title}" if res.title else res.name))
+        blocks.append(("p", f"Status: {'passed' if res.passed else 'FAILED'} ({res.seconds:.2f} s). Source: {res.source}"))
+        fails = res.failures()
+        if fails:
+            blocks.append(("pre", "\n".join(fails)))
+        if res.traceback:
+            blocks.append(("pre", res.traceback.rstrip()))
+        for key, rel in images.get(res.name, []):
+            blocks.append(("img", f"{res.name} {key}", rel))
+    return blocks
+
+
+def _md_cell(text):
+    return str(text).replace("|", "\\|")
+
+
+def render_markdown(blocks):
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h1":
+            out.append(f"# {block[1]}\n")
+        elif kind == "h2":
+            out.append(f"## {block[1]}\n")
+        elif kind == "p":
+            out.append(f"{block[1]}\n")
+        elif kind == "pre":
+            out.append(f"```\n{block[1]}\n```\n")
+        elif kind == "table":
+            header, rows = block[1], block[2]
+            lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+            lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+            out.append("\n".join(lines) + "\n")
+        elif kind == "img":
+            out.append(f"![{block[1]}]({block[2]})\n")
+    return "\n".join(out)
+
+
+_HTML_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>femb validation report</title>
+<style>
+body {{ font-family: sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }}
+table {{ border-collapse: collapse; font-size: 0.9rem; }}
+th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; }}
+td.pass {{ color: #176617; }} td.FAIL {{ color: #b00020; font-weight: bold; }}
+pre {{ background: #f4f4f4; padding: 0.5rem; overflow-x: auto; }}
+img {{ max-width: 100%; margin: 0.5rem 0.5rem 0 0; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""
+
+
+def render_html(blocks):
+    esc = html.escape
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind in ("h1", "h2", "p"):
+            out.append(f"<{kind}>{esc(block[1])}</{kind}>")
+        elif kind == "pre":
+            out.append(f"<pre>{esc(block[1])}</pre>")
+        elif kind == "table":
+            header, rows = block[1], block[2]
+            lines = ["<table>", "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>"]
+            for r in rows:
+                cells = "".join(f'<td class="{esc(c)}">{esc(c)}</td>' if i == 6 else f"<td>{esc(c)}</td>" for i, c in enumerate(r))
+                lines.append(f"<tr>{cells}</tr>")
+            lines.append("</table>")
+            out.append("\n".join(lines))
+        elif kind == "img":
+            out.append(f'<img src="{esc(block[2])}" alt="{esc(block[1])}">')
+    return _HTML_PAGE.format(body="\n".join(out))
+
+
+def write_report(results, report_dir, quick=False):
+    """Write plots, ``report.md`` and ``report.html`` into ``report_dir``.
+
+    Plots go to ``report_dir/<case>/<series key>.png``, the plotted data to
+    ``report_dir/<case>/series.json``. Returns (md_path, html_path).
+    """
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    images = {}
+    for res in results:
+        if res.series:
+            (report_dir / res.name).mkdir(parents=True, exist_ok=True)
+            (report_dir / res.name / "series.json").write_text(json.dumps(res.series) + "\n", encoding="utf-8")
+        written = plot_series(res.series, report_dir / res.name)
+        images[res.name] = [(key, path.relative_to(report_dir).as_posix()) for key, path in written]
+    blocks = _blocks(results, images, {"quick": quick})
+    md = report_dir / "report.md"
+    md.write_text(render_markdown(blocks), encoding="utf-8")
+    page = report_dir / "report.html"
+    page.write_text(render_html(blocks), encoding="utf-8")
+    return md, page
