@@ -155,6 +155,25 @@ class ConstraintSet:
             G = sp.csr_matrix((self.m, self.table.n_var))
         return phi, G
 
+    def hessian_term(self, lam):
+        """Σ_i λ_i ∇²Φ_i (CSR, n_var × n_var): the stiffness of the joint forces Gᵀλ.
+
+        Only ``distance`` rows are curved (∇²Φ = [[I, −I], [−I, I]]/L over the two nodes'
+        translations, independent of the state); the other kinds are linear. ``lam`` holds
+        one multiplier per row (all rows, in row order)."""
+        n = self.table.n_var
+        k = self._d_L.size
+        if k == 0:
+            return sp.csr_matrix((n, n))
+        w = np.asarray(lam, dtype=np.float64)[:k] / self._d_L
+        rows, cols, vals = [], [], []
+        for a, b, s in ((self._d_va, self._d_va, 1.0), (self._d_vb, self._d_vb, 1.0), (self._d_va, self._d_vb, -1.0), (self._d_vb, self._d_va, -1.0)):
+            keep = (a >= 0) & (b >= 0)
+            rows.append(a[keep])
+            cols.append(b[keep])
+            vals.append((s * np.repeat(w[:, None], self.dim, axis=1))[keep])
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+
     def midpoint_jacobian(self, u0, u1):
         """Discrete Jacobian Ḡ (CSR, m × n_var) with Ḡ·(u1 − u0) = Φ(u1) − Φ(u0) exactly
         (the Jacobian at the mid-point: all kinds are at most quadratic)."""

@@ -41,7 +41,7 @@ def _signed_sqrt(lam):
     return np.sign(lam) * np.sqrt(np.abs(lam))
 
 
-def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, problem=None, time=0.0, dense_limit=800):
+def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, problem=None, time=0.0, multipliers=None, dense_limit=800):
     """Lowest ``n_modes`` natural modes of ``model`` linearized about ``state``.
 
     Parameters
@@ -53,6 +53,10 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
     shift : float, optional
         σ of shift-invert (eigenvalues nearest σ are found). Default: a small negative
         value so rigid-body modes are found and the shifted matrix is regular.
+    multipliers : (m,) array, optional
+        Joint multipliers at ``state`` (``results.arrays["multipliers"][i]`` of a static
+        run): the stiffness of the joint forces λ·∇²Φ is added (a pendulum held by a
+        distance joint gets its gravity stiffness this way).
     """
     prob = problem or StaticProblem(model)
     t, asm = prob.table, prob.assembler
@@ -62,6 +66,8 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
     M = asm.mass_matrix(kind, u)
     N = None
     if prob.joints is not None:
+        if multipliers is not None and len(multipliers):
+            K = K + prob.constraint_stiffness(multipliers)
         G = prob.constraints(u, time)[1]
         N = NullSpace(G).N
         K, M = (N.T @ K @ N).tocsc(), (N.T @ M @ N).tocsc()
@@ -91,6 +97,7 @@ def frequencies_along_path(model, results, n_modes=3, mass="consistent"):
     the first one passes through zero where the path meets a bifurcation or limit point."""
     prob = StaticProblem(model, results.table)
     out = np.zeros((len(results), n_modes))
+    mults = results.arrays.get("multipliers", [None] * len(results))
     for i, (lam, u) in enumerate(zip(results.times, results.states)):
-        out[i] = solve_modal(model, n_modes, u, mass, problem=prob, time=lam).omega[:n_modes]
+        out[i] = solve_modal(model, n_modes, u, mass, problem=prob, time=lam, multipliers=mults[i]).omega[:n_modes]
     return out

@@ -117,9 +117,12 @@ def newton(system, x, settings, table=None):
     factor = None
     r = None
     constrained = getattr(system, "constraints", None) is not None and system.constraints(x) is not None
+    lam_estimate = None
     for it in range(settings.max_iterations + 1):
         if constrained:
             r, K, scale = system.residual_and_tangent(x)
+            if lam_estimate is not None and hasattr(system, "constraint_stiffness"):
+                K = K + system.constraint_stiffness(lam_estimate)  # curvature of the joints
             phi, G, Gbar = system.constraints(x)
             proj = _Projected(K, r, phi, G, Gbar, table)
             norm = float(np.linalg.norm(proj.ns.project(r)))
@@ -132,6 +135,7 @@ def newton(system, x, settings, table=None):
                 return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
             if it == settings.max_iterations:
                 break
+            lam_estimate = proj.ns.multipliers(K, r)
             x = system.apply(x, proj.solve(r))
             continue
         need_tangent = factor is None or not settings.modified

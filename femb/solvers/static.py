@@ -48,6 +48,13 @@ class StaticProblem:
         """Joint name of each active constraint row (empty without joints)."""
         return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
 
+    def constraint_stiffness(self, multipliers):
+        """Σ λ_i ∇²Φ_i over the free equations (CSR) for multipliers of the active rows."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        eq = self.table.eq_var
+        return self.joints.hessian_term(lam)[eq][:, eq]
+
     def constraints(self, u, t):
         """(Φ, G over free equations) of the active joint rows at ``u``, or None."""
         if self.joints is None:
@@ -89,6 +96,9 @@ class _StaticSystem:
     def constraints(self, u):
         out = self.p.constraints(u, self.lam)
         return None if out is None else (out[0], out[1], None)
+
+    def constraint_stiffness(self, multipliers):
+        return self.p.constraint_stiffness(multipliers)
 
     def _scale(self, f_int):
         return max(float(np.linalg.norm(self.f_ext)), float(np.linalg.norm(f_int)), 1e-300)

@@ -109,7 +109,8 @@ def test_distance_joint_matches_an_almost_rigid_truss():
     for dof in ("ux", "uy", "rz"):
         assert res_j.dof(tip, dof, -1) == pytest.approx(res_t.dof(tip, dof, -1), abs=1e-8)
     x = np.array([1.0 + res_j.dof(tip, "ux", -1), res_j.dof(tip, "uy", -1)])
-    assert np.linalg.norm(x - (1.0, 0.8)) == pytest.approx(0.8, abs=1e-13)
+    assert np.linalg.norm(x - (1.0, 0.8)) == pytest.approx(0.8, abs=2e-12)  # solver's ‖Φ‖ tolerance
+    assert res_j.series("iterations").max() <= 6, "joint curvature missing from the tangent?"
     assert abs(res_j.dof(tip, "ux", -1)) > 1e-3, "the load must move the tip noticeably"
     # Φ = (|d|² − L²)/(2L) has unit gradient along the link, so λ is the link tension
     tension = Assembler(res_t.table).resultants(res_t.final)["link"][0, 0]
