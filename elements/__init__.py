@@ -15,6 +15,17 @@ _REGISTRY = {
     "truss3d_green": "truss",
     "beam2d": "beam2d",
     "beam2d_timoshenko": "beam2d",
+    "point_mass2d": "masses",
+    "point_mass2d_translational": "masses",
+    "point_mass3d": "masses",
+    "rigid_body2d": "masses",
+    "rigid_body2d_offset": "masses",
+    "spring2d": "springs",
+    "spring3d": "springs",
+    "bushing2d": "springs",
+    "bushing3d": "springs",
+    "rotational_spring2d": "springs",
+    "rotational_spring2d_ground": "springs",
 }
 
 

@@ -107,6 +107,9 @@ class ElementSpec:
     requires_length : bool
         Multi-node elements whose first and last node may not coincide (False for e.g.
         zero-length springs at a hinge); model validation reports violations.
+    defaults : dict
+        Values of optional parameters (e.g. a spring's damping c = 0) used when direct
+        ``values`` omit them.
     description : str
     """
 
@@ -122,6 +125,7 @@ class ElementSpec:
     constant_mass: tuple = (LUMPED,)
     oriented: bool = False
     requires_length: bool = True
+    defaults: dict = field(default_factory=dict)
     description: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -137,6 +141,8 @@ class ElementSpec:
         parameter."""
         if values is None:
             values = self.properties(material, section)
+        else:
+            values = {**self.defaults, **values}
         missing = [k for k in self.params if k not in values]
         if missing:
             raise KeyError(f"element {self.name!r} needs {', '.join(missing)}")
