@@ -11,6 +11,8 @@ _EXPORTS = {
     "Mesh": "femb.mesh",
     "line_mesh": "femb.mesh",
     "polyline_mesh": "femb.mesh",
+    "read_mesh": "femb.mesh.io",
+    "load_case": "femb.case",
     "Model": "femb.model",
     "Material": "femb.model",
     "Section": "femb.model",

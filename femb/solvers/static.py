@@ -19,6 +19,20 @@ from femb.solvers.nullspace import check_redundancy
 log = logging.getLogger(__name__)
 
 
+def _length_scale(model):
+    """A characteristic length of the model: the larger of its bounding-box diagonal and
+    the sizes its joints mention (1 when the model has no extent at all, e.g. one node)."""
+    lo, hi = model.mesh.bounding_box()
+    sizes = [float(np.linalg.norm(hi - lo)), float(np.abs(model.mesh.points).max(initial=0.0))]
+    for joint in model.joints:
+        if joint.length is not None:
+            sizes.append(float(joint.length))
+        if joint.point is not None:
+            sizes.append(float(np.linalg.norm(joint.point)))
+    scale = max(sizes)
+    return scale if scale > 0.0 else 1.0
+
+
 class StaticProblem:
     """The discrete static equations f_int(u) = λ·f_ref + f_const of a model.
 
@@ -34,8 +48,7 @@ class StaticProblem:
         self.f_ref = self.loads.scaled()
         self.f_const = self.loads.constant()
         self.include_geometric = include_geometric
-        lo, hi = model.mesh.bounding_box()
-        self.length_scale = max(float(np.linalg.norm(hi - lo)), 1e-300)
+        self.length_scale = _length_scale(model)
         self.joints = None
         if model.joints:
             self.joints = ConstraintSet(model, self.table)
@@ -128,7 +141,7 @@ def _load_factors(steps, load_factors):
     return np.linspace(1.0 / steps, 1.0, int(steps))
 
 
-def solve_static(model, steps=10, load_factors=None, settings=None, table=None, include_geometric=True, u0=None, problem=None):
+def solve_static(model, steps=10, load_factors=None, settings=None, table=None, include_geometric=True, u0=None, problem=None, on_frame=None):
     """Solve the nonlinear static equilibrium of ``model`` along a load path.
 
     Parameters
@@ -143,6 +156,9 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
         Keep the geometric stiffness in the tangent (switch off only for studies).
     u0 : (n_var,) array, optional
         Start state (default: the undeformed configuration).
+    on_frame : callable, optional
+        ``on_frame(results)`` after every recorded frame (writers, progress bars), so a
+        run that is stopped keeps everything converged so far.
 
     Returns
     -------
@@ -167,6 +183,8 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
     prob.apply_prescribed(u, lam)
     frame_arrays = lambda u, lam, mult: {"reactions": prob.reactions(u, lam, mult), "multipliers": np.zeros(0) if mult is None else mult}
     res.record(lam, u, load_factor=lam, iterations=0, residual=0.0, strain_energy=prob.assembler.strain_energy(u), arrays=frame_arrays(u, lam, None))
+    notify = on_frame or (lambda results: None)
+    notify(res)
     total_iterations = 0
     for target in targets:
         step = target - lam
@@ -203,6 +221,7 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
         mult = last_report.multipliers
         res.record(lam, u, load_factor=lam, iterations=last_report.iterations, residual=last_report.residual_history[-1],
                    constraint_residual=last_report.constraint_residual, strain_energy=prob.assembler.strain_energy(u), arrays=frame_arrays(u, lam, mult))
+        notify(res)
     res.info["newton_iterations"] = total_iterations
     return res
 

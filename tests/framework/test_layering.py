@@ -24,7 +24,7 @@ LAYERS = {
     "femb.results": 4,
     "femb.solvers": 5,
     "femb.export": 5,
-    "femb.io": 5,
+    "femb.case": 6,
     "femb.cli": 6,
     "femb.validation": 6,
     "femb.batch": 6,

@@ -1,0 +1,252 @@
+"""Mesh and Model from the tables of a case file (see docs/case_files.md)."""
+from pathlib import Path
+
+import numpy as np
+
+from femb import elements as element_library
+from femb.core.errors import InputError
+from femb.mesh import Mesh, line_mesh, polyline_mesh
+from femb.mesh.io import read_mesh
+from femb.model import Material, Model, Section
+
+MATERIAL_KEYS = ("E", "nu", "G", "rho")
+SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor")
+FORCE_KEYS = ("fx", "fy", "fz", "mx", "my", "mz")
+
+
+def build_mesh(table, ctx, base_dir):
+    """The Mesh of ``[mesh]``: ``file`` (relative to the case file) or ``line`` /
+    ``polyline`` generators (a table or an array of tables each), merged at
+    ``merge_tolerance``."""
+    table.allowed = ["file", "format", "line", "polyline", "merge_tolerance"]
+    parts = []
+    with ctx.guard(), table:
+        file = table.take("file", "string")
+        fmt = table.take("format", "string")
+        tol = table.take("merge_tolerance", "number", default=1e-9, positive=True)
+        lines = table.array("line", ["name", "start", "end", "elements"]) if "line" in table else []
+        polys = table.array("polyline", ["name", "vertices", "elements"]) if "polyline" in table else []
+        if file is not None and (lines or polys):
+            ctx.fail(table.path, "give either file or line/polyline generators, not both")
+        if file is None and not (lines or polys):
+            ctx.fail(table.path, "needs file or a line/polyline generator")
+        if file is not None:
+            path = Path(file) if Path(file).is_absolute() else base_dir / file
+            try:
+                return read_mesh(path, fmt)
+            except InputError as exc:
+                ctx.fail(table.key_path("file"), "; ".join(exc.problems) + f" ({path})")
+        for t in lines:
+            with ctx.guard(), t:
+                name = t.take("name", "string", required=True)
+                start = t.take("start", "vector", required=True, size=(2, 3))
+                end = t.take("end", "vector", required=True, size=(2, 3))
+                n = t.take("elements", "integer", required=True, minimum=1)
+                parts.append(_generate(ctx, t.path, line_mesh, start, end, n, name))
+        for t in polys:
+            with ctx.guard(), t:
+                name = t.take("name", "string", required=True)
+                raw = t.take("vertices", required=True)
+                if not isinstance(raw, list) or len(raw) < 2:
+                    ctx.fail(t.key_path("vertices"), f"expected an array of at least two points, got {raw!r}")
+                vertices = [ctx.vector(v, f"{t.key_path('vertices')}[{i}]", size=(2, 3)) for i, v in enumerate(raw)]
+                counts = t.take("elements", required=True)
+                if isinstance(counts, list):
+                    counts = [ctx.integer(c, f"{t.key_path('elements')}[{i}]", minimum=1) for i, c in enumerate(counts)]
+                    if len(counts) != len(vertices) - 1:
+                        ctx.fail(t.key_path("elements"), f"needs one count per segment ({len(vertices) - 1}), got {len(counts)}")
+                else:
+                    counts = ctx.integer(counts, t.key_path("elements"), minimum=1)
+                parts.append(_generate(ctx, t.path, polyline_mesh, vertices, counts, name))
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    with ctx.guard():
+        return Mesh.merge(*parts, tolerance=tol, source="case mesh generators")
+    return None
+
+
+def _generate(ctx, path, generator, *args):
+    """Call a mesh generator, reporting its InputError under the case path."""
+    try:
+        return generator(*args)
+    except InputError as exc:
+        ctx.fail(path, "; ".join(exc.problems))
+
+
+def _named_tables(table, ctx, allowed):
+    """(name, Table) for each sub-table of ``[materials]`` / ``[sections]``."""
+    for name in (table.data if table else {}):
+        with ctx.guard():
+            yield name, table.sub(name, allowed)
+
+
+def read_materials(table, ctx):
+    out = {}
+    for name, t in _named_tables(table, ctx, MATERIAL_KEYS):
+        with ctx.guard(), t:
+            E = t.take("E", "number", required=True, positive=True)
+            nu = t.take("nu", "number")
+            if nu is not None and not -1.0 < nu < 0.5:
+                ctx.fail(t.key_path("nu"), f"must lie in (-1, 0.5), got {nu:g}")
+            G = t.take("G", "number", positive=True)
+            rho = t.take("rho", "number", default=0.0, nonnegative=True)
+            out[name] = Material(E=E, nu=nu, G=G, rho=rho, name=name)
+    return out
+
+
+def read_sections(table, ctx):
+    out = {}
+    for name, t in _named_tables(table, ctx, SECTION_KEYS):
+        with ctx.guard(), t:
+            values = {"A": t.take("A", "number", required=True, positive=True)}
+            for key in SECTION_KEYS[1:]:
+                values[key] = t.take(key, "number", positive=True)
+            out[name] = Section(name=name, **values)
+    return out
+
+
+class ModelBuilder:
+    """Reads the model tables of a case into a Model on ``mesh``."""
+
+    def __init__(self, doc, ctx, mesh, materials, sections):
+        self.doc, self.ctx, self.mesh = doc, ctx, mesh
+        self.materials, self.sections = materials, sections
+        self.markers = {}
+
+    def check_nodes(self, selector, path):
+        if isinstance(selector, str) and selector in self.markers:
+            return selector
+        try:
+            self.mesh.nodes(selector)
+        except InputError as exc:
+            self.ctx.fail(path, exc.problems[0].replace("unknown set", "unknown node set, cell set or marker"))
+        return selector
+
+    def check_cells(self, name, path):
+        if name not in self.mesh.cells:
+            self.ctx.fail(path, f"unknown cell set {name!r} (cell sets: {', '.join(sorted(self.mesh.cells))})")
+        return name
+
+    def build(self, model_table):
+        ctx = self.ctx
+        name, dim = "model", None
+        if model_table is not None:
+            model_table.allowed = ["name", "dim"]
+            with ctx.guard():
+                name = model_table.take("name", "string", default=name)
+                dim = model_table.take("dim", "integer")
+                if dim is not None and dim not in (2, 3):
+                    ctx.fail(model_table.key_path("dim"), f"must be 2 or 3, got {dim}")
+            model_table.done()
+        model = Model(self.mesh, dim=dim, name=name)
+        self.read_markers(model)
+        self.read_parts(model)
+        self.read_fix(model)
+        self.read_prescribe(model)
+        self.read_ties(model)
+        self.read_loads(model)
+        return model
+
+    def read_markers(self, model):
+        table = self.doc.sub("markers")
+        for key in (table.data if table else {}):
+            path = table.key_path(key)
+            with self.ctx.guard():
+                value = table.take(key)
+                if isinstance(value, list) and value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and any(isinstance(v, float) for v in value):
+                    node = tuple(self.ctx.vector(value, path, size=self.mesh.dim))
+                else:
+                    node = self.ctx.selector(value, path)
+                    self.check_nodes(node, path)
+                    if isinstance(node, list) or self.mesh.nodes(node).size != 1:
+                        self.ctx.fail(path, f"a marker must name exactly one node, {value!r} has {np.size(self.mesh.nodes(node))}")
+                model.add_marker(key, node)
+                self.markers[key] = node
+
+    def read_parts(self, model):
+        known = element_library.available()
+        for t in self.doc.array("parts", ["name", "cells", "element", "material", "section"]):
+            with self.ctx.guard(), t:
+                cells = self.check_cells(t.take("cells", "string", required=True), t.key_path("cells"))
+                name = t.take("name", "string", default=cells)
+                element = t.take("element", "string", required=True, choices=known)
+                mat = t.take("material", "string", required=True)
+                sec = t.take("section", "string", required=True)
+                for key, value, defined in (("material", mat, self.materials), ("section", sec, self.sections)):
+                    declared = self.doc.data.get(key + "s", {})
+                    if value not in declared:
+                        names = ", ".join(declared) if isinstance(declared, dict) and declared else "none"
+                        self.ctx.fail(t.key_path(key), f"unknown {key} {value!r} ({key}s: {names})")
+                    if value not in defined:  # declared but invalid: already reported
+                        self.ctx.skip()
+                if name in model.parts:
+                    self.ctx.fail(t.key_path("name"), f"part {name!r} is defined twice")
+                model.add_part(name, cells, element, self.materials[mat], self.sections[sec])
+
+    def _dofs(self, t, key, default="all"):
+        value = t.take(key, default=default)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        self.ctx.fail(t.key_path(key), f"expected \"all\", \"translations\", \"rotations\" or an array of DOF names, got {value!r}")
+
+    def read_fix(self, model):
+        for t in self.doc.array("fix", ["nodes", "dofs", "name"]):
+            with self.ctx.guard(), t:
+                nodes = self.check_nodes(t.take("nodes", "selector", required=True), t.key_path("nodes"))
+                dofs = self._dofs(t, "dofs")
+                name = t.take("name", "string")
+                model.fix(nodes, dofs, name=name or f"{t.path} ({nodes!r})")
+
+    def read_prescribe(self, model):
+        for t in self.doc.array("prescribe", ["nodes", "dof", "value", "function", "name"]):
+            with self.ctx.guard(), t:
+                nodes = self.check_nodes(t.take("nodes", "selector", required=True), t.key_path("nodes"))
+                dof = t.take("dof", "string", required=True, choices=model.dof_names)
+                value = t.take("value", "number", default=0.0)
+                function = t.take("function", "function_of_t")
+                name = t.take("name", "string")
+                model.prescribe(nodes, dof, value, function, name=name or f"{t.path} ({nodes!r} {dof})")
+
+    def read_ties(self, model):
+        for t in self.doc.array("ties", ["type", "a", "b", "dofs", "name"]):
+            with self.ctx.guard(), t:
+                kind = t.take("type", "string", required=True, choices=("pin", "weld", "tie"))
+                a = self.check_nodes(t.take("a", "selector", required=True), t.key_path("a"))
+                b = self.check_nodes(t.take("b", "selector", required=True), t.key_path("b"))
+                dofs = self._dofs(t, "dofs") if kind == "tie" else None
+                name = t.take("name", "string") or f"{t.path} ({kind} {a!r}-{b!r})"
+                if kind == "pin":
+                    model.pin(a, b, name=name)
+                elif kind == "weld":
+                    model.weld(a, b, name=name)
+                else:
+                    model.tie(a, b, dofs, name=name)
+
+    def read_loads(self, model):
+        ctx = self.ctx
+        common = ["type", "name", "amplitude", "constant"]
+        allowed = {"point": common + ["nodes", *FORCE_KEYS], "distributed": common + ["cells", "q"], "gravity": common + ["g"]}
+        for t in self.doc.array("loads"):
+            with ctx.guard(), t:
+                kind = t.take("type", "string", required=True, choices=tuple(allowed))
+                t.allowed = allowed[kind]
+                name = t.take("name", "string") or f"{t.path} ({kind})"
+                amplitude = t.take("amplitude", "function_of_t")
+                constant = t.take("constant", "boolean", default=False)
+                if kind == "point":
+                    nodes = self.check_nodes(t.take("nodes", "selector", required=True), t.key_path("nodes"))
+                    values = {k: t.take(k, "number") for k in FORCE_KEYS if k in t}
+                    if not values:
+                        ctx.fail(t.path, f"a point load needs at least one of {', '.join(FORCE_KEYS)}")
+                    model.point_load(nodes, amplitude=amplitude, constant=constant, name=name, **values)
+                elif kind == "distributed":
+                    cells = self.check_cells(t.take("cells", "string", required=True), t.key_path("cells"))
+                    q = t.take("q", "vector", required=True, size=model.dim)
+                    model.distributed_load(cells, q, amplitude=amplitude, constant=constant, name=name)
+                else:
+                    g = t.take("g", "vector", required=True, size=model.dim)
+                    model.gravity(g, amplitude=amplitude, constant=constant)

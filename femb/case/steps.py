@@ -1,0 +1,199 @@
+"""Analysis steps of case files and their registry.
+
+A step type is registered with :func:`register_step_type` under the name used as
+``type = "..."`` in ``[[steps]]``:
+
+``parse(table, ctx) -> settings``
+    reads the step's own keys from a :class:`femb.case.schema.Table` (``type`` and
+    ``name`` are already taken) and returns any settings object;
+``run(model, settings, on_frame) -> Results``
+    runs the analysis; ``on_frame(results)`` should be called whenever frames were added
+    (it writes them to disk and advances the progress bar; calling it once at the end is
+    enough);
+``expected_frames(settings) -> int or None``
+    the number of frames, for the progress bar.
+
+Built in: ``static``, ``arclength``, ``buckling``. Other modules (dynamics, modal) add
+theirs with ``register_step_type`` at import time.
+"""
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from femb.results import Results
+from femb.solvers import (
+    ArcLengthSettings,
+    NewtonSettings,
+    solve_arclength,
+    solve_buckling,
+    solve_static,
+)
+
+
+@dataclass(frozen=True)
+class StepType:
+    """A registered kind of analysis step (see the module docstring)."""
+
+    name: str
+    parse: Callable
+    run: Callable
+    expected_frames: Callable | None = None
+    description: str = ""
+
+
+STEP_TYPES = {}
+
+
+def register_step_type(name, parse, run, expected_frames=None, description=""):
+    """Register (or replace) the step type ``name``; returns the StepType."""
+    STEP_TYPES[name] = StepType(name, parse, run, expected_frames, description)
+    return STEP_TYPES[name]
+
+
+@dataclass
+class Step:
+    """One ``[[steps]]`` entry: its name, type and parsed settings."""
+
+    name: str
+    type: str
+    settings: object
+
+    def run(self, model, on_frame=None):
+        return STEP_TYPES[self.type].run(model, self.settings, on_frame or (lambda results: None))
+
+    def expected_frames(self):
+        f = STEP_TYPES[self.type].expected_frames
+        return f(self.settings) if f is not None else None
+
+
+# ---------------------------------------------------------------------------- helpers
+def read_dataclass(table, cls, ctx, exclude=()):
+    """Keyword arguments for dataclass ``cls`` from ``table``: every field whose default is
+    a bool, int or float may be given (floats also as expressions; "inf" allowed)."""
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in exclude or f.name not in table:
+            continue
+        default = f.default
+        if isinstance(default, bool):
+            kwargs[f.name] = table.take(f.name, "boolean")
+        elif isinstance(default, int):
+            kwargs[f.name] = table.take(f.name, "integer", minimum=0)
+        else:
+            kwargs[f.name] = table.take(f.name, "number")
+    return kwargs
+
+
+def _allowed(cls, exclude=()):
+    return [f.name for f in dataclasses.fields(cls) if f.name not in exclude]
+
+
+def read_newton(table, ctx):
+    """NewtonSettings from the optional sub-table ``newton``."""
+    sub = table.sub("newton", _allowed(NewtonSettings))
+    if sub is None:
+        return NewtonSettings()
+    kwargs = read_dataclass(sub, NewtonSettings, ctx)
+    sub.done()
+    return NewtonSettings(**kwargs)
+
+
+# ---------------------------------------------------------------------------- static
+def parse_static(table, ctx):
+    table.allowed += ["steps", "load_factors", "newton"]
+    if "steps" in table and "load_factors" in table:
+        ctx.fail(table.path, "give steps or load_factors, not both")
+    steps = table.take("steps", "integer", default=10, minimum=1)
+    factors = table.take("load_factors", "vector")
+    if factors is not None and not factors:
+        ctx.fail(table.key_path("load_factors"), "needs at least one load factor")
+    return {"steps": steps, "load_factors": factors, "newton": read_newton(table, ctx)}
+
+
+def run_static(model, settings, on_frame):
+    results = solve_static(model, steps=settings["steps"], load_factors=settings["load_factors"], settings=settings["newton"], on_frame=on_frame)
+    return results
+
+
+def _static_frames(settings):
+    return 1 + (len(settings["load_factors"]) if settings["load_factors"] is not None else settings["steps"])
+
+
+# ---------------------------------------------------------------------------- arc-length
+_ARC_EXCLUDE = ("stop",)
+
+
+def parse_arclength(table, ctx):
+    table.allowed += _allowed(ArcLengthSettings, _ARC_EXCLUDE) + ["newton"]
+    kwargs = read_dataclass(table, ArcLengthSettings, ctx, _ARC_EXCLUDE)
+    if "arc_length" in table:
+        kwargs["arc_length"] = table.take("arc_length", "number", positive=True)
+    return {"arclength": kwargs, "newton": read_newton(table, ctx)}
+
+
+def run_arclength(model, settings, on_frame):
+    def stop(results):
+        on_frame(results)
+        return False
+
+    arc = ArcLengthSettings(**settings["arclength"], stop=stop)
+    results = solve_arclength(model, arc, settings["newton"])
+    on_frame(results)
+    return results
+
+
+def _arclength_frames(settings):
+    return 1 + settings["arclength"].get("max_steps", ArcLengthSettings.max_steps)
+
+
+# ---------------------------------------------------------------------------- buckling
+def parse_buckling(table, ctx):
+    table.allowed += ["n_modes"]
+    return {"n_modes": table.take("n_modes", "integer", default=5, minimum=1)}
+
+
+def run_buckling(model, settings, on_frame):
+    """Linear buckling; the Results hold one frame per mode (time = critical load factor,
+    state = the mode scaled to a largest translation of 1) and the history
+    ``load_factor``, ``mode``."""
+    buckling = solve_buckling(model, settings["n_modes"])
+    table = buckling.table
+    results = Results(table, "buckling", model)
+    trans = [k for k, n in enumerate(table.dof_names) if n.startswith("u")]
+    trans_vars = table.node_var[:, trans].ravel()
+    trans_vars = trans_vars[trans_vars >= 0]
+    for i, (lam, mode) in enumerate(zip(buckling.load_factors, buckling.modes)):
+        scale = np.max(np.abs(mode[trans_vars])) if trans_vars.size else np.max(np.abs(mode))
+        results.record(lam, mode / (scale if scale > 0 else 1.0), load_factor=lam, mode=i + 1)
+    results.info["critical_load_factors"] = [float(v) for v in buckling.load_factors]
+    on_frame(results)
+    return results
+
+
+register_step_type("static", parse_static, run_static, _static_frames, "nonlinear statics, Newton with load stepping")
+register_step_type("arclength", parse_arclength, run_arclength, _arclength_frames, "arc-length path following (limit points, snap-through)")
+register_step_type("buckling", parse_buckling, run_buckling, lambda s: s["n_modes"], "linear buckling load factors and modes")
+
+
+def read_steps(doc, ctx):
+    """The list of Steps of ``[[steps]]`` (at least one)."""
+    steps = []
+    tables = doc.array("steps")
+    if not tables:
+        ctx.problems.append("steps: a case needs at least one [[steps]] table")
+    for i, t in enumerate(tables):
+        with ctx.guard(), t:
+            t.allowed = ["type", "name"]
+            t.skip_check = True
+            kind = t.take("type", "string", required=True, choices=tuple(STEP_TYPES))
+            t.skip_check = False
+            name = t.take("name", "string", default=f"step{i}")
+            if not name.isidentifier():
+                ctx.fail(t.key_path("name"), f"step names must be identifiers (letters, digits, _), got {name!r}")
+            if any(s.name == name for s in steps):
+                ctx.fail(t.key_path("name"), f"step name {name!r} is used twice")
+            settings = STEP_TYPES[kind].parse(t, ctx)
+            steps.append(Step(name, kind, settings))
+    return steps

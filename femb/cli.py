@@ -1,0 +1,138 @@
+"""The ``femb`` command line.
+
+    femb run CASE.toml --out DIR      run a case file (progress bar, results in DIR)
+    femb info MESH                    sets, cell types, counts and bounding box of a mesh file
+    femb render DIR --frame N --png FILE
+                                      picture of one frame of a result folder
+    femb --version
+
+Exit codes: 0 success; 1 analysis failure (no convergence, singular system, rendering
+impossible: the diagnostics are printed and results computed so far stay on disk);
+2 bad input (unknown keys, sets or values, unreadable files: the message names the
+culprit, no traceback).
+"""
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import femb
+from femb.core.errors import FembError, InputError
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="femb", description="femb: finite-element flexible multibody solver")
+    parser.add_argument("--version", action="version", version=f"femb {femb.__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a TOML case file")
+    run.add_argument("case", help="case file (.toml)")
+    run.add_argument("--out", "-o", help="output folder (default: <case name>_out)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.set_defaults(func=cmd_run)
+
+    info = sub.add_parser("info", help="describe a mesh file")
+    info.add_argument("mesh", help="mesh file (.msh, .inp, .bdf, .med, .vtu ...)")
+    info.set_defaults(func=cmd_info)
+
+    render = sub.add_parser("render", help="draw one frame of a result folder to PNG")
+    render.add_argument("source", help="result folder, .pvd or .vtu")
+    render.add_argument("--frame", type=int, default=-1, help="frame index (negative: from the end; default: last)")
+    render.add_argument("--png", required=True, help="output PNG file")
+    render.add_argument("--scalars", default="displacement", help="point or cell array to colour by")
+    render.add_argument("--warp", type=float, default=1.0, help="displacement scale")
+    render.add_argument("--backend", choices=("auto", "pyvista", "matplotlib"), default="auto")
+    render.set_defaults(func=cmd_render)
+
+    from femb.validation.cli import add_parser as add_validate_parser
+
+    add_validate_parser(sub)
+    return parser
+
+
+def cmd_run(args):
+    from femb.case import load_case
+
+    case = load_case(args.case)
+    out = Path(args.out) if args.out else Path(f"{Path(args.case).stem}_out")
+    print(f"femb {femb.__version__}: {case.title or case.model.name} ({case.model.mesh.n_nodes} nodes, {len(case.steps)} step(s)) -> {out}")
+    args.out_dir = out
+    results = case.run(out, progress=not args.no_progress)
+    for step, res in zip(case.steps, results):
+        print(f"  {step.name} ({step.type}): {len(res)} frames, last time/load factor {res.times[-1]:.6g}")
+    print(f"  written: {out / (case.output.name + '.pvd')}, {out / 'history.csv'}, {out / 'run.json'}")
+    return EXIT_OK
+
+
+def cmd_info(args):
+    from femb.mesh.io import read_mesh
+
+    mesh = read_mesh(args.mesh)
+    lo, hi = mesh.bounding_box()
+    print(f"{args.mesh}: {mesh.dim}-D, {mesh.n_nodes} nodes")
+    print(f"  bounding box: min {_fmt(lo)}  max {_fmt(hi)}")
+    print(f"  cell sets ({len(mesh.cells)}):")
+    for name, block in mesh.cells.items():
+        print(f"    {name:24s} {block.cell_type:10s} {block.connectivity.shape[0]:8d} cells")
+    print(f"  node sets ({len(mesh.node_sets)}):")
+    for name, nodes in mesh.node_sets.items():
+        shown = ", ".join(str(n) for n in nodes[:8]) + (" ..." if nodes.size > 8 else "")
+        print(f"    {name:24s} {nodes.size:8d} nodes  [{shown}]")
+    return EXIT_OK
+
+
+def cmd_render(args):
+    from femb.export import render_png
+
+    backend = render_png(args.source, args.frame, args.png, scalars=args.scalars, warp=args.warp, backend=args.backend)
+    note = " (pyvista could not render off-screen; matplotlib fallback)" if backend == "matplotlib" and args.backend == "auto" else ""
+    print(f"wrote {args.png} with {backend}{note}")
+    return EXIT_OK
+
+
+def _fmt(v):
+    return "(" + ", ".join(f"{x:.6g}" for x in v) + ")"
+
+
+def _toml_error_types():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    return (tomllib.TOMLDecodeError,)
+
+
+def main(argv=None):
+    """Entry point of the ``femb`` console script; returns the exit code."""
+    args = _parser().parse_args(argv)
+    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except InputError as exc:  # ModelError included
+        print(f"femb: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        print(f"femb: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except _toml_error_types() as exc:
+        print(f"femb: error: invalid TOML: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except FembError as exc:  # ConvergenceError, SingularSystemError, RenderError ...
+        print(f"femb: analysis failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        out = getattr(args, "out_dir", None)
+        if out is not None:
+            print(f"femb: results computed before the failure are in {out} (run.json records the failure)", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

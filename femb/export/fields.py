@@ -1,0 +1,133 @@
+"""Nodal and element fields of one frame of a Results, ready for VTK.
+
+Points are the reference coordinates of every mesh node, padded to 3 components; cells
+are the elements of each part (one cell block per part, in the table's block order).
+
+Point data (n_nodes, ...) float64:
+    displacement (3,), deformed (3,) = reference + displacement, rotation (2-D: scalar rz;
+    3-D: (3,) rotational DOF values rx, ry, rz when the model has them), velocity (3,) and
+    angular_velocity when the Results has velocities, reaction_force (3,) and
+    reaction_moment when per-frame ``reactions`` were recorded. DOFs a node does not carry
+    are zero.
+Cell data (n_cells,) float64 per block:
+    every section resultant named by the element specs (NaN in parts whose element lacks
+    it), strain_energy_density (strain energy / reference length), axial_strain
+    ((l − l0)/l0 of the chord, engineering), part_id (int, index of the part).
+"""
+import numpy as np
+
+from femb.assembly import Assembler
+
+TRANSLATIONS = ("ux", "uy", "uz")
+ROTATIONS = ("rx", "ry", "rz")
+
+
+class FieldRecovery:
+    """Computes the VTK fields of any frame of Results on one CorrelationTable.
+
+    Parameters
+    ----------
+    table : CorrelationTable
+    reference_points : (n_nodes, d) array, optional
+        Reference coordinates of all mesh nodes (``model.mesh.points``); when None they
+        are recovered from the element blocks (nodes outside every element at the origin).
+    """
+
+    def __init__(self, table, reference_points=None):
+        self.table = table
+        self.assembler = Assembler(table)
+        n_nodes = table.node_var.shape[0]
+        X = np.zeros((n_nodes, 3))
+        if reference_points is not None:
+            p = np.asarray(reference_points, dtype=np.float64)
+            X[:, : p.shape[1]] = p
+        else:
+            for b in table.blocks:
+                X[b.cells.reshape(-1), : table.dim] = b.X.reshape(-1, b.X.shape[-1])
+        self.X = X
+        self.resultant_names = []
+        for b in table.blocks:
+            self.resultant_names += [n for n in b.spec.resultant_names if n not in self.resultant_names]
+        self.lengths = [np.linalg.norm(b.X[:, -1, :] - b.X[:, 0, :], axis=1) for b in table.blocks]
+
+    @property
+    def cells(self):
+        """List of (meshio cell type, (n_el, n_nodes) connectivity), one per part."""
+        return [(b.spec.cell_type, b.cells) for b in self.table.blocks]
+
+    @property
+    def parts(self):
+        return [b.part for b in self.table.blocks]
+
+    def _nodal(self, values, names):
+        """(n_nodes, len(names)) DOF values of a variable vector (0 where absent)."""
+        t = self.table
+        out = np.zeros((t.node_var.shape[0], len(names)))
+        for k, name in enumerate(names):
+            if name in t.dof_names:
+                col = t.node_var[:, t.dof_names.index(name)]
+                out[col >= 0, k] = values[col[col >= 0]]
+        return out
+
+    def _rotation_names(self):
+        return tuple(n for n in ROTATIONS if n in self.table.dof_names)
+
+    def point_data(self, u, v=None, reactions=None):
+        """Point data dict for state ``u`` (n_var,), velocities ``v`` and reactions over
+        ``table.constrained_vars`` (see the module docstring)."""
+        disp = self._nodal(u, TRANSLATIONS)
+        out = {"displacement": disp, "deformed": self.X + disp}
+        rot = self._rotation_names()
+        planar = self.table.dim == 2
+        if rot:
+            r = self._nodal(u, rot)
+            out["rotation"] = r[:, -1] if planar else self._nodal(u, ROTATIONS)
+        if v is not None:
+            out["velocity"] = self._nodal(v, TRANSLATIONS)
+            if rot:
+                w = self._nodal(v, ROTATIONS)
+                out["angular_velocity"] = w[:, 2] if planar else w
+        if reactions is not None:
+            full = np.zeros(self.table.n_var)
+            full[self.table.constrained_vars] = reactions
+            out["reaction_force"] = self._nodal(full, TRANSLATIONS)
+            if rot:
+                m = self._nodal(full, ROTATIONS)
+                out["reaction_moment"] = m[:, 2] if planar else m
+        return out
+
+    def cell_data(self, u):
+        """Cell data dict name -> list (one (n_el,) array per part) at state ``u``."""
+        res = self.assembler.resultants(u)
+        _, energy = self.assembler.strain_energy(u, per_element=True)
+        disp = self._nodal(u, TRANSLATIONS)
+        out = {name: [] for name in self.resultant_names}
+        out.update(strain_energy_density=[], axial_strain=[], part_id=[])
+        for k, (b, L0) in enumerate(zip(self.table.blocks, self.lengths)):
+            names = list(b.spec.resultant_names)
+            for name in self.resultant_names:
+                col = res[b.part][:, names.index(name)] if name in names else np.full(b.n_elements, np.nan)
+                out[name].append(np.ascontiguousarray(col))
+            first, last = b.cells[:, 0], b.cells[:, -1]
+            chord = (self.X[last] + disp[last]) - (self.X[first] + disp[first])
+            safe = np.where(L0 > 0, L0, 1.0)
+            out["axial_strain"].append((np.linalg.norm(chord, axis=1) - L0) / safe)
+            out["strain_energy_density"].append(energy[b.part] / safe)
+            out["part_id"].append(np.full(b.n_elements, k, dtype=np.int32))
+        return out
+
+    def frame(self, results, index):
+        """(point_data, cell_data) of frame ``index`` of ``results``."""
+        u = results.states[index]
+        v = results.velocities[index] if len(results.velocities) == len(results.states) else None
+        reactions = None
+        if "reactions" in results.arrays and len(results.arrays["reactions"]) == len(results.states):
+            reactions = results.arrays["reactions"][index]
+        return self.point_data(u, v, reactions), self.cell_data(u)
+
+
+def recovery_for(results):
+    """A FieldRecovery for ``results`` (reference points from ``results.model`` when set)."""
+    model = getattr(results, "model", None)
+    points = model.mesh.points if model is not None else None
+    return FieldRecovery(results.table, points)

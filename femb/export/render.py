@@ -1,0 +1,208 @@
+"""PNG pictures of a frame: pyvista off-screen, with a matplotlib fallback.
+
+pyvista (VTK) renders in a child process: a VTK build without a usable off-screen OpenGL
+(no X display, no EGL, no OSMesa) may crash the process instead of raising, and the child
+keeps that from killing the caller. Without a display, VTK is pointed at EGL
+(``VTK_DEFAULT_OPENGL_WINDOW=vtkEGLRenderWindow``) unless the variable is already set. When
+pyvista fails, the frame is drawn with matplotlib as a 2-D (or 3-D) line plot of the
+reference (grey) and deformed (coloured) structure; ``render_png`` returns which backend
+drew the picture. If both fail, RenderError says why.
+"""
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from femb.core.errors import FembError, InputError
+from femb.export.vtk import read_pvd
+
+log = logging.getLogger(__name__)
+
+
+class RenderError(FembError, RuntimeError):
+    """No backend could draw the picture."""
+
+
+def resolve_frame(source, frame=-1):
+    """The ``.vtu`` file of frame ``frame`` (an index, negative from the end) of a result
+    folder (its ``results.pvd``, or its only ``.pvd``), a ``.pvd`` collection or a ``.vtu``."""
+    source = Path(source)
+    if not source.exists():
+        raise InputError("not found", str(source))
+    if source.suffix == ".vtu":
+        return source
+    if source.is_dir():
+        pvds = [source / "results.pvd"] if (source / "results.pvd").exists() else sorted(source.glob("*.pvd"))
+        if len(pvds) != 1:
+            raise InputError(f"expected one .pvd collection (results.pvd) in the folder, found {len(pvds)}", str(source))
+        source = pvds[0]
+    try:
+        entries = read_pvd(source)
+    except Exception as exc:  # ElementTree and OS errors alike
+        raise InputError(f"cannot read the collection ({exc})", str(source)) from None
+    if not entries:
+        raise InputError("the collection lists no frames", str(source))
+    if not -len(entries) <= frame < len(entries):
+        raise InputError(f"frame {frame} out of range: the collection has frames 0..{len(entries) - 1}", str(source))
+    return entries[frame][1]
+
+
+def render_png(source, frame, png_path, scalars="displacement", warp=1.0, backend="auto", window_size=(1024, 768)):
+    """Draw frame ``frame`` (index, negative from the end; ignored for a ``.vtu``) of
+    ``source`` (result folder, ``.pvd`` or ``.vtu``) to ``png_path``.
+
+    scalars: point or cell array to colour by (vectors by magnitude). warp: displacement
+    scale. backend: "auto" (pyvista, then matplotlib), "pyvista" or "matplotlib".
+    Returns the name of the backend that drew the picture.
+    """
+    vtu = resolve_frame(source, frame)
+    png_path = Path(png_path)
+    png_path.parent.mkdir(parents=True, exist_ok=True)
+    reasons = []
+    if backend in ("auto", "pyvista"):
+        ok, why = _pyvista_in_child(vtu, png_path, scalars, warp, window_size)
+        if ok:
+            return "pyvista"
+        reasons.append(f"pyvista: {why}")
+        log.warning("pyvista could not render off-screen (%s); falling back to matplotlib", why)
+    if backend in ("auto", "matplotlib"):
+        try:
+            render_matplotlib(vtu, png_path, scalars, warp, window_size)
+            return "matplotlib"
+        except Exception as exc:  # any plotting failure is reported with the others
+            reasons.append(f"matplotlib: {type(exc).__name__}: {exc}")
+    if backend not in ("auto", "pyvista", "matplotlib"):
+        raise InputError(f"unknown render backend {backend!r} (auto, pyvista, matplotlib)")
+    raise RenderError("cannot render a PNG: " + "; ".join(reasons) + " (pyvista needs an X display, EGL or OSMesa; install matplotlib for the fallback)")
+
+
+def _pyvista_in_child(vtu, png_path, scalars, warp, window_size, timeout=180):
+    env = dict(os.environ)
+    if not env.get("DISPLAY"):
+        env.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+    cmd = [sys.executable, "-m", "femb.export.render", str(vtu), str(png_path), scalars, repr(float(warp)), str(window_size[0]), str(window_size[1])]
+    if png_path.exists():
+        png_path.unlink()
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {timeout} s"
+    if proc.returncode == 0 and png_path.exists() and png_path.stat().st_size > 0:
+        return True, ""
+    tail = " ".join((proc.stderr or proc.stdout).split()[-30:])
+    return False, f"exit code {proc.returncode}" + (f": {tail}" if tail else "")
+
+
+def _frame_arrays(grid_points, point_data, warp):
+    """Reference and deformed (reference + warp·displacement) points, each (n, 3)."""
+    ref = np.asarray(grid_points, dtype=float)
+    disp = np.asarray(point_data.get("displacement", np.zeros_like(ref)), dtype=float).reshape(len(ref), -1)
+    deformed = ref.copy()
+    deformed[:, : disp.shape[1]] += warp * disp
+    return ref, deformed
+
+
+def render_pyvista(vtu, png_path, scalars="displacement", warp=1.0, window_size=(1024, 768)):
+    """Draw with pyvista off-screen in this process (used by the child process)."""
+    import pyvista as pv
+
+    pv.OFF_SCREEN = True
+    grid = pv.read(str(vtu))
+    ref = grid.copy()
+    ref_pts, deformed = _frame_arrays(grid.points, grid.point_data, warp)
+    grid.points = deformed
+    values, name, preference = None, scalars, "point"
+    for data, pref in ((grid.point_data, "point"), (grid.cell_data, "cell")):
+        if scalars in data.keys():
+            arr = np.asarray(data[scalars], dtype=float)
+            values = np.linalg.norm(arr, axis=1) if arr.ndim == 2 else arr
+            name = f"|{scalars}|" if arr.ndim == 2 else scalars
+            preference = pref
+            break
+    plotter = pv.Plotter(off_screen=True, window_size=list(window_size))
+    plotter.set_background("white")
+    plotter.add_mesh(ref, color="lightgray", line_width=2, opacity=0.7)
+    if values is not None:
+        (grid.point_data if preference == "point" else grid.cell_data)[name] = values
+        plotter.add_mesh(grid, scalars=name, preference=preference, line_width=5, cmap="viridis", scalar_bar_args={"title": name, "color": "black"})
+    else:
+        plotter.add_mesh(grid, color="steelblue", line_width=5)
+    time = grid.field_data["TimeValue"][0] if "TimeValue" in grid.field_data.keys() else None
+    if time is not None:
+        plotter.add_text(f"t / load factor = {float(time):.6g}", font_size=10, color="black")
+    planar = np.allclose(ref_pts[:, 2], 0.0) and np.allclose(deformed[:, 2], 0.0)
+    if planar:
+        plotter.view_xy()
+    plotter.screenshot(str(png_path))
+    plotter.close()
+
+
+def _segments(cells):
+    """Line segments (k, 2) node pairs of meshio cell blocks (edges of faces)."""
+    segs = []
+    for block in cells:
+        c = np.asarray(block.data)
+        if block.type == "line":
+            segs.append(c)
+        elif block.type == "line3":
+            segs += [c[:, [0, 2]], c[:, [2, 1]]]
+        elif block.type in ("triangle", "quad"):
+            n = c.shape[1]
+            segs += [c[:, [i, (i + 1) % n]] for i in range(n)]
+    return np.vstack(segs) if segs else np.zeros((0, 2), dtype=int)
+
+
+def render_matplotlib(vtu, png_path, scalars="displacement", warp=1.0, window_size=(1024, 768)):
+    """Draw the reference (grey) and deformed (coloured by ``scalars`` at the nodes) line
+    structure with matplotlib (Agg canvas, no display needed)."""
+    import meshio
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    m = meshio.read(vtu)
+    ref, deformed = _frame_arrays(m.points, m.point_data, warp)
+    segs = _segments(m.cells)
+    if scalars in m.point_data:
+        arr = np.asarray(m.point_data[scalars], dtype=float)
+        node_val = np.linalg.norm(arr, axis=1) if arr.ndim == 2 else arr
+        seg_val = 0.5 * (node_val[segs[:, 0]] + node_val[segs[:, 1]])
+    else:
+        seg_val = np.zeros(len(segs))
+    fig = Figure(figsize=(window_size[0] / 100, window_size[1] / 100), dpi=100)
+    FigureCanvasAgg(fig)
+    planar = np.allclose(ref[:, 2], 0.0) and np.allclose(deformed[:, 2], 0.0)
+    if planar:
+        from matplotlib.collections import LineCollection
+
+        ax = fig.add_subplot(1, 1, 1)
+        ax.add_collection(LineCollection(ref[segs][:, :, :2], colors="lightgray", linewidths=2))
+        lc = LineCollection(deformed[segs][:, :, :2], array=seg_val, cmap="viridis", linewidths=3)
+        ax.add_collection(lc)
+        both = np.vstack([ref[:, :2], deformed[:, :2]])
+        lo, hi = both.min(axis=0), both.max(axis=0)
+        pad = 0.05 * max(float(np.max(hi - lo)), 1e-12)
+        ax.set_xlim(lo[0] - pad, hi[0] + pad)
+        ax.set_ylim(lo[1] - pad, hi[1] + pad)
+        ax.set_aspect("equal")
+    else:
+        from mpl_toolkits.mplot3d.art3d import Line3DCollection
+
+        ax = fig.add_subplot(1, 1, 1, projection="3d")
+        ax.add_collection3d(Line3DCollection(ref[segs], colors="lightgray", linewidths=2))
+        lc = Line3DCollection(deformed[segs], array=seg_val, cmap="viridis", linewidths=3)
+        ax.add_collection3d(lc)
+        both = np.vstack([ref, deformed])
+        ax.auto_scale_xyz(both[:, 0], both[:, 1], both[:, 2])
+    fig.colorbar(lc, ax=ax, label=scalars)
+    time = m.field_data.get("TimeValue")
+    if time is not None:
+        ax.set_title(f"t / load factor = {float(np.ravel(time)[0]):.6g}")
+    fig.savefig(png_path)
+
+
+if __name__ == "__main__":  # child process of render_png
+    _vtu, _png, _scalars, _warp, _w, _h = sys.argv[1:7]
+    render_pyvista(_vtu, _png, _scalars, float(_warp), (int(_w), int(_h)))

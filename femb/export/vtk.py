@@ -1,0 +1,189 @@
+"""ParaView output: one ``.vtu`` file per frame and a ``.pvd`` collection listing them.
+
+The points of every ``.vtu`` are the reference coordinates; apply ParaView's "Warp By
+Vector" with ``displacement`` (or use the ``deformed`` point array) to see the deformed
+shape. The collection is rewritten atomically (temporary file + ``os.replace``) after each
+frame, so a run killed at any moment leaves a valid ``.pvd`` listing the frames written.
+"""
+import logging
+import os
+import tempfile
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from femb.export.fields import recovery_for
+
+log = logging.getLogger(__name__)
+
+
+def write_vtu_frame(path, results, frame, recovery=None):
+    """Write frame ``frame`` of ``results`` to the ``.vtu`` file ``path`` (fields: see
+    femb.export.fields). ``recovery`` (a FieldRecovery) may be passed to reuse it."""
+    import meshio
+
+    rec = recovery or recovery_for(results)
+    point_data, cell_data = rec.frame(results, frame)
+    mesh = meshio.Mesh(
+        rec.X,
+        [meshio.CellBlock(cell_type, conn) for cell_type, conn in rec.cells],
+        point_data=point_data,
+        cell_data=cell_data,
+    )
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    meshio.write(tmp, mesh, file_format="vtu", binary=True, compression="zlib")
+    _add_field_data(tmp, {"TimeValue": ("Float64", repr(float(results.times[frame]))), "frame": ("Int64", str(int(frame)))})
+    os.replace(tmp, path)
+    return path
+
+
+def _add_field_data(path, values):
+    """Insert ASCII FieldData arrays (name -> (VTK type, text)) into a written .vtu (meshio
+    reads field data but does not write it); ParaView shows ``TimeValue`` as the time."""
+    text = Path(path).read_text(encoding="utf-8")
+    arrays = "".join(
+        f'<DataArray type="{vtk_type}" Name="{name}" NumberOfTuples="1" format="ascii">{value}</DataArray>'
+        for name, (vtk_type, value) in values.items()
+    )
+    marker = "<UnstructuredGrid>"
+    if marker not in text:
+        log.warning("%s: no <UnstructuredGrid> tag; field data not added", path)
+        return
+    Path(path).write_text(text.replace(marker, f"{marker}<FieldData>{arrays}</FieldData>", 1), encoding="utf-8")
+
+
+def _atomic_write_text(path, text):
+    """Write ``text`` to ``path`` through a temporary file in the same folder."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class PVDWriter:
+    """Writes frames as ``<name>_<k>.vtu`` in ``out_dir`` and keeps ``<name>.pvd`` current.
+
+    Parameters
+    ----------
+    out_dir : str or Path (created when missing)
+    name : str, base name of the collection and its frames
+    time_mode : "auto", "time" or "index"
+        The ``timestep`` attribute ParaView sorts by: the frame's time/load factor, the
+        running frame number, or (auto) the time while the times written so far increase
+        strictly and the frame number otherwise (arc-length paths, several steps).
+    """
+
+    def __init__(self, out_dir, name="results", time_mode="auto"):
+        if time_mode not in ("auto", "time", "index"):
+            raise ValueError(f"time_mode must be 'auto', 'time' or 'index', got {time_mode!r}")
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.name = name
+        self.time_mode = time_mode
+        self.entries = []  # (time, group, file name)
+        self._recovery = {}
+
+    @property
+    def path(self):
+        """Path of the ``.pvd`` collection."""
+        return self.out_dir / f"{self.name}.pvd"
+
+    def add(self, results, frame, group=""):
+        """Write frame ``frame`` of ``results`` and update the collection; returns the
+        ``.vtu`` path. ``group`` labels the frame (e.g. the step name)."""
+        key = id(results.table)
+        if key not in self._recovery:
+            self._recovery = {key: recovery_for(results)}
+        file_name = f"{self.name}_{len(self.entries):05d}.vtu"
+        write_vtu_frame(self.out_dir / file_name, results, frame, self._recovery[key])
+        self.add_file(file_name, results.times[frame], group)
+        return self.out_dir / file_name
+
+    def add_file(self, file_name, time, group=""):
+        """List an already written ``.vtu`` (relative to out_dir) and rewrite the collection."""
+        self.entries.append((float(time), str(group), str(file_name)))
+        self.write_collection()
+
+    def timesteps(self):
+        times = np.array([e[0] for e in self.entries])
+        index = np.arange(times.size, dtype=float)
+        if self.time_mode == "index":
+            return index
+        if self.time_mode == "time" or times.size < 2 or np.all(np.diff(times) > 0):
+            return times
+        return index
+
+    def write_collection(self):
+        """Rewrite the ``.pvd`` (atomically) from the frames listed so far."""
+        lines = ['<?xml version="1.0"?>', '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "  <Collection>"]
+        for ts, (_, group, file_name) in zip(self.timesteps(), self.entries):
+            lines.append(f'    <DataSet timestep="{float(ts)!r}" group={quoteattr(group)} part="0" file={quoteattr(file_name)}/>')
+        lines += ["  </Collection>", "</VTKFile>", ""]
+        _atomic_write_text(self.path, "\n".join(lines))
+
+
+class FrameStreamer:
+    """Callable that writes every frame of a growing Results not written yet.
+
+    ``streamer(results)`` after each converged step keeps the collection on disk current;
+    frames are selected by ``every`` (every n-th frame; the first is always written, the
+    last when ``finish`` is called).
+    """
+
+    def __init__(self, writer, group="", every=1, on_frame=None):
+        self.writer = writer
+        self.group = group
+        self.every = max(int(every), 1)
+        self.on_frame = on_frame
+        self.seen = 0
+        self.written = []
+
+    def __call__(self, results):
+        while self.seen < len(results):
+            k = self.seen
+            self.seen += 1
+            if k % self.every == 0:
+                self._write(results, k)
+            if self.on_frame is not None:
+                self.on_frame(results, k)
+        return False  # usable as an arc-length ``stop`` callback
+
+    def finish(self, results):
+        """Write the remaining frames, and the last one whatever ``every`` says."""
+        self(results)
+        last = len(results) - 1
+        if last >= 0 and (not self.written or self.written[-1] != last):
+            self._write(results, last)
+
+    def _write(self, results, k):
+        self.writer.add(results, k, self.group)
+        self.written.append(k)
+
+
+def results_to_vtk(results, out_dir, name="results", frames=None, time_mode="auto"):
+    """Write frames of ``results`` (all, or the indices ``frames``) as ``<name>_<k>.vtu``
+    plus ``<name>.pvd`` in ``out_dir``; returns the PVDWriter."""
+    writer = PVDWriter(out_dir, name, time_mode)
+    for k in range(len(results)) if frames is None else frames:
+        writer.add(results, k, results.kind)
+    log.info("wrote %d frames to %s", len(writer.entries), writer.path)
+    return writer
+
+
+def read_pvd(path):
+    """List of (timestep, file path) of a ``.pvd`` collection."""
+    import xml.etree.ElementTree as ET
+
+    path = Path(path)
+    root = ET.parse(path).getroot()
+    return [(float(ds.get("timestep")), path.parent / ds.get("file")) for ds in root.iter("DataSet")]

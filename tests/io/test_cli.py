@@ -1,0 +1,153 @@
+"""``femb`` command line: run / info / render / --version and the exit codes (0 ok,
+1 analysis failure, 2 bad input with a message naming the culprit, no traceback)."""
+import shutil
+import subprocess
+import sys
+
+import meshio
+import numpy as np
+import pytest
+
+import femb
+from femb.cli import main
+from femb.export import read_pvd
+from tests.io.conftest import EXAMPLES, MESHES
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"femb {femb.__version__}"
+
+
+def test_run_info_render(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "run", EXAMPLES / "two_bar_arch.toml", "--out", tmp_path)
+    assert code == 0 and "snap (arclength)" in out
+    assert "snap (arclength)" in err and "frame" in err  # the tqdm progress bar
+    assert (tmp_path / "history.csv").exists() and (tmp_path / "run.json").exists()
+    assert len(read_pvd(tmp_path / "results.pvd")) > 10
+    code, out, _ = run_cli(capsys, "info", MESHES / "portal_frame.inp")
+    assert code == 0 and "COLUMNS" in out and "LOAD_POINT" in out and "min (0, 0)  max (4, 3)" in out
+    code, out, _ = run_cli(capsys, "render", tmp_path, "--frame", 3, "--png", tmp_path / "f3.png", "--backend", "matplotlib")
+    assert code == 0 and (tmp_path / "f3.png").stat().st_size > 1000
+
+
+def test_console_script(tmp_path):
+    exe = shutil.which("femb", path=str(__import__("pathlib").Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("femb console script not installed next to this interpreter")
+    proc = subprocess.run([exe, "info", str(MESHES / "cantilever.msh")], capture_output=True, text=True)
+    assert proc.returncode == 0 and "beam" in proc.stdout
+    proc = subprocess.run([exe, "run", str(tmp_path / "missing.toml")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "missing.toml" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _line_mesh_file(tmp_path, points, name="m.vtu"):
+    path = tmp_path / name
+    meshio.write(path, meshio.Mesh(np.asarray(points, float), [("line", [[0, 1], [1, 2]])]))
+    return path
+
+
+MESH_LINE = '[mesh.line]\nname = "beam"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 4'
+
+
+@pytest.mark.parametrize("replace, culprits", [
+    # unknown key, with the allowed keys listed
+    ([("E = 1.0", "E = 1.0\ncolour = 'red'")], ["materials.unit.colour: unknown key", "allowed: E, nu, G, rho"]),
+    ([("title =", "titel =")], ["titel: unknown key"]),
+    # wrong types
+    ([("elements = 4", "elements = 'four'")], ["mesh.line.elements", "expected an integer", "'four'"]),
+    ([("steps = 2", "steps = 2.5")], ["steps[0].steps", "expected an integer", "2.5"]),
+    ([('nodes = "beam_start"', "nodes = 1.5")], ["fix[0].nodes", "1.5"]),
+    # unknown names
+    ([('nodes = "beam_start"', 'nodes = "clampp"')], ["fix[0].nodes", "'clampp'"]),
+    ([('cells = "beam"', 'cells = "bean"')], ["parts[0].cells", "unknown cell set 'bean'"]),
+    ([('section = "strip"', 'section = "rod"')], ["parts[0].section", "unknown section 'rod'", "sections: strip"]),
+    ([('element = "beam2d"', 'element = "shell9"')], ["parts[0].element", "'shell9'"]),
+    ([('type = "static"', 'type = "quasi"')], ["steps[0].type", "'quasi'"]),
+    # negative or missing section properties
+    ([("A = 1e4", "A = -1.0")], ["sections.strip.A", "must be > 0", "-1"]),
+    ([("A = 1e4", "A = 0")], ["sections.strip.A", "must be > 0"]),
+    ([("A = 1e4\n", "")], ["sections.strip.A", "required key is missing"]),
+    ([('I = "EI"\n', "")], ["part 'beam'", "section needs Iz (or I)"]),
+    # expressions
+    ([('mz = "0.5*pi*EI/L"', 'mz = "__import__(1)"')], ["loads[0].mz", "__import__"]),
+    ([('mz = "0.5*pi*EI/L"', 'mz = "EI.real"')], ["loads[0].mz", "attribute access"]),
+    # zero-length element from a generator
+    ([("end = [1.0, 0.0]", "end = [0.0, 0.0]")], ["mesh.line", "coincide"]),
+    # TOML syntax
+    ([("E = 1.0", "E = = 1.0")], ["invalid TOML"]),
+])
+def test_bad_case_exit_2(capsys, write_case, replace, culprits):
+    path = write_case(replace=replace)
+    code, _, err = run_cli(capsys, "run", path, "--out", path.parent / "out", "--no-progress")
+    assert code == 2, err
+    assert str(path) in err
+    for c in culprits:
+        assert c in err
+
+
+def test_missing_case_file(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "run", tmp_path / "nope.toml")
+    assert code == 2 and "nope.toml" in err and "not found" in err
+
+
+def test_missing_mesh_file(capsys, write_case):
+    path = write_case(replace=[(MESH_LINE, '[mesh]\nfile = "absent.msh"')])
+    code, _, err = run_cli(capsys, "run", path, "--no-progress")
+    assert code == 2 and "mesh.file" in err and "absent.msh" in err and "not found" in err
+
+
+def test_nan_coordinates(capsys, write_case, tmp_path):
+    _line_mesh_file(tmp_path, [[0, 0, 0], [0.5, np.nan, 0], [1, 0, 0]])
+    path = write_case(replace=[(MESH_LINE, '[mesh]\nfile = "m.vtu"'), ('"beam"', '"line"'), ('"beam_start"', "0"), ('"beam_end"', "2")])
+    code, _, err = run_cli(capsys, "run", path, "--no-progress")
+    assert code == 2 and "m.vtu" in err and "non-finite coordinates at node(s) [1]" in err
+
+
+def test_zero_length_element_in_mesh_file(capsys, write_case, tmp_path):
+    _line_mesh_file(tmp_path, [[0, 0, 0], [1, 0, 0], [1, 0, 0]])
+    path = write_case(replace=[(MESH_LINE, '[mesh]\nfile = "m.vtu"'), ('"beam"', '"line"'), ('"beam_start"', "0"), ('"beam_end"', "2")])
+    code, _, err = run_cli(capsys, "run", path, "--no-progress")
+    assert code == 2 and "zero-length element(s) [1]" in err and "part 'line'" in err
+
+
+def test_unsupported_cell_type(capsys, tmp_path):
+    path = tmp_path / "solid.vtu"
+    meshio.write(path, meshio.Mesh(np.eye(4, 3), [("tetra", [[0, 1, 2, 3]])]))
+    code, _, err = run_cli(capsys, "info", path)
+    assert code == 2 and "solid.vtu" in err and "unsupported cell type 'tetra'" in err
+
+
+def test_info_unreadable_file(capsys, tmp_path):
+    path = tmp_path / "junk.msh"
+    path.write_text("not a mesh\n")
+    code, _, err = run_cli(capsys, "info", path)
+    assert code == 2 and "junk.msh" in err
+
+
+def test_convergence_failure_exit_1_keeps_results(capsys, write_case):
+    path = write_case(replace=[('mz = "0.5*pi*EI/L"', 'mz = "4*pi*EI/L"'), ("steps = 2", "steps = 4\n[steps.newton]\nmax_iterations = 3\nmax_cutbacks = 0")])
+    out = path.parent / "out"
+    code, _, err = run_cli(capsys, "run", path, "--out", out, "--no-progress")
+    assert code == 1 and "ConvergenceError" in err and "residual history" in err and str(out) in err
+    assert read_pvd(out / "results.pvd") and (out / "run.json").exists()
+
+
+def test_mechanism_exit_1(capsys, write_case):
+    path = write_case(replace=[('[[fix]]\nnodes = "beam_start"\n', "")])
+    code, _, err = run_cli(capsys, "run", path, "--out", path.parent / "out", "--no-progress")
+    assert code == 1 and "SingularSystemError" in err and "singular" in err
+
+
+def test_render_bad_frame_exit_2(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "render", tmp_path, "--png", tmp_path / "x.png")
+    assert code == 2 and "expected one .pvd" in err
