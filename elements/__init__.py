@@ -15,6 +15,8 @@ _REGISTRY = {
     "truss3d_green": "truss",
     "beam2d": "beam2d",
     "beam2d_timoshenko": "beam2d",
+    "beam3d": "beam3d",
+    "beam3d_timoshenko": "beam3d",
     "point_mass2d": "masses",
     "point_mass2d_translational": "masses",
     "point_mass3d": "masses",

@@ -47,7 +47,9 @@ class Section:
     Iy: second moment about the section y axis. ``I`` sets both when they are equal.
     J: torsion constant. shear_factor: Timoshenko shear correction k (shear area k·A);
     None means shear-rigid. Ip: polar moment for rotary inertia about the beam axis
-    (defaults to Iy + Iz).
+    (defaults to Iy + Iz). orientation: for 3-D beams, the direction of the section's
+    local y axis in the reference configuration (default: e_Z × beam axis, or e_Y for
+    vertical members).
     """
 
     A: float
@@ -57,6 +59,7 @@ class Section:
     J: Optional[float] = None
     shear_factor: Optional[float] = None
     Ip: Optional[float] = None
+    orientation: Optional[tuple] = None
     name: str = "section"
 
     @property
@@ -71,6 +74,8 @@ class Section:
         out = []
         if not (self.A > 0):
             out.append(f"section {self.name!r}: A must be > 0, got {self.A}")
+        if self.orientation is not None and (len(self.orientation) != 3 or not any(self.orientation)):
+            out.append(f"section {self.name!r}: orientation must be a non-zero 3-vector, got {self.orientation}")
         for key in ("I", "Iy", "Iz", "J", "Ip", "shear_factor"):
             val = getattr(self, key)
             if val is not None and not (val > 0):

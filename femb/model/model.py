@@ -71,6 +71,7 @@ class Model:
         self.initial_velocities = []
         self.joints = []
         self.redundant_constraints = "warn"
+        self.info = {}  # free-form data of the builder (dimensions, reference values ...)
 
     # ------------------------------------------------------------------ declarations
     def add_part(self, name, cells, element, material=None, section=None, values=None):

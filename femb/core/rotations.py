@@ -1,0 +1,258 @@
+"""Compiled SO(3) helpers: hat map, exponential, robust logarithm, tangent maps.
+
+Conventions (used by every oriented element and by the solvers):
+
+- A rotation vector θ (3,) [rad] represents R = exp(θ̂), θ̂ the skew matrix with θ̂ b = θ × b.
+- Rotations are perturbed on the left by a *spatial* spin ω: δR = ω̂ R, i.e. the update
+  R ← exp(ω̂) R (``spin_update``).
+- ``left_jacobian`` J(θ) maps rotation-vector increments to spatial spins,
+  ω = J(θ) δθ, with J(θ) = I + (1 − cos t)/t² θ̂ + (t − sin t)/t³ θ̂², t = |θ|;
+  ``left_jacobian_inverse`` gives δθ = J(θ)⁻¹ ω, J⁻¹ = I − ½ θ̂ + d(t) θ̂²,
+  d(t) = (1 − (t/2) cot(t/2))/t². J⁻¹ is singular at t = 2π; the logarithm returns
+  t ≤ π, where it is regular.
+- ``log_so3`` goes through the unit quaternion (Shepperd's choice of the largest
+  component), so it has no singularity at any angle: small angles are exact to round-off,
+  angles near π are well conditioned (the result has |θ| ≤ π; at exactly π either sign of
+  the axis is a valid logarithm), and matrices from any number of turns are fine.
+
+Scalar coefficient functions switch to Taylor series for small t so that nothing loses
+precision near the identity. The per-rotation functions write into caller-provided
+arrays (no allocation); the ``*_batch`` functions loop over a leading axis.
+"""
+import math
+
+import numpy as np
+
+from femb.core.jit import jit
+
+# t below which the coefficient functions use their Taylor series (in t²); the series
+# below are truncated where the next term is < 1e-17 relative at t = 0.5. The coefficients
+# of d are |B_{2k+2}|/(2k+2)! (Bernoulli numbers), those of e = d′/t are 2k times them.
+_SERIES_T = 0.5
+_C_SERIES = (1.0 / 6.0, -1.0 / 120.0, 1.0 / 5040.0, -1.0 / 362880.0, 1.0 / 39916800.0,
+             -1.0 / 6227020800.0, 1.0 / 1307674368000.0, -1.0 / 355687428096000.0)
+_D_SERIES = (1.0 / 12.0, 1.0 / 720.0, 1.0 / 30240.0, 1.0 / 1209600.0, 1.0 / 47900160.0,
+             691.0 / 1307674368000.0, 1.0 / 74724249600.0, 3617.0 / 10670622842880000.0,
+             43867.0 / 5109094217170944000.0, 174611.0 / 802857662698291200000.0)
+_E_SERIES = (1.0 / 360.0, 1.0 / 7560.0, 1.0 / 201600.0, 1.0 / 5987520.0, 691.0 / 130767436800.0,
+             1.0 / 6227020800.0, 3617.0 / 762187345920000.0, 43867.0 / 319318388573184000.0,
+             174611.0 / 44603203483238400000.0)
+
+
+@jit
+def _horner(coefs, x):
+    """Σ coefs[k] x^k."""
+    acc = 0.0
+    for k in range(len(coefs) - 1, -1, -1):
+        acc = acc * x + coefs[k]
+    return acc
+
+
+# --------------------------------------------------------------------------- coefficients
+@jit
+def coef_sinc(t):
+    """sin(t)/t."""
+    if t < 1e-4:
+        return 1.0 - t * t / 6.0
+    return math.sin(t) / t
+
+
+@jit
+def coef_b(t):
+    """(1 − cos t)/t² = ½ (sin(t/2)/(t/2))² (no cancellation)."""
+    s = coef_sinc(0.5 * t)
+    return 0.5 * s * s
+
+
+@jit
+def coef_c(t):
+    """(t − sin t)/t³."""
+    if t < _SERIES_T:
+        return _horner(_C_SERIES, t * t)
+    return (t - math.sin(t)) / (t * t * t)
+
+
+@jit
+def coef_d(t):
+    """(1 − (t/2) cot(t/2))/t², the θ̂² coefficient of the inverse left Jacobian."""
+    if t < _SERIES_T:
+        return _horner(_D_SERIES, t * t)
+    x = 0.5 * t
+    return (1.0 - x * math.cos(x) / math.sin(x)) / (t * t)
+
+
+@jit
+def coef_e(t):
+    """d′(t)/t with d = ``coef_d``."""
+    if t < _SERIES_T:
+        return _horner(_E_SERIES, t * t)
+    x = 0.5 * t
+    s = math.sin(x)
+    xcot = x * math.cos(x) / s
+    dd = 0.5 * (-math.cos(x) / s + x / (s * s)) / (t * t) - 2.0 * (1.0 - xcot) / (t * t * t)
+    return dd / t
+
+
+# --------------------------------------------------------------------------- per rotation
+@jit
+def norm3(v):
+    """Euclidean norm of a (3,) vector."""
+    return math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+
+
+@jit
+def hat(v, out):
+    """out (3, 3) = v̂, the skew matrix with v̂ b = v × b."""
+    out[0, 0] = 0.0
+    out[0, 1] = -v[2]
+    out[0, 2] = v[1]
+    out[1, 0] = v[2]
+    out[1, 1] = 0.0
+    out[1, 2] = -v[0]
+    out[2, 0] = -v[1]
+    out[2, 1] = v[0]
+    out[2, 2] = 0.0
+
+
+@jit
+def _quadratic_form(v, a, b, out):
+    """out (3, 3) = I + a v̂ + b v̂² (v̂² = v vᵀ − |v|² I)."""
+    v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = b * v[i] * v[j]
+        out[i, i] += 1.0 - b * v2
+    out[0, 1] -= a * v[2]
+    out[0, 2] += a * v[1]
+    out[1, 0] += a * v[2]
+    out[1, 2] -= a * v[0]
+    out[2, 0] -= a * v[1]
+    out[2, 1] += a * v[0]
+
+
+@jit
+def exp_so3(theta, out):
+    """out (3, 3) = exp(θ̂) (Rodrigues), θ (3,) in rad."""
+    t = norm3(theta)
+    _quadratic_form(theta, coef_sinc(t), coef_b(t), out)
+
+
+@jit
+def quat_from_matrix(R):
+    """Unit quaternion (w, x, y, z), w ≥ 0, of the rotation matrix R (3, 3) (Shepperd: the
+    branch of the largest of w², x², y², z²; normalised). Returns a tuple of 4 floats."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr >= R[0, 0] and tr >= R[1, 1] and tr >= R[2, 2]:
+        w = 0.5 * math.sqrt(max(1.0 + tr, 0.0))
+        f = 0.25 / w
+        x = (R[2, 1] - R[1, 2]) * f
+        y = (R[0, 2] - R[2, 0]) * f
+        z = (R[1, 0] - R[0, 1]) * f
+    elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
+        x = 0.5 * math.sqrt(max(1.0 + 2.0 * R[0, 0] - tr, 0.0))
+        f = 0.25 / x
+        w = (R[2, 1] - R[1, 2]) * f
+        y = (R[0, 1] + R[1, 0]) * f
+        z = (R[0, 2] + R[2, 0]) * f
+    elif R[1, 1] >= R[2, 2]:
+        y = 0.5 * math.sqrt(max(1.0 + 2.0 * R[1, 1] - tr, 0.0))
+        f = 0.25 / y
+        w = (R[0, 2] - R[2, 0]) * f
+        x = (R[0, 1] + R[1, 0]) * f
+        z = (R[1, 2] + R[2, 1]) * f
+    else:
+        z = 0.5 * math.sqrt(max(1.0 + 2.0 * R[2, 2] - tr, 0.0))
+        f = 0.25 / z
+        w = (R[1, 0] - R[0, 1]) * f
+        x = (R[0, 2] + R[2, 0]) * f
+        y = (R[1, 2] + R[2, 1]) * f
+    n = math.sqrt(w * w + x * x + y * y + z * z)
+    if w < 0.0:
+        n = -n
+    return w / n, x / n, y / n, z / n
+
+
+@jit
+def log_so3(R, out):
+    """out (3,) = θ with exp(θ̂) = R and |θ| ≤ π (robust at every angle, see module doc)."""
+    w, x, y, z = quat_from_matrix(R)
+    s = math.sqrt(x * x + y * y + z * z)
+    if s < 1e-4 * w:
+        # 2 atan(s/w)/s by its series (w > 0.99 here)
+        r2 = (s / w) ** 2
+        factor = 2.0 / w * (1.0 - r2 / 3.0 + r2 * r2 / 5.0 - r2 * r2 * r2 / 7.0)
+    else:
+        factor = 2.0 * math.atan2(s, w) / s
+    out[0] = factor * x
+    out[1] = factor * y
+    out[2] = factor * z
+
+
+@jit
+def left_jacobian(theta, out):
+    """out (3, 3) = J(θ), spatial spin ω = J(θ) δθ for R = exp(θ̂)."""
+    t = norm3(theta)
+    _quadratic_form(theta, coef_b(t), coef_c(t), out)
+
+
+@jit
+def left_jacobian_inverse(theta, out):
+    """out (3, 3) = J(θ)⁻¹ = I − ½ θ̂ + d(t) θ̂² (δθ = J⁻¹ ω), regular for |θ| < 2π."""
+    t = norm3(theta)
+    _quadratic_form(theta, -0.5, coef_d(t), out)
+
+
+@jit
+def left_jacobian_inverse_T_derivative(theta, m, out):
+    """out (3, 3) = ∂(J(θ)⁻ᵀ m)/∂θ for a fixed vector m (3,).
+
+    With J⁻ᵀ m = m + ½ θ × m + d(t) θ × (θ × m):
+    ∂/∂θ = −½ m̂ + d [(θ·m) I + θ mᵀ − 2 m θᵀ] + e(t) (θ (θ·m) − m |θ|²) θᵀ, e = d′/t.
+    """
+    t = norm3(theta)
+    d = coef_d(t)
+    e = coef_e(t)
+    tm = theta[0] * m[0] + theta[1] * m[1] + theta[2] * m[2]
+    tt = t * t
+    for i in range(3):
+        wi = e * (theta[i] * tm - m[i] * tt)
+        for j in range(3):
+            out[i, j] = d * (theta[i] * m[j] - 2.0 * m[i] * theta[j]) + wi * theta[j]
+        out[i, i] += d * tm
+    out[0, 1] += 0.5 * m[2]
+    out[0, 2] -= 0.5 * m[1]
+    out[1, 0] -= 0.5 * m[2]
+    out[1, 2] += 0.5 * m[0]
+    out[2, 0] += 0.5 * m[1]
+    out[2, 1] -= 0.5 * m[0]
+
+
+# --------------------------------------------------------------------------- batches
+@jit
+def exp_batch(theta, out):
+    """out (n, 3, 3) = exp(θ̂_i) for θ (n, 3)."""
+    for i in range(theta.shape[0]):
+        exp_so3(theta[i], out[i])
+
+
+@jit
+def log_batch(R, out):
+    """out (n, 3) = log(R_i) with |θ_i| ≤ π, for R (n, 3, 3)."""
+    for i in range(R.shape[0]):
+        log_so3(R[i], out[i])
+
+
+@jit
+def spin_update(R, w):
+    """In place R_i ← exp(ŵ_i) R_i for R (n, 3, 3) and spatial spins w (n, 3) (the
+    multiplicative update of nodal rotations)."""
+    E = np.empty((3, 3))
+    T = np.empty((3, 3))
+    for i in range(R.shape[0]):
+        exp_so3(w[i], E)
+        for a in range(3):
+            for b in range(3):
+                T[a, b] = E[a, 0] * R[i, 0, b] + E[a, 1] * R[i, 1, b] + E[a, 2] * R[i, 2, b]
+        for a in range(3):
+            for b in range(3):
+                R[i, a, b] = T[a, b]

@@ -1,0 +1,161 @@
+"""The compiled SO(3) helpers of femb.core.rotations against scipy, differences and
+extended-precision values of their coefficient functions."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from femb.core import rotations as rot
+
+ANGLES = [0.0, 1e-14, 1e-9, 1e-5, 1e-3, 0.3, 0.5 - 1e-9, 0.5, 0.5 + 1e-9, 1.0, 2.0, 3.0, np.pi - 1e-6, np.pi - 1e-10]
+
+
+def axes(n, seed=0):
+    v = np.random.default_rng(seed).normal(size=(n, 3))
+    return v / np.linalg.norm(v, axis=1)[:, None]
+
+
+def expm(theta):
+    R = np.empty((3, 3))
+    rot.exp_so3(np.asarray(theta, dtype=float), R)
+    return R
+
+
+def logm(R):
+    out = np.empty(3)
+    rot.log_so3(np.ascontiguousarray(R), out)
+    return out
+
+
+def jacobian(theta, inverse=False):
+    out = np.empty((3, 3))
+    (rot.left_jacobian_inverse if inverse else rot.left_jacobian)(np.asarray(theta, dtype=float), out)
+    return out
+
+
+def hat(v):
+    out = np.empty((3, 3))
+    rot.hat(np.asarray(v, dtype=float), out)
+    return out
+
+
+def vee(S):
+    return np.array([S[2, 1], S[0, 2], S[1, 0]])
+
+
+@pytest.mark.parametrize("angle", ANGLES + [np.pi, 4.0, 7.5, 6 * np.pi + 0.3])
+def test_exp_equals_scipy(angle):
+    for ax in axes(8):
+        assert np.abs(expm(angle * ax) - Rotation.from_rotvec(angle * ax).as_matrix()).max() < 2e-15 * max(1.0, angle)
+
+
+@pytest.mark.parametrize("angle", ANGLES)
+def test_log_inverts_exp_to_relative_round_off(angle):
+    for ax in axes(20, seed=1):
+        theta = angle * ax
+        err = np.linalg.norm(logm(expm(theta)) - theta)
+        assert err <= 4e-16 * max(angle, 1e-300) + (1e-15 if angle > 1e-3 else 0.0), (angle, err)
+
+
+def test_log_at_pi_and_of_many_turns():
+    for ax in axes(10, seed=2):
+        th = logm(expm(np.pi * ax))
+        assert np.linalg.norm(th) == pytest.approx(np.pi, abs=1e-12)
+        assert min(np.abs(th - np.pi * ax).max(), np.abs(th + np.pi * ax).max()) < 1e-12
+        # three turns plus 0.4 rad, and −2 turns − 0.4 rad: the principal logarithm
+        assert np.allclose(logm(expm((6 * np.pi + 0.4) * ax)), 0.4 * ax, atol=1e-13)
+        assert np.allclose(logm(expm((-4 * np.pi - 0.4) * ax)), -0.4 * ax, atol=1e-13)
+        # beyond π the logarithm wraps to the other side
+        assert np.allclose(logm(expm((np.pi + 0.2) * ax)), -(np.pi - 0.2) * ax, atol=1e-13)
+
+
+def test_log_of_the_quaternion_branches_agrees_with_scipy():
+    """Random rotations exercise all four branches of Shepperd's method."""
+    Rs = Rotation.random(400, random_state=3)
+    for R, ref in zip(Rs.as_matrix(), Rs.as_rotvec()):
+        assert np.allclose(logm(R), ref, rtol=0, atol=5e-15)
+
+
+def test_hat_is_the_cross_product():
+    a, b = np.random.default_rng(4).normal(size=(2, 3))
+    assert np.allclose(hat(a) @ b, np.cross(a, b), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-7, 0.2, 0.5, 1.3, 2.9, 3.1])
+def test_left_jacobian_maps_increments_to_spatial_spins(angle):
+    """exp((θ + ε δ)^) exp(−θ̂) = exp(ε (J δ)^) + O(ε²), and J⁻¹ is its inverse."""
+    h = 1e-6
+    for ax, d in zip(axes(5, seed=5), axes(5, seed=6)):
+        theta = angle * ax
+        S = (expm(theta + h * d) - expm(theta - h * d)) / (2 * h) @ expm(theta).T
+        assert np.allclose(vee(S), jacobian(theta) @ d, rtol=0, atol=1e-9)
+        assert np.allclose(jacobian(theta, inverse=True) @ jacobian(theta), np.eye(3), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-6, 0.2, 0.5 - 1e-12, 0.5 + 1e-12, 1.5, 3.0])
+def test_derivative_of_the_inverse_jacobian_transpose(angle):
+    h = 1e-6
+    m = np.array([0.3, -1.2, 0.7])
+    for ax in axes(4, seed=7):
+        theta = angle * ax
+        L = np.empty((3, 3))
+        rot.left_jacobian_inverse_T_derivative(theta, m, L)
+        fd = np.column_stack([(jacobian(theta + h * e, True).T @ m - jacobian(theta - h * e, True).T @ m) / (2 * h)
+                              for e in np.eye(3)])
+        assert np.allclose(L, fd, rtol=0, atol=2e-9)
+
+
+def _coefficients_longdouble(t):
+    """(b, c, d, e) in extended precision (x87 long double where available)."""
+    t = np.longdouble(t)
+    x = t / 2
+    b = (1 - np.cos(t)) / t**2
+    c = (t - np.sin(t)) / t**3
+    xcot = x * np.cos(x) / np.sin(x)
+    d = (1 - xcot) / t**2
+    dd = (-np.cos(x) / np.sin(x) + x / np.sin(x) ** 2) / (2 * t**2) - 2 * (1 - xcot) / t**3
+    return b, c, d, dd / t
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps > 1e-18, reason="needs extended precision long double")
+@pytest.mark.parametrize("t", [0.3, 0.45, 0.5, 0.55, 1.0, 2.0, 3.0])
+def test_coefficients_match_extended_precision(t):
+    b, c, d, e = (float(v) for v in _coefficients_longdouble(t))
+    assert rot.coef_b(t) == pytest.approx(b, rel=1e-14)
+    assert rot.coef_c(t) == pytest.approx(c, rel=1e-14)
+    assert rot.coef_d(t) == pytest.approx(d, rel=1e-14)
+    assert rot.coef_e(t) == pytest.approx(e, rel=2e-12)
+
+
+def test_coefficients_are_continuous_at_the_series_switch():
+    for f in (rot.coef_c, rot.coef_d, rot.coef_e):
+        below, above = f(rot._SERIES_T * (1 - 1e-12)), f(rot._SERIES_T * (1 + 1e-12))
+        assert below == pytest.approx(above, rel=1e-12)
+    assert rot.coef_d(0.0) == 1 / 12 and rot.coef_e(0.0) == 1 / 360 and rot.coef_c(0.0) == 1 / 6
+
+
+def test_batch_functions_and_the_spin_update():
+    rng = np.random.default_rng(8)
+    theta = rng.normal(size=(6, 3))
+    R = np.empty((6, 3, 3))
+    rot.exp_batch(theta, R)
+    assert np.allclose(R, Rotation.from_rotvec(theta).as_matrix(), rtol=0, atol=1e-15)
+    back = np.empty((6, 3))
+    rot.log_batch(R, back)
+    assert np.allclose(back, Rotation.from_matrix(R).as_rotvec(), rtol=0, atol=1e-14)
+    w = rng.normal(size=(6, 3))
+    expected = Rotation.from_rotvec(w).as_matrix() @ R
+    rot.spin_update(R, w)
+    assert np.allclose(R, expected, rtol=0, atol=1e-15)
+
+
+def test_subprocess_runs_this_file_without_jit():
+    """The helpers also run as plain Python (NUMBA_DISABLE_JIT=1) and pass the same tests."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k", "not subprocess"],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
