@@ -3,11 +3,31 @@
 Every load contributes to one of two groups: *scaled* loads (multiplied by the load
 factor λ in statics, or by their amplitude a(t) in dynamics) and *constant* loads
 (``constant=True``: applied in full throughout).
+
+Moments of point loads with ``moment_type`` "semitangential" or "follower" at nodes with
+3-D rotations depend on the nodal rotation R: they are not part of the fixed vectors but
+are evaluated by ``moments(R, lam)`` (generalized forces conjugate to the nodal spins) and
+``moment_stiffness(R, lam)`` (their load stiffness K_L = −∂F/∂w, to be added to the
+tangent of r = f_int − f_ext), see femb.elements.loads3d.
 """
 import numpy as np
+import scipy.sparse as sp
 
 from femb.assembly.assembler import Assembler
+from femb.core.errors import ModelError
+from femb.elements.loads3d import (follower_moment, follower_moment_stiffness, semitangential_moment,
+                                   semitangential_moment_stiffness)
 from femb.model.loads import DistributedLoad, Gravity, PointLoad, evaluate_amplitude
+
+ROTATIONS = ("rx", "ry", "rz")
+_MOMENT_FUNCTIONS = {
+    "semitangential": (semitangential_moment, semitangential_moment_stiffness),
+    "follower": (follower_moment, follower_moment_stiffness),
+}
+
+
+def _is_configuration_dependent(load, dim):
+    return isinstance(load, PointLoad) and dim == 3 and load.moment_type != "dead" and any(k in load.values for k in ROTATIONS)
 
 
 class LoadAssembler:
@@ -26,14 +46,86 @@ class LoadAssembler:
         self.assembler = assembler or Assembler(table)
         self.mass_kind = mass_kind
         self._vectors = [(load, self._vector(load)) for load in model.loads]
+        self._moments = self._moment_records()
 
+    # ------------------------------------------------------------------ moment loads
+    def _moment_records(self):
+        """(load, node, var (3,), M (3,), force function, stiffness function) of every
+        configuration-dependent nodal moment."""
+        t = self.table
+        out = []
+        for load in self.model.loads:
+            if not _is_configuration_dependent(load, t.dim):
+                continue
+            M = np.array([load.values.get(k, 0.0) for k in ROTATIONS])
+            for node in self.model.nodes(load.nodes):
+                cols = [t.dof_names.index(k) for k in ROTATIONS]
+                var = t.node_var[int(node), cols]
+                if np.any(var < 0):
+                    raise ModelError(f"{load.name}: a {load.moment_type} moment needs a node with 3-D rotations; node {int(node)} has none")
+                out.append((load, int(node), np.asarray(var, dtype=np.int64), M, *_MOMENT_FUNCTIONS[load.moment_type]))
+        return out
+
+    @property
+    def has_moment_loads(self):
+        """True when some moment depends on the nodal rotations (3-D semitangential or
+        follower moments)."""
+        return bool(self._moments)
+
+    def _factor(self, load, lam, t):
+        if load.constant:
+            return 1.0
+        return (1.0 if t is None else evaluate_amplitude(load.amplitude, t)) if lam is None else lam
+
+    def moments(self, R, lam=None, t=None, scaled=True, constant=True):
+        """Generalized nodal forces (n_var,) of the rotation-dependent moments at nodal
+        rotations R (n_nodes, 3, 3) (None: reference, R = I). Scaled moments are multiplied
+        by the load factor ``lam`` (statics) or, when ``lam`` is None, by their amplitude
+        at time ``t`` (1 when both are None); constant ones act in full. ``scaled`` /
+        ``constant`` select the groups."""
+        out = np.zeros(self.table.n_var)
+        for load, node, var, M, force, _ in self._moments:
+            if (load.constant and not constant) or (not load.constant and not scaled):
+                continue
+            c = self._factor(load, lam, t)
+            if c != 0.0:
+                out[var] += force(c * M, np.eye(3) if R is None else R[node])
+        return out
+
+    def moment_stiffness(self, R, lam=None, t=None, scaled=True, constant=True):
+        """Load stiffness (CSR over the equations, n_eq × n_eq) of the rotation-dependent
+        moments, K_L = −∂F/∂w (to be added to the tangent of f_int − f_ext); None when the
+        model has no such moments. Arguments as in ``moments``."""
+        if not self._moments:
+            return None
+        tab = self.table
+        rows, cols, vals = [], [], []
+        for load, node, var, M, _, stiffness in self._moments:
+            if (load.constant and not constant) or (not load.constant and not scaled):
+                continue
+            c = self._factor(load, lam, t)
+            eq = tab.var_eq[var]
+            if c == 0.0 or np.all(eq < 0):
+                continue
+            KL = stiffness(c * M, np.eye(3) if R is None else R[node])
+            for i in range(3):
+                for j in range(3):
+                    if eq[i] >= 0 and eq[j] >= 0:
+                        rows.append(eq[i])
+                        cols.append(eq[j])
+                        vals.append(KL[i, j])
+        return sp.csr_matrix((vals, (rows, cols)), shape=(tab.n_eq, tab.n_eq))
+
+    # ------------------------------------------------------------------ fixed vectors
     def _vector(self, load):
         t = self.table
         out = np.zeros(t.n_var)
         if isinstance(load, PointLoad):
+            skip = ROTATIONS if _is_configuration_dependent(load, t.dim) else ()
             for node in self.model.nodes(load.nodes):
                 for dof, val in load.values.items():
-                    out[t.var_of(int(node), dof)] += val
+                    if dof not in skip:
+                        out[t.var_of(int(node), dof)] += val
         elif isinstance(load, Gravity):
             field = np.zeros(t.n_var)
             for k, g in enumerate(load.g):
@@ -80,7 +172,8 @@ class LoadAssembler:
         return out
 
     def scaled(self, t=None):
-        """Sum of the non-constant loads; with time ``t`` each times its amplitude a(t)."""
+        """Sum of the non-constant loads; with time ``t`` each times its amplitude a(t)
+        (rotation-dependent moments excluded, see ``moments``)."""
         out = np.zeros(self.table.n_var)
         for load, vec in self._vectors:
             if not load.constant:

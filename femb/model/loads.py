@@ -12,6 +12,7 @@ import numpy as np
 DOF_NAMES_2D = ("ux", "uy", "rz")
 DOF_NAMES_3D = ("ux", "uy", "uz", "rx", "ry", "rz")
 FORCE_TO_DOF = {"fx": "ux", "fy": "uy", "fz": "uz", "mx": "rx", "my": "ry", "mz": "rz"}
+MOMENT_TYPES = ("dead", "semitangential", "follower")
 
 
 def dof_names_for(dim):
@@ -21,13 +22,28 @@ def dof_names_for(dim):
 
 @dataclass(frozen=True)
 class PointLoad:
-    """Forces/moments on nodes: ``values`` maps DOF names (ux, uy, rz ...) to magnitudes."""
+    """Forces/moments on nodes: ``values`` maps DOF names (ux, uy, rz ...) to magnitudes.
+
+    ``moment_type`` says how the moment components (rx, ry, rz) of a 3-D model act on
+    nodes with finite rotations (forces are always dead, fixed in space):
+
+    - ``"dead"``: fixed vector in space (axial moment); not conservative in 3-D.
+    - ``"semitangential"``: conservative moment with potential −M·θ, θ = log R the total
+      rotation vector of the node (|θ| < π); generalized force J(θ)⁻ᵀ M.
+    - ``"follower"``: body-fixed, M given in the reference orientation of the node,
+      current value R M.
+
+    The last two depend on the nodal rotation R and contribute a load stiffness to the
+    tangent (femb.elements.loads3d). In 2-D all three coincide (planar moments are
+    conservative) and are treated as dead.
+    """
 
     nodes: object
     values: dict
     amplitude: Optional[Callable] = None
     constant: bool = False
     name: str = "point load"
+    moment_type: str = "dead"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from femb import elements as element_library
 from femb.core.errors import InputError, ModelError
 from femb.model.loads import (
     FORCE_TO_DOF,
+    MOMENT_TYPES,
     DistributedLoad,
     Fixed,
     Gravity,
@@ -148,13 +149,16 @@ class Model:
         self.joints.append(joint)
         return joint.name
 
-    def point_load(self, nodes, amplitude=None, constant=False, name=None, **values):
-        """Nodal forces/moments, e.g. ``point_load("tip", fy=-1.0, mz=2.0)``."""
+    def point_load(self, nodes, amplitude=None, constant=False, name=None, moment_type="dead", **values):
+        """Nodal forces/moments, e.g. ``point_load("tip", fy=-1.0, mz=2.0)``.
+
+        ``moment_type`` ("dead", "semitangential" or "follower") says how the moments act
+        at nodes with 3-D rotations (see femb.model.loads.PointLoad); forces are dead."""
         mapped = {}
         for key, val in values.items():
             dof = FORCE_TO_DOF.get(key, key)
             mapped[dof] = float(val)
-        self.loads.append(PointLoad(nodes, mapped, amplitude, constant, name or f"point load {nodes!r}"))
+        self.loads.append(PointLoad(nodes, mapped, amplitude, constant, name or f"point load {nodes!r}", moment_type))
 
     def distributed_load(self, cells, q, amplitude=None, constant=False, name=None):
         """Dead load per unit length ``q`` (dim,) on the line cells of ``cells``."""
@@ -319,6 +323,8 @@ class Model:
             check_nodes(rec.nodes)
             p += [f"{where}: unknown load component {d!r}" for d in rec.values if d not in names]
             p += [f"{where}: component {d} is not finite" for d, v in rec.values.items() if not np.isfinite(v)]
+            if rec.moment_type not in MOMENT_TYPES:
+                p.append(f"{where}: moment_type must be one of {', '.join(MOMENT_TYPES)}, got {rec.moment_type!r}")
         elif isinstance(rec, DistributedLoad):
             if rec.cells not in self.mesh.cells:
                 p.append(f"{where}: unknown cell set {rec.cells!r}")

@@ -19,7 +19,8 @@ class Results:
     velocities : list of (n_var,) arrays (dynamics) or empty
     history : dict name -> list of float, one entry per recorded frame
     arrays : dict name -> list of arrays, one per recorded frame (e.g. reactions over the
-        constrained variables ``table.constrained_vars``)
+        constrained variables ``table.constrained_vars``; ``rotations`` (n_nodes, 3, 3),
+        the nodal rotation matrices of 3-D models with oriented nodes)
     info : dict of run information (settings, counts, timings)
     """
 
@@ -88,3 +89,33 @@ class Results:
         out = np.zeros(col.size)
         out[col >= 0] = self.states[frame][col[col >= 0]]
         return out
+
+    def nodal_rotation_matrices(self, frame=-1):
+        """(n_nodes, 3, 3) rotation of every node relative to its reference orientation at
+        a frame: the recorded ``rotations`` of 3-D models with oriented nodes; otherwise
+        exp of the rotation vectors held in u (3-D: (rx, ry, rz); 2-D: rotation rz about
+        the z axis). Identity at nodes without rotations."""
+        rots = self.arrays.get("rotations")
+        if rots is not None and len(rots) == len(self.states):
+            return np.array(rots[frame], dtype=np.float64)
+        t = self.table
+        n_nodes = t.node_var.shape[0]
+        theta = np.zeros((n_nodes, 3))
+        u = self.states[frame]
+        for k, name in enumerate(("rx", "ry", "rz")):
+            if name in t.dof_names:
+                col = t.node_var[:, t.dof_names.index(name)]
+                theta[col >= 0, k] = u[col[col >= 0]]
+        return _exp_rotation_vectors(theta)
+
+
+def _exp_rotation_vectors(theta):
+    """(n, 3, 3) Rodrigues rotations of rotation vectors θ (n, 3) [rad]."""
+    t = np.linalg.norm(theta, axis=1)
+    safe = np.where(t > 0.0, t, 1.0)
+    a = np.where(t > 1e-8, np.sin(t) / safe, 1.0 - t**2 / 6.0)
+    b = np.where(t > 1e-8, (1.0 - np.cos(t)) / safe**2, 0.5 - t**2 / 24.0)
+    H = np.zeros((theta.shape[0], 3, 3))
+    H[:, 0, 1], H[:, 0, 2], H[:, 1, 2] = -theta[:, 2], theta[:, 1], -theta[:, 0]
+    H -= H.transpose(0, 2, 1)
+    return np.eye(3) + a[:, None, None] * H + b[:, None, None] * (H @ H)

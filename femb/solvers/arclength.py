@@ -54,6 +54,8 @@ def solve_arclength(model, arclength=None, settings=None, table=None, problem=No
         raise InputError("the arc-length method does not support prescribed DOFs; load by forces", "solve_arclength")
     if prob.joints is not None:
         raise InputError("the arc-length method does not support joint constraints yet; use solve_static with load stepping", "solve_arclength")
+    if any(b.spec.oriented for b in t.blocks):
+        raise InputError("the arc-length method does not support 3-D rotations (oriented nodes) yet; use solve_static with load stepping", "solve_arclength")
     f_ref = t.free(prob.f_ref)
     if not np.any(f_ref):
         raise InputError("the arc-length method needs a non-zero scaled (non-constant) load", "solve_arclength")

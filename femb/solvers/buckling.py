@@ -1,4 +1,20 @@
-"""Linear buckling: (K0 + λ K_G) φ = 0 with K_G from the resultants of a linear pre-solve."""
+"""Linear buckling: (K0 + λ K_G) φ = 0 with K_G from the resultants of a linear pre-solve.
+
+K0 is the tangent at the reference state, the pre-stress is the linear response to the
+scaled (non-constant) loads and prescribed values at λ = 1, and K_G the geometric
+stiffness at the reference state for the resultants of that linear state, plus the load
+stiffness of rotation-dependent moments (3-D semitangential or follower moments at λ = 1).
+
+Models with oriented nodes (3-D rotations): the linear state u holds translations and
+infinitesimal rotations θ at the reference (spins = rotation-vector increments at R = I);
+its resultants are the derivative of the co-rotational resultants along the ray
+(ε u, R = exp(ε θ̂)) at ε = 0 (central difference). For conservative loads (dead forces,
+semitangential moments) K_G is symmetric and the symmetric eigenproblem is solved; a
+non-symmetric K_G (dead or follower moments with finite-rotation coupling) switches to the
+general eigenproblem and only real positive load factors are kept (complex pairs indicate
+flutter, which a static criterion cannot capture).
+"""
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -6,8 +22,11 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from femb.core.errors import InputError
+from femb.solvers.configuration import Configuration
 from femb.solvers.linear import Factorization
 from femb.solvers.static import StaticProblem
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -20,14 +39,53 @@ class BucklingResult:
     table: object
 
 
-def _linear_resultants(asm, u, n_var):
+def _linear_resultants(asm, u, n_var, layout=None):
     """Resultants of the linearized problem at ``u``: derivative of the co-rotational
     resultants along u at the reference state (central difference, exact for linear
-    kernels up to round-off)."""
+    kernels up to round-off). With a RotationLayout the rotations along the ray are
+    R = exp(±ε θ̂), θ the rotational slots of u."""
     size = float(np.max(np.abs(u))) or 1.0
     eps = 1e-7 / size
-    plus, minus = asm.resultants(eps * u), asm.resultants(-eps * u)
+    if layout is None or layout.n == 0:
+        plus, minus = asm.resultants(eps * u), asm.resultants(-eps * u)
+    else:
+        cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
+        plus, minus = asm.resultants(cp.u, R=cp.R), asm.resultants(cm.u, R=cm.R)
     return {k: (plus[k] - minus[k]) / (2.0 * eps) for k in plus}
+
+
+def _linear_internal_force(asm, u, layout):
+    """K0 u over all variables (n_var,) at the reference of an oriented model (central
+    difference along (ε u, exp(ε θ̂)))."""
+    size = float(np.max(np.abs(u))) or 1.0
+    eps = 1e-7 / size
+    cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
+    return (asm.internal_force(cp.u, R=cp.R) - asm.internal_force(cm.u, R=cm.R)) / (2.0 * eps)
+
+
+def _positive_factors(mu, vec, n_modes):
+    """Load factors λ = 1/μ of the largest positive μ (ascending λ) and their vectors."""
+    order = np.argsort(-mu)
+    mu, vec = mu[order], vec[:, order]
+    keep = mu > 1e-12 * max(np.abs(mu).max(), 1e-300)
+    return 1.0 / mu[keep][:n_modes], vec[:, keep][:, :n_modes]
+
+
+def _general_eigen(K0, KG, n_modes, dense_limit):
+    """Real positive μ of −K_G φ = μ K0 φ for a non-symmetric K_G."""
+    n = K0.shape[0]
+    if n <= dense_limit:
+        mu, vec = sla.eig(-KG.toarray(), K0.toarray())
+    else:
+        mu, vec = spla.eigs(-KG.tocsc(), k=min(n_modes + 6, n - 2), M=K0.tocsc(), which="LR")
+    finite = np.isfinite(mu)
+    mu, vec = mu[finite], vec[:, finite]
+    real = np.abs(mu.imag) <= 1e-8 * np.maximum(np.abs(mu), 1e-300)
+    if np.any(~real & (mu.real > 0)):
+        log.warning("linear buckling: complex load factors (non-conservative loading, flutter) are ignored")
+    mu, vec = mu[real].real, vec[:, real].real
+    norms = np.linalg.norm(vec, axis=0)
+    return mu, vec / np.where(norms > 0, norms, 1.0)
 
 
 def solve_buckling(model, n_modes=5, table=None, problem=None, dense_limit=600):
@@ -35,29 +93,42 @@ def solve_buckling(model, n_modes=5, table=None, problem=None, dense_limit=600):
 
     Returns the ``n_modes`` smallest positive load factors λ with K0 + λ K_G singular.
     Constant loads are not part of the pre-stress (use the nonlinear load path for that).
+    Modes of oriented models hold translations and infinitesimal rotations (spins).
     """
     prob = problem or StaticProblem(model, table)
     t, asm = prob.table, prob.assembler
-    if not np.any(prob.f_ref) and not t.prescribed:
+    if not np.any(prob.f_ref) and not t.prescribed and not prob.loads.has_moment_loads:
         raise InputError("linear buckling needs a non-zero reference load", "solve_buckling")
     u_zero = np.zeros(t.n_var)
-    _, K0 = asm.tangent(u_zero)
-    u = prob.apply_prescribed(np.zeros(t.n_var), 1.0)
-    rhs = t.free(prob.f_ref - asm.internal_force(u) if t.prescribed else prob.f_ref)
-    u[t.eq_var] += Factorization(K0, t, "linear stiffness").solve(rhs)
-    stresses = _linear_resultants(asm, u, t.n_var)
-    KG = asm.geometric_stiffness(u_zero, stresses)
+    layout = prob.rotations if prob.oriented else None
+    R0 = layout.identity() if layout is not None else None
+    _, K0 = asm.tangent(u_zero, R=R0)
+    u = np.zeros(t.n_var)
+    for vars_, rec in t.prescribed:
+        u[vars_] = rec.value
+    f_ref = prob.f_ref
+    if prob.loads.has_moment_loads:
+        f_ref = f_ref + prob.loads.moments(None, 1.0, constant=False)
+    if not t.prescribed:
+        rhs = f_ref
+    elif layout is None:
+        rhs = f_ref - asm.internal_force(u)
+    else:
+        rhs = f_ref - _linear_internal_force(asm, u, layout)
+    u[t.eq_var] += Factorization(K0, t, "linear stiffness").solve(t.free(rhs))
+    stresses = _linear_resultants(asm, u, t.n_var, layout)
+    KG = asm.geometric_stiffness(u_zero, stresses, R=R0)
+    if prob.loads.has_moment_loads:
+        KG = KG + prob.loads.moment_stiffness(None, 1.0, constant=False)
     n = t.n_eq
-    if n <= dense_limit:
-        mu, vec = sla.eigh(-KG.toarray(), K0.toarray())
-        order = np.argsort(-mu)
+    skew = abs(KG - KG.T).max() if n else 0.0
+    if skew > 1e-8 * max(abs(KG).max(), 1e-300):
+        lam, vec = _positive_factors(*_general_eigen(K0, KG, n_modes, dense_limit), n_modes)
+    elif n <= dense_limit:
+        lam, vec = _positive_factors(*sla.eigh(-KG.toarray(), K0.toarray()), n_modes)
     else:
         k = min(n_modes + 4, n - 1)
-        mu, vec = spla.eigsh(-KG, k=k, M=K0, which="LA")
-        order = np.argsort(-mu)
-    mu, vec = mu[order], vec[:, order]
-    keep = mu > 1e-12 * max(np.abs(mu).max(), 1e-300)
-    lam = 1.0 / mu[keep][:n_modes]
+        lam, vec = _positive_factors(*spla.eigsh(-KG, k=k, M=K0, which="LA"), n_modes)
     modes = np.zeros((lam.size, t.n_var))
-    modes[:, t.eq_var] = vec[:, keep][:, :n_modes].T
+    modes[:, t.eq_var] = vec.T
     return BucklingResult(lam, modes, u, t)

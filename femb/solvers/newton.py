@@ -17,8 +17,10 @@ class NewtonSettings:
 
     tolerance: converged when ‖r‖ ≤ tolerance·(force scale of the system).
     increment_tolerance: also converged when the Newton correction ‖δx‖ ≤
-        increment_tolerance·‖x‖ while ‖r‖ ≤ 1e-4·scale: the round-off floor of very stiff
-        members (residual noise ~ EA·machine epsilon) cannot be beaten by the force test.
+        increment_tolerance·‖x‖ while ‖r‖ ≤ 1e-4·scale (the round-off floor of very stiff
+        members, residual noise ~ EA·machine epsilon, cannot be beaten by the force test),
+        or while the residual has stopped falling (the state is at Newton's numerical
+        fixed point; reported as "stagnated at round-off").
     max_iterations: iterations per attempt before the step is cut back.
     line_search: Crisfield's energy line search (secant on δuᵀr) when a full step
         overshoots. Off by default: for co-rotational members with stiff axial response the
@@ -102,12 +104,20 @@ class _Projected:
         return ns.N @ reduced.solve(rhs) + dq_p
 
 
+def _state_norm(system, x):
+    """‖x‖ of a state, through ``system.norm`` when the system defines it."""
+    norm = getattr(system, "norm", None)
+    return float(norm(x)) if norm is not None else float(np.linalg.norm(x))
+
+
 def newton(system, x, settings, table=None):
     """Solve system.residual(x) = 0 from the start value ``x``; the converged state is
     ``report.state``.
 
     The system provides ``residual(x) -> (r, scale)``, ``residual_and_tangent(x) ->
-    (r, K, scale)`` over the equations, and ``apply(x, dx) -> x_new``. A system with
+    (r, K, scale)`` over the equations, and ``apply(x, dx) -> x_new``; optionally
+    ``norm(x)``, the size of a state for the relative increment test (default ‖x‖, for
+    states that are arrays; states such as Configurations (u, R) need it). A system with
     joint constraints also provides ``constraints(x) -> (Φ, G, Ḡ)`` (Jacobians over the
     free equations) and ``length_scale``: the corrections are then restricted to the null
     space of the constraint Jacobian (multipliers eliminated, recovered in
@@ -161,6 +171,12 @@ def newton(system, x, settings, table=None):
         dx = -factor.solve(r)
         eta = _line_search(system, x, dx, r) if settings.line_search else 1.0
         x = system.apply(x, eta * dx)
-        if norm <= 1e-4 * scale and np.linalg.norm(dx) <= settings.increment_tolerance * np.linalg.norm(x):
-            return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=x)
+        if np.linalg.norm(dx) <= settings.increment_tolerance * max(_state_norm(system, x), 1e-300):
+            if norm <= 1e-4 * scale:
+                return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=x)
+            if len(history) > 1 and norm >= 0.5 * history[-2]:
+                # the state no longer changes and the residual no longer falls: the round-off
+                # floor (e.g. a load-free prescribed rigid motion, whose force scale is itself
+                # round-off)
+                return NewtonReport(True, it + 1, history, r, "converged (stagnated at round-off)", state=x)
     return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")

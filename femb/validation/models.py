@@ -148,3 +148,31 @@ def spin_up_beam(case="A", n=8):
     model.prescribe("beam_start", "rz", function=spin_up_angle(omega, 15.0))
     model.info.update(length=L, omega=omega, T=15.0)
     return model
+
+
+# ---------------------------------------------------------------------------- 3-D beams
+def cantilever3d(n, length=1.0, EIy=1.0, EIz=1.0, GJ=1.0, EA=1.0e7, element="beam3d", name="beam",
+                 start=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), orientation=None, GA=1.0e12,
+                 rho=0.0, Ip=None):
+    """A straight 3-D cantilever of ``n`` oriented beam elements (beam3d or
+    beam3d_timoshenko) from ``start`` along ``direction``, clamped at ``name_start``; the
+    tip is ``name_end``.
+
+    E = G = 1, so the section carries the rigidities (A = EA, Iy = EIy, Iz = EIz, J = GJ,
+    shear area k·A = GA for the Timoshenko element, large by default: shear rigid), and
+    ``rho`` is the mass per unit rigidity (ρA = rho·EA, ρI = rho·EI; ``Ip`` overrides the
+    polar moment Iy + Iz of the rotary inertia about the axis). ``orientation`` is the
+    section y direction (default: e_Z × axis, see elements.beam3d): a member along X then
+    bends about local y = global Y with EIy and about local z = global Z with EIz.
+    """
+    d = np.asarray(direction, dtype=np.float64)
+    d = d / np.linalg.norm(d)
+    a = np.asarray(start, dtype=np.float64)
+    mesh = line_mesh(a, a + length * d, n, name)
+    model = Model(mesh, dim=3, name=f"cantilever3d-{n}")
+    section = Section(A=EA, Iy=EIy, Iz=EIz, J=GJ, Ip=Ip, shear_factor=GA / EA,
+                      orientation=None if orientation is None else tuple(float(c) for c in orientation))
+    model.add_part(name, name, element, Material(E=1.0, G=1.0, rho=rho), section)
+    model.fix(f"{name}_start")
+    model.info.update(length=length, EIy=EIy, EIz=EIz, GJ=GJ, EA=EA)
+    return model

@@ -200,3 +200,18 @@ def test_prescribed_rotation_rolls_the_beam_into_a_circle():
     tip = model.node("beam_end")
     # end rotation 2π under pure end moment: the tip returns to the root (within O(h²))
     assert abs(L + res.dof(tip, "ux", -1)) < 5e-3 and abs(res.dof(tip, "uy", -1)) < 5e-3
+
+
+def test_load_free_prescribed_rigid_motion_converges():
+    """Only prescribed DOFs move the structure, rigidly: the force scale is round-off, and
+    the solver must still accept the (exact) rigid configuration."""
+    mesh = line_mesh((0.0, 0.0), (L, 0.0), 4, "beam")
+    model = Model(mesh)
+    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=EA, I=EI))
+    model.prescribe("beam_start", "ux", 0.3)
+    model.prescribe("beam_start", "uy", -0.2)
+    model.prescribe("beam_start", "rz", 0.0)
+    res = solve_static(model, steps=2)
+    tip = model.node("beam_end")
+    assert res.dof(tip, "ux", -1) == pytest.approx(0.3, abs=1e-12)
+    assert res.dof(tip, "uy", -1) == pytest.approx(-0.2, abs=1e-12)
