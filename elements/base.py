@@ -48,9 +48,15 @@ derivatives with respect to δw. Signatures: ``internal_force(X, u, R, p, f)``,
 orientation) is part of ``p``.
 
 - ``midpoint_force(X, u0, u1, p, f, K)``: the algorithmic (discrete-gradient) internal
-  force between configurations u0 and u1 with f·(u1 − u0) = V(u1) − V(u0) exactly, and
-  its derivative with respect to u1 (non-symmetric in general). ``None`` for element
-  types that have no energy-conserving form yet.
+  force between configurations u0 and u1 with f·z = V(u1) − V(u0) exactly, and its
+  derivative K = ∂f/∂z (non-symmetric in general), where the step increment z holds the
+  translation increments u1 − u0 and, for 2-D rotational DOFs (rz), the Cayley parameter
+  τ = 2 tan((θ1 − θ0)/2) of the rotation increment (the unknown of the mid-point
+  integrator, femb.solvers.integrators): the rotational entries of f are moments
+  conjugate to τ, and the rotational columns of K derivatives with respect to τ. With
+  this convention chords and nodal rotations turn by the same angle under a free rigid
+  spin at any step size. ``None`` for element types that have no energy-conserving form
+  yet.
 """
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Optional

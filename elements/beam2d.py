@@ -321,6 +321,206 @@ def _consistent_local(rhoA, rhoI, l0, Ml):
             Ml[idx[a], idx[b]] = mt * T[a][b] + mr * R[a][b]
 
 
+# --------------------------------------------------------------------------- energy-conserving mid-point force
+@jit
+def _phi_over_sin(phi):
+    """S(φ) = φ/sin φ and its derivative S'(φ), with series near φ = 0 (|φ| < π)."""
+    if abs(phi) < 0.05:
+        p2 = phi * phi
+        S = 1.0 + p2 * (1.0 / 6.0 + p2 * (7.0 / 360.0 + p2 * (31.0 / 15120.0 + p2 * 127.0 / 604800.0)))
+        dS = phi * (1.0 / 3.0 + p2 * (7.0 / 90.0 + p2 * (31.0 / 2520.0 + p2 * 127.0 / 75600.0)))
+        return S, dS
+    sn = math.sin(phi)
+    return phi / sn, (sn - phi * math.cos(phi)) / (sn * sn)
+
+
+@jit
+def midpoint_force(X, u0, u1, p, f, K):
+    """Energy- and momentum-conserving mid-point force between u0 and u1, and its tangent.
+
+    Conventions (the 2-D rotational contract of elements.base): ``u0``, ``u1`` (n_el, 6)
+    hold additive nodal rotations θ; the rotational unknown of a step is the Cayley
+    parameter τ_i = 2 tan((θ_i,1 − θ_i,0)/2). The rotational entries of ``f`` (n_el, 6)
+    are moments conjugate to τ, the translational ones forces conjugate to u1 − u0, and
+    ``K`` (n_el, 6, 6) = ∂f/∂(u1 translations, τ1, τ2) (non-symmetric).
+
+    Construction (a discrete gradient of V built from rotation-invariant quantities that
+    are bilinear in the chord x21 and the nodal directors d_i = R(θ_i)·X21/l0):
+    l² = x21·x21 and w_i = (x21·d_i, x21 × d_i), so that θ̄_i = atan2(w_i) and |w_i| = l.
+    With (·)_m the average of the end values and Δ the change over the step,
+
+        ΔV = N_av Δl + Σ M̄_av,i Δθ̄_i                       (exact: V quadratic in l, θ̄)
+        Δl = x21,m·Δx21 / l_av                               (β form of the truss)
+        Δθ̄_i = ρ_i (w_i,m × Δw_i),  ρ_i = Δθ̄_i/(w_i,n × w_i,n+1) = S(Δθ̄_i)/(l_n l_n+1)
+        Δw_i = w(Δx21, d_i,m) + w(x21,m, Δd_i),  Δd_i = τ_i Z d_i,m (exact for Cayley)
+
+    (S(φ) = φ/sin φ). Hence f·(Δu, τ) = V(u1) − V(u0) to round-off; every force derives
+    from invariants evaluated with mid-point vectors, so Σ x_m × f + Σ f_τ = 0 (angular
+    momentum) and Σ f = 0 (linear momentum) exactly; a rigid motion (chord and directors
+    turned by the same angle) leaves w_i unchanged and produces no bending moment. At
+    u0 == u1 the force equals ``internal_force``. θ̄_i,n+1 is taken as θ̄_i,n plus the
+    angle from w_i,n to w_i,n+1, so the deformation angles never wrap within a step.
+
+    X (n_el, 2, 2); p (n_el, 4 or 5) as for ``internal_force``.
+    """
+    # per node i (first index) values and derivatives over (δx21_x, δx21_y, δτ1, δτ2)
+    tb0 = np.empty(2)
+    tb1 = np.empty(2)
+    rho = np.empty(2)
+    h = np.empty(2)
+    gx = np.empty(2)
+    gy = np.empty(2)
+    dphi = np.empty((2, 4))
+    drho = np.empty((2, 4))
+    dh = np.empty((2, 4))
+    dgx = np.empty((2, 4))
+    dgy = np.empty((2, 4))
+    dc1 = np.empty(4)
+    ds1 = np.empty(4)
+    ddmx = np.empty(4)
+    ddmy = np.empty(4)
+    dM = np.empty((2, 4))
+    D = np.empty((6, 4))
+    for e in range(X.shape[0]):
+        X21x = X[e, 1, 0] - X[e, 0, 0]
+        X21y = X[e, 1, 1] - X[e, 0, 1]
+        l0 = math.hypot(X21x, X21y)
+        e0x = X21x / l0
+        e0y = X21y / l0
+        a21x = u0[e, 3] - u0[e, 0]
+        a21y = u0[e, 4] - u0[e, 1]
+        b21x = u1[e, 3] - u1[e, 0]
+        b21y = u1[e, 4] - u1[e, 1]
+        x0x = X21x + a21x
+        x0y = X21y + a21y
+        x1x = X21x + b21x
+        x1y = X21y + b21y
+        ln = math.hypot(x0x, x0y)
+        l1 = math.hypot(x1x, x1y)
+        ul0 = ((2.0 * X21x + a21x) * a21x + (2.0 * X21y + a21y) * a21y) / (ln + l0)
+        ul1 = ((2.0 * X21x + b21x) * b21x + (2.0 * X21y + b21y) * b21y) / (l1 + l0)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        N_av = 0.5 * EA / l0 * (ul0 + ul1)
+        l_av = 0.5 * (ln + l1)
+        xmx = 0.5 * (x0x + x1x)
+        xmy = 0.5 * (x0y + x1y)
+        e1x = x1x / l1
+        e1y = x1y / l1
+        cN = N_av / l_av
+        gN = 0.5 * (EA / l0 - cN) / l_av  # δ(N_av/l_av) = gN e1·δx
+        for i in range(2):
+            j = 3 * i + 2
+            th0 = u0[e, j]
+            th1 = u1[e, j]
+            half = 0.5 * (th1 - th0)
+            tau = 2.0 * math.tan(half)
+            mu = math.cos(half) ** 2  # dθ1/dτ = 1/(1 + τ²/4)
+            c = math.cos(th0)
+            s = math.sin(th0)
+            d0x = e0x * c - e0y * s
+            d0y = e0x * s + e0y * c
+            c = math.cos(th1)
+            s = math.sin(th1)
+            d1x = e0x * c - e0y * s
+            d1y = e0x * s + e0y * c
+            c0 = x0x * d0x + x0y * d0y
+            s0 = x0x * d0y - x0y * d0x
+            c1 = x1x * d1x + x1y * d1y
+            s1 = x1x * d1y - x1y * d1x
+            tb0[i] = math.atan2(s0, c0)
+            phi = math.atan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
+            tb1[i] = tb0[i] + phi
+            S, dS = _phi_over_sin(phi)
+            rho[i] = S / (ln * l1)
+            # δc1, δs1 and δφ = (c1 δs1 − s1 δc1)/l1²
+            for k in range(4):
+                dc1[k] = 0.0
+                ds1[k] = 0.0
+            dc1[0] = d1x
+            dc1[1] = d1y
+            dc1[2 + i] = -mu * s1
+            ds1[0] = d1y
+            ds1[1] = -d1x
+            ds1[2 + i] = mu * c1
+            for k in range(4):
+                dphi[i, k] = (c1 * ds1[k] - s1 * dc1[k]) / (l1 * l1)
+                drho[i, k] = dS * dphi[i, k] / (ln * l1)
+            drho[i, 0] -= rho[i] * e1x / l1
+            drho[i, 1] -= rho[i] * e1y / l1
+            # mid-point director and invariants
+            dmx = 0.5 * (d0x + d1x)
+            dmy = 0.5 * (d0y + d1y)
+            for k in range(4):
+                ddmx[k] = 0.0
+                ddmy[k] = 0.0
+            ddmx[2 + i] = -0.5 * mu * d1y
+            ddmy[2 + i] = 0.5 * mu * d1x
+            wmc = 0.5 * (c0 + c1)
+            wms = 0.5 * (s0 + s1)
+            ct = xmx * dmx + xmy * dmy
+            st = xmx * dmy - xmy * dmx
+            gx[i] = wmc * dmy - wms * dmx
+            gy[i] = -(wmc * dmx + wms * dmy)
+            h[i] = wmc * ct + wms * st
+            for k in range(4):
+                dwc = 0.5 * dc1[k]
+                dws = 0.5 * ds1[k]
+                dct = xmx * ddmx[k] + xmy * ddmy[k]
+                dst = xmx * ddmy[k] - xmy * ddmx[k]
+                if k == 0:
+                    dct += 0.5 * dmx
+                    dst += 0.5 * dmy
+                elif k == 1:
+                    dct += 0.5 * dmy
+                    dst -= 0.5 * dmx
+                dgx[i, k] = dwc * dmy + wmc * ddmy[k] - dws * dmx - wms * ddmx[k]
+                dgy[i, k] = -(dwc * dmx + wmc * ddmx[k] + dws * dmy + wms * ddmy[k])
+                dh[i, k] = dwc * ct + wmc * dct + dws * st + wms * dst
+        M1 = 0.5 * (k11 * (tb0[0] + tb1[0]) + k12 * (tb0[1] + tb1[1]))
+        M2 = 0.5 * (k12 * (tb0[0] + tb1[0]) + k11 * (tb0[1] + tb1[1]))
+        for k in range(4):
+            dM[0, k] = 0.5 * (k11 * dphi[0, k] + k12 * dphi[1, k])
+            dM[1, k] = 0.5 * (k12 * dphi[0, k] + k11 * dphi[1, k])
+        Fx = cN * xmx + M1 * rho[0] * gx[0] + M2 * rho[1] * gx[1]
+        Fy = cN * xmy + M1 * rho[0] * gy[0] + M2 * rho[1] * gy[1]
+        f[e, 0] = -Fx
+        f[e, 1] = -Fy
+        f[e, 2] = M1 * rho[0] * h[0]
+        f[e, 3] = Fx
+        f[e, 4] = Fy
+        f[e, 5] = M2 * rho[1] * h[1]
+        for k in range(4):
+            dFx = 0.0
+            dFy = 0.0
+            if k < 2:
+                de = e1x if k == 0 else e1y
+                dFx = gN * de * xmx
+                dFy = gN * de * xmy
+                if k == 0:
+                    dFx += 0.5 * cN
+                else:
+                    dFy += 0.5 * cN
+            Mi = M1
+            for i in range(2):
+                if i == 1:
+                    Mi = M2
+                a = dM[i, k] * rho[i] + Mi * drho[i, k]
+                dFx += a * gx[i] + Mi * rho[i] * dgx[i, k]
+                dFy += a * gy[i] + Mi * rho[i] * dgy[i, k]
+                D[2 + 3 * i, k] = a * h[i] + Mi * rho[i] * dh[i, k]
+            D[0, k] = -dFx
+            D[1, k] = -dFy
+            D[3, k] = dFx
+            D[4, k] = dFy
+        for r in range(6):
+            K[e, r, 0] = -D[r, 0]
+            K[e, r, 1] = -D[r, 1]
+            K[e, r, 2] = D[r, 2]
+            K[e, r, 3] = D[r, 0]
+            K[e, r, 4] = D[r, 1]
+            K[e, r, 5] = D[r, 3]
+
+
 # --------------------------------------------------------------------------- specs
 def _bending_properties(material, section, name):
     if section.A is None:
@@ -352,7 +552,7 @@ def properties_timoshenko(material, section):
 
 KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
                          geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass,
-                         midpoint_force=None)
+                         midpoint_force=midpoint_force)
 
 _COMMON = dict(cell_type="line", n_nodes=2, dim=2, node_dofs=("ux", "uy", "rz"),
                resultant_names=("N", "V", "M1", "M2"), kernels=KERNELS, constant_mass=(LUMPED, INVARIANT))

@@ -1,6 +1,10 @@
-"""Solvers: nonlinear statics, arc-length, linear buckling (dynamics and eigen follow)."""
+"""Solvers: nonlinear statics, arc-length, linear buckling , modal, nonlinear dynamics."""
 from femb.solvers.arclength import ArcLengthSettings, solve_arclength
 from femb.solvers.buckling import BucklingResult, solve_buckling
+from femb.solvers.dynamic import DynamicSettings, solve_dynamic
+from femb.solvers.dynamic_problem import Rayleigh
+from femb.solvers.integrators import HHT, GeneralizedAlpha, MidPoint, Newmark
+from femb.solvers.step_newton import DirectCorrection
 from femb.solvers.linear import Factorization, SingularSystemError
 from femb.solvers.modal import ModalResult, frequencies_along_path, solve_modal
 from femb.solvers.newton import NewtonSettings
@@ -10,4 +14,5 @@ __all__ = [
     "solve_static", "solve_arclength", "solve_buckling", "StaticProblem", "NewtonSettings",
     "ArcLengthSettings", "BucklingResult", "Factorization", "SingularSystemError",
     "solve_modal", "ModalResult", "frequencies_along_path",
+    "solve_dynamic", "DynamicSettings", "Rayleigh", "MidPoint", "Newmark", "HHT", "GeneralizedAlpha", "DirectCorrection",
 ]

@@ -1,0 +1,301 @@
+"""The discrete dynamic model shared by every time integrator.
+
+``DynamicProblem`` gathers what the schemes of femb.solvers.integrators need from a Model
+and its CorrelationTable: the assembler, the constant mass in two layouts (CSR over the
+equations, on the table's pattern, for the Newton matrix; CSR over all variables for
+inertia forces and reactions on constrained DOFs), the load vectors, the damping model,
+prescribed motions and the initial state.
+
+Vectors over *variables* have shape (n_var,) and hold every DOF value, 2-D rotations as
+additive angles θ (rad); vectors over *equations* (n_eq,) are their free part.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from femb.assembly import Assembler, LoadAssembler
+from femb.core.errors import ModelError
+from femb.core.scatter import gather_vector, matvec_blocks, scatter_matrix, scatter_vector
+from femb.correlation import build_table
+from femb.elements import MASS_KINDS
+
+
+@dataclass(frozen=True)
+class Rayleigh:
+    """Rayleigh damping C = alpha·M + beta·K_mat.
+
+    K_mat is the *material* (stress-free) part of the element tangents evaluated at the
+    configuration where the damping force acts (the step's mid-point in the
+    energy-conserving scheme): co-rotational, positive semi-definite, and blind to rigid
+    motion, so only strain rates are damped by ``beta``. ``alpha`` (1/time) damps every
+    velocity, rigid-body motion included. beta has units of time.
+    """
+
+    alpha: float = 0.0
+    beta: float = 0.0
+
+
+def mass_kind_of(mass):
+    """Integer mass kind (elements.base) from a name ("lumped", "consistent",
+    "invariant") or an int."""
+    if isinstance(mass, str):
+        try:
+            return MASS_KINDS[mass]
+        except KeyError:
+            raise ValueError(f"unknown mass kind {mass!r}; use one of {', '.join(MASS_KINDS)}") from None
+    return int(mass)
+
+
+def _full_matrix(table, matrices):
+    """CSR (n_var, n_var) from per-block element matrices (n_el, n, n) over block.var."""
+    rows, cols, vals = [], [], []
+    for block, Me in zip(table.blocks, matrices):
+        var = block.var
+        r = np.broadcast_to(var[:, :, None], Me.shape)
+        c = np.broadcast_to(var[:, None, :], Me.shape)
+        keep = (r >= 0) & (c >= 0) & (Me != 0.0)
+        rows.append(r[keep])
+        cols.append(c[keep])
+        vals.append(Me[keep])
+    n = table.n_var
+    if not rows:
+        return sp.csr_matrix((n, n))
+    return sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
+
+
+def _diagonal_positions(table):
+    """Position of each diagonal entry (n_eq,) in the CSR data of the table's pattern
+    (-1 where the pattern has none)."""
+    pos = np.full(table.n_eq, -1, dtype=np.int64)
+    rows = np.repeat(np.arange(table.n_eq), np.diff(table.indptr))
+    hit = np.flatnonzero(table.indices == rows)
+    pos[rows[hit]] = hit
+    return pos
+
+
+class DampingModel:
+    """Viscous damping: Rayleigh (alpha M + beta K_mat(u)) plus discrete damper elements.
+
+    ``evaluate(u, v)`` returns the damping force (n_var,) = C(u)·v and the data (nnz,) of
+    C(u) over the equations on the table's pattern.
+    """
+
+    def __init__(self, problem, rayleigh):
+        self.p = problem
+        self.alpha = float(rayleigh.alpha) if rayleigh else 0.0
+        self.beta = float(rayleigh.beta) if rayleigh else 0.0
+        t = problem.table
+        self._dampers = [b for b in t.blocks if b.spec.kernels.damping is not None]
+        self._buf = {}
+        for b in t.blocks:
+            n_el, n = b.n_elements, b.spec.n_edof
+            self._buf[b.part] = (np.zeros((n_el, n)), np.zeros((n_el, n)), np.zeros((n_el, n, n)), np.zeros((n_el, n, n)),
+                                 np.zeros((n_el, len(b.spec.resultant_names))))
+
+    @property
+    def active(self):
+        return self.alpha != 0.0 or self.beta != 0.0 or bool(self._dampers)
+
+    def evaluate(self, u, v):
+        """Damping force (n_var,) and matrix data (nnz,) at configuration u, velocity v."""
+        p, t = self.p, self.p.table
+        force = np.zeros(t.n_var)
+        data = t.new_matrix_data()
+        if self.alpha:
+            force += self.alpha * (p.M_full @ v)
+            data += self.alpha * p.M_eq.data
+        for b in t.blocks:
+            ue, fe, Ke, Kg, s = self._buf[b.part]
+            use_beta = self.beta != 0.0
+            use_damper = b.spec.kernels.damping is not None
+            if not (use_beta or use_damper):
+                continue
+            ue[:] = np.where(b.var >= 0, u[np.maximum(b.var, 0)], 0.0)
+            C = np.zeros_like(Ke)
+            if use_beta:
+                b.spec.kernels.tangent(b.X, ue, b.props, fe, Ke)
+                b.spec.kernels.resultants(b.X, ue, b.props, s)
+                b.spec.kernels.geometric_stiffness(b.X, ue, b.props, s, Kg)
+                C += self.beta * (Ke - Kg)
+            if use_damper:
+                b.spec.kernels.damping(b.X, ue, b.props, Kg)
+                C += Kg
+            matvec_blocks(b.var, C, v, force)
+            scatter_matrix(b.pos, C, data)
+        return force, data
+
+
+class DynamicProblem:
+    """Discrete equations of motion of a Model (see the module docstring).
+
+    Parameters
+    ----------
+    model : femb.model.Model
+    table : CorrelationTable, optional (built when None)
+    mass : str or int
+        Mass kind ("lumped", "consistent", "invariant"); must be configuration-independent
+        for every part (``spec.constant_mass``), else ModelError naming the parts.
+    damping : Rayleigh or None
+
+    Attributes
+    ----------
+    M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents)
+    M_full : CSR (n_var, n_var), constrained rows and columns included
+    element_mass : list of (n_el, n_edof, n_edof) per block (for momenta)
+    rot : (n_var,) bool, the 2-D rotational variables (rz)
+    """
+
+    def __init__(self, model, table=None, mass="lumped", damping=None):
+        self.model = model
+        self.table = table if table is not None else build_table(model)
+        t = self.table
+        if getattr(model, "joints", None):
+            names = ", ".join(j.name for j in model.joints)
+            raise ModelError(f"solve_dynamic does not handle joints with eliminated multipliers yet (joints: {names}); "
+                             "use ties (pin/weld), fixed or prescribed DOFs")
+        self.mass_kind = mass_kind_of(mass)
+        self.assembler = Assembler(t)
+        bad = self.assembler.check_mass_kind(self.mass_kind)
+        if bad:
+            raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
+                              f"(kinds {sorted(self._spec(name).constant_mass)})" for name in bad])
+        if t.dim == 3 and np.any(t.var_dof >= 3):
+            raise ModelError("3-D rotational DOFs (oriented elements) are not supported by solve_dynamic yet")
+        self.loads = LoadAssembler(model, t, self.assembler, mass_kind=self.mass_kind)
+        # In dynamics a load without amplitude is constant in time, hence conservative: it
+        # joins the potential P = −f_const·u. Only loads with an amplitude do external work.
+        self.f_const = self.loads.constant()
+        self._timed = []
+        for load, vec in self.loads._vectors:  # (load record, vector over variables)
+            if load.constant:
+                continue
+            if load.amplitude is None:
+                self.f_const = self.f_const + vec
+            else:
+                self._timed.append((load.amplitude, vec))
+        self.M_eq = self.assembler.mass_matrix(self.mass_kind)
+        self.element_mass = []
+        for b in t.blocks:
+            Me = np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof))
+            b.spec.kernels.mass(b.X, np.zeros((b.n_elements, b.spec.n_edof)), b.props, self.mass_kind, Me)
+            self.element_mass.append(Me)
+        self.M_full = _full_matrix(t, self.element_mass)
+        self.rot = np.zeros(t.n_var, dtype=bool)
+        if t.dim == 2:
+            self.rot[t.var_dof == t.dof_names.index("rz")] = True
+        self.rot_eq = np.flatnonzero(self.rot[t.eq_var])
+        self.diag_pos = _diagonal_positions(t)
+        # external moments on rotational variables need the Cayley factor of the mid-point scheme
+        self.rot_loaded = bool(np.any(self.f_const[self.rot] != 0.0) or any(np.any(vec[self.rot] != 0.0) for _, vec in self._timed))
+        self.damping = DampingModel(self, damping)
+        self.prescribed = [(vars_, rec) for vars_, rec in t.prescribed]
+        pts = model.mesh.points
+        self._bufs = [(np.zeros((b.n_elements, b.spec.n_edof)), np.zeros((b.n_elements, b.spec.n_edof)),
+                       np.zeros((b.n_elements, b.spec.n_edof)), np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof)))
+                      for b in t.blocks]
+        # translational columns of the two end nodes of 2-node line elements (chord turn limit)
+        self.chord_columns = []
+        for b in t.blocks:
+            names = b.spec.node_dofs
+            trans = [names.index(n) for n in ("ux", "uy", "uz")[: t.dim] if n in names]
+            if b.spec.n_nodes == 2 and len(trans) == t.dim and b.spec.requires_length and np.all(b.var[:, trans] >= 0) \
+                    and np.all(b.var[:, [len(names) + c for c in trans]] >= 0):
+                nd = len(names)
+                self.chord_columns.append(((np.array(trans), np.array([nd + c for c in trans])), b.X[:, 1] - b.X[:, 0]))
+            else:
+                self.chord_columns.append((None, None))
+        self.max_turn = 0.5  # rad: the largest rotation one Newton correction may apply (set by the driver)
+        self.force = np.zeros(t.n_var)
+        self.K = t.csr(t.new_matrix_data())  # persistent Newton-matrix buffer on the table's pattern
+        self.length_scale = float(np.abs(pts).max()) if pts.size and np.abs(pts).max() > 0 else 1.0
+        self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
+
+    # ------------------------------------------------------------------ assembly into persistent buffers
+    def missing_midpoint(self):
+        """Parts whose element type has no energy-conserving mid-point force."""
+        return [b.part for b in self.table.blocks if b.spec.kernels.midpoint_force is None]
+
+    def midpoint_force(self, u0, u1):
+        """Algorithmic force (n_var,) between u0 and u1 and its derivative: returns
+        (``self.force``, ``self.K``), both overwritten by the next assembly (the
+        allocation-free counterpart of Assembler.midpoint_force)."""
+        f, data = self.force, self.K.data
+        f[:] = 0.0
+        data[:] = 0.0
+        for b, (e0, e1, fe, Ke) in zip(self.table.blocks, self._bufs):
+            gather_vector(b.var, u0, e0)
+            gather_vector(b.var, u1, e1)
+            b.spec.kernels.midpoint_force(b.X, e0, e1, b.props, fe, Ke)
+            scatter_vector(b.var, fe, f)
+            scatter_matrix(b.pos, Ke, data)
+        return f, self.K
+
+    def tangent(self, u):
+        """Internal force (n_var,) and tangent at u into the persistent buffers (see
+        ``midpoint_force``)."""
+        f, data = self.force, self.K.data
+        f[:] = 0.0
+        data[:] = 0.0
+        for b, (e0, _, fe, Ke) in zip(self.table.blocks, self._bufs):
+            gather_vector(b.var, u, e0)
+            b.spec.kernels.tangent(b.X, e0, b.props, fe, Ke)
+            scatter_vector(b.var, fe, f)
+            scatter_matrix(b.pos, Ke, data)
+        return f, self.K
+
+    def _spec(self, part):
+        return next(b.spec for b in self.table.blocks if b.part == part)
+
+    # ------------------------------------------------------------------ loads
+    def scaled_loads(self, t):
+        """The time-dependent loads at time t (n_var,): Σ a_i(t)·f_i over the loads with
+        an amplitude (the others are in ``f_const``)."""
+        out = np.zeros(self.table.n_var)
+        for amplitude, vec in self._timed:
+            out += float(amplitude(t)) * vec
+        return out
+
+    def potential(self, u):
+        """Potential of the constant loads, −f_const·u (rotations additive)."""
+        return -float(self.f_const @ u)
+
+    # ------------------------------------------------------------------ prescribed motion
+    def prescribed_value(self, rec, t):
+        return float(rec.function(t)) if rec.function is not None else float(rec.value)
+
+    def apply_prescribed(self, u, t):
+        """Set the prescribed variables of ``u`` (in place) to their values at time t."""
+        for vars_, rec in self.prescribed:
+            u[vars_] = self.prescribed_value(rec, t)
+        return u
+
+    def prescribed_rate(self, rec, t, h):
+        """Time derivative of a prescribed value (central difference with step h)."""
+        if rec.function is None:
+            return 0.0
+        return (float(rec.function(t + h)) - float(rec.function(t - h))) / (2.0 * h)
+
+    # ------------------------------------------------------------------ state
+    def initial_state(self, t0, dt, u0=None, v0=None):
+        """(u, v) at t0 from the model's initial velocities (or the given arrays): fixed
+        DOFs get zero velocity, prescribed ones the rate of their function."""
+        t = self.table
+        u = np.zeros(t.n_var) if u0 is None else np.array(u0, dtype=np.float64)
+        if v0 is not None:
+            v = np.array(v0, dtype=np.float64)
+        else:
+            v = np.zeros(t.n_var)
+            for nodes, values in self.model.initial_velocities:
+                for node in np.atleast_1d(self.model.nodes(nodes)):
+                    for dof, val in values.items():
+                        k = t.dof_names.index(dof)
+                        var = int(t.node_var[int(node), k])
+                        if var >= 0:  # a node without this DOF (e.g. rz on a truss node) is skipped
+                            v[var] = val
+        v[t.fixed_vars] = 0.0
+        self.apply_prescribed(u, t0)
+        h = 1e-4 * dt
+        for vars_, rec in self.prescribed:
+            v[vars_] = self.prescribed_rate(rec, t0, h)
+        return u, v

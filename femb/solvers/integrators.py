@@ -1,0 +1,369 @@
+"""Time-integration schemes: the step systems that femb.solvers.step_newton iterates on.
+
+Every scheme turns one time step t_n → t_n + h into a nonlinear system in the step
+increment z (n_var,) of the variables and supplies the system's residual and Newton
+matrix over the equations. Prescribed variables get their increment from their time
+functions (set, never solved), fixed ones stay zero.
+
+``MidPoint`` — the energy-conserving mid-point scheme (the default; Crisfield & Shi 1993,
+Simo & Tarnow 1992; DESIGN §3.5)::
+
+    u_{n+1} = u_n + z,          v_{n+1} = 2 z/h − v_n        (trapezoidal kinematics)
+    f̄(u_n, u_{n+1}) + M (v_{n+1} − v_n)/h + C(u_m) z/h = f_ext(t_{n+½})
+
+with f̄ the elements' discrete-gradient (``midpoint_force``) force, f̄·z = ΔV exactly.
+Planar rotations use Cayley kinematics: their entry of z is τ = 2 tan(Δθ/2), so that
+θ_{n+1} = θ_n + 2 atan(τ/2) and ω_{n+1} = 2τ/h − ω_n — the same algebra as translations.
+Under a free rigid spin the chords (mid-point translations) and the nodal directors both
+turn by exactly 2 atan(ωh/2) per step, so no spurious bending appears at any step size,
+and the element moments conjugate to τ keep angular momentum exact. External moments on
+rotational variables are applied as m·Δθ/τ (a discrete gradient of −m·θ), so constant
+moments, e.g. from distributed loads on beams, conserve energy too. The Newton matrix is
+∂f̄/∂z + 2M/h² + C/h (non-symmetric; the configuration dependence of C is left out).
+
+``GeneralizedAlpha`` — Chung & Hulbert (1993) generalized-α with additive rotations and
+the ordinary static internal force and tangent; ``Newmark`` (trapezoidal, β = ¼, γ = ½)
+and ``HHT`` (Hilber–Hughes–Taylor α) are special cases. They are the baselines: they do
+not conserve energy for nonlinear problems (the trapezoidal rule gains energy and locks
+with stiff rotating members, HHT and generalized-α dissipate).
+
+A step system provides ``z0`` (predictor), ``evaluate(z) -> (r, K, scale)`` over the
+equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``size(z)``
+and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
+solve of a correction live in femb.solvers.step_newton.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from femb.core.errors import FembError, ModelError
+from femb.solvers.linear import Factorization
+from femb.solvers.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
+
+
+# --------------------------------------------------------------------------- state
+@dataclass
+class State:
+    """Dynamic state at time t: u, v (n_var,) and, for the α schemes, the acceleration a
+    and the internal-plus-damping force g and end-point reactions at u."""
+
+    t: float
+    u: np.ndarray
+    v: np.ndarray
+    a: np.ndarray = None
+    g: np.ndarray = None
+    extra: dict = field(default_factory=dict)
+
+
+def _kappa(tau):
+    """κ(τ) = 2 atan(τ/2)/τ and κ'(τ) elementwise (series for small |τ|)."""
+    tau = np.asarray(tau, dtype=np.float64)
+    k = np.ones_like(tau)
+    dk = np.zeros_like(tau)
+    small = np.abs(tau) < 1e-2
+    t2 = tau[small] ** 2
+    k[small] = 1.0 - t2 / 12.0 + t2 * t2 / 80.0 - t2 ** 3 / 448.0
+    dk[small] = tau[small] * (-1.0 / 6.0 + t2 / 20.0 - 3.0 * t2 * t2 / 224.0)
+    big = ~small
+    tb = tau[big]
+    at = 2.0 * np.arctan(0.5 * tb)
+    k[big] = at / tb
+    dk[big] = (tb / (1.0 + 0.25 * tb * tb) - at) / (tb * tb)
+    return k, dk
+
+
+class _StepSystem:
+    """Common parts of a step system: prescribed increments, predictor, apply, size."""
+
+    def __init__(self, problem, state, h):
+        self.p = problem
+        self.s = state
+        self.h = h
+        self.t1 = state.t + h
+        t = problem.table
+        self.eq_var = t.eq_var
+        u1p = problem.apply_prescribed(state.u.copy(), self.t1)
+        self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
+        self.last = {}
+
+    def _impose(self, z):
+        for vars_, dz in self.z_prescribed:
+            z[vars_] = dz
+        z[self.p.table.fixed_vars] = 0.0
+        return z
+
+    def apply(self, z, dz):
+        out = z.copy()
+        out[self.eq_var] += dz
+        return out
+
+    def rotation_change(self, z, z_new):
+        """Change of the nodal rotations (rad) from increment z to z_new (n_rot,)."""
+        rot = self.p.rot
+        return z_new[rot] - z[rot]
+
+    def limit(self, z, dz):
+        """Step length η ≤ 1 so that no nodal rotation and no element chord turns by more
+        than ``max_turn`` (rad) in one correction."""
+        cap = self.p.max_turn
+        if not cap or not np.isfinite(cap):
+            return 1.0
+        z_new = z.copy()
+        z_new[self.eq_var] += dz
+        turn = 0.0
+        if self.p.rot.any():
+            turn = float(np.abs(self.rotation_change(z, z_new)).max(initial=0.0))
+        for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
+            if tc is None:
+                continue
+            a = self.s.u + z
+            c0 = X21 + a[b.var[:, tc[1]]] - a[b.var[:, tc[0]]]
+            d = z_new - z
+            c1 = c0 + d[b.var[:, tc[1]]] - d[b.var[:, tc[0]]]
+            if c0.shape[1] == 2:
+                cr = np.abs(c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0])
+            else:
+                cr = np.linalg.norm(np.cross(c0, c1), axis=1)
+            ang = np.arctan2(cr, (c0 * c1).sum(axis=1))
+            turn = max(turn, float(ang.max(initial=0.0)))
+        return 1.0 if turn <= cap else cap / turn
+
+    def size(self, z):
+        return max(float(np.linalg.norm(z)), float(np.linalg.norm(self.s.u)), self.p.length_scale)
+
+    def prescribed_work(self, R, z):
+        """Work of the reactions R on the prescribed variables over the increment z."""
+        return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
+
+
+# --------------------------------------------------------------------------- energy-conserving mid-point
+class MidPoint:
+    """Energy-conserving mid-point scheme with Cayley planar rotations (module docstring)."""
+
+    name = "midpoint"
+    energy_conserving = True
+
+    def start(self, problem, t0, u, v):
+        return State(t0, u, v)
+
+    def system(self, problem, state, h):
+        return _MidPointSystem(problem, state, h)
+
+    def describe(self):
+        return {"scheme": self.name}
+
+
+class _MidPointSystem(_StepSystem):
+    def __init__(self, problem, state, h):
+        super().__init__(problem, state, h)
+        t_m = state.t + 0.5 * h
+        self.f_s = problem.scaled_loads(t_m)
+        self.f_ext = problem.f_const + self.f_s
+        z = h * state.v
+        rot = problem.rot
+        for vars_, dz in self.z_prescribed:  # rotations: Cayley parameter of the increment
+            r = rot[vars_]
+            dz = dz.copy()
+            dz[r] = 2.0 * np.tan(0.5 * dz[r])
+            z[vars_] = dz
+        self.z_prescribed = [(vars_, z[vars_].copy()) for vars_, _ in self.z_prescribed]
+        self.z0 = self._impose(z)
+        rot_vars = np.flatnonzero(problem.rot)
+        self.rot_eq_in_rot = np.searchsorted(rot_vars, self.eq_var[problem.rot_eq])
+
+    def rotation_change(self, z, z_new):
+        rot = self.p.rot
+        return 2.0 * (np.arctan(0.5 * z_new[rot]) - np.arctan(0.5 * z[rot]))
+
+    def configuration(self, z):
+        """u_{n+1} (n_var,) of the increment z (rotations from their Cayley parameter)."""
+        u1 = self.s.u + z
+        rot = self.p.rot
+        u1[rot] = self.s.u[rot] + 2.0 * np.arctan(0.5 * z[rot])
+        return u1
+
+    def evaluate(self, z):
+        p, h = self.p, self.h
+        u0 = self.s.u
+        u1 = self.configuration(z)
+        f, K = p.midpoint_force(u0, u1)
+        inert = p.M_full @ ((2.0 / (h * h)) * z - (2.0 / h) * self.s.v)
+        fext = self.f_ext
+        if p.rot_loaded:
+            kap, dkap = _kappa(z[p.rot])
+            fext = fext.copy()
+            fext[p.rot] *= kap
+        R = f + inert - fext
+        data = K.data
+        data += (2.0 / (h * h)) * p.M_eq.data
+        fd = None
+        if p.damping.active:
+            fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
+            R += fd
+            data += Cd / h
+        if p.rot_loaded and self.rot_eq_in_rot.size:  # d(f_ext,θ·κ(τ))/dτ on the free rotational equations
+            data[p.diag_pos[p.rot_eq]] -= self.f_ext[p.rot][self.rot_eq_in_rot] * dkap[self.rot_eq_in_rot]
+        self.last = dict(R=R, fd=fd, u1=u1)
+        ev = self.eq_var
+        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
+        return R[ev], K, scale
+
+    def finish(self, z):
+        """New state and the step's energy terms after convergence at z."""
+        u1 = self.configuration(z)
+        v1 = (2.0 / self.h) * z - self.s.v
+        R, fd = self.last["R"], self.last["fd"]
+        terms = dict(work=float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
+                     constraint=self.prescribed_work(R, z))
+        return State(self.t1, u1, v1), terms
+
+
+# --------------------------------------------------------------------------- generalized-α family
+class GeneralizedAlpha:
+    """Generalized-α scheme (Chung & Hulbert 1993) in the form
+
+        (1−α_m) M a_{n+1} + α_m M a_n + (1−α_f) g(u_{n+1}, v_{n+1}) + α_f g(u_n, v_n)
+            = (1−α_f) f_ext(t_{n+1}) + α_f f_ext(t_n),       g = f_int + C v,
+
+    with Newmark's u_{n+1} = u_n + h v_n + h²((½−β) a_n + β a_{n+1}) and
+    v_{n+1} = v_n + h((1−γ) a_n + γ a_{n+1}). Given ``rho_inf`` (spectral radius at
+    infinite frequency, 0..1): α_m = (2ρ−1)/(ρ+1), α_f = ρ/(ρ+1), γ = ½ − α_m + α_f,
+    β = ¼(1 − α_m + α_f)². Needs the initial acceleration, solved from M a_0 = f_ext −
+    f_int − C v_0 (a non-singular mass on the free DOFs).
+    """
+
+    energy_conserving = False
+
+    def __init__(self, rho_inf=0.8, alpha_m=None, alpha_f=None, beta=None, gamma=None, name="generalized-alpha"):
+        if alpha_m is None or alpha_f is None:
+            rho = float(rho_inf)
+            if not 0.0 <= rho <= 1.0:
+                raise ValueError(f"rho_inf must lie in [0, 1], got {rho}")
+            alpha_m = (2.0 * rho - 1.0) / (rho + 1.0)
+            alpha_f = rho / (rho + 1.0)
+        self.alpha_m = float(alpha_m)
+        self.alpha_f = float(alpha_f)
+        self.gamma = 0.5 - self.alpha_m + self.alpha_f if gamma is None else float(gamma)
+        self.beta = 0.25 * (1.0 - self.alpha_m + self.alpha_f) ** 2 if beta is None else float(beta)
+        self.name = name
+
+    def describe(self):
+        return {"scheme": self.name, "alpha_m": self.alpha_m, "alpha_f": self.alpha_f, "beta": self.beta, "gamma": self.gamma}
+
+    def start(self, problem, t0, u, v):
+        """State at t0 with the initial acceleration of the free DOFs (prescribed DOFs:
+        second difference of their functions)."""
+        tab = problem.table
+        a = np.zeros(tab.n_var)
+        h = 1e-3 * problem.dt_hint
+        for vars_, rec in problem.prescribed:
+            if rec.function is not None:
+                a[vars_] = (rec.function(t0 + h) - 2.0 * rec.function(t0) + rec.function(t0 - h)) / (h * h)
+        g = problem.assembler.internal_force(u)
+        fd = None
+        if problem.damping.active:
+            fd = problem.damping.evaluate(u, v)[0]
+            g = g + fd
+        rhs = problem.f_const + problem.scaled_loads(t0) - g - problem.M_full @ a
+        if tab.n_eq:
+            try:
+                a[tab.eq_var] = Factorization(problem.M_eq, tab, context="mass").solve(rhs[tab.eq_var])
+            except FembError as exc:
+                raise ModelError(f"{self.name}: the initial acceleration needs a non-singular mass on the free DOFs "
+                                 f"(rotational DOFs with zero rotary inertia?): {exc}") from None
+        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd})
+
+    def _reaction(self, problem, t, g, a):
+        return g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
+
+    def system(self, problem, state, h):
+        return _AlphaSystem(self, problem, state, h)
+
+
+def Newmark(beta=0.25, gamma=0.5):
+    """Newmark's scheme (default: trapezoidal rule, average acceleration), end-point
+    equilibrium."""
+    return GeneralizedAlpha(alpha_m=0.0, alpha_f=0.0, beta=beta, gamma=gamma, name="newmark")
+
+
+def HHT(alpha=-0.05):
+    """Hilber–Hughes–Taylor α method, α ∈ [−1/3, 0] (α = 0: trapezoidal rule)."""
+    if not -1.0 / 3.0 <= alpha <= 0.0:
+        raise ValueError(f"HHT alpha must lie in [-1/3, 0], got {alpha}")
+    return GeneralizedAlpha(alpha_m=0.0, alpha_f=-alpha, beta=0.25 * (1.0 - alpha) ** 2, gamma=0.5 - alpha, name="hht")
+
+
+class _AlphaSystem(_StepSystem):
+    def __init__(self, scheme, problem, state, h):
+        super().__init__(problem, state, h)
+        self.sc = scheme
+        self.fe0 = problem.f_const + problem.scaled_loads(state.t)
+        self.fe1 = problem.f_const + problem.scaled_loads(self.t1)
+        self.z0 = self._impose(h * state.v + 0.5 * h * h * state.a)
+
+    def kinematics(self, z):
+        sc, h, s = self.sc, self.h, self.s
+        a1 = (z - h * s.v - h * h * (0.5 - sc.beta) * s.a) / (sc.beta * h * h)
+        v1 = s.v + h * ((1.0 - sc.gamma) * s.a + sc.gamma * a1)
+        return a1, v1
+
+    def evaluate(self, z):
+        p, sc, h, s = self.p, self.sc, self.h, self.s
+        am, af = sc.alpha_m, sc.alpha_f
+        u1 = s.u + z
+        a1, v1 = self.kinematics(z)
+        f1, K = p.tangent(u1)
+        g1 = f1.copy()
+        fd = None
+        data = K.data
+        data *= 1.0 - af
+        data += (1.0 - am) / (sc.beta * h * h) * p.M_eq.data
+        if p.damping.active:
+            fd, Cd = p.damping.evaluate(u1, v1)
+            g1 += fd
+            data += (1.0 - af) * sc.gamma / (sc.beta * h) * Cd
+        inert = p.M_full @ ((1.0 - am) * a1 + am * s.a)
+        fext = (1.0 - af) * self.fe1 + af * self.fe0
+        R = inert + (1.0 - af) * g1 + af * s.g - fext
+        self.last = dict(g1=g1, a1=a1, v1=v1, fd=fd)
+        ev = self.eq_var
+        scale = max(float(np.linalg.norm(g1[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
+        return R[ev], K, scale
+
+    def finish(self, z):
+        p, s, h = self.p, self.s, self.h
+        g1, a1, v1, fd1 = self.last["g1"], self.last["a1"], self.last["v1"], self.last["fd"]
+        u1 = s.u + z
+        reaction = self.sc._reaction(p, self.t1, g1, a1)
+        fs0, fs1 = self.fe0 - p.f_const, self.fe1 - p.f_const
+        fd0 = s.extra.get("fd")
+        terms = dict(work=0.5 * float((fs0 + fs1) @ z),
+                     dissipated=0.0 if fd1 is None else 0.5 * float((fd0 + fd1) @ z),
+                     constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z))
+        return State(self.t1, u1, v1, a=a1, g=g1, extra={"reaction": reaction, "fd": fd1}), terms
+
+
+SCHEMES = {
+    "midpoint": MidPoint,
+    "energy": MidPoint,
+    "newmark": Newmark,
+    "trapezoidal": Newmark,
+    "hht": HHT,
+    "generalized-alpha": GeneralizedAlpha,
+    "genalpha": GeneralizedAlpha,
+}
+
+
+def make_scheme(scheme):
+    """A scheme object from a name (see SCHEMES) or an instance (returned as is)."""
+    if scheme is None:
+        return MidPoint()
+    if isinstance(scheme, str):
+        try:
+            return SCHEMES[scheme.lower()]()
+        except KeyError:
+            raise ValueError(f"unknown time-integration scheme {scheme!r}; known: {', '.join(sorted(SCHEMES))}") from None
+    return scheme
+
+
+__all__ = ["MidPoint", "GeneralizedAlpha", "Newmark", "HHT", "DirectCorrection", "iterate", "make_scheme", "State"]

@@ -1,0 +1,154 @@
+"""Newton iteration of one time step and the linear solve of its corrections.
+
+``iterate`` runs the Newton loop of a step system (femb.solvers.integrators); the linear
+solve of each correction goes through one replaceable callable ``solve_correction(K, r)
+-> δz`` over the equations (K None: reuse the last factorization), ``DirectCorrection``
+by default, so that a null-space projection for eliminated constraints can be plugged in.
+"""
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse.linalg as spla
+from scipy.linalg import lapack
+
+from femb.core.errors import FembError
+from femb.solvers.linear import Factorization, SingularSystemError
+from femb.solvers.newton import NewtonReport
+
+
+class DirectCorrection:
+    """Default ``solve_correction``: LU factorization of the Newton matrix.
+
+    ``corr(K, r)`` factorizes K (CSR over the equations, non-symmetric) and returns
+    −K⁻¹r; ``corr(None, r)`` reuses the last factorization (modified Newton). Which LU:
+
+    - up to ``dense_limit`` equations: dense LAPACK (getrf), 2-4 times faster than sparse
+      bookkeeping below ~100 equations;
+    - a band matrix (lower + upper bandwidth ≤ ``band_limit``, typical of beams and chains
+      numbered by the table's reverse Cuthill–McKee): LAPACK band LU (gbtrf), ~3 times
+      faster than SuperLU at 3000 equations (0.4 ms against 1.4 ms);
+    - otherwise SuperLU with the column ordering ``permc_spec`` ("NATURAL" by default,
+      because the table already orders the equations by RCM; use "COLAMD" for tables
+      built without renumbering).
+
+    A singular matrix raises SingularSystemError naming the suspect DOFs.
+    """
+
+    dense_limit = 120
+    band_limit = 64
+
+    def __init__(self, table=None, permc_spec="NATURAL"):
+        self.table = table
+        self.permc_spec = permc_spec
+        self.factor = None
+        self._pattern = None
+
+    @property
+    def has_factor(self):
+        return self.factor is not None
+
+    def reset(self):
+        self.factor = None
+
+    def _singular(self, K, why):
+        Factorization(K, self.table, context="dynamic step matrix")  # raises with DOF diagnostics
+        raise SingularSystemError(f"dynamic step matrix is numerically singular ({why})")
+
+    def _layout(self, K):
+        """Row indices, bandwidths and band-storage positions of K's pattern (cached)."""
+        key = (K.shape[0], K.indptr.size, K.indices.size, id(K.indices))
+        if self._pattern is None or self._pattern[0] != key:
+            n = K.shape[0]
+            rows = np.repeat(np.arange(n), np.diff(K.indptr))
+            cols = K.indices
+            kl = int((rows - cols).max(initial=0))
+            ku = int((cols - rows).max(initial=0))
+            flat = (kl + ku + rows - cols) * n + cols
+            self._pattern = (key, rows, kl, ku, flat)
+        return self._pattern[1:]
+
+    def factorize(self, K):
+        n = K.shape[0]
+        if n == 0:
+            self.factor = ("empty", None)
+            return
+        if not np.all(np.isfinite(K.data)):
+            raise FembError("dynamic step matrix contains NaN or Inf entries (a diverged state or bad input)")
+        rows, kl, ku, flat = self._layout(K)
+        if n <= self.dense_limit:
+            A = np.zeros((n, n))
+            A[rows, K.indices] = K.data
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                lu = sla.lu_factor(A, check_finite=False)
+            d = np.abs(np.diag(lu[0]))
+            self.factor = ("dense", lu)
+        elif kl + ku <= self.band_limit:
+            ab = np.zeros((2 * kl + ku + 1, n))
+            ab.ravel()[flat] = K.data
+            lu, piv, info = lapack.dgbtrf(ab, kl, ku)
+            d = np.abs(lu[kl + ku])
+            self.factor = ("band", (lu, piv, kl, ku))
+        else:
+            try:
+                self.factor = ("sparse", spla.splu(K.tocsc(), permc_spec=self.permc_spec))
+            except RuntimeError as exc:
+                self._singular(K, str(exc))
+            return
+        if not d.min() > 1e-13 * d.max():
+            self.factor = None
+            self._singular(K, f"pivot ratio {d.min() / max(d.max(), 1e-300):.1e}")
+
+    def __call__(self, K, r):
+        if K is not None:
+            self.factorize(K)
+        kind, fac = self.factor
+        if kind == "empty":
+            return np.zeros_like(r)
+        if kind == "dense":
+            return -sla.lu_solve(fac, r, check_finite=False)
+        if kind == "band":
+            lu, piv, kl, ku = fac
+            return -lapack.dgbtrs(lu, kl, ku, r, piv)[0]
+        return -fac.solve(r)
+
+
+def iterate(system, settings, correction, reuse=False):
+    """Newton iteration of one step from the predictor ``system.z0``.
+
+    ``system.evaluate(z) -> (r (n_eq,), K CSR, scale)``; ``system.apply(z, dz)``.
+    Converged when ‖r‖ ≤ tolerance·scale, or when ‖r‖ ≤ 1e-4·scale and the correction is
+    at round-off (‖δz‖ ≤ increment_tolerance·system.size(z)). A correction that would turn
+    a nodal rotation or an element chord by more than ``system.max_turn`` is scaled down
+    (``system.limit``): far from the solution the linearization of large rotations
+    overshoots (e.g. by whole radians for stiff members with little rotary inertia), and
+    the rotation-limited Newton step is what keeps large time steps converging. With ``settings.modified``
+    the factorization is reused (across iterations, and across steps when ``reuse``) until
+    the residual ratio exceeds ``settings.refactor_ratio``. Returns a NewtonReport whose
+    ``state`` is the converged z.
+    """
+    z = system.z0
+    history = []
+    r = None
+    for it in range(settings.max_iterations + 1):
+        r, K, scale = system.evaluate(z)
+        norm = float(np.linalg.norm(r))
+        history.append(norm)
+        if not np.isfinite(norm):
+            return NewtonReport(False, it, history, r, "residual is not finite")
+        if norm <= settings.tolerance * scale:
+            return NewtonReport(True, it, history, r, "converged", state=z)
+        if it == settings.max_iterations:
+            break
+        if len(history) > 2 and norm > settings.divergence_factor * max(history[0], 1e-300):
+            return NewtonReport(False, it, history, r, "diverging")
+        keep = settings.modified and correction.has_factor and (
+            (it == 0 and reuse) or (it > 0 and norm <= settings.refactor_ratio * history[-2]))
+        dz = correction(None if keep else K, r)
+        dz = dz * system.limit(z, dz)
+        z = system.apply(z, dz)
+        if norm <= 1e-4 * scale and np.linalg.norm(dz) <= settings.increment_tolerance * system.size(z):
+            system.evaluate(z)  # leave the system's bookkeeping at the accepted state
+            return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=z)
+    return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
