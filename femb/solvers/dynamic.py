@@ -30,7 +30,7 @@ from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamic_problem import DynamicProblem, Rayleigh
 from femb.solvers.energy import EnergyAccount
-from femb.solvers.integrators import make_scheme
+from femb.solvers.integrators import MidPoint, make_scheme
 from femb.solvers.step_newton import DirectCorrection, iterate
 from femb.solvers.linear import SingularSystemError
 from femb.solvers.newton import NewtonSettings, worst_dofs
@@ -140,7 +140,11 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     probe_vars = _probe_vars(tab, model, probes)
     every = max(1, int(record_every if record_every is not None else settings.record_every))
 
+    if prob.joints is not None and not isinstance(sch, MidPoint):
+        raise InputError(f"joints with eliminated multipliers are integrated by the mid-point scheme only; got {sch.describe().get('scheme', sch)}")
     u, v = prob.initial_state(t0, dt, u0, v0)
+    if prob.joints is not None:
+        u, v = _consistent_initial_state(prob, u, v, t0)
     state = sch.start(prob, t0, u, v)
     account = EnergyAccount()
     snap = account.snapshot(prob, state.u, state.v)
@@ -149,11 +153,18 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     res.info.update(sch.describe(), dt=dt, t0=t0, t_end=t_end, mass_kind=prob.mass_kind, n_equations=tab.n_eq,
                     n_variables=tab.n_var, nnz=tab.nnz, newton_tolerance=newton.tolerance, modified_newton=newton.modified)
 
+    joints = {"multipliers": np.zeros(len(prob.constraint_rows)), "residual": 0.0}
+    res.info["constraint_rows"] = prob.constraint_rows
+
     def record(iterations, cutbacks):
         hist = account.snapshot(prob, state.u, state.v)
         for name, var, which in probe_vars:
             hist[name] = (state.u if which == "u" else state.v)[var]
-        res.record(state.t, state.u, state.v, iterations=iterations, cutbacks=cutbacks, **hist)
+        arrays = None
+        if prob.joints is not None:
+            hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t)[0]))
+            arrays = {"multipliers": joints["multipliers"]}
+        res.record(state.t, state.u, state.v, arrays=arrays, iterations=iterations, cutbacks=cutbacks, **hist)
 
     record(0, 0)
     n_steps = max(1, int(np.ceil((t_end - t0) / dt - 1e-9)))
@@ -192,6 +203,8 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
                 if report is not None and report.converged:
                     log.debug("step at t = %.6g converged with damped Newton corrections", state.t)
             if report is not None and report.converged:
+                if report.multipliers is not None:
+                    joints["multipliers"] = report.multipliers
                 state, terms = system.finish(report.state)
                 account.add(**terms)
                 iters_since += report.iterations
@@ -227,6 +240,24 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
                     time_per_step=wall / n_steps)
     log.info("%s: %d steps, %d Newton iterations, %d cut-backs, %.3f s", sch.name, n_steps, total_iterations, total_cutbacks, wall)
     return res
+
+
+def _consistent_initial_state(prob, u, v, t0):
+    """Check that the initial positions satisfy the joints (InputError naming them
+    otherwise) and project the initial velocities onto the joints' tangent space
+    (G v = 0), warning when that changed them."""
+    phi, G = prob.joint_state(u, t0)
+    if np.linalg.norm(phi) > 1e-8 * prob.length_scale:
+        bad = [prob.constraint_rows[i] for i in np.flatnonzero(np.abs(phi) > 1e-8 * prob.length_scale)]
+        raise InputError(f"the initial configuration violates joint(s) {', '.join(map(repr, dict.fromkeys(bad)))} (|Φ| up to {np.abs(phi).max():.3e})")
+    ev = prob.table.eq_var
+    Gf = G[:, ev].toarray()
+    gv = G @ v
+    if np.linalg.norm(gv) > 1e-12 * max(np.linalg.norm(v), 1e-300):
+        v = v.copy()
+        v[ev] -= Gf.T @ np.linalg.solve(Gf @ Gf.T, gv)
+        log.warning("initial velocities projected onto the joints (|G v| was %.3e)", np.linalg.norm(gv))
+    return u, v
 
 
 def _progress(total):

@@ -15,9 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly import Assembler, LoadAssembler
+from femb.assembly.constraints import ConstraintSet
 from femb.core.errors import ModelError
 from femb.core.scatter import gather_vector, matvec_blocks, scatter_matrix, scatter_vector
 from femb.correlation import build_table
+from femb.solvers.nullspace import check_redundancy
+from femb.solvers.static import length_scale
 from femb.elements import MASS_KINDS
 
 
@@ -150,10 +153,15 @@ class DynamicProblem:
         self.model = model
         self.table = table if table is not None else build_table(model)
         t = self.table
+        self.length_scale = length_scale(model)
+        self.joints = None
         if getattr(model, "joints", None):
-            names = ", ".join(j.name for j in model.joints)
-            raise ModelError(f"solve_dynamic does not handle joints with eliminated multipliers yet (joints: {names}); "
-                             "use ties (pin/weld), fixed or prescribed DOFs")
+            self.joints = ConstraintSet(model, t)
+            u_ref = np.zeros(t.n_var)
+            for vars_, rec in t.prescribed:
+                u_ref[vars_] = self.prescribed_value(rec, 0.0)
+            G0 = self.joints.evaluate(u_ref, 0.0)[1][:, t.eq_var]
+            self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
         self.mass_kind = mass_kind_of(mass)
         self.assembler = Assembler(t)
         bad = self.assembler.check_mass_kind(self.mass_kind)
@@ -212,6 +220,22 @@ class DynamicProblem:
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
 
     # ------------------------------------------------------------------ assembly into persistent buffers
+    @property
+    def constraint_rows(self):
+        """Joint name of each active constraint row (empty without joints)."""
+        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
+
+    def joint_state(self, u, t):
+        """(Φ (m,), G (CSR m × n_var)) of the active joint rows at ``u``."""
+        phi, G = self.joints.evaluate(u, t)
+        return phi[self.active_rows], G[self.active_rows]
+
+    def joint_stiffness(self, multipliers):
+        """Σ λ_i ∇²Φ_i over all variables (CSR) for multipliers of the active rows."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        return self.joints.hessian_term(lam)
+
     def missing_midpoint(self):
         """Parts whose element type has no energy-conserving mid-point force."""
         return [b.part for b in self.table.blocks if b.spec.kernels.midpoint_force is None]

@@ -35,6 +35,7 @@ solve of a correction live in femb.solvers.step_newton.
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from femb.core.errors import FembError, ModelError
 from femb.solvers.linear import Factorization
@@ -207,6 +208,36 @@ class _MidPointSystem(_StepSystem):
         ev = self.eq_var
         scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
         return R[ev], K, scale
+
+    def constraints(self, z):
+        """Joint equations of the step at the increment z, or None without joints:
+        (Φ(u_{n+1}) (m,), G = ∂Φ(u_{n+1})/∂z, Ḡ) over the free equations, with the discrete
+        Jacobian Ḡ = ∂Φ/∂u at the mid-point configuration: every joint kind is at most
+        quadratic, so Ḡ·Δu = ΔΦ exactly and the reactions Ḡᵀλ do no work over the step.
+        Rotational columns carry the Cayley chain factors (dθ/dτ for G, Δθ/τ for Ḡ)."""
+        p = self.p
+        if p.joints is None:
+            return None
+        u1 = self.configuration(z)
+        phi, G = p.joint_state(u1, self.t1)
+        Gbar = p.joint_state(0.5 * (self.s.u + u1), self.t1)[1]
+        ev = self.eq_var
+        G, Gbar = G[:, ev].tocsc(), Gbar[:, ev].tocsc()
+        rot_eq = np.flatnonzero(p.rot[ev])
+        if rot_eq.size:
+            tau = z[ev[rot_eq]]
+            kap, _ = _kappa(tau)
+            scale_g, scale_gbar = np.ones(ev.size), np.ones(ev.size)
+            scale_g[rot_eq] = 1.0 / (1.0 + 0.25 * tau * tau)
+            scale_gbar[rot_eq] = kap
+            G, Gbar = G @ sp.diags(scale_g), Gbar @ sp.diags(scale_gbar)
+        return phi, G.tocsr(), Gbar.tocsr()
+
+    def constraint_stiffness(self, multipliers):
+        """∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature (Ḡ is taken at the
+        mid-point) for the current multipliers."""
+        ev = self.eq_var
+        return 0.5 * self.p.joint_stiffness(multipliers)[ev][:, ev]
 
     def finish(self, z):
         """New state and the step's energy terms after convergence at z."""

@@ -89,7 +89,7 @@ def _line_search(system, x, dx, r0, max_tries=3):
     return eta
 
 
-class _Projected:
+class ProjectedCorrection:
     """Linear solves of a Newton iteration with constraints eliminated (null space)."""
 
     def __init__(self, K, r, phi, G, Gbar, table):
@@ -134,7 +134,7 @@ def newton(system, x, settings, table=None):
             if lam_estimate is not None and hasattr(system, "constraint_stiffness"):
                 K = K + system.constraint_stiffness(lam_estimate)  # curvature of the joints
             phi, G, Gbar = system.constraints(x)
-            proj = _Projected(K, r, phi, G, Gbar, table)
+            proj = ProjectedCorrection(K, r, phi, G, Gbar, table)
             norm = float(np.linalg.norm(proj.ns.project(r)))
             c_norm = float(np.linalg.norm(phi))
             history.append(norm)

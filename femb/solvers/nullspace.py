@@ -70,20 +70,22 @@ class NullSpace:
         mask = np.ones(self.n, dtype=bool)
         mask[self.dep] = False
         self.ind = np.flatnonzero(mask)
+        # G_d is chosen by pivoting, hence well conditioned, and small (one row per
+        # constraint): an explicit inverse is cheaper than repeated LU solves here
         self.G_d = Gd[:, self.dep]
-        self._lu = sla.lu_factor(self.G_d)
-        self.N = self._basis(G, self._lu)
+        self._inv = np.linalg.inv(self.G_d)
+        self.N = self._basis(G, self._inv)
         if Gbar is None:
-            self.Gbar_d_lu, self.Nbar = self._lu, self.N
+            self._inv_bar, self.Nbar = self._inv, self.N
         else:
-            self.Gbar_d_lu = sla.lu_factor(Gbar.toarray()[:, self.dep])
-            self.Nbar = self._basis(Gbar, self.Gbar_d_lu)
+            self._inv_bar = np.linalg.inv(Gbar.toarray()[:, self.dep])
+            self.Nbar = self._basis(Gbar, self._inv_bar)
 
-    def _basis(self, G, lu):
+    def _basis(self, G, inv):
         """Sparse N (n × n_ind): identity on independent rows, −G_d⁻¹G_i on dependent rows."""
         Gi = G.tocsc()[:, self.ind]
         touched = np.flatnonzero(np.diff(Gi.indptr))  # independent columns any constraint involves
-        S = sla.lu_solve(lu, Gi[:, touched].toarray()) if touched.size else np.zeros((len(self.dep), 0))
+        S = inv @ Gi[:, touched].toarray() if touched.size else np.zeros((len(self.dep), 0))
         n_ind = self.ind.size
         rows = [self.ind, np.repeat(self.dep, touched.size)]
         cols = [np.arange(n_ind), np.tile(touched, self.dep.size)]
@@ -100,10 +102,10 @@ class NullSpace:
     def particular(self, phi):
         """δq_p with G δq_p = −Φ (zero on independent coordinates)."""
         dq = np.zeros(self.n)
-        dq[self.dep] = -sla.lu_solve(self._lu, phi)
+        dq[self.dep] = -self._inv @ phi
         return dq
 
     def multipliers(self, K, r, dq=None):
         """λ from the dependent rows of K δq + r + Ḡᵀλ = 0."""
         res = r if dq is None else r + K @ dq
-        return -sla.lu_solve(self.Gbar_d_lu, res[self.dep], trans=1)
+        return -self._inv_bar.T @ res[self.dep]

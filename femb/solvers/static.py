@@ -26,7 +26,7 @@ from femb.solvers.nullspace import check_redundancy
 log = logging.getLogger(__name__)
 
 
-def _length_scale(model):
+def length_scale(model):
     """A characteristic length of the model: the larger of its bounding-box diagonal and
     the sizes its joints mention (1 when the model has no extent at all, e.g. one node)."""
     lo, hi = model.mesh.bounding_box()
@@ -59,7 +59,7 @@ class StaticProblem:
         self.f_ref = self.loads.scaled()
         self.f_const = self.loads.constant()
         self.include_geometric = include_geometric
-        self.length_scale = _length_scale(model)
+        self.length_scale = length_scale(model)
         self.rotations = RotationLayout(self.table)
         self.oriented = self.assembler.oriented and self.rotations.n > 0
         self.joints = None
