@@ -181,13 +181,6 @@ def test_mass_kinds():
         solve_dynamic(beam, 0.02, 1.0, mass="consistent")
 
 
-def test_joints_are_refused_until_the_constraint_solver_is_wired_in():
-    model = pendulum_under_constant_loads("truss2d")
-    model.distance(None, "c_end", point=(0.0, 0.0))
-    with pytest.raises(ModelError, match="joints"):
-        solve_dynamic(model, 0.02, 1.0)
-
-
 def test_cut_back_rescues_a_step_and_gives_up_with_diagnostics():
     model = pendulum_under_constant_loads("beam2d", EA=1e5, EI=100.0)
     tight = DynamicSettings(newton=NewtonSettings(tolerance=1e-12, max_iterations=4, max_cutbacks=6))
