@@ -1,6 +1,8 @@
 """The ``femb`` command line.
 
     femb run CASE.toml --out DIR      run a case file (progress bar, results in DIR)
+        --restart                     continue a killed run from DIR/checkpoint.npz
+        --smoke                       shortened steps (also: FEMB_SMOKE=1), a quick check
     femb info MESH                    sets, cell types, counts and bounding box of a mesh file
     femb render DIR --frame N --png FILE
                                       picture of one frame of a result folder
@@ -32,6 +34,9 @@ def _parser():
     run.add_argument("case", help="case file (.toml)")
     run.add_argument("--out", "-o", help="output folder (default: <case name>_out)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--restart", action="store_true", help="continue from the checkpoint in the output folder (dynamic steps)")
+    run.add_argument("--smoke", action="store_true",
+                     help="smoke run: every step shortened to a few increments or recorded frames (also FEMB_SMOKE=1)")
     run.set_defaults(func=cmd_run)
 
     info = sub.add_parser("info", help="describe a mesh file")
@@ -56,12 +61,15 @@ def _parser():
 def cmd_run(args):
     from femb.case import load_case
 
-    case = load_case(args.case)
+    case = load_case(args.case, smoke=True if args.smoke else None)
     out = Path(args.out) if args.out else Path(f"{Path(args.case).stem}_out")
-    print(f"femb {femb.__version__}: {case.title or case.model.name} ({case.model.mesh.n_nodes} nodes, {len(case.steps)} step(s)) -> {out}")
+    mode = " [smoke run]" if case.smoke else ""
+    print(f"femb {femb.__version__}: {case.title or case.model.name} ({case.model.mesh.n_nodes} nodes, {len(case.steps)} step(s)) -> {out}{mode}")
     args.out_dir = out
-    results = case.run(out, progress=not args.no_progress)
-    for step, res in zip(case.steps, results):
+    if args.restart:
+        print(f"  restarting from {out / 'checkpoint.npz'}")
+    results = case.run(out, progress=not args.no_progress, restart=args.restart)
+    for step, res in zip(case.steps[len(case.steps) - len(results):], results):
         print(f"  {step.name} ({step.type}): {len(res)} frames, last time/load factor {res.times[-1]:.6g}")
     print(f"  written: {out / (case.output.name + '.pvd')}, {out / 'history.csv'}, {out / 'run.json'}")
     return EXIT_OK

@@ -8,10 +8,18 @@ from femb.core.errors import InputError
 from femb.mesh import Mesh, line_mesh, polyline_mesh
 from femb.mesh.io import read_mesh
 from femb.model import Material, Model, Section
+from femb.model.loads import MOMENT_TYPES
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
 SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor")
 FORCE_KEYS = ("fx", "fy", "fz", "mx", "my", "mz")
+DOF_KEYS = ("ux", "uy", "uz", "rx", "ry", "rz")
+JOINT_KEYS = {
+    "distance": ("a", "b", "length", "point"),
+    "on_line": ("node", "point", "direction"),
+    "coincide": ("a", "b", "offset"),
+    "linear": ("terms", "value"),
+}
 
 
 def build_mesh(table, ctx, base_dir):
@@ -141,12 +149,16 @@ class ModelBuilder:
                     ctx.fail(model_table.key_path("dim"), f"must be 2 or 3, got {dim}")
             model_table.done()
         model = Model(self.mesh, dim=dim, name=name)
+        self.model = model
         self.read_markers(model)
         self.read_parts(model)
         self.read_fix(model)
         self.read_prescribe(model)
         self.read_ties(model)
+        self.read_discrete(model)
+        self.read_joints(model)
         self.read_loads(model)
+        self.read_initial_velocity(model)
         return model
 
     def read_markers(self, model):
@@ -229,7 +241,7 @@ class ModelBuilder:
     def read_loads(self, model):
         ctx = self.ctx
         common = ["type", "name", "amplitude", "constant"]
-        allowed = {"point": common + ["nodes", *FORCE_KEYS], "distributed": common + ["cells", "q"], "gravity": common + ["g"]}
+        allowed = {"point": common + ["nodes", "moment_type", *FORCE_KEYS], "distributed": common + ["cells", "q"], "gravity": common + ["g"]}
         for t in self.doc.array("loads"):
             with ctx.guard(), t:
                 kind = t.take("type", "string", required=True, choices=tuple(allowed))
@@ -242,7 +254,8 @@ class ModelBuilder:
                     values = {k: t.take(k, "number") for k in FORCE_KEYS if k in t}
                     if not values:
                         ctx.fail(t.path, f"a point load needs at least one of {', '.join(FORCE_KEYS)}")
-                    model.point_load(nodes, amplitude=amplitude, constant=constant, name=name, **values)
+                    moment_type = t.take("moment_type", "string", default="dead", choices=MOMENT_TYPES)
+                    model.point_load(nodes, amplitude=amplitude, constant=constant, name=name, moment_type=moment_type, **values)
                 elif kind == "distributed":
                     cells = self.check_cells(t.take("cells", "string", required=True), t.key_path("cells"))
                     q = t.take("q", "vector", required=True, size=model.dim)
@@ -250,3 +263,147 @@ class ModelBuilder:
                 else:
                     g = t.take("g", "vector", required=True, size=model.dim)
                     model.gravity(g, amplitude=amplitude, constant=constant)
+
+    # ------------------------------------------------------------------ multibody tables
+    def single_node(self, t, key, required=True):
+        """A selector of exactly one node (``t[key]``), or None when absent and optional."""
+        value = t.take(key, "selector", required=required)
+        if value is None:
+            return None
+        self.check_nodes(value, t.key_path(key))
+        count = np.size(self.model.nodes(value))
+        if count != 1:
+            self.ctx.fail(t.key_path(key), f"must name exactly one node, {value!r} has {count}")
+        return value
+
+    def read_discrete(self, model):
+        """``[[discrete]]``: point masses, rigid bodies, springs ... on nodes (one element per
+        node of ``nodes`` for one-node types; ``nodes = [a, b]`` for two-node types)."""
+        ctx = self.ctx
+        for t in self.doc.array("discrete", ["name", "element", "nodes", "parameters"]):
+            with ctx.guard(), t:
+                name = t.take("name", "string", required=True)
+                if not name.isidentifier():
+                    ctx.fail(t.key_path("name"), f"must be an identifier (letters, digits, _), got {name!r}")
+                if name in self.mesh.cells or name in model.parts:
+                    ctx.fail(t.key_path("name"), f"{name!r} is already a cell set or part name")
+                element = t.take("element", "string", required=True, choices=element_library.available())
+                spec = element_library.get_spec(element)
+                raw = t.take("nodes", required=True)
+                if spec.n_nodes == 1:
+                    nodes = ctx.selector(raw, t.key_path("nodes"))
+                    self.check_nodes(nodes, t.key_path("nodes"))
+                else:
+                    if not isinstance(raw, list) or len(raw) != 2:
+                        ctx.fail(t.key_path("nodes"), f"a two-node element needs nodes = [a, b] (two node selectors), got {raw!r}")
+                    nodes = [ctx.selector(v, f"{t.key_path('nodes')}[{i}]") for i, v in enumerate(raw)]
+                    for i, sel in enumerate(nodes):
+                        self.check_nodes(sel, f"{t.key_path('nodes')}[{i}]")
+                    sizes = [np.size(model.nodes(sel)) for sel in nodes]
+                    if sizes[0] != sizes[1]:
+                        ctx.fail(t.key_path("nodes"), f"the two selectors must have the same number of nodes, got {sizes[0]} and {sizes[1]}")
+                params = t.sub("parameters", list(spec.params), required=[k for k in spec.params if k not in spec.defaults] != [])
+                values = {}
+                if params is not None:
+                    with params:
+                        values = {k: params.take(k, "number") for k in spec.params if k in params}
+                missing = [k for k in spec.params if k not in values and k not in spec.defaults]
+                if missing:
+                    ctx.fail(t.key_path("parameters"), f"element {element!r} needs {', '.join(missing)} (it takes {', '.join(spec.params)})")
+                model.add_discrete(name, element, nodes, **values)
+
+    def read_joints(self, model):
+        """``[[joints]]``: distance, on_line, coincide and linear constraints."""
+        ctx = self.ctx
+        for t in self.doc.array("joints"):
+            with ctx.guard(), t:
+                t.allowed = ["kind", "name"]
+                t.skip_check = True
+                kind = t.take("kind", "string", required=True, choices=tuple(JOINT_KEYS))
+                t.skip_check = False
+                t.allowed += list(JOINT_KEYS[kind])
+                name = t.take("name", "string") or f"{t.path} ({kind})"
+                if any(j.name == name for j in model.joints):
+                    ctx.fail(t.key_path("name"), f"joint {name!r} is defined twice")
+                if kind == "distance":
+                    a = self.single_node(t, "a", required=False)
+                    b = self.single_node(t, "b")
+                    length = t.take("length", "number", positive=True)
+                    point = t.take("point", "vector", size=model.dim)
+                    if (a is None) == (point is None):
+                        ctx.fail(t.path, "a distance joint needs either a (a node) or point (a fixed point), not both")
+                    model.distance(a, b, length=length, point=point, name=name)
+                elif kind == "on_line":
+                    node = self.single_node(t, "node")
+                    point = t.take("point", "vector", required=True, size=model.dim)
+                    direction = t.take("direction", "vector", required=True, size=model.dim)
+                    if not np.linalg.norm(direction) > 0:
+                        ctx.fail(t.key_path("direction"), f"must be non-zero, got {list(direction)}")
+                    model.on_line(node, point, direction, name=name)
+                elif kind == "coincide":
+                    a, b = self.single_node(t, "a"), self.single_node(t, "b")
+                    offset = t.take("offset", "vector", size=model.dim)
+                    model.coincide(a, b, offset=offset, name=name)
+                else:
+                    terms = self._linear_terms(t, model)
+                    value = t.take("value")
+                    if isinstance(value, str) or isinstance(value, list):
+                        value = t.take("value", "function_of_t")
+                    elif value is not None:
+                        value = t.take("value", "number")
+                    model.linear_constraint(terms, value, name=name)
+
+    def _linear_terms(self, t, model):
+        ctx = self.ctx
+        raw = t.take("terms", required=True)
+        path = t.key_path("terms")
+        if not isinstance(raw, list) or not raw:
+            ctx.fail(path, f"expected an array of [node, dof, coefficient] triples, got {raw!r}")
+        terms = []
+        for i, term in enumerate(raw):
+            where = f"{path}[{i}]"
+            if not isinstance(term, list) or len(term) != 3:
+                ctx.fail(where, f"expected [node, dof, coefficient], got {term!r}")
+            node = ctx.selector(term[0], f"{where}[0]")
+            self.check_nodes(node, f"{where}[0]")
+            if np.size(model.nodes(node)) != 1:
+                ctx.fail(f"{where}[0]", f"must name exactly one node, {term[0]!r} has {np.size(model.nodes(node))}")
+            dof = ctx.string(term[1], f"{where}[1]", choices=model.dof_names)
+            terms.append((node, dof, ctx.number(term[2], f"{where}[2]")))
+        return terms
+
+    def read_initial_velocity(self, model):
+        """``[[initial_velocity]]``: DOF values at ``nodes``, or a rigid-body field
+        ``rigid = {omega, center, velocity}`` (on ``nodes``, default every node)."""
+        ctx = self.ctx
+        for t in self.doc.array("initial_velocity", ["nodes", "rigid", *DOF_KEYS]):
+            with ctx.guard(), t:
+                nodes = t.take("nodes", "selector")
+                if nodes is not None:
+                    self.check_nodes(nodes, t.key_path("nodes"))
+                values = {}
+                for key in DOF_KEYS:
+                    if key in t:
+                        if key not in model.dof_names:
+                            ctx.fail(t.key_path(key), f"not a DOF of a {model.dim}-D model (DOFs: {', '.join(model.dof_names)})")
+                        values[key] = t.take(key, "number")
+                rigid = t.sub("rigid", ["omega", "center", "velocity"])
+                if rigid is not None and values:
+                    ctx.fail(t.path, f"give DOF values ({', '.join(values)}) or rigid, not both")
+                if rigid is None:
+                    if nodes is None:
+                        ctx.fail(t.key_path("nodes"), "required key is missing (or give rigid = {omega, center, velocity})")
+                    if not values:
+                        ctx.fail(t.path, f"needs at least one of {', '.join(model.dof_names)} (or rigid = {{...}})")
+                    model.initial_velocity(nodes, **values)
+                    continue
+                with rigid:
+                    if model.dim == 2:
+                        omega = rigid.take("omega", "number", default=0.0)
+                    else:
+                        omega = rigid.take("omega", "vector", default=(0.0, 0.0, 0.0), size=3)
+                    center = rigid.take("center", "vector", size=model.dim)
+                    velocity = rigid.take("velocity", "vector", size=model.dim)
+                    if "omega" not in rigid and "velocity" not in rigid:
+                        ctx.fail(rigid.path, "needs omega and/or velocity")
+                model.initial_rigid_velocity(velocity=velocity, omega=omega, center=center, nodes=nodes)

@@ -1,10 +1,12 @@
 """``load_case(path) -> Case`` and ``Case.run(out_dir)``: a TOML case file end to end."""
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from femb.case.build import ModelBuilder, build_mesh, read_materials, read_sections
+from femb.case.checkpoint import Checkpoint, case_fingerprint
 from femb.case.schema import Context, Table, read_parameters
 from femb.case.steps import read_steps
 from femb.core.errors import InputError, ModelError
@@ -17,7 +19,8 @@ except ModuleNotFoundError:  # Python < 3.11
 
 log = logging.getLogger(__name__)
 
-TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "fix", "prescribe", "ties", "markers", "loads", "steps", "output"]
+TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "discrete", "fix", "prescribe", "ties", "joints",
+                  "markers", "loads", "initial_velocity", "steps", "output"]
 OUTPUT_KEYS = ["vtk", "frames", "history", "name"]
 
 
@@ -39,7 +42,10 @@ class OutputSettings:
 
 @dataclass
 class Case:
-    """A loaded case: its validated Model, analysis steps and output settings."""
+    """A loaded case: its validated Model, analysis steps and output settings.
+
+    ``smoke``: the steps were shortened for a smoke run (``load_case(path, smoke=True)``).
+    """
 
     path: Path
     model: object
@@ -47,31 +53,63 @@ class Case:
     output: OutputSettings
     parameters: dict = field(default_factory=dict)
     title: str = ""
+    smoke: bool = False
 
-    def run(self, out_dir, progress=True):
+    def fingerprint(self):
+        return case_fingerprint(self.path, self.smoke)
+
+    def run(self, out_dir, progress=True, restart=False):
         """Run every step in order, each from the undeformed state, writing into
         ``out_dir``: ``<name>.pvd`` + ``<name>_<k>.vtu`` (all steps' frames in one
         collection, grouped by step name), ``history.csv`` (a ``step`` column when there
         are several steps) and ``run.json``. Output is refreshed after every step, and
-        after every increment where the solver reports them, so a failed or killed run
-        keeps what was computed. Returns the list of Results (one per step).
+        after every increment or segment where the solver reports them, so a failed or
+        killed run keeps what was computed. Dynamic steps also keep ``checkpoint.npz``
+        (+ ``checkpoint_frames.bin``) current at every recorded frame.
 
-        A ConvergenceError or SingularSystemError propagates after the frames computed
-        so far have been written and run.json records the failure.
+        ``restart=True`` continues from the checkpoint in ``out_dir`` (InputError when
+        there is none, or it belongs to another case): steps finished before it are not
+        rerun (their Results carry times, history and info only), the checkpointed step
+        continues from its last recorded frame, and the collection, history.csv and
+        run.json are continued. The continuation is bit for bit the same as an
+        uninterrupted run.
+
+        Returns the list of Results (one per step). A ConvergenceError or
+        SingularSystemError propagates after the frames computed so far have been
+        written and run.json records the failure.
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         writer = PVDWriter(out, self.output.name) if self.output.vtk else None
-        done, stats = [], []
+        ckpt = Checkpoint(out, self.fingerprint())
+        ckpt.writer = writer
+        done, stats, first, resume = [], [], 0, None
+        if restart:
+            resume = ckpt.load(self._n_var())
+            first = resume.step_index
+            done, stats = resume.completed_results(self.model), list(ckpt.stats)
+            if writer is not None:
+                writer.restore(resume.meta["pvd_entries"])
+            log.info("restarting step %r at frame %d", self.steps[first].name, resume.n_frames - 1)
+        else:
+            ckpt.clear()
         settings = {s.name: {"type": s.type, "settings": s.settings} for s in self.steps}
-        for step in self.steps:
-            bar = _progress_bar(step, progress)
+        for index in range(first, len(self.steps)):
+            step = self.steps[index]
+            step_resume = resume if resume is not None and index == first else None
+            n_before = step_resume.n_frames if step_resume is not None else 0
+            bar = _progress_bar(step, progress, n_before)
             streamer = FrameStreamer(writer, group=step.name, every=self.output.every, on_frame=_ticker(bar)) if writer else None
+            if streamer is not None:
+                streamer.resume(n_before)
             on_frame = streamer if streamer else _catch_up(bar)
+            checkpoint = ckpt.step(index, step.name, step_resume) if step.restartable else None
             start = time.perf_counter()
             try:
-                results = step.run(self.model, on_frame)
+                results = step.run(self.model, on_frame, checkpoint)
             except Exception as exc:
+                if checkpoint is not None:
+                    checkpoint.close()
                 partial = getattr(exc, "results", None)
                 if partial is not None and streamer is not None:
                     streamer.finish(partial)
@@ -80,19 +118,28 @@ class Case:
                 self._write_records(out, runs, settings, stats)
                 bar.close()
                 raise
+            if checkpoint is not None:
+                checkpoint.close()
             if streamer is not None:
                 streamer.finish(results)
             bar.close()
             done.append(results)
-            stats.append({"step": step.name, "status": "completed", "frames": len(results), "seconds": time.perf_counter() - start})
+            stats.append({"step": step.name, "status": "completed", "frames": len(results), "seconds": time.perf_counter() - start,
+                          **({"restarted_at_frame": n_before - 1} if n_before else {})})
+            ckpt.complete_step(results, stats)
             self._write_records(out, done, settings, stats)
             log.info("step %r: %d frames in %.2f s", step.name, len(results), stats[-1]["seconds"])
         return done
 
+    def _n_var(self):
+        from femb.correlation import build_table
+
+        return build_table(self.model).n_var
+
     def _write_records(self, out, runs, settings, stats):
         if self.output.history and runs:
             write_history_csv(runs if len(self.steps) > 1 else runs[0], out / "history.csv")
-        extra = {"case": str(self.path), "title": self.title, "parameters": self.parameters, "steps": stats}
+        extra = {"case": str(self.path), "title": self.title, "parameters": self.parameters, "smoke": self.smoke, "steps": stats}
         write_run_json(out / "run.json", self.model, runs, settings, extra)
 
 
@@ -116,12 +163,14 @@ def _catch_up(bar):
     return lambda results: bar.update(len(results) - bar.n)
 
 
-def _progress_bar(step, progress):
+def _progress_bar(step, progress, initial=0):
     if not progress:
-        return _NoBar()
+        bar = _NoBar()
+        bar.n = initial
+        return bar
     from tqdm import tqdm
 
-    return tqdm(total=step.expected_frames(), desc=f"{step.name} ({step.type})", unit="frame", leave=True)
+    return tqdm(total=step.expected_frames(), initial=initial, desc=f"{step.name} ({step.type})", unit="frame", leave=True)
 
 
 def _read_output(table, ctx):
@@ -140,12 +189,22 @@ def _read_output(table, ctx):
     return out
 
 
-def load_case(path):
+def smoke_requested():
+    """True when the environment variable FEMB_SMOKE is set to a true value (1, yes, true)."""
+    return os.environ.get("FEMB_SMOKE", "").strip().lower() in ("1", "yes", "true", "on")
+
+
+def load_case(path, smoke=None):
     """Read the TOML case file ``path`` into a validated :class:`Case`.
+
+    ``smoke=True`` shortens every step for a quick check that the case runs (static: the
+    first two increments; arc-length: 5 increments; dynamic: the first 5 recorded frames;
+    buckling and modal unchanged); None: as the environment variable FEMB_SMOKE says.
 
     Raises InputError naming the file and every problem (key path and value), or
     ModelError when the model assembled from valid tables is inconsistent.
     """
+    smoke = smoke_requested() if smoke is None else bool(smoke)
     path = Path(path)
     where = str(path)
     if not path.is_file():
@@ -179,17 +238,23 @@ def load_case(path):
     if mesh is not None:
         with ctx.guard():
             model = ModelBuilder(doc, ctx, mesh, materials, sections).build(doc.sub("model"))
+    if model is not None:
+        for i, step in enumerate(steps):
+            for key, message in step.check(model):
+                ctx.problems.append(f"steps[{i}].{key}: {message}")
     doc.done()
     ctx.raise_if_problems()
     problems = model.problems()
     if problems:
         raise ModelError(problems, f"{where}: model {model.name!r}")
-    return Case(path, model, steps, output, dict(ctx.parameters), title)
+    if smoke:
+        steps = [s.smoke() for s in steps]
+    return Case(path, model, steps, output, dict(ctx.parameters), title, smoke)
 
 
-def run_case(path, out_dir, progress=True):
-    """``load_case(path).run(out_dir, progress)``."""
-    return load_case(path).run(out_dir, progress)
+def run_case(path, out_dir, progress=True, restart=False, smoke=None):
+    """``load_case(path, smoke).run(out_dir, progress, restart)``."""
+    return load_case(path, smoke).run(out_dir, progress, restart)
 
 
 __all__ = ["Case", "OutputSettings", "load_case", "run_case"]

@@ -11,10 +11,19 @@ A step type is registered with :func:`register_step_type` under the name used as
     (it writes them to disk and advances the progress bar; calling it once at the end is
     enough);
 ``expected_frames(settings) -> int or None``
-    the number of frames, for the progress bar.
+    the number of frames, for the progress bar;
+``smoke(settings) -> settings`` (optional)
+    a shortened copy for smoke runs (``femb run --smoke``): a few increments or time
+    steps, to check that a case runs at all;
+``check(model, settings) -> [(key, message), ...]`` (optional)
+    problems of the settings that need the model (e.g. unknown probe nodes), reported
+    with the step's key path when the case is loaded;
+``restartable`` (bool)
+    ``run`` takes a keyword ``checkpoint`` (a femb.case.checkpoint.StepCheckpoint, or
+    None) to write restart data and to continue from ``checkpoint.resume``.
 
-Built in: ``static``, ``arclength``, ``buckling``. Other modules (dynamics, modal) add
-theirs with ``register_step_type`` at import time.
+Built in: ``static``, ``arclength``, ``buckling``; ``dynamic`` (femb.case.dynamic_step)
+and ``modal`` (femb.case.modal_step) register theirs when femb.case is imported.
 """
 import dataclasses
 from collections.abc import Callable
@@ -41,14 +50,17 @@ class StepType:
     run: Callable
     expected_frames: Callable | None = None
     description: str = ""
+    smoke: Callable | None = None
+    restartable: bool = False
+    check: Callable | None = None
 
 
 STEP_TYPES = {}
 
 
-def register_step_type(name, parse, run, expected_frames=None, description=""):
+def register_step_type(name, parse, run, expected_frames=None, description="", smoke=None, restartable=False, check=None):
     """Register (or replace) the step type ``name``; returns the StepType."""
-    STEP_TYPES[name] = StepType(name, parse, run, expected_frames, description)
+    STEP_TYPES[name] = StepType(name, parse, run, expected_frames, description, smoke, restartable, check)
     return STEP_TYPES[name]
 
 
@@ -60,8 +72,26 @@ class Step:
     type: str
     settings: object
 
-    def run(self, model, on_frame=None):
-        return STEP_TYPES[self.type].run(model, self.settings, on_frame or (lambda results: None))
+    def run(self, model, on_frame=None, checkpoint=None):
+        kind = STEP_TYPES[self.type]
+        on_frame = on_frame or (lambda results: None)
+        if kind.restartable:
+            return kind.run(model, self.settings, on_frame, checkpoint=checkpoint)
+        return kind.run(model, self.settings, on_frame)
+
+    @property
+    def restartable(self):
+        return STEP_TYPES[self.type].restartable
+
+    def check(self, model):
+        """[(key, message)] problems of the settings against ``model``."""
+        f = STEP_TYPES[self.type].check
+        return list(f(model, self.settings)) if f is not None else []
+
+    def smoke(self):
+        """A shortened copy of this step for smoke runs (itself when the type has none)."""
+        f = STEP_TYPES[self.type].smoke
+        return Step(self.name, self.type, f(self.settings)) if f is not None else self
 
     def expected_frames(self):
         f = STEP_TYPES[self.type].expected_frames
@@ -90,14 +120,16 @@ def _allowed(cls, exclude=()):
     return [f.name for f in dataclasses.fields(cls) if f.name not in exclude]
 
 
-def read_newton(table, ctx):
-    """NewtonSettings from the optional sub-table ``newton``."""
+def read_newton(table, ctx, defaults=None):
+    """NewtonSettings from the optional sub-table ``newton`` (fields not given keep their
+    value in ``defaults``, by default ``NewtonSettings()``)."""
+    base = defaults if defaults is not None else NewtonSettings()
     sub = table.sub("newton", _allowed(NewtonSettings))
     if sub is None:
-        return NewtonSettings()
+        return base
     kwargs = read_dataclass(sub, NewtonSettings, ctx)
     sub.done()
-    return NewtonSettings(**kwargs)
+    return dataclasses.replace(base, **kwargs)
 
 
 # ---------------------------------------------------------------------------- static
@@ -172,8 +204,21 @@ def run_buckling(model, settings, on_frame):
     return results
 
 
-register_step_type("static", parse_static, run_static, _static_frames, "nonlinear statics, Newton with load stepping")
-register_step_type("arclength", parse_arclength, run_arclength, _arclength_frames, "arc-length path following (limit points, snap-through)")
+def _smoke_static(settings):
+    """The first two increments of the same load path."""
+    factors = settings["load_factors"]
+    if factors is None:
+        factors = [(i + 1) / settings["steps"] for i in range(settings["steps"])]
+    return dict(settings, load_factors=tuple(factors[:2]))
+
+
+def _smoke_arclength(settings):
+    return dict(settings, arclength=dict(settings["arclength"], max_steps=min(5, settings["arclength"].get("max_steps", ArcLengthSettings.max_steps))))
+
+
+register_step_type("static", parse_static, run_static, _static_frames, "nonlinear statics, Newton with load stepping", smoke=_smoke_static)
+register_step_type("arclength", parse_arclength, run_arclength, _arclength_frames, "arc-length path following (limit points, snap-through)",
+                   smoke=_smoke_arclength)
 register_step_type("buckling", parse_buckling, run_buckling, lambda s: s["n_modes"], "linear buckling load factors and modes")
 
 

@@ -50,27 +50,30 @@ def resolve_frame(source, frame=-1):
     return entries[frame][1]
 
 
-def render_png(source, frame, png_path, scalars="displacement", warp=1.0, backend="auto", window_size=(1024, 768)):
+def render_png(source, frame, png_path, scalars="displacement", warp=1.0, backend="auto", window_size=(1024, 768), title=None,
+               label=None):
     """Draw frame ``frame`` (index, negative from the end; ignored for a ``.vtu``) of
     ``source`` (result folder, ``.pvd`` or ``.vtu``) to ``png_path``.
 
     scalars: point or cell array to colour by (vectors by magnitude). warp: displacement
     scale. backend: "auto" (pyvista, then matplotlib), "pyvista" or "matplotlib".
-    Returns the name of the backend that drew the picture.
+    title: text at the top (default "t / load factor = <TimeValue>"); label: title of the
+    colour bar (default the array name). Returns the name of the backend that drew the
+    picture.
     """
     vtu = resolve_frame(source, frame)
     png_path = Path(png_path)
     png_path.parent.mkdir(parents=True, exist_ok=True)
     reasons = []
     if backend in ("auto", "pyvista"):
-        ok, why = _pyvista_in_child(vtu, png_path, scalars, warp, window_size)
+        ok, why = _pyvista_in_child(vtu, png_path, scalars, warp, window_size, title, label)
         if ok:
             return "pyvista"
         reasons.append(f"pyvista: {why}")
         log.warning("pyvista could not render off-screen (%s); falling back to matplotlib", why)
     if backend in ("auto", "matplotlib"):
         try:
-            render_matplotlib(vtu, png_path, scalars, warp, window_size)
+            render_matplotlib(vtu, png_path, scalars, warp, window_size, title, label)
             return "matplotlib"
         except Exception as exc:  # any plotting failure is reported with the others
             reasons.append(f"matplotlib: {type(exc).__name__}: {exc}")
@@ -79,11 +82,12 @@ def render_png(source, frame, png_path, scalars="displacement", warp=1.0, backen
     raise RenderError("cannot render a PNG: " + "; ".join(reasons) + " (pyvista needs an X display, EGL or OSMesa; install matplotlib for the fallback)")
 
 
-def _pyvista_in_child(vtu, png_path, scalars, warp, window_size, timeout=180):
+def _pyvista_in_child(vtu, png_path, scalars, warp, window_size, title=None, label=None, timeout=180):
     env = dict(os.environ)
     if not env.get("DISPLAY"):
         env.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
-    cmd = [sys.executable, "-m", "femb.export.render", str(vtu), str(png_path), scalars, repr(float(warp)), str(window_size[0]), str(window_size[1])]
+    cmd = [sys.executable, "-m", "femb.export.render", str(vtu), str(png_path), scalars, repr(float(warp)), str(window_size[0]), str(window_size[1]),
+           "" if title is None else title, "" if label is None else label]
     if png_path.exists():
         png_path.unlink()
     try:
@@ -105,7 +109,7 @@ def _frame_arrays(grid_points, point_data, warp):
     return ref, deformed
 
 
-def render_pyvista(vtu, png_path, scalars="displacement", warp=1.0, window_size=(1024, 768)):
+def render_pyvista(vtu, png_path, scalars="displacement", warp=1.0, window_size=(1024, 768), title=None, label=None):
     """Draw with pyvista off-screen in this process (used by the child process)."""
     import pyvista as pv
 
@@ -127,17 +131,44 @@ def render_pyvista(vtu, png_path, scalars="displacement", warp=1.0, window_size=
     plotter.add_mesh(ref, color="lightgray", line_width=2, opacity=0.7)
     if values is not None:
         (grid.point_data if preference == "point" else grid.cell_data)[name] = values
-        plotter.add_mesh(grid, scalars=name, preference=preference, line_width=5, cmap="viridis", scalar_bar_args={"title": name, "color": "black"})
+        plotter.add_mesh(grid, scalars=name, preference=preference, line_width=5, cmap="viridis",
+                         scalar_bar_args={"title": label or name, "color": "black"})
     else:
         plotter.add_mesh(grid, color="steelblue", line_width=5)
     time = grid.field_data["TimeValue"][0] if "TimeValue" in grid.field_data.keys() else None
-    if time is not None:
+    if title:
+        plotter.add_text(title, font_size=12, color="black")
+    elif time is not None:
         plotter.add_text(f"t / load factor = {float(time):.6g}", font_size=10, color="black")
     planar = np.allclose(ref_pts[:, 2], 0.0) and np.allclose(deformed[:, 2], 0.0)
+    both = np.vstack([ref_pts, deformed])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    (x0, x1, nx), (y0, y1, ny), (z0, z1, nz) = (_nice_range(a, b, float(np.max(hi - lo))) for a, b in zip(lo, hi))
+    axes = dict(bounds=[x0, x1, y0, y1, z0, z1], xtitle="x", ytitle="y", color="black", location="outer", font_size=12,
+                fmt="%.3g", n_xlabels=nx, n_ylabels=ny)
     if planar:
+        axes["bounds"][4:] = [0.0, 0.0]
+        plotter.show_bounds(show_zaxis=False, show_zlabels=False, grid=False, **axes)
         plotter.view_xy()
+        plotter.enable_parallel_projection()
+        plotter.camera.zoom(1.1)
+    else:
+        plotter.show_bounds(ztitle="z", n_zlabels=nz, **axes)
     plotter.screenshot(str(png_path))
     plotter.close()
+
+
+def _nice_range(lo, hi, extent):
+    """(a, b, n): a ≤ lo and b ≥ hi on a round step (1, 2 or 5 × 10^k, about a fifth of
+    ``extent``), and the number n of tick labels from a to b."""
+    extent = max(extent, abs(hi - lo), 1e-12)
+    raw = extent / 5.0
+    base = 10.0 ** np.floor(np.log10(raw))
+    step = min((m * base for m in (1.0, 2.0, 5.0, 10.0) if m * base >= raw), default=10.0 * base)
+    a, b = np.floor(lo / step - 1e-9) * step, np.ceil(hi / step + 1e-9) * step
+    if b - a < step:
+        a, b = a - step, b + step
+    return float(a), float(b), int(round((b - a) / step)) + 1
 
 
 def _segments(cells):
@@ -155,7 +186,7 @@ def _segments(cells):
     return np.vstack(segs) if segs else np.zeros((0, 2), dtype=int)
 
 
-def render_matplotlib(vtu, png_path, scalars="displacement", warp=1.0, window_size=(1024, 768)):
+def render_matplotlib(vtu, png_path, scalars="displacement", warp=1.0, window_size=(1024, 768), title=None, label=None):
     """Draw the reference (grey) and deformed (coloured by ``scalars`` at the nodes) line
     structure with matplotlib (Agg canvas, no display needed)."""
     import meshio
@@ -169,6 +200,9 @@ def render_matplotlib(vtu, png_path, scalars="displacement", warp=1.0, window_si
         arr = np.asarray(m.point_data[scalars], dtype=float)
         node_val = np.linalg.norm(arr, axis=1) if arr.ndim == 2 else arr
         seg_val = 0.5 * (node_val[segs[:, 0]] + node_val[segs[:, 1]])
+    elif scalars in m.cell_data and all(b.type == "line" for b in m.cells):  # one segment per cell, in block order
+        blocks = [np.asarray(v, dtype=float) for v in m.cell_data[scalars]]
+        seg_val = np.concatenate([np.linalg.norm(v, axis=1) if v.ndim == 2 else v for v in blocks])
     else:
         seg_val = np.zeros(len(segs))
     fig = Figure(figsize=(window_size[0] / 100, window_size[1] / 100), dpi=100)
@@ -196,13 +230,16 @@ def render_matplotlib(vtu, png_path, scalars="displacement", warp=1.0, window_si
         ax.add_collection3d(lc)
         both = np.vstack([ref, deformed])
         ax.auto_scale_xyz(both[:, 0], both[:, 1], both[:, 2])
-    fig.colorbar(lc, ax=ax, label=scalars)
+    fig.colorbar(lc, ax=ax, label=label or scalars, shrink=0.7)
     time = m.field_data.get("TimeValue")
-    if time is not None:
+    if title:
+        ax.set_title(title)
+    elif time is not None:
         ax.set_title(f"t / load factor = {float(np.ravel(time)[0]):.6g}")
     fig.savefig(png_path)
 
 
 if __name__ == "__main__":  # child process of render_png
     _vtu, _png, _scalars, _warp, _w, _h = sys.argv[1:7]
-    render_pyvista(_vtu, _png, _scalars, float(_warp), (int(_w), int(_h)))
+    _title, _label = (sys.argv[7:9] + ["", ""])[:2]
+    render_pyvista(_vtu, _png, _scalars, float(_warp), (int(_w), int(_h)), _title or None, _label or None)

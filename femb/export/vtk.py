@@ -20,7 +20,9 @@ log = logging.getLogger(__name__)
 
 def write_vtu_frame(path, results, frame, recovery=None):
     """Write frame ``frame`` of ``results`` to the ``.vtu`` file ``path`` (fields: see
-    femb.export.fields). ``recovery`` (a FieldRecovery) may be passed to reuse it."""
+    femb.export.fields; field data: ``TimeValue``, ``frame`` and the frame's finite history
+    values, e.g. ``frequency_hz`` of a mode). ``recovery`` (a FieldRecovery) may be passed
+    to reuse it."""
     import meshio
 
     rec = recovery or recovery_for(results)
@@ -34,7 +36,12 @@ def write_vtu_frame(path, results, frame, recovery=None):
     path = Path(path)
     tmp = path.with_name(path.name + ".part")
     meshio.write(tmp, mesh, file_format="vtu", binary=True, compression="zlib")
-    _add_field_data(tmp, {"TimeValue": ("Float64", repr(float(results.times[frame]))), "frame": ("Int64", str(int(frame)))})
+    field = {"TimeValue": ("Float64", repr(float(results.times[frame]))), "frame": ("Int64", str(int(frame)))}
+    for key, column in results.history.items():  # the frame's history row (frequency_hz, energies ...)
+        value = float(column[frame]) if frame < len(column) else float("nan")
+        if key not in field and key.isidentifier() and np.isfinite(value):
+            field[key] = ("Float64", repr(value))
+    _add_field_data(tmp, field)
     os.replace(tmp, path)
     return path
 
@@ -109,6 +116,12 @@ class PVDWriter:
         self.add_file(file_name, results.times[frame], group)
         return self.out_dir / file_name
 
+    def restore(self, entries):
+        """Continue a collection: list ``entries`` ((time, group, file name), e.g. from a
+        checkpoint) as the frames written so far and rewrite the ``.pvd``."""
+        self.entries = [(float(t), str(g), str(f)) for t, g, f in entries]
+        self.write_collection()
+
     def add_file(self, file_name, time, group=""):
         """List an already written ``.vtu`` (relative to out_dir) and rewrite the collection."""
         self.entries.append((float(time), str(group), str(file_name)))
@@ -126,8 +139,12 @@ class PVDWriter:
     def write_collection(self):
         """Rewrite the ``.pvd`` (atomically) from the frames listed so far."""
         lines = ['<?xml version="1.0"?>', '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "  <Collection>"]
+        quoted = self.__dict__.setdefault("_quoted", {})  # (group, file) -> attribute text, built once per entry
         for ts, (_, group, file_name) in zip(self.timesteps(), self.entries):
-            lines.append(f'    <DataSet timestep="{float(ts)!r}" group={quoteattr(group)} part="0" file={quoteattr(file_name)}/>')
+            attrs = quoted.get((group, file_name))
+            if attrs is None:
+                attrs = quoted[(group, file_name)] = f'group={quoteattr(group)} part="0" file={quoteattr(file_name)}'
+            lines.append(f'    <DataSet timestep="{float(ts)!r}" {attrs}/>')
         lines += ["  </Collection>", "</VTKFile>", ""]
         _atomic_write_text(self.path, "\n".join(lines))
 
@@ -157,6 +174,11 @@ class FrameStreamer:
             if self.on_frame is not None:
                 self.on_frame(results, k)
         return False  # usable as an arc-length ``stop`` callback
+
+    def resume(self, n_seen):
+        """Continue after a restart: frames 0..n_seen-1 are on disk already."""
+        self.seen = int(n_seen)
+        self.written = [k for k in (n_seen - 1,) if k >= 0 and k % self.every == 0]
 
     def finish(self, results):
         """Write the remaining frames, and the last one whatever ``every`` says."""

@@ -144,7 +144,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         raise InputError(f"joints with eliminated multipliers are integrated by the mid-point scheme only; got {sch.describe().get('scheme', sch)}")
     u, v = prob.initial_state(t0, dt, u0, v0)
     if prob.joints is not None:
-        u, v = _consistent_initial_state(prob, u, v, t0)
+        u, v = _consistent_initial_state(prob, u, v, t0, project=v0 is None)
     state = sch.start(prob, t0, u, v)
     account = EnergyAccount()
     snap = account.snapshot(prob, state.u, state.v)
@@ -242,10 +242,11 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     return res
 
 
-def _consistent_initial_state(prob, u, v, t0):
+def _consistent_initial_state(prob, u, v, t0, project=True):
     """Check that the initial positions satisfy the joints (InputError naming them
-    otherwise) and project the initial velocities onto the joints' tangent space
-    (G v = 0), warning when that changed them."""
+    otherwise) and, with ``project``, project the initial velocities of the model onto the
+    joints' tangent space (G v = 0), warning when that changed them. A state passed in by
+    the caller (a continuation) is taken as it is."""
     phi, G = prob.joint_state(u, t0)
     if np.linalg.norm(phi) > 1e-8 * prob.length_scale:
         bad = [prob.constraint_rows[i] for i in np.flatnonzero(np.abs(phi) > 1e-8 * prob.length_scale)]
@@ -253,7 +254,7 @@ def _consistent_initial_state(prob, u, v, t0):
     ev = prob.table.eq_var
     Gf = G[:, ev].toarray()
     gv = G @ v
-    if np.linalg.norm(gv) > 1e-12 * max(np.linalg.norm(v), 1e-300):
+    if project and np.linalg.norm(gv) > 1e-12 * max(np.linalg.norm(v), 1e-300):
         v = v.copy()
         v[ev] -= Gf.T @ np.linalg.solve(Gf @ Gf.T, gv)
         log.warning("initial velocities projected onto the joints (|G v| was %.3e)", np.linalg.norm(gv))
