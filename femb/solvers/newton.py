@@ -110,6 +110,44 @@ def _state_norm(system, x):
     return float(norm(x)) if norm is not None else float(np.linalg.norm(x))
 
 
+def projected_newton(evaluate, system, x, settings, table, length_scale):
+    """Newton iteration with joint constraints eliminated (null-space projection).
+
+    ``evaluate(x) -> (r, K, scale)``; ``system.constraints(x) -> (Φ, G, Ḡ)`` over the free
+    equations, ``system.apply(x, dx)``, optionally ``system.constraint_stiffness(λ)`` (the
+    joints' curvature, added to K with the current multiplier estimate) and
+    ``system.limit(x, dx)`` (a step-length factor). Converged when the projected residual
+    ‖N̄ᵀr‖ ≤ tolerance·scale and ‖Φ‖ ≤ constraint_tolerance·length_scale; the multipliers
+    are in ``report.multipliers``.
+    """
+    history = []
+    r = None
+    lam = None
+    stiffness = getattr(system, "constraint_stiffness", None)
+    limit = getattr(system, "limit", None)
+    for it in range(settings.max_iterations + 1):
+        r, K, scale = evaluate(x)
+        if lam is not None and stiffness is not None:
+            K = K + stiffness(lam)
+        phi, G, Gbar = system.constraints(x)
+        proj = ProjectedCorrection(K, r, phi, G, Gbar, table)
+        norm = float(np.linalg.norm(proj.ns.project(r)))
+        c_norm = float(np.linalg.norm(phi))
+        history.append(norm)
+        if not np.isfinite(norm + c_norm):
+            return NewtonReport(False, it, history, r, "residual is not finite")
+        lam = proj.ns.multipliers(K, r)
+        if norm <= settings.tolerance * scale and c_norm <= settings.constraint_tolerance * length_scale:
+            return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
+        if it == settings.max_iterations:
+            break
+        dx = proj.solve(r)
+        if limit is not None:
+            dx = dx * limit(x, dx)
+        x = system.apply(x, dx)
+    return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
+
+
 def newton(system, x, settings, table=None):
     """Solve system.residual(x) = 0 from the start value ``x``; the converged state is
     ``report.state``.
@@ -126,28 +164,9 @@ def newton(system, x, settings, table=None):
     history = []
     factor = None
     r = None
-    constrained = getattr(system, "constraints", None) is not None and system.constraints(x) is not None
-    lam_estimate = None
+    if getattr(system, "constraints", None) is not None and system.constraints(x) is not None:
+        return projected_newton(system.residual_and_tangent, system, x, settings, table, system.length_scale)
     for it in range(settings.max_iterations + 1):
-        if constrained:
-            r, K, scale = system.residual_and_tangent(x)
-            if lam_estimate is not None and hasattr(system, "constraint_stiffness"):
-                K = K + system.constraint_stiffness(lam_estimate)  # curvature of the joints
-            phi, G, Gbar = system.constraints(x)
-            proj = ProjectedCorrection(K, r, phi, G, Gbar, table)
-            norm = float(np.linalg.norm(proj.ns.project(r)))
-            c_norm = float(np.linalg.norm(phi))
-            history.append(norm)
-            if not np.isfinite(norm + c_norm):
-                return NewtonReport(False, it, history, r, "residual is not finite")
-            if norm <= settings.tolerance * scale and c_norm <= settings.constraint_tolerance * system.length_scale:
-                lam = proj.ns.multipliers(K, r)
-                return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
-            if it == settings.max_iterations:
-                break
-            lam_estimate = proj.ns.multipliers(K, r)
-            x = system.apply(x, proj.solve(r))
-            continue
         need_tangent = factor is None or not settings.modified
         if need_tangent:
             r, K, scale = system.residual_and_tangent(x)

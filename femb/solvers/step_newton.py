@@ -14,7 +14,7 @@ from scipy.linalg import lapack
 
 from femb.core.errors import FembError
 from femb.solvers.linear import Factorization, SingularSystemError
-from femb.solvers.newton import NewtonReport, ProjectedCorrection
+from femb.solvers.newton import NewtonReport, projected_newton
 
 
 class DirectCorrection:
@@ -130,7 +130,7 @@ def iterate(system, settings, correction, reuse=False):
     """
     z = system.z0
     if getattr(system, "constraints", None) is not None and system.constraints(z) is not None:
-        return _iterate_constrained(system, settings, correction)
+        return projected_newton(system.evaluate, system, z, settings, getattr(correction, "table", None), system.p.length_scale)
     history = []
     r = None
     for it in range(settings.max_iterations + 1):
@@ -153,37 +153,4 @@ def iterate(system, settings, correction, reuse=False):
         if norm <= 1e-4 * scale and np.linalg.norm(dz) <= settings.increment_tolerance * system.size(z):
             system.evaluate(z)  # leave the system's bookkeeping at the accepted state
             return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=z)
-    return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
-
-
-def _iterate_constrained(system, settings, correction):
-    """Newton iteration of a step with joints: corrections in the null space of the
-    constraint Jacobian (multipliers eliminated, femb.solvers.nullspace), converged when the
-    projected residual and ‖Φ‖ are small; the multipliers are in ``report.multipliers``."""
-    z = system.z0
-    history = []
-    r = None
-    lam = None
-    table = getattr(correction, "table", None)
-    length = system.p.length_scale
-    for it in range(settings.max_iterations + 1):
-        r, K, scale = system.evaluate(z)
-        if lam is not None:
-            K = K + system.constraint_stiffness(lam)
-        phi, G, Gbar = system.constraints(z)
-        proj = ProjectedCorrection(K, r, phi, G, Gbar, table)
-        norm = float(np.linalg.norm(proj.ns.project(r)))
-        c_norm = float(np.linalg.norm(phi))
-        history.append(norm)
-        if not np.isfinite(norm + c_norm):
-            return NewtonReport(False, it, history, r, "residual is not finite")
-        if norm <= settings.tolerance * scale and c_norm <= settings.constraint_tolerance * length:
-            lam = proj.ns.multipliers(K, r)
-            return NewtonReport(True, it, history, r, "converged", state=z, multipliers=lam, constraint_residual=c_norm)
-        if it == settings.max_iterations:
-            break
-        lam = proj.ns.multipliers(K, r)
-        dz = proj.solve(r)
-        dz = dz * system.limit(z, dz)
-        z = system.apply(z, dz)
     return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
