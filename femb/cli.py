@@ -3,6 +3,9 @@
     femb run CASE.toml --out DIR      run a case file (progress bar, results in DIR)
         --restart                     continue a killed run from DIR/checkpoint.npz
         --smoke                       shortened steps (also: FEMB_SMOKE=1), a quick check
+    femb sweep CASE.toml --param NAME=v1,v2 [--param ...] --out DIR
+                                      run a case per combination of parameter values
+        --jobs N / --scheduler ADDR   local process pool / Dask cluster; DIR/sweep.csv
     femb info MESH                    sets, cell types, counts and bounding box of a mesh file
     femb render DIR --frame N --png FILE
                                       picture of one frame of a result folder
@@ -39,6 +42,16 @@ def _parser():
                      help="smoke run: every step shortened to a few increments or recorded frames (also FEMB_SMOKE=1)")
     run.set_defaults(func=cmd_run)
 
+    sweep = sub.add_parser("sweep", help="run a case for every combination of parameter values")
+    sweep.add_argument("case", help="case file (.toml)")
+    sweep.add_argument("--param", "-p", action="append", required=True, metavar="NAME=V1,V2,...",
+                       help="values of one [parameters] entry (repeat for a cartesian product)")
+    sweep.add_argument("--out", "-o", required=True, help="output folder: one subfolder per run, and sweep.csv")
+    sweep.add_argument("--jobs", "-j", type=int, default=1, help="local worker processes (default 1: serial; 0: one per CPU)")
+    sweep.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786) instead of local processes")
+    sweep.add_argument("--smoke", action="store_true", help="smoke runs: every step shortened (also FEMB_SMOKE=1)")
+    sweep.set_defaults(func=cmd_sweep)
+
     info = sub.add_parser("info", help="describe a mesh file")
     info.add_argument("mesh", help="mesh file (.msh, .inp, .bdf, .med, .vtu ...)")
     info.set_defaults(func=cmd_info)
@@ -73,6 +86,31 @@ def cmd_run(args):
         print(f"  {step.name} ({step.type}): {len(res)} frames, last time/load factor {res.times[-1]:.6g}")
     print(f"  written: {out / (case.output.name + '.pvd')}, {out / 'history.csv'}, {out / 'run.json'}")
     return EXIT_OK
+
+
+def cmd_sweep(args):
+    from femb.case.sweep import parse_param, sweep
+
+    values = {}
+    for text in args.param:
+        name, vals = parse_param(text)
+        if name in values:
+            raise InputError(f"--param {name} given twice")
+        values[name] = vals
+    where = f"Dask scheduler {args.scheduler}" if args.scheduler else (f"{args.jobs} local processes" if args.jobs != 1 else "serially")
+    n = 1
+    for vals in values.values():
+        n *= len(vals)
+    print(f"femb {femb.__version__}: sweep of {args.case} over {', '.join(values)} ({n} runs, {where}) -> {args.out}")
+    runs = sweep(args.case, values, args.out, jobs=args.jobs, scheduler=args.scheduler, smoke=True if args.smoke else None)
+    failed = 0
+    for combo, outcome in runs:
+        label = ", ".join(f"{k}={v!r}" for k, v in combo.items())
+        note = f": {outcome['error']}" if outcome["status"] != "completed" else ""
+        print(f"  {label}: {outcome['status']} ({outcome['seconds']:.2f} s){note}")
+        failed += outcome["status"] != "completed"
+    print(f"  {len(runs) - failed} of {len(runs)} runs completed; written: {Path(args.out) / 'sweep.csv'}")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def cmd_info(args):

@@ -194,12 +194,14 @@ def smoke_requested():
     return os.environ.get("FEMB_SMOKE", "").strip().lower() in ("1", "yes", "true", "on")
 
 
-def load_case(path, smoke=None):
+def load_case(path, smoke=None, parameters=None):
     """Read the TOML case file ``path`` into a validated :class:`Case`.
 
     ``smoke=True`` shortens every step for a quick check that the case runs (static: the
     first two increments; arc-length: 5 increments; dynamic: the first 5 recorded frames;
     buckling and modal unchanged); None: as the environment variable FEMB_SMOKE says.
+    ``parameters``: {name: number} replacing entries of the case's ``[parameters]``
+    (parameters defined from them follow); an unknown name is an InputError.
 
     Raises InputError naming the file and every problem (key path and value), or
     ModelError when the model assembled from valid tables is inconsistent.
@@ -215,6 +217,12 @@ def load_case(path, smoke=None):
         raise InputError(f"invalid TOML: {exc}", where) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not a UTF-8 text file ({exc.reason})", where) from None
+    if parameters:
+        defined = doc_data.get("parameters") if isinstance(doc_data.get("parameters"), dict) else {}
+        unknown = [name for name in parameters if name not in defined]
+        if unknown:
+            raise InputError([f"unknown parameter {name!r} (the case's parameters: {', '.join(defined) or 'none'})" for name in unknown], where)
+        defined.update(parameters)
     ctx = Context(where)
     doc = Table(doc_data, "", ctx, TOP_LEVEL_KEYS)
     title = ""

@@ -27,32 +27,45 @@ def _crashed(spec, out_dir, exc):
     }
 
 
-def _run_serial(specs, quick, dirs):
-    return [execute_case(spec, quick, d) for spec, d in zip(specs, dirs)]
+def map_tasks(func, tasks, jobs=1, scheduler=None, crashed=None, key="femb"):
+    """``[func(*args) for args in tasks]``, serially, on a local process pool or on Dask.
+
+    ``jobs`` > 1 (and more than one task): a local ProcessPoolExecutor of that many
+    workers (spawn start method: no fork of a threaded parent); 0: one per CPU.
+    ``scheduler``: a Dask address ("tcp://host:8786") or a ``distributed.Client``
+    (takes precedence over ``jobs``); workers need femb installed and write their
+    outputs on their own file system. ``func`` must be importable by the workers.
+    Outcomes come back in task order whatever the order of completion; a task whose
+    worker died or whose future failed gets ``crashed(i, exc)`` (serially, exceptions
+    of ``func`` propagate: ``func`` catches its own). ``key`` prefixes the Dask keys.
+    """
+    tasks = [tuple(args) for args in tasks]
+    if jobs is not None and jobs <= 0:
+        jobs = os.cpu_count() or 1
+    if scheduler is not None:
+        log.info("running %d tasks on Dask scheduler %s", len(tasks), scheduler)
+        return _run_dask(func, tasks, scheduler, crashed, key)
+    if jobs and jobs > 1 and len(tasks) > 1:
+        log.info("running %d tasks on %d local processes", len(tasks), min(jobs, len(tasks)))
+        return _run_pool(func, tasks, min(jobs, len(tasks)), crashed)
+    return [func(*args) for args in tasks]
 
 
-def _run_pool(specs, quick, dirs, jobs):
-    """A local ProcessPoolExecutor (spawn start method: no fork of a threaded parent)."""
-    outcomes = [None] * len(specs)
+def _run_pool(func, tasks, jobs, crashed):
+    outcomes = [None] * len(tasks)
     ctx = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {pool.submit(execute_case, spec, quick, str(d)): i for i, (spec, d) in enumerate(zip(specs, dirs))}
+        futures = {pool.submit(func, *args): i for i, args in enumerate(tasks)}
         for fut in concurrent.futures.as_completed(futures):
             i = futures[fut]
             try:
                 outcomes[i] = fut.result()
             except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, pickling errors ...
-                outcomes[i] = _crashed(specs[i], dirs[i], exc)
+                outcomes[i] = crashed(i, exc)
     return outcomes
 
 
-def _run_dask(specs, quick, dirs, scheduler):
-    """Submit every case to a Dask cluster.
-
-    ``scheduler`` is an address ("tcp://host:8786") or an existing ``distributed.Client``.
-    Workers need femb installed; the case source travels with the spec, and each worker
-    writes its case outputs to ``dirs[i]`` on its own file system.
-    """
+def _run_dask(func, tasks, scheduler, crashed, key):
     try:
         from distributed import Client
     except ImportError as exc:  # optional dependency
@@ -60,16 +73,13 @@ def _run_dask(specs, quick, dirs, scheduler):
     own = not isinstance(scheduler, Client)
     client = Client(scheduler) if own else scheduler
     try:
-        futures = [
-            client.submit(execute_case, spec, quick, str(d), key=f"femb-validate-{spec.name}-{uuid.uuid4().hex[:10]}", pure=False)
-            for spec, d in zip(specs, dirs)
-        ]
+        futures = [client.submit(func, *args, key=f"{key}-{i}-{uuid.uuid4().hex[:10]}", pure=False) for i, args in enumerate(tasks)]
         outcomes = []
-        for spec, d, fut in zip(specs, dirs, futures):
+        for i, fut in enumerate(futures):
             try:
                 outcomes.append(fut.result())
             except Exception as exc:  # noqa: BLE001 - lost worker, cancelled future ...
-                outcomes.append(_crashed(spec, d, exc))
+                outcomes.append(crashed(i, exc))
         return outcomes
     finally:
         if own:
@@ -106,14 +116,7 @@ def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, roo
     if not specs:
         log.warning("no validation cases selected")
         return []
-    if jobs is not None and jobs <= 0:
-        jobs = os.cpu_count() or 1
-    if scheduler is not None:
-        log.info("running %d cases on Dask scheduler %s", len(specs), scheduler)
-        outcomes = _run_dask(specs, quick, dirs, scheduler)
-    elif jobs and jobs > 1 and len(specs) > 1:
-        log.info("running %d cases on %d local processes", len(specs), jobs)
-        outcomes = _run_pool(specs, quick, dirs, min(jobs, len(specs)))
-    else:
-        outcomes = _run_serial(specs, quick, dirs)
+    parallel = scheduler is not None or (jobs is not None and jobs != 1)
+    tasks = [(spec, quick, str(d) if parallel else d) for spec, d in zip(specs, dirs)]
+    outcomes = map_tasks(execute_case, tasks, jobs, scheduler, lambda i, exc: _crashed(specs[i], dirs[i], exc), key="femb-validate")
     return [evaluate(spec, outcome) for spec, outcome in zip(specs, outcomes)]
