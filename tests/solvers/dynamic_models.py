@@ -87,50 +87,8 @@ def free_flyer(element, omega=0.8, **params):
     return model
 
 
-def bathe_pendulum(EA=1e10):
-    """Bathe's pendulum (digest §4.1): one truss, pivot fixed, m = 10 at the tip (lumped),
-    l = 304.8, g = 980, hanging, tip velocity 772.5 horizontal."""
-    length = 304.8
-    model = Model(line_mesh((0.0, 0.0), (0.0, -length), 1, "bar"), name="bathe-pendulum")
-    model.add_part("bar", "bar", "truss2d", values={"EA": EA, "rhoA": 20.0 / length})
-    model.fix("bar_start")
-    model.gravity((0.0, -980.0))
-    model.initial_velocity("bar_end", ux=772.5)
-    return model
-
-
-def four_bar_chain(EA=1e10):
-    """Free-flying straight four-bar chain (digest §4.2): length 400, 1 mass/length
-    (lumped 50, 100, 100, 100, 50), rigid spin ω = 1 about the right-hand end."""
-    model = Model(line_mesh((0.0, 0.0), (400.0, 0.0), 4, "chain"), name="four-bar-chain")
-    model.add_part("chain", "chain", "truss2d", values={"EA": EA, "rhoA": 1.0})
-    model.initial_rigid_velocity(omega=1.0, center=(400.0, 0.0))
-    return model
-
-
-ESCAPE_Y0 = 100.0 * np.sqrt(0.5)
-
-
-def escape_model(direction):
-    """Two-DOF bar-plus-spring model (digest §4.3, reading A): bar OA (l0 = 100, EA = 500,
-    pinned at O, mass 1 at A) at 135°, and a spring of stiffness K = 1 acting only in x
-    (a bar AB whose end B is fixed in x and tied to A in y, so AB stays horizontal).
-    Initial kinetic energy τ = 0.8 < τ_cr = 5/6 of the barrier, velocity along
-    ``direction`` (unit 2-vector)."""
-    A = np.array([-ESCAPE_Y0, ESCAPE_Y0])
-    B = A - np.array([100.0, 0.0])
-    mesh = Mesh(np.array([[0.0, 0.0], A, B]), {"bar": CellBlock("line", np.array([[0, 1]])), "spring": CellBlock("line", np.array([[2, 1]]))},
-                {"O": [0], "A": [1], "B": [2]})
-    model = Model(mesh, name="escape")
-    model.add_part("bar", "bar", "truss2d", values={"EA": 500.0, "rhoA": 2.0 / 100.0})
-    model.add_part("spring", "spring", "truss2d", values={"EA": 100.0, "rhoA": 0.0})  # K = EA/l = 1
-    model.fix("O")
-    model.fix("B", "ux")
-    model.tie("A", "B", "uy")
-    delta = 100.0 * (1.0 + np.cos(np.radians(135.0)))  # distance to the horizontal-bar saddle
-    speed = np.sqrt(2.0 * 0.8 * 0.5 * delta**2)  # T0 = τ K Δ²/2, m = 1
-    model.initial_velocity("A", ux=speed * direction[0], uy=speed * direction[1])
-    return model
+# The Crisfield & Shi models live with their validation cases.
+from femb.validation.crisfield_cases import ESCAPE_Y0, bathe_pendulum, escape_model, four_bar_chain  # noqa: E402,F401
 
 
 def bending_rotations(res, frame):

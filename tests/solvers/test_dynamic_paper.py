@@ -5,23 +5,17 @@ import numpy as np
 import pytest
 
 from femb.solvers import solve_dynamic
-from tests.solvers.dynamic_models import ESCAPE_Y0, bathe_pendulum, escape_model, four_bar_chain
-
-E0_PENDULUM = 0.5 * 10.0 * 772.5**2  # 2.98378e6
-
-
-def swing_angle(res):
-    """Pendulum angle from the downward vertical (rad) at every frame."""
-    d = np.array([res.nodal_displacements(k)[1] for k in range(len(res))])
-    x, y = d[:, 0], -304.8 + d[:, 1]
-    return np.arctan2(x, -y)
-
-
-def period(t, angle):
-    """Mean period from the upward zero crossings of the angle (linear interpolation)."""
-    k = np.flatnonzero((angle[:-1] < 0) & (angle[1:] >= 0))
-    tc = t[k] - angle[k] * (t[k + 1] - t[k]) / (angle[k + 1] - angle[k])
-    return np.diff(tc).mean()
+from femb.validation.crisfield_cases import (
+    E0_PENDULUM,
+    ESCAPE_DIRECTIONS,
+    ESCAPE_Y0,
+    bathe_pendulum,
+    chord_angles,
+    escape_model,
+    four_bar_chain,
+    swing_angle,
+)
+from femb.validation.crisfield_cases import mean_period as period
 
 
 @pytest.mark.parametrize("dt, period_range", [(0.1, (4.10, 4.17)), (0.5, (4.3, 4.7))])
@@ -49,13 +43,6 @@ def test_trapezoidal_rule_gains_energy_on_the_stiff_pendulum():
     assert growth > 1.5
     small = solve_dynamic(bathe_pendulum(), 0.025, 4.0, scheme="newmark")
     assert np.abs(small.series("total_energy") / E0_PENDULUM - 1.0).max() < 0.05
-
-
-def chord_angles(res, a, b):
-    """Unwrapped angle of the line from node a to node b at every frame."""
-    X = res.model.mesh.points
-    d = np.array([X[b] - X[a] + res.nodal_displacements(k)[b] - res.nodal_displacements(k)[a] for k in range(len(res))])
-    return np.unwrap(np.arctan2(d[:, 1], d[:, 0]))
 
 
 def test_spinning_chain_turns_by_exactly_two_atan_per_step():
@@ -93,8 +80,7 @@ def test_spinning_chain_at_small_steps_follows_the_rigid_rotation_and_newmark_lo
     assert newmark.series("strain_energy").max() > E[0]
 
 
-DIRECTIONS = {"perpendicular": (np.sqrt(0.5), np.sqrt(0.5)), "perpendicular-": (-np.sqrt(0.5), -np.sqrt(0.5)),
-              "down": (0.0, -1.0), "up": (0.0, 1.0)}
+DIRECTIONS = ESCAPE_DIRECTIONS
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)
