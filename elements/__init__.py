@@ -21,6 +21,7 @@ _REGISTRY = {
     "point_mass2d_translational": "masses",
     "point_mass3d": "masses",
     "rigid_body2d": "masses",
+    "rigid_body3d": "masses",
     "rigid_body2d_offset": "masses",
     "spring2d": "springs",
     "spring3d": "springs",
@@ -28,6 +29,7 @@ _REGISTRY = {
     "bushing3d": "springs",
     "rotational_spring2d": "springs",
     "rotational_spring2d_ground": "springs",
+    "rigid_link2d": "rigid_link2d",
 }
 
 

@@ -1,16 +1,27 @@
 """Evaluation of the joint constraints Φ(u, t) = 0 of a model and their Jacobians.
 
 Every joint kind is evaluated for all joints of that kind at once (numpy; the joints of a
-mechanism are few). Rows are ordered kind by kind (distance, on_line, coincide, linear).
-Jacobians are returned over *variables* (m, n_var) in CSR form; the solvers take the
-columns of the free equations. Because every kind is linear or quadratic in the
-positions, the Jacobian at the mid-point configuration is an exact discrete derivative:
-G((u0 + u1)/2)·(u1 − u0) = Φ(u1) − Φ(u0).
+mechanism are few). Rows are ordered kind by kind (distance, on_line, coincide, linear,
+then the rotation-dependent kinds: body_point and the 3-D joints of
+femb.assembly.joints3d). Jacobians are returned over *variables* (m, n_var) in CSR form;
+the solvers take the columns of the free equations. The translational kinds are linear or
+quadratic in the positions, so their Jacobian at the mid-point configuration is an exact
+discrete derivative: G((u0 + u1)/2)·(u1 − u0) = Φ(u1) − Φ(u0). The rotation-dependent
+kinds involve R(θ); ``midpoint_jacobian(u0, u1)`` gives their exact discrete derivative
+(it needs both end configurations), while the Jacobian at the mid-point alone is exact
+only up to O(Δθ³).
+
+Rotation-dependent kinds are *evaluators*: objects with ``m`` (rows), ``names`` (joint
+name per row), ``evaluate(u, t) -> (Φ, rows, cols, vals)`` (local rows, variable
+columns), ``hessian(lam) -> (rows, cols, vals)`` (Σ λ_i ∇²Φ_i over variables, symmetric
+part) and ``midpoint(u0, u1) -> (rows, cols, vals)``. Columns of 3-D rotational
+variables are derivatives with respect to the spatial spin δw (δR = δŵ R).
 """
 import numpy as np
 import scipy.sparse as sp
 
 from femb.core.errors import ModelError
+from femb.model.joints import JOINTS_3D
 
 
 def line_normals(direction):
@@ -42,6 +53,8 @@ class ConstraintSet:
         rows = {"distance": [], "on_line": [], "coincide": [], "linear": []}
         names = {k: [] for k in rows}
         for joint in model.joints:
+            if joint.kind not in rows:
+                continue
             for row in getattr(self, f"_rows_{joint.kind}")(model, joint):
                 rows[joint.kind].append(row)
                 names[joint.kind].append(joint.name)
@@ -63,6 +76,18 @@ class ConstraintSet:
         self._c_vb = np.array([r[1] for r in c], dtype=np.int64)
         self._c_rhs = np.array([r[2] for r in c], dtype=np.float64)  # X_a − X_b + offset
         self._linear = rows["linear"]
+        self.evaluators = []
+        body = [j for j in model.joints if j.kind == "body_point"]
+        if body:
+            self.evaluators.append(BodyPoint2D(model, table, body))
+        spatial = [j for j in model.joints if j.kind in JOINTS_3D]
+        if spatial:
+            from femb.assembly.joints3d import Joints3D
+
+            self.evaluators.append(Joints3D(model, table, spatial))
+        for ev in self.evaluators:
+            self.row_joint += list(ev.names)
+        self.m = len(self.row_joint)
 
     # ------------------------------------------------------------------ rows per kind
     def _node(self, model, selector, joint):
@@ -145,6 +170,13 @@ class ConstraintSet:
             cols.append(vars_)
             vals.append(coef)
             r0 += 1
+        for ev in self.evaluators:
+            ph, r, c, v = ev.evaluate(u, t)
+            phi[r0:r0 + ev.m] = ph
+            rows.append(np.asarray(r, dtype=np.int64) + r0)
+            cols.append(np.asarray(c, dtype=np.int64))
+            vals.append(np.asarray(v, dtype=np.float64))
+            r0 += ev.m
         if not jacobian:
             return phi
         if rows:
@@ -158,26 +190,52 @@ class ConstraintSet:
     def hessian_term(self, lam):
         """Σ_i λ_i ∇²Φ_i (CSR, n_var × n_var): the stiffness of the joint forces Gᵀλ.
 
-        Only ``distance`` rows are curved (∇²Φ = [[I, −I], [−I, I]]/L over the two nodes'
-        translations, independent of the state); the other kinds are linear. ``lam`` holds
-        one multiplier per row (all rows, in row order)."""
+        ``distance`` rows are curved (∇²Φ = [[I, −I], [−I, I]]/L over the two nodes'
+        translations, independent of the state); the rotation-dependent kinds add their
+        curvature at the state of their last ``evaluate``; the other kinds are linear.
+        ``lam`` holds one multiplier per row (all rows, in row order)."""
         n = self.table.n_var
-        k = self._d_L.size
-        if k == 0:
-            return sp.csr_matrix((n, n))
-        w = np.asarray(lam, dtype=np.float64)[:k] / self._d_L
+        lam = np.asarray(lam, dtype=np.float64)
         rows, cols, vals = [], [], []
-        for a, b, s in ((self._d_va, self._d_va, 1.0), (self._d_vb, self._d_vb, 1.0), (self._d_va, self._d_vb, -1.0), (self._d_vb, self._d_va, -1.0)):
-            keep = (a >= 0) & (b >= 0)
-            rows.append(a[keep])
-            cols.append(b[keep])
-            vals.append((s * np.repeat(w[:, None], self.dim, axis=1))[keep])
+        k = self._d_L.size
+        if k:
+            w = lam[:k] / self._d_L
+            for a, b, s in ((self._d_va, self._d_va, 1.0), (self._d_vb, self._d_vb, 1.0), (self._d_va, self._d_vb, -1.0), (self._d_vb, self._d_va, -1.0)):
+                keep = (a >= 0) & (b >= 0)
+                rows.append(a[keep])
+                cols.append(b[keep])
+                vals.append((s * np.repeat(w[:, None], self.dim, axis=1))[keep])
+        r0 = self.m - sum(ev.m for ev in self.evaluators)
+        for ev in self.evaluators:
+            r, c, v = ev.hessian(lam[r0:r0 + ev.m])
+            r, c, v = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64)
+            keep = (r >= 0) & (c >= 0)
+            rows.append(r[keep])
+            cols.append(c[keep])
+            vals.append(v[keep])
+            r0 += ev.m
+        if not rows:
+            return sp.csr_matrix((n, n))
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
     def midpoint_jacobian(self, u0, u1):
-        """Discrete Jacobian Ḡ (CSR, m × n_var) with Ḡ·(u1 − u0) = Φ(u1) − Φ(u0) exactly
-        (the Jacobian at the mid-point: all kinds are at most quadratic)."""
-        return self.evaluate(0.5 * (u0 + u1), 0.0)[1]
+        """Discrete Jacobian Ḡ (CSR, m × n_var) with Ḡ·(u1 − u0) = Φ(u1) − Φ(u0) exactly:
+        the Jacobian at the mid-point for the (at most quadratic) translational kinds, the
+        evaluators' own discrete derivative for the rotation-dependent ones (columns of 2-D
+        rotations per unit Δθ)."""
+        G = self.evaluate(0.5 * (u0 + u1), 0.0)[1]
+        if not self.evaluators:
+            return G
+        G = G.tolil()
+        r0 = self.m - sum(ev.m for ev in self.evaluators)
+        for ev in self.evaluators:
+            r, c, v = ev.midpoint(u0, u1)
+            G[r0:r0 + ev.m, :] = 0.0
+            for ri, ci, vi in zip(r, c, v):
+                if ci >= 0:
+                    G[r0 + ri, ci] += vi
+            r0 += ev.m
+        return G.tocsr()
 
     def describe(self, rows):
         """Joint names of constraint rows (unique, in order)."""
@@ -187,3 +245,98 @@ class ConstraintSet:
             if name not in out:
                 out.append(name)
         return out
+
+
+# ---------------------------------------------------------------------------- 2-D rigid-body points
+def _rot2(theta):
+    """(k, 2, 2) planar rotation matrices of angles θ (k,)."""
+    c, s = np.cos(theta), np.sin(theta)
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+
+class BodyPoint2D:
+    """``body_point`` joints of a 2-D model: a point of a rigid body (or of any node with a
+    rotation) coincides with node b or with a fixed point.
+
+    Node a (ux, uy, rz) carries the body; the body point is x_a + R(θ_a)·c with c the
+    offset in the reference configuration (default X_b − X_a, or ``point`` − X_a), θ_a the
+    total rotation of node a. Two rows per joint::
+
+        Φ = x_b − x_a − R(θ_a) c          (or  p − x_a − R(θ_a) c for a ground point p)
+
+    ∂Φ/∂θ_a = −E R c with E = [[0, −1], [1, 0]]; ∇²_θθ Φ = R c. The exact discrete
+    derivative between θ0 and θ1 uses R(θ1) − R(θ0) = 2 sin(Δθ/2)·E R(θ̄), θ̄ the mean
+    angle: the rotational column is the mid-point one times sinc(Δθ/2).
+    """
+
+    def __init__(self, model, table, joints):
+        self.names = []
+        va, ta, vb, xa, xb, c = [], [], [], [], [], []
+        rz = table.dof_names.index("rz") if "rz" in table.dof_names else None
+        for j in joints:
+            if table.dim != 2 or rz is None:
+                raise ModelError(f"joint {j.name!r}: body_point joints are planar (2-D models with rz)")
+            na = model.node(j.node_a)
+            Xa = np.asarray(model.mesh.points[na][:2], dtype=np.float64)
+            if j.node_b is None:
+                vb_ = np.array([-1, -1])
+                Xb = np.asarray(j.point, dtype=np.float64)
+            else:
+                nb = model.node(j.node_b)
+                vb_ = table.node_var[nb, :2]
+                if np.any(vb_ < 0):
+                    raise ModelError(f"joint {j.name!r}: node {nb} carries no translations")
+                Xb = np.asarray(model.mesh.points[nb][:2], dtype=np.float64)
+            if np.any(table.node_var[na, :2] < 0) or table.node_var[na, rz] < 0:
+                raise ModelError(f"joint {j.name!r}: node {na} must carry ux, uy and rz (a rigid body or beam node)")
+            off = Xb - Xa if j.offset is None else np.asarray(j.offset, dtype=np.float64)
+            va.append(table.node_var[na, :2])
+            ta.append(table.node_var[na, rz])
+            vb.append(vb_)
+            xa.append(Xa)
+            xb.append(Xb)
+            c.append(off)
+            self.names += [j.name, j.name]
+        self.va = np.array(va, dtype=np.int64).reshape(-1, 2)
+        self.ta = np.array(ta, dtype=np.int64)
+        self.vb = np.array(vb, dtype=np.int64).reshape(-1, 2)
+        self.xa = np.array(xa).reshape(-1, 2)
+        self.xb = np.array(xb).reshape(-1, 2)
+        self.c = np.array(c).reshape(-1, 2)
+        self.m = 2 * self.ta.size
+        self._rc = np.zeros_like(self.c)
+
+    @staticmethod
+    def _take(u, vars_):
+        return np.where(vars_ >= 0, u[np.maximum(vars_, 0)], 0.0)
+
+    def _pattern(self, dtheta_col):
+        k = self.ta.size
+        r = np.arange(2 * k).reshape(k, 2)
+        rows = [r.ravel(), r.ravel(), r.ravel()]
+        cols = [self.vb.ravel(), self.va.ravel(), np.repeat(self.ta, 2)]
+        vals = [np.ones(2 * k), -np.ones(2 * k), dtheta_col.ravel()]
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+    def evaluate(self, u, t=0.0):
+        th = u[self.ta]
+        rc = np.einsum("kij,kj->ki", _rot2(th), self.c)
+        self._rc = rc
+        xa = self.xa + self._take(u, self.va)
+        xb = self.xb + self._take(u, self.vb)
+        phi = (xb - xa - rc).ravel()
+        dth = np.column_stack([rc[:, 1], -rc[:, 0]])  # −E R c
+        return (phi,) + self._pattern(dth)
+
+    def hessian(self, lam):
+        lam = np.asarray(lam).reshape(-1, 2)
+        w = np.einsum("ki,ki->k", lam, self._rc)
+        return self.ta, self.ta, w
+
+    def midpoint(self, u0, u1):
+        th0, th1 = u0[self.ta], u1[self.ta]
+        half = 0.5 * (th1 - th0)
+        sinc = np.where(np.abs(half) > 1e-8, np.sin(half) / np.where(half == 0, 1.0, half), 1.0 - half * half / 6.0)
+        rc = np.einsum("kij,kj->ki", _rot2(0.5 * (th0 + th1)), self.c)
+        dth = np.column_stack([rc[:, 1], -rc[:, 0]]) * sinc[:, None]
+        return self._pattern(dth)

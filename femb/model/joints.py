@@ -19,14 +19,41 @@ Kinds (``Joint.kind``) and their equations (x: current node position X + u):
     Φ = Σ c_k·u_k − value(t): a general linear relation between DOFs (couplers, gears,
     drivers of a DOF combination); ``terms`` is a list of (node, dof, coefficient).
 
-All are linear or quadratic in the positions, so the mid-point Jacobian is an exact
-discrete derivative (Ḡ Δq = ΔΦ) and the reactions do no work in the energy-conserving
-scheme.
+``body_point`` (2-D)
+    Φ = x_b − x_a − R(θ_a)·c: the point of the body carried by node a (a rigid body or a
+    beam node with rz) at reference offset c (default X_b − X_a) coincides with node b, or
+    with the fixed ``point`` when node_b is None: a revolute joint between a rigid body and
+    another node, or to ground, at any point of the body.
+
+3-D joints between oriented nodes (beam3d nodes) or an oriented node and ground
+(femb.assembly.joints3d; ``axis`` is a unit vector fixed in node a's frame, given in the
+reference configuration; node_b None means ground):
+
+``spherical``
+    x_b = x_a (3 equations; or x_a = ``point``): rotations free.
+``revolute``
+    spherical plus two equations keeping b's copy of the axis perpendicular to a's two
+    normals (5 equations): only the relative rotation about the axis is free.
+``universal``
+    spherical plus one equation: a's first normal stays perpendicular to b's second
+    normal (4 equations): the cross of two perpendicular axes.
+``cylindrical``
+    the relative position stays on the axis (2 equations) and the axes stay aligned
+    (2 equations): rotation about and translation along the axis are free.
+``prismatic``
+    cylindrical plus one equation that locks the rotation about the axis (5 equations):
+    only the translation along the axis is free.
+
+The translational kinds are linear or quadratic in the positions, so the mid-point Jacobian
+is an exact discrete derivative (Ḡ Δq = ΔΦ) and the reactions do no work in the
+energy-conserving scheme; ``body_point`` provides its exact discrete derivative through
+``ConstraintSet.midpoint_jacobian``.
 """
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-JOINT_KINDS = ("distance", "on_line", "coincide", "linear")
+JOINTS_3D = ("spherical", "revolute", "universal", "cylindrical", "prismatic")
+JOINT_KINDS = ("distance", "on_line", "coincide", "linear", "body_point") + JOINTS_3D
 
 
 @dataclass(frozen=True)
@@ -43,3 +70,4 @@ class Joint:
     offset: tuple = None
     terms: tuple = None
     value: Optional[Callable] = None
+    axis: tuple = None

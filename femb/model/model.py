@@ -21,8 +21,12 @@ from femb.model.loads import (
     Tie,
     dof_names_for,
 )
-from femb.model.joints import JOINT_KINDS, Joint
+from femb.model.joints import JOINT_KINDS, JOINTS_3D, Joint
 from femb.model.materials import Material, Section
+
+
+# element parameters that are masses or inertias (must not be negative)
+INERTIA_PARAMS = ("m", "J", "Jx", "Jy", "Jz", "rhoA", "rhoI", "rhoJ", "rhoIy", "rhoIz", "rhoIp")
 
 
 def _as_3d(vector):
@@ -142,6 +146,39 @@ class Model:
         for 0); ``terms`` is a list of (node, dof, coefficient)."""
         fn = value if callable(value) or value is None else (lambda t, v=float(value): v)
         return self._joint(Joint("linear", name or "linear constraint", terms=tuple(tuple(t) for t in terms), value=fn))
+
+    def body_point(self, body, node=None, point=None, offset=None, name=None):
+        """Revolute joint (2-D) at a point of a rigid body: the point of ``body`` (a node
+        with ux, uy, rz: ``rigid_body2d`` or a beam node) at reference offset ``offset``
+        (default: the reference vector from the body node to ``node`` or ``point``)
+        coincides with node ``node``, or stays at the fixed ``point`` (node None)."""
+        return self._joint(Joint("body_point", name or f"body_point {body!r}-{node if node is not None else point!r}", body, node,
+                                 point=None if point is None else tuple(point), offset=None if offset is None else tuple(offset)))
+
+    def joint3d(self, kind, node_a, node_b=None, axis=None, point=None, name=None):
+        """A 3-D joint of ``kind`` ("spherical", "revolute", "universal", "cylindrical",
+        "prismatic") between oriented nodes ``node_a`` and ``node_b`` (beam3d nodes), or
+        between ``node_a`` and ground (node_b None; ``point`` defaults to node a's reference
+        position). ``axis``: the joint axis in the reference configuration (revolute,
+        cylindrical, prismatic; universal: the first cross axis, carried by node a), fixed in
+        node a's frame. See femb.model.joints for the equations."""
+        return self._joint(Joint(kind, name or f"{kind} {node_a!r}-{node_b!r}", node_a, node_b,
+                                 point=None if point is None else tuple(point), axis=None if axis is None else tuple(axis)))
+
+    def rigid_link2d(self, name, node_a, node_b, m, J=None, com=None):
+        """A planar rigid body described by two of its points (natural coordinates): nodes
+        ``node_a`` and ``node_b`` keep their distance (a ``distance`` joint named ``name``)
+        and carry the body's inertia through a ``rigid_link2d`` element (mass ``m``,
+        inertia ``J`` about the centre of mass, default that of a uniform rod m·L²/12,
+        centre of mass at ``com`` = (along, across) the link from node a, default its
+        middle). The mass matrix is constant and the constraint quadratic, so the body is
+        exact in the energy-conserving mid-point scheme. Returns the joint name."""
+        a, b = self.node(node_a), self.node(node_b)
+        length = float(np.linalg.norm(self.mesh.points[b] - self.mesh.points[a]))
+        along, across = (0.5 * length, 0.0) if com is None else (float(com[0]), float(com[1]))
+        J = m * length**2 / 12.0 if J is None else float(J)
+        self.add_discrete(f"{name} inertia", "rigid_link2d", (node_a, node_b), m=float(m), J=J, cx=along, cy=across)
+        return self.distance(node_a, node_b, name=name)
 
     def _joint(self, joint):
         if any(j.name == joint.name for j in self.joints):
@@ -272,6 +309,9 @@ class Model:
                 bad = [spec.params[i] for i in np.where(~np.isfinite(row))[0]]
                 if bad:
                     p.append(f"{where}: element property {', '.join(bad)} is not finite")
+                negative = [f"{k} = {row[i]:g}" for i, k in enumerate(spec.params) if k in INERTIA_PARAMS and row[i] < 0.0]
+                if negative:
+                    p.append(f"{where} (element {spec.name!r}, cell set {part.cells!r}): negative mass or inertia {', '.join(negative)}")
             except (KeyError, ValueError, TypeError) as exc:
                 p.append(f"{where}: {exc.args[0] if exc.args else exc}")
             conn = block.connectivity
@@ -369,6 +409,26 @@ class Model:
                 p.append(f"{where}: direction must be non-zero")
         if joint.kind == "coincide" and joint.offset is not None and len(joint.offset) != self.dim:
             p.append(f"{where}: offset needs {self.dim} components")
+        if joint.kind == "body_point":
+            if self.dim != 2:
+                p.append(f"{where}: body_point joints are planar (2-D models)")
+            if joint.node_a is None:
+                p.append(f"{where}: give the body node")
+            if joint.node_b is None and joint.point is None:
+                p.append(f"{where}: give a node or a fixed point")
+            for vec, label in ((joint.point, "point"), (joint.offset, "offset")):
+                if vec is not None and len(vec) != 2:
+                    p.append(f"{where}: {label} needs 2 components")
+        if joint.kind in JOINTS_3D:
+            if self.dim != 3:
+                p.append(f"{where}: {joint.kind} joints need a 3-D model")
+            if joint.node_a is None:
+                p.append(f"{where}: give node_a (an oriented node)")
+            if joint.kind != "spherical":
+                if joint.axis is None or len(joint.axis) != 3 or not np.linalg.norm(joint.axis) > 0:
+                    p.append(f"{where}: needs a non-zero 3-component axis")
+            if joint.point is not None and len(joint.point) != 3:
+                p.append(f"{where}: point needs 3 components")
         if joint.kind == "linear":
             if not joint.terms:
                 p.append(f"{where}: no terms")
