@@ -239,7 +239,167 @@ def render_matplotlib(vtu, png_path, scalars="displacement", warp=1.0, window_si
     fig.savefig(png_path)
 
 
-if __name__ == "__main__":  # child process of render_png
+# ----------------------------------------------------------------------------- snapshots
+def _snapshot_arrays(data):
+    """Reference (n, 3), line connectivity (k, 2) and [(label, (n, 3) points)] of a
+    snapshot request (see ``render_snapshots``); checks the shapes."""
+    ref = np.asarray(data["reference"], dtype=float).reshape(-1, 3)
+    lines = np.asarray(data["lines"], dtype=np.int64).reshape(-1, 2)
+    if lines.size and (lines.min() < 0 or lines.max() >= len(ref)):
+        raise InputError("snapshot lines refer to points that do not exist")
+    frames = []
+    for k, f in enumerate(data.get("frames", [])):
+        pts = np.asarray(f["points"], dtype=float).reshape(-1, 3)
+        if pts.shape != ref.shape:
+            raise InputError(f"snapshot frame {k} has {len(pts)} points, the reference {len(ref)}")
+        frames.append((str(f.get("label", k)), pts))
+    return ref, lines, frames
+
+
+def render_snapshots(requests, backend="auto", window_size=(900, 650), timeout=300):
+    """Draw line-structure snapshots to PNGs; returns the backend used per request
+    ("pyvista", "matplotlib") or None where both failed (never raises for a picture).
+
+    requests : list of (data, png_path) with data = {"title": str, "reference": (n, 3)
+        reference points, "lines": (k, 2) point pairs, "frames": [{"label": str,
+        "points": (n, 3) deformed points}]}: the reference structure in grey and every
+        frame in its own colour (early to late). All pyvista pictures are drawn in one
+        child process (VTK starts once); those it cannot draw fall back to matplotlib.
+    """
+    import json
+    import tempfile
+
+    requests = [(data, Path(png)) for data, png in requests]
+    done = [None] * len(requests)
+    if not requests:
+        return done
+    for _, png in requests:
+        png.parent.mkdir(parents=True, exist_ok=True)
+        if png.exists():
+            png.unlink()
+    if backend in ("auto", "pyvista"):
+        env = dict(os.environ)
+        if not env.get("DISPLAY"):
+            env.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+        with tempfile.TemporaryDirectory(prefix="femb-snapshots-") as tmp:
+            job = Path(tmp) / "snapshots.json"
+            job.write_text(json.dumps({"window_size": list(window_size),
+                                       "requests": [{"data": d, "png": str(p)} for d, p in requests]}), encoding="utf-8")
+            try:
+                proc = subprocess.run([sys.executable, "-m", "femb.export.render", "--snapshots", str(job)], env=env,
+                                      capture_output=True, text=True, timeout=timeout)
+                if proc.returncode != 0:
+                    log.warning("pyvista snapshots: exit code %s: %s", proc.returncode, " ".join((proc.stderr or "").split()[-30:]))
+            except subprocess.TimeoutExpired:
+                log.warning("pyvista snapshots timed out after %s s", timeout)
+        for i, (_, png) in enumerate(requests):
+            if png.exists() and png.stat().st_size > 0:
+                done[i] = "pyvista"
+    if backend in ("auto", "matplotlib"):
+        for i, (data, png) in enumerate(requests):
+            if done[i] is None:
+                try:
+                    snapshot_matplotlib(data, png, window_size)
+                    done[i] = "matplotlib"
+                except Exception as exc:  # noqa: BLE001 - a picture never stops the caller
+                    log.warning("could not draw snapshot %s: %s: %s", png, type(exc).__name__, exc)
+    return done
+
+
+def snapshot_pyvista(data, png_path, window_size=(900, 650)):
+    """Draw one snapshot request with pyvista off-screen in this process."""
+    import matplotlib
+    import pyvista as pv
+
+    ref, lines, frames = _snapshot_arrays(data)
+    cells = np.column_stack([np.full(len(lines), 2), lines]).ravel()
+
+    def poly(points):
+        mesh = pv.PolyData(points)
+        mesh.lines = cells
+        return mesh
+
+    plotter = pv.Plotter(off_screen=True, window_size=list(window_size))
+    plotter.set_background("white")
+    plotter.add_mesh(poly(ref), color="lightgray", line_width=3, label="reference")
+    cmap = matplotlib.colormaps["viridis"]
+    for k, (label, pts) in enumerate(frames):
+        colour = cmap(k / max(len(frames) - 1, 1))[:3]
+        plotter.add_mesh(poly(pts), color=colour, line_width=5, label=label)
+        plotter.add_mesh(pv.PolyData(pts), color=colour, point_size=9, render_points_as_spheres=True)
+    if data.get("title"):
+        plotter.add_text(str(data["title"]), font_size=11, color="black")
+    if frames:
+        plotter.add_legend(bcolor="white", face="line", size=(0.14, 0.035 * (len(frames) + 1)), loc="upper right")
+    both = np.vstack([ref] + [p for _, p in frames])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    extent = float(np.max(hi - lo)) or 1.0
+    (x0, x1, nx), (y0, y1, ny), (z0, z1, nz) = (_nice_range(a, b, extent) for a, b in zip(lo, hi))
+    axes = dict(bounds=[x0, x1, y0, y1, z0, z1], xtitle="x", ytitle="y", color="black", location="outer", font_size=11,
+                fmt="%.3g", n_xlabels=nx, n_ylabels=ny)
+    if np.allclose(both[:, 2], 0.0):
+        axes["bounds"][4:] = [0.0, 0.0]
+        plotter.show_bounds(show_zaxis=False, show_zlabels=False, grid=False, **axes)
+        plotter.view_xy()
+        plotter.enable_parallel_projection()
+        plotter.camera.zoom(0.9)
+    else:
+        plotter.show_bounds(ztitle="z", n_zlabels=nz, **axes)
+    plotter.screenshot(str(png_path))
+    plotter.close()
+
+
+def snapshot_matplotlib(data, png_path, window_size=(900, 650)):
+    """Draw one snapshot request with matplotlib (Agg; 3-D axes for spatial structures)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    ref, lines, frames = _snapshot_arrays(data)
+    fig = Figure(figsize=(window_size[0] / 100, window_size[1] / 100), dpi=100)
+    FigureCanvasAgg(fig)
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis"]
+    planar = np.allclose(np.vstack([ref] + [p for _, p in frames])[:, 2], 0.0)
+    ax = fig.add_subplot(1, 1, 1) if planar else fig.add_subplot(1, 1, 1, projection="3d")
+    dims = 2 if planar else 3
+
+    def draw(points, label, **style):
+        for n, (i, j) in enumerate(lines):
+            seg = points[[i, j], :dims].T
+            ax.plot(*seg, label=label if n == 0 else None, **style)
+
+    draw(ref, "reference", color="lightgray", linewidth=2)
+    for k, (label, pts) in enumerate(frames):
+        draw(pts, label, color=cmap(k / max(len(frames) - 1, 1)), linewidth=2.5, marker="o", markersize=3)
+    if planar:
+        ax.set_aspect("equal")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    if data.get("title"):
+        ax.set_title(str(data["title"]), fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png_path)
+
+
+def _snapshots_child(job_file):
+    """Child process of ``render_snapshots``: draw every request, skipping failures."""
+    import json
+
+    job = json.loads(Path(job_file).read_text(encoding="utf-8"))
+    size = tuple(job.get("window_size", (900, 650)))
+    for req in job["requests"]:
+        try:
+            snapshot_pyvista(req["data"], req["png"], size)
+        except Exception as exc:  # noqa: BLE001 - the parent falls back to matplotlib
+            print(f"snapshot {req['png']}: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+if __name__ == "__main__":  # child process of render_png / render_snapshots
+    if sys.argv[1] == "--snapshots":
+        _snapshots_child(sys.argv[2])
+        sys.exit(0)
     _vtu, _png, _scalars, _warp, _w, _h = sys.argv[1:7]
     _title, _label = (sys.argv[7:9] + ["", ""])[:2]
     render_pyvista(_vtu, _png, _scalars, float(_warp), (int(_w), int(_h)), _title or None, _label or None)

@@ -8,6 +8,14 @@ Series entries are recognised by the prefix of their key:
 * ``history...``: ``{"xlabel", "ylabel", "title", "curves": [{"label", "x", "y",
   "style": "line" | "markers" | "dashed"}]}`` → one axes with every curve.
 
+* ``shape...``: ``{"title", "reference": (n, 3) points, "lines": (k, 2) point pairs,
+  "frames": [{"label", "points": (n, 3)}]}`` → a picture of the deformed structure at
+  those frames over the reference (pyvista off-screen, matplotlib fallback), drawn by
+  ``draw_pictures`` for all cases at once.
+* ``picture...``: ``{"source": result folder, .pvd or .vtu (relative to the case's output
+  folder or absolute), "frame": -1, "scalars": "displacement", "warp": 1.0, "title"}`` →
+  a picture of a frame the case wrote with femb.export (``render_png``).
+
 Other keys are kept in the JSON data but not plotted.
 """
 import logging
@@ -100,3 +108,45 @@ def plot_series(series, folder):
         except Exception as exc:  # noqa: BLE001 - a plot never stops the report
             log.warning("could not plot series %r into %s: %s", key, path, exc)
     return written
+
+
+def draw_pictures(cases, report_dir):
+    """Pictures of deformed shapes for the ``shape...`` and ``picture...`` series of
+    ``cases`` (a list of (case name, series, case output folder or None)).
+
+    Writes ``report_dir/<case>/<key>.png``; returns {case name: [(key, path)]} of the
+    pictures drawn. A picture that cannot be drawn is logged and left out: it never fails
+    the report.
+    """
+    report_dir = Path(report_dir)
+    out = {name: [] for name, _, _ in cases}
+    shapes = []
+    for name, series, case_dir in cases:
+        for key, data in sorted(series.items()):
+            path = report_dir / name / f"{key}.png"
+            if key.startswith("shape"):
+                shapes.append((name, key, data, path))
+            elif key.startswith("picture"):
+                try:
+                    from femb.export.render import render_png
+
+                    source = Path(data["source"])
+                    if not source.is_absolute() and case_dir is not None:
+                        source = Path(case_dir) / source
+                    render_png(source, int(data.get("frame", -1)), path, scalars=data.get("scalars", "displacement"),
+                               warp=float(data.get("warp", 1.0)), title=data.get("title"))
+                    out[name].append((key, path))
+                except Exception as exc:  # noqa: BLE001 - a picture never stops the report
+                    log.warning("could not draw picture %r of case %s: %s: %s", key, name, type(exc).__name__, exc)
+    if shapes:
+        try:
+            from femb.export.render import render_snapshots
+
+            drawn = render_snapshots([(data, path) for _, _, data, path in shapes])
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not draw the shape pictures: %s: %s", type(exc).__name__, exc)
+            drawn = [None] * len(shapes)
+        for (name, key, _, path), backend in zip(shapes, drawn):
+            if backend is not None:
+                out[name].append((key, path))
+    return out

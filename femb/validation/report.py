@@ -6,11 +6,14 @@ the same content.
 import datetime
 import html
 import json
+import logging
 import math
 from pathlib import Path
 
 from femb import __version__
-from femb.validation.plots import plot_series
+from femb.validation.plots import draw_pictures, plot_series
+
+log = logging.getLogger(__name__)
 
 COLUMNS = ("case", "metric", "value", "reference", "error", "tolerance", "pass/fail", "seconds")
 
@@ -193,11 +196,14 @@ def render_html(blocks):
     return _HTML_PAGE.format(body="\n".join(out))
 
 
-def write_report(results, report_dir, quick=False):
-    """Write plots, ``report.md`` and ``report.html`` into ``report_dir``.
+def write_report(results, report_dir, quick=False, pictures=True):
+    """Write plots, pictures of deformed shapes, ``report.md`` and ``report.html`` into
+    ``report_dir``.
 
-    Plots go to ``report_dir/<case>/<series key>.png``, the plotted data to
-    ``report_dir/<case>/series.json``. Returns (md_path, html_path).
+    Plots and pictures go to ``report_dir/<case>/<series key>.png``, the plotted data to
+    ``report_dir/<case>/series.json``. ``pictures``: draw the ``shape``/``picture``
+    series (pyvista off-screen, matplotlib fallback); a picture that fails is left out.
+    Returns (md_path, html_path).
     """
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -208,6 +214,14 @@ def write_report(results, report_dir, quick=False):
             (report_dir / res.name / "series.json").write_text(json.dumps(res.series) + "\n", encoding="utf-8")
         written = plot_series(res.series, report_dir / res.name)
         images[res.name] = [(key, path.relative_to(report_dir).as_posix()) for key, path in written]
+    if pictures:
+        try:
+            drawn = draw_pictures([(r.name, r.series or {}, r.out_dir) for r in results], report_dir)
+        except Exception as exc:  # noqa: BLE001 - pictures never fail the report
+            log.warning("no pictures in the report: %s: %s", type(exc).__name__, exc)
+            drawn = {}
+        for name, items in drawn.items():
+            images.setdefault(name, []).extend((key, Path(path).relative_to(report_dir).as_posix()) for key, path in items)
     blocks = _blocks(results, images, {"quick": quick})
     md = report_dir / "report.md"
     md.write_text(render_markdown(blocks), encoding="utf-8")

@@ -17,6 +17,7 @@ from femb.validation.execute import execute_case
 
 ROOT = Path(__file__).resolve().parents[2] / "validation"
 CASES = ("rollup-2d", "euler-column", "truss-arch-snap-through", "cantilever-tip-load")
+CRISFIELD = ("crisfield-pendulum", "crisfield-free-chain", "crisfield-two-dof")
 
 
 def write_case(root, name, code, metrics, quick=True):
@@ -47,7 +48,7 @@ def run(quick, out_dir):
 # ----------------------------------------------------------------------------- real cases
 def test_every_documented_case_is_discovered_and_listed_in_the_readme():
     names = {s.name for s in discover(ROOT)}
-    assert set(CASES) <= names
+    assert set(CASES) <= names and set(CRISFIELD) <= names
     readme = (ROOT / "README.md").read_text()
     for name in names:
         assert f"`{name}`" in readme, f"{name} is not documented in validation/README.md"
@@ -77,6 +78,10 @@ def test_quick_subset_passes_with_json_schema_and_report(tmp_path, capsys):
         for name in quick:
             assert name in text, f"{name} missing from {page}"
     assert (report / "rollup-2d" / "convergence.png").stat().st_size > 1000
+    for name in CRISFIELD:  # pictures of the deformed shapes next to the plots
+        assert (report / name / "shape.png").stat().st_size > 1000
+        assert f"]({name}/shape.png)" in (report / "report.md").read_text()
+        assert f'src="{name}/shape.png"' in (report / "report.html").read_text()
     assert "![" in (report / "report.md").read_text() and "<img" in (report / "report.html").read_text()
     for name in CASES:
         assert name in printed
@@ -117,6 +122,46 @@ def test_a_raising_case_fails_and_the_others_still_run(tmp_path, jobs):
     assert [m.passed for m in bad.metrics] == [False]
     assert good.passed and (tmp_path / "out" / "b-fine" / "ran.txt").read_text() == "yes"
     assert {m.name: m.passed for m in good.metrics} == {"x": True, "extra": None}
+
+
+PICTURE_CASE = """
+from femb.export import results_to_vtk
+from femb.mesh import line_mesh
+from femb.model import Model
+from femb.solvers import solve_static
+
+
+def run(quick, out_dir):
+    model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "b"))
+    model.add_part("b", "b", "beam2d", values={"EA": 1e4, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.01})
+    model.fix("b_start")
+    model.point_load("b_end", fy=-1.0)
+    results_to_vtk(solve_static(model, steps=2), out_dir / "frames")
+    return {"metrics": {"x": 1.0},
+            "series": {"picture_final": {"source": "frames", "frame": -1, "title": "tip load"},
+                       "picture_missing": {"source": "no-such-folder"},
+                       "shape_broken": {"reference": [[0, 0, 0]], "lines": [[0, 7]], "frames": []},
+                       "shape_ok": {"title": "two frames", "reference": [[0, 0, 0], [1, 0, 0]], "lines": [[0, 1]],
+                                    "frames": [{"label": "a", "points": [[0, 0, 0], [1, 0.2, 0]]},
+                                               {"label": "b", "points": [[0, 0, 0], [0.9, 0.4, 0]]}]}}}
+"""
+
+
+def test_report_pictures_from_saved_results_and_inline_shapes_and_broken_ones_are_skipped(tmp_path):
+    """A case may ask for a picture of a result folder it wrote (femb.export) and for
+    inline snapshots; pictures that cannot be drawn are left out, the report is still
+    written and the case still passes."""
+    root = tmp_path / "cases"
+    write_case(root, "pictures", PICTURE_CASE, {"x": metric(1.0, 1e-12)})
+    report = tmp_path / "report"
+    code = main(["--root", str(root), "--report", str(report), "--json", str(tmp_path / "v.json")])
+    assert code == 0
+    md = (report / "report.md").read_text()
+    for key in ("picture_final", "shape_ok"):
+        assert (report / "pictures" / f"{key}.png").stat().st_size > 1000
+        assert f"](pictures/{key}.png)" in md
+    for key in ("picture_missing", "shape_broken"):
+        assert not (report / "pictures" / f"{key}.png").exists() and key not in md
 
 
 def test_missing_metric_and_bad_return_fail(tmp_path):
