@@ -33,6 +33,14 @@ def write_vtu_frame(path, results, frame, recovery=None):
         point_data=point_data,
         cell_data=cell_data,
     )
+    return _write_frame_mesh(path, mesh, results, frame)
+
+
+def _write_frame_mesh(path, mesh, results, frame):
+    """Write a meshio mesh as ``path`` (through a temporary file) with the frame's field
+    data (``TimeValue``, ``frame``, finite history values)."""
+    import meshio
+
     path = Path(path)
     tmp = path.with_name(path.name + ".part")
     meshio.write(tmp, mesh, file_format="vtu", binary=True, compression="zlib")
@@ -44,6 +52,20 @@ def write_vtu_frame(path, results, frame, recovery=None):
     _add_field_data(tmp, field)
     os.replace(tmp, path)
     return path
+
+
+def write_surface_frame(path, results, frame, surfaces, recovery=None):
+    """Write frame ``frame`` of ``results`` as extruded cross-section surfaces (quad cells)
+    to the ``.vtu`` file ``path``; ``surfaces`` is a femb.export.surfaces.BeamSurfaces
+    (see ``surfaces_for``). Fields: those of ``write_vtu_frame`` mapped to the surface
+    (module docstring of femb.export.surfaces)."""
+    import meshio
+
+    rec = recovery or recovery_for(results)
+    point_data, cell_data = rec.frame(results, frame)
+    points, cells, pdata, cdata = surfaces.frame_mesh(results, frame, point_data, cell_data)
+    mesh = meshio.Mesh(points, [meshio.CellBlock(t, c) for t, c in cells], point_data=pdata, cell_data=cdata)
+    return _write_frame_mesh(path, mesh, results, frame)
 
 
 def _add_field_data(path, values):
@@ -88,9 +110,13 @@ class PVDWriter:
         The ``timestep`` attribute ParaView sorts by: the frame's time/load factor, the
         running frame number, or (auto) the time while the times written so far increase
         strictly and the frame number otherwise (arc-length paths, several steps).
+    surfaces : None, True, "auto" or dict part -> outline, optional
+        Also write the bars and beams as extruded cross-section surfaces,
+        ``<name>_surface_<k>.vtu`` listed in ``<name>_surface.pvd`` (same frames and
+        times); see femb.export.surfaces.surfaces_for for the selection.
     """
 
-    def __init__(self, out_dir, name="results", time_mode="auto"):
+    def __init__(self, out_dir, name="results", time_mode="auto", surfaces=None):
         if time_mode not in ("auto", "time", "index"):
             raise ValueError(f"time_mode must be 'auto', 'time' or 'index', got {time_mode!r}")
         self.out_dir = Path(out_dir)
@@ -99,6 +125,9 @@ class PVDWriter:
         self.time_mode = time_mode
         self.entries = []  # (time, group, file name)
         self._recovery = {}
+        self.surfaces = surfaces if surfaces not in (None, False) else None
+        self._surface_geometry = {}
+        self.surface_collection = PVDWriter(out_dir, f"{name}_surface", time_mode) if self.surfaces is not None else None
 
     @property
     def path(self):
@@ -113,14 +142,35 @@ class PVDWriter:
             self._recovery = {key: recovery_for(results)}
         file_name = f"{self.name}_{len(self.entries):05d}.vtu"
         write_vtu_frame(self.out_dir / file_name, results, frame, self._recovery[key])
+        if self.surface_collection is not None:
+            self._add_surface(results, frame, group, self._recovery[key], self._surface_name(file_name))
         self.add_file(file_name, results.times[frame], group)
         return self.out_dir / file_name
 
+    def _surface_name(self, file_name):
+        return f"{self.name}_surface_{file_name[len(self.name) + 1:]}"
+
+    def _add_surface(self, results, frame, group, recovery, file_name):
+        from femb.export.surfaces import surfaces_for
+
+        key = id(results.table)
+        if key not in self._surface_geometry:
+            self._surface_geometry = {key: surfaces_for(results, self.surfaces)}
+        geometry = self._surface_geometry[key]
+        if geometry is None:
+            return
+        write_surface_frame(self.out_dir / file_name, results, frame, geometry, recovery)
+        self.surface_collection.add_file(file_name, results.times[frame], group)
+
     def restore(self, entries):
         """Continue a collection: list ``entries`` ((time, group, file name), e.g. from a
-        checkpoint) as the frames written so far and rewrite the ``.pvd``."""
+        checkpoint) as the frames written so far and rewrite the ``.pvd`` (and the surface
+        collection, listing the surface files that exist)."""
         self.entries = [(float(t), str(g), str(f)) for t, g, f in entries]
         self.write_collection()
+        if self.surface_collection is not None:
+            listed = [(t, g, self._surface_name(f)) for t, g, f in self.entries]
+            self.surface_collection.restore([e for e in listed if (self.out_dir / e[2]).exists()])
 
     def add_file(self, file_name, time, group=""):
         """List an already written ``.vtu`` (relative to out_dir) and rewrite the collection."""
@@ -192,10 +242,11 @@ class FrameStreamer:
         self.written.append(k)
 
 
-def results_to_vtk(results, out_dir, name="results", frames=None, time_mode="auto"):
+def results_to_vtk(results, out_dir, name="results", frames=None, time_mode="auto", surfaces=None):
     """Write frames of ``results`` (all, or the indices ``frames``) as ``<name>_<k>.vtu``
-    plus ``<name>.pvd`` in ``out_dir``; returns the PVDWriter."""
-    writer = PVDWriter(out_dir, name, time_mode)
+    plus ``<name>.pvd`` in ``out_dir``; with ``surfaces`` (True, "auto" or a dict part ->
+    outline, see PVDWriter) also the extruded section surfaces; returns the PVDWriter."""
+    writer = PVDWriter(out_dir, name, time_mode, surfaces=surfaces)
     for k in range(len(results)) if frames is None else frames:
         writer.add(results, k, results.kind)
     log.info("wrote %d frames to %s", len(writer.entries), writer.path)
