@@ -16,7 +16,8 @@ solve with A − σB needs only one sparse LU of the n × n matrix
 since (A − σB)(y1, y2) = (b1, b2) gives y1 = −K*⁻¹(b2 + (C + σM) b1), y2 = b1 + σ y1.
 Rigid-body modes (λ = 0, K singular) are handled by shifting: the default shift is 0 when
 K is regular and a small negative real number otherwise, so K* is regular and the rigid
-modes come out as (near-)zero eigenvalues. A singular M (massless DOFs) only adds infinite
+modes come out as (near-)zero eigenvalues; each is a defective double zero of the pencil,
+reported once as λ = 0 (|λ| ≤ 1e-6·sqrt(max K_ii/max M_ii) counts as zero). A singular M (massless DOFs) only adds infinite
 eigenvalues (μ = 0), which are never selected. Small problems (2n ≤ ``dense_limit``) use
 the dense QZ algorithm on the same pencil.
 
@@ -153,14 +154,20 @@ def _factor(M, C, K, shift):
                      "give a shift", "complex modes")
 
 
-def _select(lam, vec, n_modes, sigma):
+def _select(lam, vec, n_modes, sigma, zero_tol=0.0):
     """One eigenvalue of each conjugate pair (Im ≥ 0), finite, the n_modes nearest σ,
-    returned in ascending |λ|."""
+    returned in ascending |λ|. Rigid-body modes are defective double zeros of the pencil
+    that round-off splits into tiny pairs (real or imaginary): the c eigenvalues with
+    |λ| ≤ zero_tol count as ceil(c/2) modes at λ = 0."""
     finite = np.isfinite(lam)
     lam, vec = lam[finite], vec[:, finite]
     scale = max(float(np.abs(lam).max(initial=0.0)), 1e-300)
+    zero = np.abs(lam) <= zero_tol
+    n_zero = (int(zero.sum()) + 1) // 2
+    zlam, zvec = np.zeros(n_zero, np.complex128), vec[:, np.flatnonzero(zero)[:n_zero]]
+    lam, vec = lam[~zero], vec[:, ~zero]
     keep = lam.imag >= -1e-10 * scale
-    lam, vec = lam[keep], vec[:, keep]
+    lam, vec = np.concatenate([zlam, lam[keep]]), np.hstack([zvec, vec[:, keep]])
     order = np.argsort(np.abs(lam - sigma), kind="stable")[:n_modes]
     lam, vec = lam[order], vec[:, order]
     order = np.lexsort((lam.imag, np.abs(lam)))
@@ -203,12 +210,13 @@ def complex_eigen(M, C, K, n_modes=6, shift=None, dense_limit=400, tol=0.0):
     if n_modes < 1:
         raise InputError(f"n_modes must be >= 1, got {n_modes}", "complex modes")
     sigma, lu = _factor(M, C, K, shift)
+    zero_tol = 1e-6 * _scale_estimate(M, C, K)
     if 2 * n <= dense_limit:
         Z, I = np.zeros((n, n)), np.eye(n)
         A = np.block([[Z, I], [-K.toarray(), -C.toarray()]])
         B = np.block([[I, Z], [Z, M.toarray()]])
         lam, vec = sla.eig(A, B)
-        lam, vec = _select(lam, vec[:n], n_modes, sigma)
+        lam, vec = _select(lam, vec[:n], n_modes, sigma, zero_tol)
         return lam, _normalize(vec), sigma
     dtype = np.complex128 if isinstance(sigma, complex) else np.float64
     CsM = (C + sigma * M).tocsr()
@@ -229,7 +237,7 @@ def complex_eigen(M, C, K, n_modes=6, shift=None, dense_limit=400, tol=0.0):
     nonzero = np.abs(mu) > 0
     lam = np.full(mu.shape, np.inf, dtype=np.complex128)
     lam[nonzero] = sigma + 1.0 / mu[nonzero]
-    lam, vec = _select(lam, vec[:n], n_modes, sigma)
+    lam, vec = _select(lam, vec[:n], n_modes, sigma, zero_tol)
     return lam, _normalize(vec), sigma
 
 

@@ -21,9 +21,12 @@ centrifugal (geometric) stiffening. The sums run over oriented nodes (3-D rotati
 h_a being the rotational 3-block of h (J_a ω for nodal inertia). For a particle these are
 the Coriolis force 2mω × ṙ and −m ω̂ω̂ = m Ω²(I − e eᵀ); for a rigid nodal inertia they are
 Euler's equations in the rotating frame (G = ω̂J + Jω̂ − (Jω)^, whose transverse entries
-(2J_d − J_p)Ω are the classical rotating-frame disk terms). They are exact for lumped
-(nodal) masses and the usual rotating-frame treatment of consistent beam masses (the
-translational interpolation carried rigidly by the frame).
+(2J_d − J_p)Ω are the classical rotating-frame disk terms). They are exact for nodal
+masses and linearly interpolated translations (mass kinds "lumped" and "invariant"). For
+the consistent beam mass, whose Hermite interpolation couples translations and nodal
+rotations, they are an approximation whose error vanishes as O(h²) under mesh refinement
+(spin-up B beam, first chordwise frequency at Ω = 6: 4.520, 4.514, 4.512 rad/s with 8, 16,
+32 elements against 4.5118 converged; flapwise already converged to 1e-5).
 
 Inertial frame (``frame="inertial"``, axisymmetric rotors on the axis)
 ---------------------------------------------------------------------
