@@ -21,19 +21,23 @@ log = logging.getLogger(__name__)
 
 TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "discrete", "fix", "prescribe", "ties", "joints",
                   "markers", "loads", "initial_velocity", "steps", "output"]
-OUTPUT_KEYS = ["vtk", "frames", "history", "name"]
+OUTPUT_KEYS = ["vtk", "frames", "history", "name", "surfaces"]
+SURFACE_KEYS = ["shape", "width", "height", "diameter", "segments"]
 
 
 @dataclass
 class OutputSettings:
     """What ``Case.run`` writes: ``vtk`` frames (every ``frames``-th frame, or "all"; the
     last frame of each step always) into ``<name>.pvd``, ``history`` as history.csv;
-    run.json is always written."""
+    run.json is always written. ``surfaces``: None, or True (every bar/beam part with a
+    section) or {part: outline dict} — the extruded cross-sections, ``<name>_surface.pvd``
+    (femb.export.surfaces)."""
 
     vtk: bool = True
     frames: object = "all"
     history: bool = True
     name: str = "results"
+    surfaces: object = None
 
     @property
     def every(self):
@@ -80,7 +84,7 @@ class Case:
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        writer = PVDWriter(out, self.output.name) if self.output.vtk else None
+        writer = PVDWriter(out, self.output.name, surfaces=self.output.surfaces) if self.output.vtk else None
         ckpt = Checkpoint(out, self.fingerprint())
         ckpt.writer = writer
         done, stats, first, resume = [], [], 0, None
@@ -185,8 +189,70 @@ def _read_output(table, ctx):
         if frames != "all" and (isinstance(frames, bool) or not isinstance(frames, int) or frames < 1):
             ctx.fail(table.key_path("frames"), f"expected \"all\" or a positive integer (every n-th frame), got {frames!r}")
         out.frames = frames
+    with ctx.guard():
+        out.surfaces = _read_surfaces(table, ctx)
     table.done()
     return out
+
+
+def _read_surfaces(table, ctx):
+    """``surfaces = true`` (every bar/beam part with a section, equivalent rectangle) or a
+    table ``[output.surfaces.<part>]`` with shape = "auto" | "rectangle" | "circle" and
+    width, height / diameter, segments (or ``<part> = true``)."""
+    from femb.export.surfaces import SHAPES, outline_from_spec
+
+    value = table.take("surfaces", default=None)
+    path = table.key_path("surfaces")
+    if value is None or value is False:
+        return None
+    if value is True:
+        return True
+    if not isinstance(value, dict):
+        ctx.fail(path, f"expected true, false or a table of parts, got {value!r}")
+    out = {}
+    for part, spec in value.items():
+        where = f"{path}.{part}"
+        if spec is True:
+            out[part] = "auto"
+            continue
+        if not isinstance(spec, dict):
+            ctx.fail(where, f"expected true or a table (shape = {' | '.join(SHAPES)}, ...), got {spec!r}")
+        unknown = [k for k in spec if k not in SURFACE_KEYS]
+        if unknown:
+            ctx.fail(where, f"unknown key {unknown[0]!r} (allowed: {', '.join(SURFACE_KEYS)})")
+        for key in ("width", "height", "diameter"):
+            if key in spec and (isinstance(spec[key], bool) or not isinstance(spec[key], (int, float))):
+                ctx.fail(f"{where}.{key}", f"expected a number, got {spec[key]!r}")
+        if "segments" in spec and (isinstance(spec["segments"], bool) or not isinstance(spec["segments"], int)):
+            ctx.fail(f"{where}.segments", f"expected an integer, got {spec['segments']!r}")
+        try:
+            if spec.get("shape", "auto") != "auto":
+                outline_from_spec(spec, where=where)
+        except InputError as exc:
+            ctx.fail(where, exc.problems[0].split(": ", 1)[-1] if exc.problems else str(exc))
+        out[part] = dict(spec)
+    return out
+
+
+def _check_surface_parts(surfaces, model):
+    """Problems of ``[output.surfaces]`` that need the model: unknown parts, parts that are
+    not bars or beams, "auto" outlines of parts without a section."""
+    if not isinstance(surfaces, dict):
+        return []
+    problems = []
+    for name, spec in surfaces.items():
+        where = f"output.surfaces.{name}"
+        part = model.parts.get(name)
+        if part is None:
+            problems.append(f"{where}: unknown part {name!r} (parts: {', '.join(model.parts)})")
+            continue
+        spec_ = model.spec(name)
+        if not (spec_.cell_type == "line" and spec_.n_nodes == 2 and "EA" in spec_.params):
+            problems.append(f"{where}: element {part.element!r} of part {name!r} is not a two-node bar or beam")
+        auto = spec == "auto" or (isinstance(spec, dict) and spec.get("shape", "auto") == "auto")
+        if auto and part.section is None:
+            problems.append(f"{where}: part {name!r} has no section; give shape = \"rectangle\" (width, height) or \"circle\" (diameter)")
+    return problems
 
 
 def smoke_requested():
@@ -250,6 +316,7 @@ def load_case(path, smoke=None, parameters=None):
         for i, step in enumerate(steps):
             for key, message in step.check(model):
                 ctx.problems.append(f"steps[{i}].{key}: {message}")
+        ctx.problems += _check_surface_parts(output.surfaces, model)
     doc.done()
     ctx.raise_if_problems()
     problems = model.problems()

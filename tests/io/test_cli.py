@@ -78,6 +78,21 @@ MESH_LINE = '[mesh.line]\nname = "beam"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\ne
     ([("A = 1e4", "A = 0")], ["sections.strip.A", "must be > 0"]),
     ([("A = 1e4\n", "")], ["sections.strip.A", "required key is missing"]),
     ([('I = "EI"\n', "")], ["part 'beam'", "section needs Iz (or I)"]),
+    ([('I = "EI"', 'I = "-EI"')], ["sections.strip.I", "must be > 0", "-2"]),
+    ([("A = 1e4", "A = nan")], ["sections.strip.A", "must be finite", "nan"]),
+    # NaN / infinite coordinates of a generator
+    ([("start = [0.0, 0.0]", "start = [nan, 0.0]")], ["mesh.line.start[0]", "must be finite", "nan"]),
+    # surfaces output option
+    ([("[[steps]]", '[output]\nsurfaces = { bam = true }\n[[steps]]')], ["output.surfaces.bam", "unknown part 'bam'", "parts: beam"]),
+    ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "circle" } }\n[[steps]]')], ["output.surfaces.beam", "needs a diameter"]),
+    ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "circle", diameter = "big" } }\n[[steps]]')],
+     ["output.surfaces.beam.diameter", "expected a number", "'big'"]),
+    ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "rectangle", width = 0.1, height = -1 } }\n[[steps]]')],
+     ["output.surfaces.beam", "height > 0", "-1"]),
+    ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "hexagon" } }\n[[steps]]')], ["output.surfaces.beam", "'hexagon'"]),
+    ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "circle", radius = 1.0 } }\n[[steps]]')],
+     ["output.surfaces.beam: unknown key 'radius'", "allowed: shape"]),
+    ([("[[steps]]", '[output]\nsurfaces = "yes"\n[[steps]]')], ["output.surfaces", "expected true, false or a table", "'yes'"]),
     # expressions
     ([('mz = "0.5*pi*EI/L"', 'mz = "__import__(1)"')], ["loads[0].mz", "__import__"]),
     ([('mz = "0.5*pi*EI/L"', 'mz = "EI.real"')], ["loads[0].mz", "attribute access"]),
@@ -125,6 +140,13 @@ def test_unsupported_cell_type(capsys, tmp_path):
     meshio.write(path, meshio.Mesh(np.eye(4, 3), [("tetra", [[0, 1, 2, 3]])]))
     code, _, err = run_cli(capsys, "info", path)
     assert code == 2 and "solid.vtu" in err and "unsupported cell type 'tetra'" in err
+
+
+def test_unsupported_cell_type_in_a_case_mesh(capsys, write_case, tmp_path):
+    meshio.write(tmp_path / "solid.vtu", meshio.Mesh(np.eye(4, 3), [("tetra", [[0, 1, 2, 3]])]))
+    path = write_case(replace=[(MESH_LINE, '[mesh]\nfile = "solid.vtu"')])
+    code, _, err = run_cli(capsys, "run", path, "--no-progress")
+    assert code == 2 and "mesh.file" in err and "solid.vtu" in err and "unsupported cell type 'tetra'" in err
 
 
 def test_info_unreadable_file(capsys, tmp_path):

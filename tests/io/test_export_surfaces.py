@@ -139,3 +139,18 @@ def test_circle_outline_and_bad_outlines():
     with pytest.raises(InputError, match="unknown part 'x'"):
         surfaces_for(res, {"x": {"shape": "circle", "diameter": 1.0}})
     assert surfaces_for(res, {"m": {"shape": "circle", "diameter": 0.1, "segments": 8}}).ref_points.shape == (2 * 2 * 8, 3)
+
+
+def test_case_file_surfaces_option(write_case, tmp_path):
+    """``[output] surfaces``: a circle of the given diameter around the roll-up cantilever of
+    the base case; the surface collection lists the same frames as the line collection."""
+    from femb.case import load_case
+
+    path = write_case(replace=[("[[steps]]", '[output.surfaces.beam]\nshape = "circle"\ndiameter = 0.05\nsegments = 8\n[[steps]]')])
+    case = load_case(path)
+    case.run(tmp_path / "out", progress=False)
+    lines, surfaces = read_pvd(tmp_path / "out" / "results.pvd"), read_pvd(tmp_path / "out" / "results_surface.pvd")
+    assert [t for t, _ in lines] == [t for t, _ in surfaces] and len(lines) == 3
+    m = meshio.read(surfaces[0][1])
+    assert len(m.points) == 4 * 2 * 8
+    assert np.allclose(np.hypot(m.points[:, 1], m.points[:, 2]), 0.025)
