@@ -132,3 +132,74 @@ def solve_buckling(model, n_modes=5, table=None, problem=None, dense_limit=600):
     modes = np.zeros((lam.size, t.n_var))
     modes[:, t.eq_var] = vec.T
     return BucklingResult(lam, modes, u, t)
+
+
+@dataclass
+class PathBucklingResult:
+    """Critical load factor found on a nonlinear static load path.
+
+    load_factor : the load factor where the lowest squared frequency ω² (signed) is zero
+    path : Results of the static path (frames at the requested load factors)
+    omega : (len(path), n_modes) signed frequencies along the path (−sqrt(−ω²) beyond)
+    iterations : secant refinements done after bracketing
+    """
+
+    load_factor: float
+    path: object
+    omega: np.ndarray
+    iterations: int
+
+
+def critical_load_on_path(model, load_factors, n_modes=1, mass="consistent", tol=1e-9, max_refine=30, settings=None):
+    """The load factor where the lowest frequency of ``model`` about its nonlinear static
+    equilibrium falls to zero (a bifurcation or limit point), from the eigenvalues along
+    the load path.
+
+    The static path is solved at ``load_factors`` (ascending; they must pass the critical
+    point, which the straight pre-buckling path of a perfect structure does); the first
+    sign change of the signed ω² = ω|ω| brackets it, and an Illinois (regula falsi) iteration
+    on ω²(λ) — each evaluation a static solve from the bracketing state plus a modal
+    analysis — refines it to ``tol`` relative. Rotation-dependent moment loads enter with
+    their load stiffness at the current load factor.
+
+    Raises InputError when ω² does not change sign on the given path.
+    """
+    from femb.solvers.modal import frequencies_along_path, solve_modal
+    from femb.solvers.static import solve_static
+
+    prob = StaticProblem(model)
+    path = solve_static(model, load_factors=load_factors, settings=settings, problem=prob)
+    omega = frequencies_along_path(model, path, n_modes=n_modes, mass=mass)
+    f = omega[:, 0] * np.abs(omega[:, 0])
+    lams = np.asarray(path.times, dtype=np.float64)
+    change = np.flatnonzero((f[:-1] > 0) & (f[1:] <= 0))
+    if change.size == 0:
+        raise InputError(f"the lowest frequency does not reach zero between load factors {lams[0]:.6g} and {lams[-1]:.6g}: "
+                         "extend the load path", "critical_load_on_path")
+    i = int(change[0])
+    a, fa, b, fb = lams[i], f[i], lams[i + 1], f[i + 1]
+    state_a = prob.state_of(path, i)
+    if fb == 0.0:
+        return PathBucklingResult(float(b), path, omega, 0)
+    side, it, c_prev, c = 0, 0, None, 0.5 * (a + b)
+    for it in range(1, max_refine + 1):
+        c = (a * fb - b * fa) / (fb - fa)
+        trial = solve_static(model, load_factors=[c], u0=state_a, settings=settings, problem=prob)
+        mult = trial.arrays.get("multipliers", [None, None])[-1]
+        w = solve_modal(model, n_modes, prob.state_of(trial, -1), mass, problem=prob, time=c, multipliers=mult,
+                        load_factor=c).omega[0]
+        fc = w * abs(w)
+        if fc == 0.0 or abs(b - a) <= tol * abs(c) or (c_prev is not None and abs(c - c_prev) <= tol * abs(c)):
+            break
+        c_prev = c
+        if fc > 0:
+            a, fa, state_a = c, fc, prob.state_of(trial, -1)
+            if side == 1:
+                fb *= 0.5
+            side = 1
+        else:
+            b, fb = c, fc
+            if side == -1:
+                fa *= 0.5
+            side = -1
+    return PathBucklingResult(float(c), path, omega, it)
