@@ -4,6 +4,9 @@ A run records *frames* (a time or load factor and the full variable vector u, op
 velocities) and a *history* of scalars per step (energies, iterations, probes ...). Nodal
 values are recovered through the CorrelationTable.
 """
+import importlib
+from pathlib import Path
+
 import numpy as np
 
 
@@ -107,6 +110,36 @@ class Results:
                 col = t.node_var[:, t.dof_names.index(name)]
                 theta[col >= 0, k] = u[col[col >= 0]]
         return _exp_rotation_vectors(theta)
+
+
+    def to_vtk(self, path, frames=None, surfaces=None, time_mode="auto"):
+        """Write frames to ParaView files (femb.export); returns the written path.
+
+        path : a folder (written as ``<folder>/results.pvd`` + ``results_<k>.vtu``), a
+            ``.pvd`` file (its folder and stem name the collection) or a ``.vtu`` file
+            (one frame: ``frames`` as an int, default the last).
+        frames : indices of the frames to write (default all), or one int for a ``.vtu``.
+        surfaces : True, "auto" or {part: outline} — also the extruded cross-section
+            surfaces (``<name>_surface.pvd``, see femb.export.surfaces).
+        time_mode : see femb.export.PVDWriter.
+
+        femb.export sits above femb.results in the layering; the writer is bound by module
+        name when called, so importing Results never imports femb.export.
+        """
+        vtk = importlib.import_module("femb.export.vtk")
+        path = Path(path)
+        if path.suffix == ".vtu":
+            frame = -1 if frames is None else int(frames)
+            if surfaces not in (None, False):
+                raise ValueError("surfaces need a collection: give a folder or a .pvd path")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return vtk.write_vtu_frame(path, self, frame if frame >= 0 else len(self) + frame)
+        if path.suffix == ".pvd":
+            folder, name = path.parent, path.stem
+        else:
+            folder, name = path, "results"
+        writer = vtk.results_to_vtk(self, folder, name=name, frames=frames, time_mode=time_mode, surfaces=surfaces)
+        return writer.path
 
 
 def _exp_rotation_vectors(theta):

@@ -201,3 +201,20 @@ def test_velocities_are_written_when_present(tmp_path, cantilever):
     assert "reaction_force" not in m.point_data
     # without a model the reference points come from the element blocks
     assert np.allclose(m.points[:, 0], np.linspace(0, 1, 5))
+
+
+def test_results_to_vtk_method_mirrors_the_writer(tmp_path, cantilever):
+    """``results.to_vtk``: a folder or a .pvd path writes the collection (optionally with
+    section surfaces), a .vtu path one frame; the files hold the Results' displacements."""
+    model, res = cantilever
+    pvd = res.to_vtk(tmp_path / "a")
+    assert pvd == tmp_path / "a" / "results.pvd" and len(read_pvd(pvd)) == len(res)
+    pvd = res.to_vtk(tmp_path / "b" / "roll.pvd", frames=[0, 2], surfaces=True)
+    assert [t for t, _ in read_pvd(pvd)] == pytest.approx([res.times[0], res.times[2]])
+    assert len(read_pvd(tmp_path / "b" / "roll_surface.pvd")) == 2
+    vtu = res.to_vtk(tmp_path / "c" / "last.vtu")
+    m = meshio.read(vtu)
+    assert np.allclose(m.point_data["displacement"][:, :2], res.nodal_displacements(-1))
+    assert float(m.field_data["TimeValue"][0]) == pytest.approx(res.times[-1])
+    with pytest.raises(ValueError, match="surfaces need a collection"):
+        res.to_vtk(tmp_path / "d.vtu", surfaces=True)
