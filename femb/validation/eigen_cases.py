@@ -123,3 +123,79 @@ def rotor_whirl_closed_form(speed, data=None):
     roots = np.roots(poly)
     roots = np.sort(roots.real[np.abs(roots.imag) < 1e-9 * np.abs(roots).max()])
     return np.sort(roots[roots > 0]), np.sort(-roots[roots < 0])
+
+
+# ---------------------------------------------------------------------------- case runners
+def pendulum_linearization_case(quick):
+    """Metrics of the pendulum-linearization case (Moore's pendulum in (x, y), m = 0.5,
+    L = 1, g = 9.8): eigenvalues of the linearization about the hanging state, the
+    trajectory-point A at θ = 30°, θ̇ = 1 rad/s, the input matrix of a horizontal force,
+    and the same pendulum as a stiff truss mechanism."""
+    from femb.mesh import CellBlock
+    from femb.solvers.linearize import linearize
+    from femb.solvers.static import solve_static
+
+    m, L, g = 0.5, 1.0, 9.8
+    omega = np.sqrt(g / L)
+    model = pendulum_xy(m, L, g)
+    lin = linearize(model, np.zeros(2), inputs=[("bob", "uy")])
+    ev = lin.eigenvalues()
+    spurious = int(np.sum(np.abs(ev) < 1e-6 * omega))
+    th, thd = np.radians(30.0), 1.0
+    u = np.array([L * np.cos(th) - L, L * np.sin(th)])
+    v = np.array([-L * np.sin(th) * thd, L * np.cos(th) * thd])
+    A = linearize(model, u, v).A
+    A_ref = np.array([[0.0, 1.0], [-(49 * np.sqrt(3) / 15 + 5 / 3), -2 * np.sqrt(3) / 3]])
+    # the same pendulum as a stiff massless truss rod carrying the bob
+    mesh = Mesh(np.array([[0.0, 0.0], [L, 0.0]]), {"rod": CellBlock("line", np.array([[0, 1]]))},
+                {"pivot": np.array([0]), "bob": np.array([1])})
+    truss = Model(mesh, name="pendulum as a truss mechanism")
+    truss.add_part("rod", "rod", "truss2d", Material(E=1e9, rho=0.0), Section(A=1.0))
+    truss.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=m)
+    truss.fix("pivot")
+    truss.gravity((g, 0.0), constant=True)
+    u0 = np.zeros(4)
+    u0[2] = 1e-9  # a slack truss has no transverse stiffness: start from a slight stretch
+    static = solve_static(truss, steps=1, u0=u0)
+    ev_truss = linearize(truss, static.final).eigenvalues()
+    return {
+        "metrics": {
+            "n_eigenvalues": float(ev.size),
+            "omega": float(np.max(ev.imag)),
+            "spurious_count": float(spurious),
+            "max_real_part": float(np.max(np.abs(ev.real))),
+            "trajectory_A_error": float(np.max(np.abs(A - A_ref))),
+            "input_B_times_m": float(lin.B[1, 0] * m),
+            "omega_truss": float(np.min(np.abs(ev_truss.imag))),
+        },
+    }
+
+
+def rotating_beam_case(quick):
+    """Metrics of the rotating-beam-eigen case: first flapwise and chordwise frequencies of
+    the spin-up B beam at Ω = 6 rad/s (3-D beams, and chordwise with the planar beam), the
+    non-rotating value, and the flapwise frequency at γ = Ω√(ρAL⁴/EI) = 3 against the
+    digest's non-dimensional table, with the Campbell-type curve ω(Ω)."""
+    n = 8 if quick else 16
+    flap, chord = rotating_beam_frequencies(n, 6.0)
+    chord_2d = rotating_beam_frequencies(2 * n, 6.0, element="beam2d")[1]
+    flap0 = rotating_beam_frequencies(n, 0.0)[0]
+    d = SPIN_B
+    tscale = np.sqrt(d["rho"] * d["A"] * d["L"] ** 4 / (d["E"] * d["I"]))  # 0.925820 s
+    flap_g3 = rotating_beam_frequencies(n, 3.0 / tscale)[0] * tscale
+    speeds = np.linspace(0.0, 6.0, 4 if quick else 7)
+    curve = np.array([rotating_beam_frequencies(n, om) for om in speeds])
+    table_gamma = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    table_flap = np.array([3.5160, 3.6817, 4.1373, 4.7973, 5.5850, 6.4496])
+    return {
+        "metrics": {"flap_1": flap, "chord_1": chord, "chord_1_beam2d": chord_2d, "flap_1_at_rest": flap0,
+                    "flap_1_gamma3": flap_g3},
+        "series": {"history": {"curves": [
+            {"x": speeds.tolist(), "y": curve[:, 0].tolist(), "label": f"femb flapwise ({n} beam3d)"},
+            {"x": speeds.tolist(), "y": curve[:, 1].tolist(), "label": f"femb chordwise ({n} beam3d)"},
+            {"x": (table_gamma / tscale).tolist(), "y": (table_flap / tscale).tolist(), "label": "flapwise reference table",
+             "style": "markers"},
+            {"x": [6.0, 6.0], "y": [7.508, 4.513], "label": "reference at Ω = 6 rad/s", "style": "markers"}],
+            "xlabel": "spin rate Ω [rad/s]", "ylabel": "first bending frequency [rad/s]",
+            "title": "rotating beam: centrifugal stiffening"}},
+    }
