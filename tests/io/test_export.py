@@ -218,3 +218,19 @@ def test_results_to_vtk_method_mirrors_the_writer(tmp_path, cantilever):
     assert float(m.field_data["TimeValue"][0]) == pytest.approx(res.times[-1])
     with pytest.raises(ValueError, match="surfaces need a collection"):
         res.to_vtk(tmp_path / "d.vtu", surfaces=True)
+
+
+def test_snapshots_matplotlib_backend_and_broken_requests(tmp_path):
+    """Snapshot pictures (used by the validation report) without VTK: planar and spatial
+    structures are drawn, a request with bad point indices gives None, nothing raises."""
+    from femb.export.render import render_snapshots
+
+    planar = {"title": "planar", "reference": [[0, 0, 0], [1, 0, 0]], "lines": [[0, 1]],
+              "frames": [{"label": "t = 1", "points": [[0, 0, 0], [0.8, 0.6, 0]]}]}
+    spatial = {"reference": [[0, 0, 0], [1, 0, 0]], "lines": [[0, 1]], "frames": [{"label": "a", "points": [[0, 0, 0], [0.8, 0.0, 0.6]]}]}
+    broken = {"reference": [[0, 0, 0]], "lines": [[0, 3]], "frames": []}
+    mismatch = {"reference": [[0, 0, 0], [1, 0, 0]], "lines": [[0, 1]], "frames": [{"points": [[0, 0, 0]]}]}
+    jobs = [(planar, tmp_path / "p.png"), (spatial, tmp_path / "s.png"), (broken, tmp_path / "b.png"), (mismatch, tmp_path / "m.png")]
+    assert render_snapshots(jobs, backend="matplotlib") == ["matplotlib", "matplotlib", None, None]
+    assert (tmp_path / "p.png").stat().st_size > 1000 and (tmp_path / "s.png").stat().st_size > 1000
+    assert not (tmp_path / "b.png").exists() and not (tmp_path / "m.png").exists()
