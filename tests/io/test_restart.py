@@ -111,6 +111,7 @@ def test_restart_between_steps_and_schemes(write_case, tmp_path, monkeypatch, sc
     text = DYNAMIC_CASE.replace("SCHEME", scheme)
     text = text.replace("[[steps]]", '[[steps]]\ntype = "static"\nname = "pre"\nsteps = 2\n[[steps]]', 1)
     text += '[[steps]]\ntype = "modal"\nname = "modes"\nn_modes = 3\n[[loads]]\ntype = "point"\nnodes = "beam_end"\nfx = 0.01\n'
+    text += "[output]\nsurfaces = true\n"  # the section-surface collection is continued too
     path = write_case(text)
     whole = load_case(path).run(tmp_path / "whole", progress=False)
 
@@ -143,6 +144,10 @@ def test_restart_between_steps_and_schemes(write_case, tmp_path, monkeypatch, sc
     assert np.array_equal(restarted[2].series("frequency_hz"), whole[2].series("frequency_hz"))
     assert (tmp_path / "part" / "history.csv").read_bytes() == (tmp_path / "whole" / "history.csv").read_bytes()
     assert [t for t, _ in read_pvd(tmp_path / "part" / "results.pvd")] == [t for t, _ in read_pvd(tmp_path / "whole" / "results.pvd")]
+    part_s, whole_s = read_pvd(tmp_path / "part" / "results_surface.pvd"), read_pvd(tmp_path / "whole" / "results_surface.pvd")
+    assert [(t, f.name) for t, f in part_s] == [(t, f.name) for t, f in whole_s] and len(whole_s) == len(read_pvd(tmp_path / "whole" / "results.pvd"))
+    for (_, fa), (_, fb) in zip(part_s, whole_s):
+        assert np.array_equal(meshio.read(fa).point_data["deformed"], meshio.read(fb).point_data["deformed"])
 
 
 def test_restart_refuses_what_it_cannot_continue(capsys, write_case, tmp_path):
