@@ -13,7 +13,11 @@ gyroscopic terms) are included because f itself contains them.
 
 Outputs: first-order A (2n × 2n), B (2n × n_inputs), C and D for requested outputs,
 second-order M_r, C_r, K_r, B_r with M_r = Nᵀ M N (N = ∂q/∂z) so that
-M_r δz̈ + C_r δż + K_r δz = B_r δr, and the map N back to all coordinates.
+M_r δz̈ + C_r δż + K_r δz = B_r δr, and the map N back to all coordinates;
+``LinearModel.complex_modes`` solves the (non-symmetric) eigenproblem of these matrices.
+
+Models with 3-D rotations and steady motions (spinning beams and rotors) are linearized by
+femb.solvers.steady_spin (rotating or fixed frame, gyroscopic and centrifugal terms).
 """
 from dataclasses import dataclass, field
 
@@ -54,6 +58,16 @@ class LinearModel:
         """Eigenvalues of A, sorted by imaginary part then real part."""
         ev = np.linalg.eigvals(self.A)
         return ev[np.lexsort((ev.real, ev.imag))]
+
+    def complex_modes(self, n_modes=None, shift=None):
+        """Complex modes of M_r δz̈ + C_r δż + K_r δz = 0 (femb.solvers.eigen.ComplexModes,
+        one per conjugate pair, frequencies Im λ and damping ratios); ``vectors`` are over
+        the independent coordinates z and ``modes`` over all variables (δq = N δz)."""
+        from femb.solvers.eigen import ComplexModes, complex_eigen
+
+        k = self.M.shape[0]
+        lam, vec, sigma = complex_eigen(self.M, self.C_damping, self.K, n_modes or k, shift)
+        return ComplexModes(lam, vec.T, (self.N @ vec).T, None, sigma)
 
 
 class _ReducedDynamics:

@@ -143,6 +143,18 @@ class SteadySpin:
         N = self.N
         return (N.T @ self.M @ N).tocsc(), (N.T @ self.G @ N).tocsc(), (N.T @ self.K @ N).tocsc()
 
+    def first_order(self):
+        """Dense state matrix A (2k × 2k) of x = (δq, δq̇) in the independent coordinates:
+        [[0, I], [−M⁻¹K, −M⁻¹G]] (M must be regular: no massless DOFs)."""
+        M, G, K = (m.toarray() for m in self.reduced())
+        k = M.shape[0]
+        try:
+            MK, MG = np.linalg.solve(M, K), np.linalg.solve(M, G)
+        except np.linalg.LinAlgError:
+            raise InputError("the mass matrix is singular (massless DOFs): use modes(), which handles them",
+                             "steady spin") from None
+        return np.block([[np.zeros((k, k)), np.eye(k)], [-MK, -MG]])
+
     def modes(self, n_modes=6, shift=None, damping=None, dense_limit=400):
         """Complex modes (ComplexModes): whirl/vibration frequencies Im λ and damping
         ratios about the steady spin; ``damping`` an optional (n_eq, n_eq) matrix added to

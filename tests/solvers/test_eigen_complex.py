@@ -121,3 +121,45 @@ def test_bad_shift_and_singular_pencil_are_reported():
         complex_eigen(Ms, None, Ks, 1)
     with pytest.raises(InputError, match="shape"):
         complex_eigen(np.eye(3), None, K, 1)
+
+
+def test_constrained_pendulum_complex_modes_use_the_joint_stiffness():
+    """The (x, y) pendulum with a distance joint: after the null-space reduction and with
+    the joint's curvature λ∇²Φ the complex modes are exactly ±i·sqrt(g/L); the LinearModel
+    of ``linearize`` gives the same through its second-order matrices."""
+    from femb.solvers import solve_static
+    from femb.solvers.linearize import linearize
+    from femb.validation.eigen_cases import pendulum_xy
+
+    model = pendulum_xy()
+    static = solve_static(model, steps=1)
+    res = solve_complex_modes(model, 1, static.final, mass="lumped", multipliers=static.arrays["multipliers"][-1])
+    assert res.eigenvalues.size == 1
+    assert res.eigenvalues[0] == pytest.approx(1j * np.sqrt(9.8), rel=1e-10)
+    t = res.table
+    assert abs(res.modes[0, t.var_of(0, "ux")]) < 1e-12 and abs(res.modes[0, t.var_of(0, "uy")]) == pytest.approx(1.0)
+    lin = linearize(model, np.zeros(2)).complex_modes()
+    assert lin.eigenvalues[0] == pytest.approx(1j * np.sqrt(9.8), rel=1e-8)
+
+
+def test_prestressed_3d_shaft_complex_modes_match_the_symmetric_modal_analysis():
+    """A clamped–clamped 3-D shaft twisted by half its Greenhill torque (semitangential, so
+    the tangent plus load stiffness is symmetric at equilibrium): the non-symmetric solver
+    keeps the tangent as assembled and finds the same purely imaginary pairs."""
+    from femb.solvers import solve_static
+
+    mesh = line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 8, "shaft")
+    model = Model(mesh, dim=3)
+    model.add_part("shaft", "shaft", "beam3d", Material(E=1.0, G=1.0, rho=1.0), Section(A=1e4, Iy=1.0, Iz=1.0, J=1.0, Ip=1e-4))
+    model.fix("shaft_start")
+    model.fix("shaft_end", ("uy", "uz", "ry", "rz"))
+    model.point_load("shaft_end", mx=4.5, moment_type="semitangential")
+    static = solve_static(model, steps=2)
+    from femb.solvers.static import StaticProblem
+
+    prob = StaticProblem(model)
+    state = prob.state_of(static)
+    sym = solve_modal(model, 4, state, problem=prob, load_factor=1.0).omega
+    res = solve_complex_modes(model, 4, state, problem=prob, load_factor=1.0)
+    assert np.allclose(res.eigenvalues.real, 0.0, atol=1e-7 * sym[0])
+    assert np.allclose(res.damped_frequency, sym, rtol=1e-7)

@@ -119,3 +119,9 @@ def test_bad_spin_arguments_are_reported():
         steady_spin(model, 1.0, axis=(1.0, 0.0, 0.0))
     with pytest.raises(InputError, match="frame"):
         steady_spin(model, 1.0, frame="body")
+
+
+def test_first_order_state_matrix_has_the_same_spectrum():
+    lin = steady_spin(particle(4.0), 0.5)
+    ev = np.linalg.eigvals(lin.first_order())
+    assert np.allclose(np.sort(ev.imag), [-2.5, -1.5, 1.5, 2.5], rtol=1e-12)
