@@ -19,6 +19,7 @@ import numpy as np
 
 from femb.mesh import CellBlock, Mesh, line_mesh
 from femb.model import Model
+from femb.validation.plots import shape_series as snapshots
 
 # ----------------------------------------------------------------------------- models
 PENDULUM_LENGTH = 304.8  # cm
@@ -129,22 +130,6 @@ def relative_drift(res, name):
     return float(np.max(np.abs(s - s[0])) / abs(s[0]))
 
 
-def snapshots(res, frames, title):
-    """A ``shape`` series (see femb.validation.plots): reference lines and the deformed
-    positions of ``frames`` of a line-element model."""
-    model = res.model
-    X = np.zeros((len(model.mesh.points), 3))
-    X[:, : model.mesh.points.shape[1]] = model.mesh.points
-    lines = np.vstack([np.asarray(block.cells)[:, [0, -1]] for block in res.table.blocks])
-    out = []
-    for k in frames:
-        d = res.nodal_displacements(k)
-        P = X.copy()
-        P[:, : d.shape[1]] += d
-        out.append({"label": f"t = {res.times[k]:.4g}", "points": P.tolist()})
-    return {"title": title, "reference": X.tolist(), "lines": lines.tolist(), "frames": out}
-
-
 # ----------------------------------------------------------------------------- cases
 def pendulum_case(quick):
     """Metrics of ``crisfield-pendulum``: energy drift of the conserving scheme at Δt = 0.5
@@ -184,7 +169,7 @@ def pendulum_case(quick):
                               "curves": [{"label": "exact (rigid)", "x": tt.tolist(), "y": np.degrees(pendulum_exact(tt)).tolist(), "style": "dashed"},
                                          {"label": "femb Δt = 0.1", "x": t_fine.tolist(), "y": np.degrees(swing_angle(fine)).tolist()},
                                          {"label": "femb Δt = 0.5", "x": list(coarse.times), "y": np.degrees(swing_angle(coarse)).tolist(), "style": "markers"}]},
-            "history_energy": {"xlabel": "t [s]", "ylabel": "E / E0", "title": "total energy",
+            "history_energy": {"xlabel": "t [s]", "ylabel": "E / E0", "title": "total energy", "yscale": "log",
                                "curves": [{"label": "femb mid-point Δt = 0.5", "x": list(coarse.times), "y": (coarse.series("total_energy") / E0_PENDULUM).tolist()},
                                           {"label": "Newmark Δt = 0.1", "x": list(newmark.times), "y": (newmark.series("total_energy") / E0_PENDULUM).tolist(), "style": "dashed"}]},
             "shape": snapshots(coarse, range(0, min(len(coarse), 6)), "pendulum, Δt = 0.5, first 2.5 s"),
@@ -225,7 +210,7 @@ def free_chain_case(quick):
         newmark = solve_dynamic(four_bar_chain(), 0.1, 20.0, scheme="newmark")
         E = newmark.series("total_energy")
         metrics["newmark_energy_growth"] = float(E.max() / E[0])
-        series["history_energy"] = {"xlabel": "t [s]", "ylabel": "E / E0", "title": "total energy, Δt = 0.1",
+        series["history_energy"] = {"xlabel": "t [s]", "ylabel": "E / E0", "title": "total energy, Δt = 0.1", "yscale": "log",
                                     "curves": [{"label": "femb mid-point", "x": t_small.tolist(), "y": (small.series("total_energy") / small.series("total_energy")[0]).tolist()},
                                                {"label": "Newmark", "x": list(newmark.times), "y": (E / E[0]).tolist(), "style": "dashed"}]}
     return {"metrics": metrics, "series": series}

@@ -6,7 +6,8 @@ Series entries are recognised by the prefix of their key:
   "xlabel": str, "ylabel": str, "title": str}`` → log–log plot with the fitted line
   C·h^p and its rate in the legend.
 * ``history...``: ``{"xlabel", "ylabel", "title", "curves": [{"label", "x", "y",
-  "style": "line" | "markers" | "dashed"}]}`` → one axes with every curve.
+  "style": "line" | "markers" | "dashed"}], "yscale": "linear" | "log" (optional)}`` → one
+  axes with every curve.
 
 * ``shape...``: ``{"title", "reference": (n, 3) points, "lines": (k, 2) point pairs,
   "frames": [{"label", "points": (n, 3)}]}`` → a picture of the deformed structure at
@@ -73,6 +74,8 @@ def plot_history(data, path):
     ax.set_xlabel(data.get("xlabel", ""))
     ax.set_ylabel(data.get("ylabel", ""))
     ax.set_title(data.get("title", ""), fontsize=10)
+    if data.get("yscale") in ("log", "symlog"):
+        ax.set_yscale(data["yscale"])
     ax.grid(True, alpha=0.3)
     if any(c.get("label") for c in data.get("curves", [])):
         ax.legend(fontsize=8)
@@ -108,6 +111,23 @@ def plot_series(series, folder):
         except Exception as exc:  # noqa: BLE001 - a plot never stops the report
             log.warning("could not plot series %r into %s: %s", key, path, exc)
     return written
+
+
+def shape_series(results, frames, title):
+    """A ``shape`` series of ``results`` (a Results of line elements with its model): the
+    reference structure and the deformed node positions at the frame indices ``frames``
+    (each element drawn as the segment between its end nodes)."""
+    points = np.asarray(results.model.mesh.points, dtype=np.float64)
+    X = np.zeros((len(points), 3))
+    X[:, : points.shape[1]] = points
+    lines = [np.asarray(block.cells)[:, [0, -1]] for block in results.table.blocks if np.asarray(block.cells).shape[1] >= 2]
+    out = []
+    for k in frames:
+        d = results.nodal_displacements(k)
+        P = X.copy()
+        P[:, : d.shape[1]] += d
+        out.append({"label": f"t = {results.times[k]:.4g}", "points": P.tolist()})
+    return {"title": title, "reference": X.tolist(), "lines": np.vstack(lines).tolist() if lines else [], "frames": out}
 
 
 def draw_pictures(cases, report_dir):
