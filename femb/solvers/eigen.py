@@ -270,8 +270,9 @@ def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", da
     stiffness : (n_eq, n_eq) matrix added to K (e.g. spin softening, circulatory terms).
     multipliers, load_factor, time : as for ``solve_modal``.
     matrices : (M, C, K), optional
-        Solve these instead (n × n each; C may be None); ``model`` is then ignored except
-        for nothing: the modes are over the matrix coordinates.
+        Solve these instead (n × n each; C may be None); every other argument but
+        ``n_modes``, ``shift`` and ``dense_limit`` is then ignored and the shapes are over
+        the matrix coordinates (``vectors``; ``modes`` is None).
 
     Returns ComplexModes (modes over all variables when built from a model).
     """

@@ -22,7 +22,6 @@ femb.solvers.steady_spin (rotating or fixed frame, gyroscopic and centrifugal te
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
