@@ -125,3 +125,20 @@ def test_first_order_state_matrix_has_the_same_spectrum():
     lin = steady_spin(particle(4.0), 0.5)
     ev = np.linalg.eigvals(lin.first_order())
     assert np.allclose(np.sort(ev.imag), [-2.5, -1.5, 1.5, 2.5], rtol=1e-12)
+
+
+def test_centrifugal_pendulum_swings_at_spin_times_sqrt_hub_over_length():
+    """A bob on a rod of length l pinned at radius R on a hub spinning at Ω (distance joint,
+    rotating frame): the joint tension m Ω²(R + l) found by the relative equilibrium gives,
+    with spin softening, the in-plane frequency Ω·sqrt(R/l) of the centrifugal pendulum
+    (the order-tuned vibration absorber)."""
+    R, l, m, spin = 0.3, 0.05, 0.2, 40.0
+    mesh = Mesh(np.array([[R + l, 0.0]]), {}, {"bob": np.array([0])})
+    model = Model(mesh, name="centrifugal pendulum")
+    model.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=m)
+    model.distance(None, "bob", point=(R, 0.0), length=l, name="rod")
+    lin = steady_spin(model, spin, mass="lumped")
+    assert lin.multipliers[0] == pytest.approx(m * spin**2 * (R + l), rel=1e-10)
+    res = lin.modes(1)
+    assert res.eigenvalues.size == 1
+    assert res.damped_frequency[0] == pytest.approx(spin * np.sqrt(R / l), rel=1e-10)
