@@ -154,3 +154,25 @@ def test_case_file_surfaces_option(write_case, tmp_path):
     m = meshio.read(surfaces[0][1])
     assert len(m.points) == 4 * 2 * 8
     assert np.allclose(np.hypot(m.points[:, 1], m.points[:, 2]), 0.025)
+
+
+def test_beam3d_sections_follow_the_nodal_triads_of_a_rollup(tmp_path):
+    """3-D cantilever along X under an end moment M = πEIy/L about Y: it bends into a half
+    circle in the XZ plane and the tip triad is the rotation by π about Y (closed form), so
+    the tip ring lies in the plane normal to −e_X through the tip, with the section y axis
+    (e_Y, unchanged) along its width H and z along B."""
+    L = 1.0
+    Iy, Iz = H * B**3 / 12, B * H**3 / 12
+    model = Model(line_mesh((0.0, 0.0, 0.0), (L, 0.0, 0.0), 8, "b"))
+    model.add_part("b", "b", "beam3d", Material(E=1.0, G=1.0), Section(A=B * H * 1e4, Iy=Iy, Iz=Iz, J=1e-3))
+    model.fix("b_start")
+    model.point_load("b_end", my=-np.pi * Iy / L)
+    res = solve_static(model, steps=4)
+    m = written_surface(res, tmp_path, surfaces={"b": {"shape": "rectangle", "width": B, "height": H}})
+    tip = model.node("b_end")
+    R_tip = res.nodal_rotation_matrices(-1)[tip]
+    assert np.allclose(np.abs(R_tip[:, 0]), [1.0, 0.0, 0.0], atol=1e-6)  # tangent reversed: a half circle
+    centre = model.mesh.points[tip] + res.nodal_displacements(-1)[tip]
+    offsets = m.point_data["deformed"][-4:] - centre
+    assert np.allclose(offsets[:, 0], 0.0, atol=1e-6)
+    assert np.allclose(np.abs(offsets[:, 1]), H / 2, atol=1e-6) and np.allclose(np.abs(offsets[:, 2]), B / 2, atol=1e-6)
