@@ -4,6 +4,9 @@ import numpy as np
 from femb.mesh import CellBlock, Mesh, line_mesh
 from femb.model import Model
 
+# The Crisfield & Shi models live with their validation cases (re-exported for the tests).
+from femb.validation.crisfield_cases import ESCAPE_Y0, bathe_pendulum, escape_model, four_bar_chain  # noqa: F401
+
 TRUSSES = ["truss2d", "truss2d_green", "truss3d", "truss3d_green"]
 BEAMS = ["beam2d", "beam2d_timoshenko"]
 ELEMENTS = TRUSSES + BEAMS
@@ -85,10 +88,6 @@ def free_flyer(element, omega=0.8, **params):
     model.initial_rigid_velocity(velocity=(0.3, -0.2, 0.1)[:dim], omega=w, center=(0.5, -0.2, 0.1)[:dim])
     model.initial_velocity("c_end", **({"ux": 0.2, "uy": -0.1} if dim == 2 else {"ux": 0.2, "uy": -0.1, "uz": 0.1}))
     return model
-
-
-# The Crisfield & Shi models live with their validation cases.
-from femb.validation.crisfield_cases import ESCAPE_Y0, bathe_pendulum, escape_model, four_bar_chain  # noqa: E402,F401
 
 
 def bending_rotations(res, frame):
