@@ -91,7 +91,15 @@ length about the section axes x, y, z):
   plus the lumped nodal rotary inertia of kind 0.
 
 In 3-D the rotary inertia of a section turns with the section, so no kind is constant
-unless rhoIp = rhoIy = rhoIz (e.g. all zero): ``constant_mass`` is empty.
+unless rhoIp = rhoIy = rhoIz (e.g. all zero): ``constant_mass`` is empty. Kinds 0 and 2
+split into a constant translational mass and nodal rigid-body inertias (body frame: the
+rotational block at R = I), which is how the energy-conserving dynamics integrates them
+(``extra["rotary_kinds"]``, femb.solvers.midpoint3d).
+
+Energy-conserving dynamics: ``midpoint_force_oriented`` (the ``midpoint_force`` kernel of
+oriented elements, signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is the
+algorithmic force of a step whose rotational unknowns are the Cayley vectors ψ of the nodal
+rotation increments; see its docstring and docs/dynamics.md.
 
 Properties (``properties(material, section)``): EA = E·A, GJ = G·J, EIy = E·Iy,
 EIz = E·Iz, rhoA = ρA, rhoIp = ρ·Ip (section.Ip, default Iy + Iz), rhoIy = ρ·Iy,
@@ -675,6 +683,287 @@ def _consistent_local(p, e, L, Ml):
             Ml[idx_w[a], idx_w[b]] = sign[a] * sign[b] * (mt * T[a][b] + mry * Rr[a][b])
 
 
+# --------------------------------------------------------------------------- energy-conserving mid-point force
+@jit
+def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl):
+    """Local strains, stresses and local force fl (7,) of element ``e`` at (u, R); returns
+    (V, l0, l, h, g) with V the strain energy."""
+    l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
+    _local(ul, th, l0, Lq, Hq, qv, rho, G)
+    _section_matrix(p, e, l0, S)
+    V = 0.0
+    for k in range(6):
+        acc = 0.0
+        for m in range(6):
+            acc += S[k, m] * rho[m]
+        sig[k] = acc
+        V += 0.5 * acc * rho[k]
+    _local_force(G, sig, fl)
+    return V, l0, l, h, g
+
+
+@jit
+def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
+    """Energy- and momentum-conserving algorithmic force of the step (u0, R0n) → (u1, R1n).
+
+    The step increment of one element is Δq = (Δx1, ψ1, Δx2, ψ2) (12,): translation
+    increments and the Cayley vectors ψ_a of the nodal rotation increments
+    (R1 = cay(ψ) R0). The force is a Gonzalez-type discrete gradient built on the
+    co-rotational structure::
+
+        f̄ = Tᵀ(q_m) f̄_l + c G w,   f̄_l = ½ (f_l(q0) + f_l(q1)),
+        c = (V(q1) − V(q0) − Tᵀ(q_m) f̄_l·Δq) / (w·G w)
+
+    f_l = (N, m̄1, m̄2) the local force (invariant under rigid motion), Tᵀ(q_m) the
+    co-rotational transformation at the mid configuration q_m = (um, Rm) (um the mean
+    translations, Rm the geodesic mid rotations), G = diag(1, l0², 1, l0²) a metric, and
+    w = Δq minus its G-orthogonal projection onto the six rigid-body modes at the mid
+    positions (translations; e × x_m on positions and e on rotations). Both parts are
+    self-equilibrated at the mid positions (zero resultant force and moment), so the
+    internal forces keep linear and angular momentum; f̄·Δq = V(q1) − V(q0) exactly; a
+    rigid step has w = 0 and f̄_l unchanged, so a stress-free rigid motion gives f̄ = 0 at
+    any step size. c = 0 when w·G w ≤ 1e-20 Δq·G Δq (a rigid step to round-off).
+
+    Arrays: X (n_el, 2, 3); u0, u1, um (n_el, 12) (rotational slots ignored); R0n, R1n,
+    Rm (n_el, 2, 3, 3); psi (n_el, 2, 3); D (n_el, 2, 3, 3) the derivative of the mid
+    spins with respect to ψ_a (the translational one is ½); p properties. Writes f
+    (n_el, 12) and K (n_el, 12, 12) = ∂f̄/∂Δq without the derivative of the correction
+    term (the mid-point tangent, enough for Newton to converge).
+    """
+    R0 = np.empty((3, 3))
+    F = np.empty((3, 3))
+    RR = np.empty((2, 3, 3))
+    qa = np.empty((2, 3))
+    th = np.empty((2, 3))
+    Lq = np.empty((6, 7))
+    Hq = np.empty((6, 7, 7))
+    S = np.empty((6, 6))
+    qv = np.empty(7)
+    rho = np.empty(6)
+    G = np.empty((6, 7))
+    sig0 = np.empty(6)
+    sig1 = np.empty(6)
+    fl0 = np.empty(7)
+    fl1 = np.empty(7)
+    flm = np.empty(7)
+    Hl = np.empty((7, 7))
+    W = np.empty((_N_ROWS, 12))
+    J = np.empty((5, 3, 3))
+    V = np.empty((12, 3))
+    Km = np.empty((12, 12))
+    Km2 = np.empty((12, 12))
+    Hl1 = np.empty((7, 7))
+    Dql1 = np.empty((7, 12))
+    HD = np.empty((7, 12))
+    Tt = np.empty((12, 7))
+    Kmat = np.empty((12, 12))
+    unit = np.empty(7)
+    r1one = np.empty(3)
+    col = np.empty(12)
+    f1 = np.empty(12)
+    gw = np.empty(12)
+    dnum = np.empty(12)
+    P = np.empty((12, 12))
+    AB = np.empty((6, 12))
+    dB = np.empty((12, 6))
+    rhs = np.empty(6)
+    dq = np.empty(12)
+    wt = np.empty(12)
+    B = np.zeros((12, 6))
+    A = np.empty((6, 6))
+    b = np.empty(6)
+    xm = np.empty((2, 3))
+    for e in range(X.shape[0]):
+        V0, l0, ln, _, _ = _local_state(X, u0, R0n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig0, fl0)
+        V1, _, l1, h1, g1 = _local_state(X, u1, R1n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig1, fl1)
+        for k in range(3):
+            r1one[k] = F[0, k]
+        _local_hessian(G, S, Hq, sig1, True, Hl1)
+        # f1 = ∂V/∂(δx, δw) at q1 and the local-coordinate variation Dql1 (7, 12) there
+        _transform(F, qa, th, l1, h1, g1, fl1, Hl1, f1, Km, True, W, J, V)
+        for i in range(7):
+            for j in range(12):
+                Dql1[i, j] = W[_DQL + i, j]
+        for k in range(7):
+            flm[k] = 0.5 * (fl0[k] + fl1[k])
+        # mid configuration: f_b = Tᵀ(q_m) f̄_l; Km its derivative at fixed f̄_l (Hl = 0)
+        _, l, ul, h, g = _kinematics(X, um, Rm, p, e, R0, F, qa, th, RR)
+        # axial force along the mid chord as N̄ x21_m/l_av (Crisfield–Shi): its work is
+        # N̄ (l1 − l0) exactly, whatever the rigid turn of the step
+        lav = 0.5 * (ln + l1)
+        sN = l / lav
+        N_avg = flm[0]
+        flm[0] *= sN
+        for i in range(7):
+            for j in range(7):
+                Hl[i, j] = 0.0
+        _transform(F, qa, th, l, h, g, flm, Hl, f[e], Km, True, W, J, V)
+        # Tᵀ(q_m) (12, 7) column by column (the transformation is linear in the local force)
+        for i in range(7):
+            for k in range(7):
+                unit[k] = 1.0 if k == i else 0.0
+            _transform(F, qa, th, l, h, g, unit, Hl, col, Km2, False, W, J, V)
+            for r in range(12):
+                Tt[r, i] = col[r]
+        # material part ½ Tᵀ(q_m) H1 Dql1 ∂q1/∂Δq (∂w1/∂ψ = T(ψ)), added to Km·D below
+        for i in range(7):
+            for j in range(12):
+                acc = 0.0
+                for k in range(7):
+                    acc += Hl1[i, k] * Dql1[k, j]
+                HD[i, j] = acc * (sN if i == 0 else 1.0)
+        for r in range(12):
+            for j in range(12):
+                acc = 0.0
+                for i in range(7):
+                    acc += Tt[r, i] * HD[i, j]
+                Kmat[r, j] = 0.5 * acc
+        # derivative of the factor l_m/l_av (translations only)
+        for k in range(3):
+            dsk = 0.5 * (F[0, k] * lav - l * r1one[k]) / (lav * lav)
+            for r in range(12):
+                Kmat[r, 6 + k] += Tt[r, 0] * N_avg * dsk
+                Kmat[r, k] -= Tt[r, 0] * N_avg * dsk
+        # step increment and metric
+        for a in range(2):
+            for k in range(3):
+                dq[6 * a + k] = u1[e, 6 * a + k] - u0[e, 6 * a + k]
+                dq[6 * a + 3 + k] = psi[e, a, k]
+                wt[6 * a + k] = 1.0
+                wt[6 * a + 3 + k] = l0 * l0
+                xm[a, k] = X[e, a, k] + um[e, 6 * a + k]
+        # rigid modes about the mid centroid: columns 0-2 translations, 3-5 rotations
+        for k in range(3):
+            half_chord = 0.5 * (xm[1, k] - xm[0, k])
+            xm[0, k] = -half_chord
+            xm[1, k] = half_chord
+        for a in range(2):
+            for k in range(3):
+                for m in range(6):
+                    B[6 * a + k, m] = 0.0
+                    B[6 * a + 3 + k, m] = 0.0
+                B[6 * a + k, k] = 1.0
+                B[6 * a + 3 + k, 3 + k] = 1.0
+            # e_m × r: column 3 + m
+            B[6 * a + 1, 3] = -xm[a, 2]
+            B[6 * a + 2, 3] = xm[a, 1]
+            B[6 * a + 0, 4] = xm[a, 2]
+            B[6 * a + 2, 4] = -xm[a, 0]
+            B[6 * a + 0, 5] = -xm[a, 1]
+            B[6 * a + 1, 5] = xm[a, 0]
+        for i in range(6):
+            acc = 0.0
+            for r in range(12):
+                acc += B[r, i] * wt[r] * dq[r]
+            b[i] = acc
+            for j in range(6):
+                acc = 0.0
+                for r in range(12):
+                    acc += B[r, i] * wt[r] * B[r, j]
+                A[i, j] = acc
+        alpha = np.linalg.solve(A, b)
+        wGw = 0.0
+        qGq = 0.0
+        work = 0.0
+        for r in range(12):
+            acc = dq[r]
+            for i in range(6):
+                acc -= B[r, i] * alpha[i]
+            gw[r] = wt[r] * acc  # G w
+            wGw += gw[r] * acc
+            qGq += wt[r] * dq[r] * dq[r]
+            work += f[e, r] * dq[r]
+        # base tangent K = Km · ∂q_m/∂Δq + Kmat · ∂q1/∂Δq
+        for a in range(2):
+            ps0, ps1, ps2 = psi[e, a, 0], psi[e, a, 1], psi[e, a, 2]
+            den = 1.0 + 0.25 * (ps0 * ps0 + ps1 * ps1 + ps2 * ps2)
+            Tp = J[4]
+            Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps2 / den, 0.5 * ps1 / den
+            Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps2 / den, 1.0 / den, -0.5 * ps0 / den
+            Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps1 / den, 0.5 * ps0 / den, 1.0 / den
+            for i in range(12):
+                for k in range(3):
+                    K[e, i, 6 * a + k] = 0.5 * Km[i, 6 * a + k] + Kmat[i, 6 * a + k]
+                for k in range(3):
+                    acc = 0.0
+                    for m in range(3):
+                        acc += Km[i, 6 * a + 3 + m] * D[e, a, m, k] + Kmat[i, 6 * a + 3 + m] * Tp[m, k]
+                    K[e, i, 6 * a + 3 + k] = acc
+        if wGw <= 1e-20 * qGq:
+            continue
+        c = (V1 - V0 - work) / wGw
+        # ∂num/∂Δq = ∂V1/∂Δq − f_b − K_bᵀ Δq, with ∂V1/∂ψ = T(ψ)ᵀ f1_w
+        for a in range(2):
+            ps0, ps1, ps2 = psi[e, a, 0], psi[e, a, 1], psi[e, a, 2]
+            den = 1.0 + 0.25 * (ps0 * ps0 + ps1 * ps1 + ps2 * ps2)
+            m0, m1, m2 = f1[6 * a + 3], f1[6 * a + 4], f1[6 * a + 5]
+            # Tᵀ m = (m − ½ ψ × m)/den
+            dnum[6 * a + 3] = (m0 - 0.5 * (ps1 * m2 - ps2 * m1)) / den
+            dnum[6 * a + 4] = (m1 - 0.5 * (ps2 * m0 - ps0 * m2)) / den
+            dnum[6 * a + 5] = (m2 - 0.5 * (ps0 * m1 - ps1 * m0)) / den
+            for k in range(3):
+                dnum[6 * a + k] = f1[6 * a + k]
+        for j in range(12):
+            acc = 0.0
+            for r in range(12):
+                acc += K[e, r, j] * dq[r]
+            dnum[j] -= f[e, j] + acc
+        for r in range(12):
+            f[e, r] += c * gw[r]
+        # ∂w/∂Δq = I − P (P = B A⁻¹ Bᵀ G) plus the motion of the rigid modes with the mid
+        # chord d = x_m2 − x_m1 (∂d/∂Δx_2 = −∂d/∂Δx_1 = ½ I): ∂w = −∂B α − B ∂α,
+        # ∂α = A⁻¹ (∂Bᵀ G Δq − (∂Bᵀ G B + Bᵀ G ∂B) α)
+        for i in range(6):
+            for r in range(12):
+                AB[i, r] = B[r, i] * wt[r]
+        ABs = np.linalg.solve(A, AB)
+        for r in range(12):
+            for j in range(12):
+                acc = 0.0
+                for i in range(6):
+                    acc += B[r, i] * ABs[i, j]
+                P[r, j] = (1.0 if r == j else 0.0) - acc
+        for k in range(3):
+            for r in range(12):
+                for m in range(6):
+                    dB[r, m] = 0.0
+            for a in range(2):
+                sgn = -0.5 if a == 0 else 0.5  # ∂r_a/∂d = ∓½ I
+                for m in range(3):
+                    # ∂(e_m × r_a)/∂d_k = sgn e_m × e_k
+                    if m == k:
+                        continue
+                    n3 = 3 - m - k
+                    eps = 1.0 if (m, k, n3) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+                    dB[6 * a + n3, 3 + m] = sgn * eps
+            for i in range(6):
+                acc = 0.0
+                for r in range(12):
+                    acc += dB[r, i] * wt[r] * dq[r]
+                rhs[i] = acc
+                for j in range(6):
+                    acc2 = 0.0
+                    for r in range(12):
+                        acc2 += (dB[r, i] * wt[r] * B[r, j] + B[r, i] * wt[r] * dB[r, j])
+                    rhs[i] -= acc2 * alpha[j]
+            dalpha = np.linalg.solve(A, rhs)
+            for r in range(12):
+                acc = 0.0
+                for i in range(6):
+                    acc += dB[r, i] * alpha[i] + B[r, i] * dalpha[i]
+                # d moves with +½ Δx_2 and −½ Δx_1
+                P[r, 6 + k] -= 0.5 * acc
+                P[r, k] += 0.5 * acc
+        # K += G w ⊗ ∂c + c G ∂w,  ∂c = (∂num − 2 c (G w)ᵀ ∂w)/wGw
+        for j in range(12):
+            acc = 0.0
+            for r in range(12):
+                acc += gw[r] * P[r, j]
+            dc = (dnum[j] - 2.0 * c * acc) / wGw
+            for i in range(12):
+                K[e, i, j] += gw[i] * dc + c * wt[i] * P[i, j]
+
+
 # --------------------------------------------------------------------------- specs
 def _properties(material, section, name):
     for key, val in (("A", section.A), ("J", section.J)):
@@ -721,12 +1010,13 @@ def properties_timoshenko(material, section):
 
 KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
                          geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass,
-                         midpoint_force=None)
+                         midpoint_force=midpoint_force_oriented)
 
 PARAMS = ("EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy", "vz")
 _COMMON = dict(cell_type="line", n_nodes=2, dim=3, node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"),
                resultant_names=("N", "Vy", "Vz", "T", "My1", "Mz1", "My2", "Mz2"), kernels=KERNELS,
-               constant_mass=(), oriented=True, defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0})
+               constant_mass=(), oriented=True, defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0},
+               extra={"rotary_kinds": (LUMPED, INVARIANT)})
 
 SPECS = {
     "beam3d": ElementSpec(name="beam3d", params=PARAMS, properties=properties_euler_bernoulli,

@@ -9,6 +9,16 @@ Element types (all ``cell_type="vertex"``, one node, created with ``Model.add_di
   nodes carry no rotation (trusses): unlike ``point_mass2d`` it adds no rz DOF to the node.
   M = diag(m, m).
 - ``point_mass3d``: DOFs (ux, uy, uz); param ``m``. M = m I₃.
+- ``rigid_body3d``: DOFs (ux, uy, uz, rx, ry, rz) of the body's centre of mass (the node
+  is the reference point *and* the centre of mass); params ``m`` and the inertia tensor
+  about the centre of mass in the body frame, ``Jxx``, ``Jyy``, ``Jzz`` and the products
+  ``Jxy``, ``Jxz``, ``Jyz`` (default 0; J = [[Jxx, Jxy, Jxz], [Jxy, Jyy, Jyz], [Jxz, Jyz,
+  Jzz]]). The body frame is the global frame in the reference configuration. An
+  *oriented* element (kernels take the nodal rotation R): M = diag(m I₃, R J Rᵀ), the
+  spatial inertia turning with the body. The translational part is constant; the
+  rotational part is integrated by the dynamics as a nodal rigid body (Simo–Wong
+  energy-momentum rule, femb.solvers.midpoint3d), so ``constant_mass`` is empty and
+  ``extra["rotary_kinds"]`` lists the kinds (all) whose mass splits that way.
 - ``rigid_body2d``: DOFs (ux, uy, rz) of the body's centre of mass (the node *is* the
   centre of mass); params ``m``, ``J`` (inertia about the centre of mass).
   M = diag(m, m, J): constant, so the body is exact in the energy-conserving mid-point
@@ -164,6 +174,73 @@ def offset_body_velocity_force(X, u, v, p, f):
         f[e, 2] = 0.0
 
 
+# ---------------------------------------------------------------------------- 3-D rigid body (oriented)
+
+
+@jit
+def _zero_force3(X, u, R, p, f):
+    f[:, :] = 0.0
+
+
+@jit
+def _zero_tangent3(X, u, R, p, f, K):
+    f[:, :] = 0.0
+    K[:, :, :] = 0.0
+
+
+@jit
+def _no_resultants3(X, u, R, p, s):
+    s[:, :] = 0.0
+
+
+@jit
+def _zero_geometric3(X, u, R, p, s, K):
+    K[:, :, :] = 0.0
+
+
+@jit
+def _zero_energy3(X, u, R, p, e):
+    e[:] = 0.0
+
+
+@jit
+def _zero_midpoint3(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
+    f[:, :] = 0.0
+    K[:, :, :] = 0.0
+
+
+@jit
+def rigid_body3d_mass(X, u, R, p, kind, M):
+    """Mass (n_el, 6, 6) of a 3-D rigid body at its centre of mass: m I₃ on the
+    translations and the spatial inertia R J Rᵀ (R = R[:, 0] the body rotation, J the
+    body-frame tensor from p = (m, Jxx, Jyy, Jzz, Jxy, Jxz, Jyz)) on the rotations; the
+    same for every kind."""
+    _check_kind(kind)
+    Jb = np.empty((3, 3))
+    for e in range(u.shape[0]):
+        Jb[0, 0], Jb[1, 1], Jb[2, 2] = p[e, 1], p[e, 2], p[e, 3]
+        Jb[0, 1] = Jb[1, 0] = p[e, 4]
+        Jb[0, 2] = Jb[2, 0] = p[e, 5]
+        Jb[1, 2] = Jb[2, 1] = p[e, 6]
+        for i in range(6):
+            for j in range(6):
+                M[e, i, j] = 0.0
+        for k in range(3):
+            M[e, k, k] = p[e, 0]
+        for i in range(3):
+            for j in range(3):
+                acc = 0.0
+                for k in range(3):
+                    for m in range(3):
+                        acc += R[e, 0, i, k] * Jb[k, m] * R[e, 0, j, m]
+                M[e, 3 + i, 3 + j] = acc
+
+
+RIGID3D_KERNELS = ElementKernels(internal_force=_zero_force3, tangent=_zero_tangent3, resultants=_no_resultants3,
+                                 geometric_stiffness=_zero_geometric3, strain_energy=_zero_energy3, mass=rigid_body3d_mass,
+                                 midpoint_force=_zero_midpoint3, damping=None)
+
+
 # ---------------------------------------------------------------------------- specs
 
 
@@ -189,7 +266,7 @@ POINT_KERNELS = _kernels(point_mass)
 OFFSET_KERNELS = _kernels(offset_body_mass)
 
 
-def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, extra=None):
+def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, extra=None, oriented=False, defaults=None):
     return ElementSpec(
         name=name,
         cell_type="vertex",
@@ -202,6 +279,8 @@ def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, ext
         kernels=kernels,
         constant_mass=constant_mass,
         requires_length=False,
+        oriented=oriented,
+        defaults=defaults or {},
         description=description,
         extra=extra or {},
     )
@@ -217,6 +296,11 @@ SPECS = {
     "point_mass3d": _spec(
         "point_mass3d", 3, ("ux", "uy", "uz"), ("m",), POINT_KERNELS, ALL_KINDS,
         "3-D point mass m (translations); M = m I"),
+    "rigid_body3d": _spec(
+        "rigid_body3d", 3, ("ux", "uy", "uz", "rx", "ry", "rz"), ("m", "Jxx", "Jyy", "Jzz", "Jxy", "Jxz", "Jyz"),
+        RIGID3D_KERNELS, (),
+        "3-D rigid body, node at the centre of mass, body-frame inertia tensor J about it; M = diag(m I, R J R^T)",
+        {"rotary_kinds": ALL_KINDS}, oriented=True, defaults={"Jxy": 0.0, "Jxz": 0.0, "Jyz": 0.0}),
     "rigid_body2d": _spec(
         "rigid_body2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_KINDS,
         "planar rigid body, node at the centre of mass, J about the centre of mass; constant M = diag(m, m, J)"),

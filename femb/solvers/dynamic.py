@@ -140,6 +140,9 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     probe_vars = _probe_vars(tab, model, probes)
     every = max(1, int(record_every if record_every is not None else settings.record_every))
 
+    if prob.oriented and not isinstance(sch, MidPoint):
+        raise InputError(f"models with 3-D rotations (oriented nodes) are integrated by the mid-point scheme only; "
+                         f"got {sch.describe().get('scheme', sch)}")
     if prob.joints is not None and not isinstance(sch, MidPoint):
         raise InputError(f"joints with eliminated multipliers are integrated by the mid-point scheme only; got {sch.describe().get('scheme', sch)}")
     u, v = prob.initial_state(t0, dt, u0, v0)
@@ -147,7 +150,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         u, v = _consistent_initial_state(prob, u, v, t0, project=v0 is None)
     state = sch.start(prob, t0, u, v)
     account = EnergyAccount()
-    snap = account.snapshot(prob, state.u, state.v)
+    snap = account.snapshot(prob, state.u, state.v, state)
     account.E0 = snap["total_energy"]
     res = Results(tab, "dynamic", model)
     res.info.update(sch.describe(), dt=dt, t0=t0, t_end=t_end, mass_kind=prob.mass_kind, n_equations=tab.n_eq,
@@ -157,10 +160,10 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     res.info["constraint_rows"] = prob.constraint_rows
 
     def record(iterations, cutbacks):
-        hist = account.snapshot(prob, state.u, state.v)
+        hist = account.snapshot(prob, state.u, state.v, state)
         for name, var, which in probe_vars:
             hist[name] = (state.u if which == "u" else state.v)[var]
-        arrays = None
+        arrays = {"rotations": state.extra["R"]} if prob.oriented else None
         if prob.joints is not None:
             hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t)[0]))
             arrays = {"multipliers": joints["multipliers"]}

@@ -16,9 +16,10 @@ import scipy.sparse as sp
 
 from femb.assembly import Assembler, LoadAssembler
 from femb.assembly.constraints import ConstraintSet
-from femb.core.errors import ModelError
+from femb.core.errors import InputError, ModelError
 from femb.core.scatter import gather_vector, matvec_blocks, scatter_matrix, scatter_vector
 from femb.correlation import build_table
+from femb.solvers.configuration import RotationLayout
 from femb.solvers.nullspace import check_redundancy
 from femb.solvers.static import length_scale
 from femb.elements import MASS_KINDS
@@ -75,6 +76,93 @@ def _diagonal_positions(table):
     hit = np.flatnonzero(table.indices == rows)
     pos[rows[hit]] = hit
     return pos
+
+
+def split_rotary_mass(block, Me):
+    """(translational, rotational) parts (n_el, n, n) of element masses of a 3-D model: the
+    rotational rows and columns (rx, ry, rz) go to the second; ModelError when the mass
+    couples translations and rotations (a centre of mass off the node)."""
+    names = block.spec.node_dofs
+    nd = len(names)
+    rot = np.zeros(block.spec.n_edof, dtype=bool)
+    for a in range(block.spec.n_nodes):
+        for k, n in enumerate(names):
+            rot[a * nd + k] = n in ("rx", "ry", "rz")
+    if not rot.any():
+        return Me, np.zeros_like(Me)
+    if np.any(Me[:, rot][:, :, ~rot] != 0.0):
+        raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics needs the "
+                         "rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
+    Mt, Mr = Me.copy(), np.zeros_like(Me)
+    Mt[:, rot, :] = 0.0
+    Mt[:, :, rot] = 0.0
+    Mr[:, rot[:, None] & rot[None, :]] = Me[:, rot[:, None] & rot[None, :]]
+    return Mt, Mr
+
+
+class NodalRotaryInertia:
+    """Rotary inertia of the oriented nodes of a 3-D model, each node a rigid body.
+
+    Attributes
+    ----------
+    layout : RotationLayout (oriented nodes, their variables and equations)
+    J0 : (k, 3, 3) body-frame inertia of each oriented node (the spatial inertia in the
+        reference configuration, summed over the elements; zero for the second and later
+        nodes that share rotational variables through a tie); spatial inertia R J0 Rᵀ
+    J0_pinv : (k, 3, 3) pseudo-inverses (zero inertia allowed)
+    pos : (k, 3, 3) positions of the (eq_i, eq_j) entries of the node's rotational block
+        in the CSR data of the table's pattern (-1 where a component is constrained)
+    """
+
+    def __init__(self, table, J_full):
+        self.layout = lay = RotationLayout(table)
+        k = lay.n
+        self.J0 = np.zeros((k, 3, 3))
+        seen = set()
+        J_full = J_full.tocsr()
+        for i in range(k):
+            key = tuple(int(v) for v in lay.var[i])
+            if key in seen:
+                continue
+            seen.add(key)
+            self.J0[i] = J_full[lay.var[i]][:, lay.var[i]].toarray()
+        self.J0 = 0.5 * (self.J0 + self.J0.transpose(0, 2, 1))
+        self.J0_pinv = np.linalg.pinv(self.J0, hermitian=True) if k else np.zeros((0, 3, 3))
+        self.pos = np.full((k, 3, 3), -1, dtype=np.int64)
+        for i in range(k):
+            for a in range(3):
+                r = lay.eq[i, a]
+                if r < 0 or tuple(int(v) for v in lay.var[i]) not in seen:
+                    continue
+                cols = table.indices[table.indptr[r]:table.indptr[r + 1]]
+                for b in range(3):
+                    c = lay.eq[i, b]
+                    if c >= 0:
+                        hit = np.flatnonzero(cols == c)
+                        if hit.size:
+                            self.pos[i, a, b] = table.indptr[r] + hit[0]
+        # only the first node of a group sharing variables carries the inertia block
+        first = {}
+        for i in range(k):
+            first.setdefault(tuple(int(v) for v in lay.var[i]), i)
+        self.owner = np.array([first[tuple(int(v) for v in lay.var[i])] == i for i in range(k)], dtype=bool)
+        self.pos[~self.owner] = -1
+
+    def spatial(self, R, pinv=False):
+        """Spatial inertia R J0 Rᵀ (k, 3, 3) (or its pseudo-inverse) at the nodal
+        rotations R (n_nodes, 3, 3)."""
+        Rn = R[self.layout.nodes]
+        J = self.J0_pinv if pinv else self.J0
+        return Rn @ J @ Rn.transpose(0, 2, 1)
+
+    def angular_velocity(self, R, pi, fallback):
+        """Spatial angular velocities (k, 3) of momenta π (k, 3) at rotations R: J⁺π on the
+        range of the inertia, ``fallback`` (k, 3) on its null space."""
+        Jp = self.spatial(R, pinv=True)
+        J = self.spatial(R)
+        w = np.einsum("kij,kj->ki", Jp, pi)
+        null = np.eye(3) - Jp @ J
+        return w + np.einsum("kij,kj->ki", null, fallback)
 
 
 class DampingModel:
@@ -164,13 +252,25 @@ class DynamicProblem:
             self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
         self.mass_kind = mass_kind_of(mass)
         self.assembler = Assembler(t)
+        self.oriented = bool(t.dim == 3 and np.any(t.var_dof >= 3))
         bad = self.assembler.check_mass_kind(self.mass_kind)
+        if self.oriented:
+            bad = [name for name in bad if not (self._spec(name).oriented and self.mass_kind in self._spec(name).extra.get("rotary_kinds", ()))]
         if bad:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
-                              f"(kinds {sorted(self._spec(name).constant_mass)})" for name in bad])
-        if t.dim == 3 and np.any(t.var_dof >= 3):
-            raise ModelError("3-D rotational DOFs (oriented elements) are not supported by solve_dynamic yet")
+                              f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).extra.get('rotary_kinds', ()))})" for name in bad])
+        if self.oriented:
+            if self.joints is not None:
+                raise InputError("joints are not supported by solve_dynamic for models with 3-D rotations (oriented nodes) yet; "
+                                 "use ties (pin, weld, fix, prescribe) or a 2-D model")
+            if damping is not None and (damping.alpha or damping.beta):
+                raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
+            if any(b.spec.kernels.damping is not None for b in t.blocks):
+                raise InputError("discrete dampers are not supported by solve_dynamic for models with 3-D rotations yet")
         self.loads = LoadAssembler(model, t, self.assembler, mass_kind=self.mass_kind)
+        if self.oriented and self.loads.has_moment_loads:
+            raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
+                             "apply moments about fixed global axes")
         # In dynamics a load without amplitude is constant in time, hence conservative: it
         # joins the potential P = −f_const·u. Only loads with an amplitude do external work.
         self.f_const = self.loads.constant()
@@ -182,14 +282,31 @@ class DynamicProblem:
                 self.f_const = self.f_const + vec
             else:
                 self._timed.append((load.amplitude, vec))
-        self.M_eq = self.assembler.mass_matrix(self.mass_kind)
         self.element_mass = []
+        rotary = []
         for b in t.blocks:
             Me = np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof))
-            b.spec.kernels.mass(b.X, np.zeros((b.n_elements, b.spec.n_edof)), b.props, self.mass_kind, Me)
+            args = (b.X, np.zeros((b.n_elements, b.spec.n_edof)))
+            if b.spec.oriented:
+                args += (np.tile(np.eye(3), (b.n_elements, b.spec.n_nodes, 1, 1)),)
+            b.spec.kernels.mass(*args, b.props, self.mass_kind, Me)
+            if self.oriented:
+                Me, Mr = split_rotary_mass(b, Me)
+                rotary.append(Mr)
             self.element_mass.append(Me)
+        if self.oriented:
+            # translational mass only; the rotary inertia turns with the nodes (femb.solvers.midpoint3d)
+            data = t.new_matrix_data()
+            for b, Me in zip(t.blocks, self.element_mass):
+                scatter_matrix(b.pos, Me, data)
+            self.M_eq = t.csr(data)
+            self.rotary = NodalRotaryInertia(t, _full_matrix(t, rotary))
+        else:
+            self.M_eq = self.assembler.mass_matrix(self.mass_kind)
+            self.rotary = None
         self.M_full = _full_matrix(t, self.element_mass)
         self.rot = np.zeros(t.n_var, dtype=bool)
+        self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
         if t.dim == 2:
             self.rot[t.var_dof == t.dof_names.index("rz")] = True
         self.rot_eq = np.flatnonzero(self.rot[t.eq_var])
@@ -281,7 +398,11 @@ class DynamicProblem:
         return out
 
     def potential(self, u):
-        """Potential of the constant loads, −f_const·u (rotations additive)."""
+        """Potential of the constant loads, −f_const·u (2-D rotations additive). In 3-D a
+        moment about a fixed axis has no potential: only the forces enter, and the work of
+        the moments is booked as external work."""
+        if self.oriented:
+            return -float(self.f_const[~self.rot3d] @ u[~self.rot3d])
         return -float(self.f_const @ u)
 
     # ------------------------------------------------------------------ prescribed motion
@@ -322,4 +443,7 @@ class DynamicProblem:
         h = 1e-4 * dt
         for vars_, rec in self.prescribed:
             v[vars_] = self.prescribed_rate(rec, t0, h)
+        if self.oriented:  # rotational slots hold log R (a continuation passes its own)
+            lay = self.rotary.layout
+            lay.write_vectors(u, lay.rotations_from_vectors(u))
         return u, v

@@ -2,7 +2,9 @@
 
 Energies (units of the model's force × length):
 
-- kinetic T = ½ vᵀ M v over all variables (rotational entries: ½ I ω²);
+- kinetic T = ½ vᵀ M v over all variables (2-D rotational entries: ½ I ω²; 3-D: the
+  translational mass, plus ½ π·J⁻¹π of every oriented node, π = R J0 Rᵀ ω its spatial
+  angular momentum);
 - strain V (element kernels);
 - potential of the constant loads P = −f_const·u (rotations additive);
 - external work W of the time-varying (scaled) loads, cumulative;
@@ -15,7 +17,7 @@ tolerance for the energy-conserving scheme, the algorithmic energy error for the
 Momenta are summed element by element with each element's own nodal positions
 x = X + u, so ties between nodes are counted once per element mass:
 linear p = Σ M v (dim,), angular about the origin L = Σ x × (M v)_transl + Σ (M v)_rot
-(2-D: the z component; 3-D: the vector).
+(2-D: the z component; 3-D: the vector, plus Σ π of the oriented nodes).
 """
 from dataclasses import dataclass, field
 
@@ -25,6 +27,13 @@ import numpy as np
 def kinetic_energy(problem, v):
     """½ vᵀ M v over all variables (v: (n_var,))."""
     return 0.5 * float(v @ (problem.M_full @ v))
+
+
+def rotary_kinetic_energy(problem, R, pi):
+    """½ Σ π·J⁺π over the oriented nodes of a 3-D model (R (n_nodes, 3, 3) rotations,
+    π (k, 3) spatial angular momenta)."""
+    Jp = problem.rotary.spatial(R, pinv=True)
+    return 0.5 * float(np.einsum("ki,kij,kj->", pi, Jp, pi))
 
 
 def _columns(block, dim):
@@ -81,10 +90,15 @@ class EnergyAccount:
         self.constraint_work += constraint
         self.dissipated += dissipated
 
-    def snapshot(self, problem, u, v):
-        """Dict of the energy and momentum history values of state (u, v)."""
+    def snapshot(self, problem, u, v, state=None):
+        """Dict of the energy and momentum history values of state (u, v) (3-D rotations:
+        the nodal rotations and spatial angular momenta from ``state.extra``)."""
         T = kinetic_energy(problem, v)
-        V = problem.assembler.strain_energy(u)
+        R = None
+        if getattr(problem, "oriented", False):
+            R, pi = state.extra["R"], state.extra["pi"]
+            T += rotary_kinetic_energy(problem, R, pi)
+        V = problem.assembler.strain_energy(u, R=R)
         P = problem.potential(u)
         E = T + V + P
         out = dict(kinetic_energy=T, strain_energy=V, potential_energy=P, total_energy=E,
@@ -92,6 +106,8 @@ class EnergyAccount:
                    dissipated_energy=self.dissipated,
                    energy_residual=E - self.E0 - self.external_work - self.constraint_work + self.dissipated)
         lin, ang = momenta(problem, u, v)
+        if R is not None:
+            ang = ang + pi[problem.rotary.owner].sum(axis=0)
         for k, c in enumerate("xyz"[: lin.size]):
             out[f"linear_momentum_{c}"] = lin[k]
         if ang.size == 1:

@@ -21,6 +21,10 @@ rotational variables are applied as m·Δθ/τ (a discrete gradient of −m·θ)
 moments, e.g. from distributed loads on beams, conserve energy too. The Newton matrix is
 ∂f̄/∂z + 2M/h² + C/h (non-symmetric; the configuration dependence of C is left out).
 
+Models with 3-D rotations (oriented nodes) take the energy-momentum step of
+femb.solvers.midpoint3d: Cayley vectors of the nodal rotation increments as unknowns,
+Simo–Wong's rule for the rotary inertia, the oriented elements' discrete-gradient force.
+
 ``GeneralizedAlpha`` — Chung & Hulbert (1993) generalized-α with additive rotations and
 the ordinary static internal force and tangent; ``Newmark`` (trapezoidal, β = ¼, γ = ½)
 and ``HHT`` (Hilber–Hughes–Taylor α) are special cases. They are the baselines: they do
@@ -103,6 +107,12 @@ class _StepSystem:
         rot = self.p.rot
         return z_new[rot] - z[rot]
 
+    def rotation_turn(self, z, z_new):
+        """Largest change of a nodal rotation (rad) from increment z to z_new."""
+        if not self.p.rot.any():
+            return 0.0
+        return float(np.abs(self.rotation_change(z, z_new)).max(initial=0.0))
+
     def limit(self, z, dz):
         """Step length η ≤ 1 so that no nodal rotation and no element chord turns by more
         than ``max_turn`` (rad) in one correction."""
@@ -111,9 +121,7 @@ class _StepSystem:
             return 1.0
         z_new = z.copy()
         z_new[self.eq_var] += dz
-        turn = 0.0
-        if self.p.rot.any():
-            turn = float(np.abs(self.rotation_change(z, z_new)).max(initial=0.0))
+        turn = self.rotation_turn(z, z_new)
         for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
             if tc is None:
                 continue
@@ -145,9 +153,16 @@ class MidPoint:
     energy_conserving = True
 
     def start(self, problem, t0, u, v):
+        if getattr(problem, "oriented", False):
+            from femb.solvers.midpoint3d import initial_rotary_state
+            R, pi = initial_rotary_state(problem, u, v)
+            return State(t0, u, v, extra={"R": R, "pi": pi})
         return State(t0, u, v)
 
     def system(self, problem, state, h):
+        if getattr(problem, "oriented", False):
+            from femb.solvers.midpoint3d import MidPoint3DSystem
+            return MidPoint3DSystem(problem, state, h)
         return _MidPointSystem(problem, state, h)
 
     def describe(self):

@@ -1,0 +1,205 @@
+"""Energy-momentum conserving mid-point step for models with 3-D rotations (oriented nodes).
+
+The step t_n → t_n + h of the energy-conserving scheme (femb.solvers.integrators.MidPoint)
+when the model has oriented nodes (beam3d, rigid_body3d). Unknowns z (n_var,): the
+translation increments Δx and, in the rotational slots of every oriented node, the Cayley
+vector ψ of its rotation increment::
+
+    R_{n+1} = cay(ψ) R_n,   cay(ψ) = (I − ψ̂/2)⁻¹ (I + ψ̂/2)
+
+Translations (constant translational mass M, as in 2-D)::
+
+    v_{n+1} = 2 Δx/h − v_n,   M (v_{n+1} − v_n)/h + f̄_x = f_ext,x(t_{n+½})
+
+Rotations: each oriented node is a rigid body with body-frame inertia J0 (beam rotary
+inertia lumped at the nodes, rigid_body3d); spatial angular momentum π = R J0 Rᵀ ω.
+Simo–Wong's energy-momentum rule in spatial form::
+
+    π_{n+1} − π_n = h (m_ext(t_{n+½}) − f̄_ψ),
+    J0 R_nᵀ ψ = (h/2) (Π_n + Π_{n+1}),   Π = Rᵀ π (body momentum)
+    ⇔ π_{n+1} = cay(ψ) ((2/h) J_n ψ − π_n),   J_n = R_n J0 R_nᵀ
+
+For a free body π is constant and T = ½ Π·J0⁻¹Π is exactly conserved: the kinetic energy
+changes by exactly (π_{n+1} − π_n)·ψ/h per step (cay(−ψ)a − a ⊥ ψ), i.e. moments are
+conjugate to ψ. f̄ is the elements' algorithmic force (``midpoint_force`` of oriented
+elements: a discrete gradient with f̄·(Δx, ψ) = ΔV exactly, self-equilibrated at the mid
+positions x_m = (x_n + x_{n+1})/2), so that
+
+- energy: ΔT + ΔV = f_ext·Δx + m_ext·ψ exactly (Newton tolerance);
+- momentum: Σ M v changes by h Σ f_ext; Σ x × M v + Σ π by h Σ (x_m × f_ext + m_ext), since
+  x_{n+1} × p_{n+1} − x_n × p_n = x_m × Δp for Δx = h p_m/m;
+- under a rigid rotation with Cayley kinematics Δx = ψ × x_m exactly, so the step is an
+  exact rigid-body mode of the elements at the mid positions: no strain from rigid spin.
+
+The Newton matrix: the element mid-point tangent, 2M/h² and the exact derivative of the
+inertia residual (π_{n+1} − π_n)/h with respect to ψ. Moments about fixed axes act
+conjugate to ψ (their work m·ψ is booked as external work: in 3-D they have no potential).
+Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ).
+"""
+import numpy as np
+
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+from femb.solvers.configuration import _hat_batch, cayley, cayley_half, cayley_spin, cayley_vector
+from femb.solvers.integrators import State, _StepSystem
+
+
+def initial_rotary_state(problem, u, v):
+    """(R (n_nodes, 3, 3), π (k, 3)) of the oriented nodes from the rotation vectors in u
+    and the angular velocities in v."""
+    rot = problem.rotary
+    R = rot.layout.rotations_from_vectors(u)
+    w = v[rot.layout.var]
+    pi = np.einsum("kij,kj->ki", rot.spatial(R), w)
+    return R, pi
+
+
+class _Buffers:
+    def __init__(self, block):
+        n_el, n, nn = block.n_elements, block.spec.n_edof, block.spec.n_nodes
+        self.e0, self.e1, self.em = np.zeros((n_el, n)), np.zeros((n_el, n)), np.zeros((n_el, n))
+        self.f, self.K = np.zeros((n_el, n)), np.zeros((n_el, n, n))
+        if block.spec.oriented:
+            self.R0, self.R1, self.Rm = (np.zeros((n_el, nn, 3, 3)) for _ in range(3))
+            self.psi = np.zeros((n_el, nn, 3))
+            self.D = np.zeros((n_el, nn, 3, 3))
+
+
+def _buffers(problem):
+    return problem.__dict__.setdefault("_mid3d_buffers", [_Buffers(b) for b in problem.table.blocks])
+
+
+class MidPoint3DSystem(_StepSystem):
+    """One step of the energy-momentum scheme for oriented models (module docstring)."""
+
+    def __init__(self, problem, state, h):
+        super().__init__(problem, state, h)
+        p = problem
+        rot = p.rotary
+        lay = rot.layout
+        self.lay = lay
+        self.R0 = state.extra["R"]
+        self.pi0 = state.extra["pi"]
+        self.J_n = rot.spatial(self.R0)
+        t_m = state.t + 0.5 * h
+        self.f_s = p.scaled_loads(t_m)
+        self.f_ext = p.f_const + self.f_s
+        z = h * state.v
+        z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
+        # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
+        rows, Rp = lay.prescribed_at(lambda rec: p.prescribed_value(rec, self.t1))
+        z_pres = []
+        rot_vars = set(int(v) for v in lay.var[rows].ravel()) if rows.size else set()
+        for vars_, dz in self.z_prescribed:
+            keep = np.array([int(v) not in rot_vars for v in vars_], dtype=bool)
+            if keep.any():
+                z_pres.append((vars_[keep], dz[keep]))
+        if rows.size:
+            psi_p = cayley_vector(Rp @ self.R0[lay.nodes[rows]].transpose(0, 2, 1))
+            z_pres.append((lay.var[rows].ravel(), psi_p.ravel()))
+        self.z_prescribed = z_pres
+        self.z0 = self._impose(z)
+        self._bufs = _buffers(p)
+        # momentum flux of the step: the inertia residuals are differences of momenta / h,
+        # which vanish in free flight; their size sets the round-off level of the residual
+        pm = p.M_full @ np.where(p.rot3d, 0.0, state.v)
+        pm[lay.var[rot.owner]] += self.pi0[rot.owner]
+        self.momentum_scale = float(np.linalg.norm(pm[self.eq_var])) / h
+        self.V_cache = None
+
+    # ---------------------------------------------------------------- kinematics
+    def rotations(self, z):
+        """(ψ (k, 3), R_{n+1} (n_nodes, 3, 3)) of the increment z."""
+        lay = self.lay
+        psi = z[lay.var]
+        R1 = self.R0.copy()
+        if lay.n:
+            R1[lay.nodes] = cayley(psi) @ self.R0[lay.nodes]
+        return psi, R1
+
+    def rotation_turn(self, z, z_new):
+        """Largest rotation (rad) between the nodal end-of-step rotations of z and z_new."""
+        lay = self.lay
+        if not lay.n:
+            return 0.0
+        C = cayley(z_new[lay.var]) @ cayley(z[lay.var]).transpose(0, 2, 1)
+        d = np.linalg.norm(cayley_vector(C), axis=1)
+        return float((2.0 * np.arctan(0.5 * d)).max(initial=0.0))
+
+    # ---------------------------------------------------------------- residual
+    def evaluate(self, z):
+        p, h, lay, rot = self.p, self.h, self.lay, self.p.rotary
+        t = p.table
+        u0 = self.s.u
+        u1 = u0 + z
+        um = u0 + 0.5 * z
+        psi, R1 = self.rotations(z)
+        half, dhalf = cayley_half(psi)
+        Rm = self.R0.copy()
+        Rm[lay.nodes] = cayley(half) @ self.R0[lay.nodes]
+        nn = self.R0.shape[0]
+        psi_n = np.zeros((nn, 3))
+        D_n = np.zeros((nn, 3, 3))
+        psi_n[lay.nodes] = psi
+        D_n[lay.nodes] = cayley_spin(half) @ dhalf
+        f, data = p.force, p.K.data
+        f[:] = 0.0
+        data[:] = 0.0
+        for b, buf in zip(t.blocks, self._bufs):
+            gather_vector(b.var, u0, buf.e0)
+            gather_vector(b.var, u1, buf.e1)
+            if b.spec.oriented:
+                gather_vector(b.var, um, buf.em)
+                np.take(self.R0, b.cells, axis=0, out=buf.R0)
+                np.take(R1, b.cells, axis=0, out=buf.R1)
+                np.take(Rm, b.cells, axis=0, out=buf.Rm)
+                np.take(psi_n, b.cells, axis=0, out=buf.psi)
+                np.take(D_n, b.cells, axis=0, out=buf.D)
+                b.spec.kernels.midpoint_force(b.X, buf.e0, buf.R0, buf.e1, buf.R1, buf.em, buf.Rm, buf.psi, buf.D,
+                                              b.props, buf.f, buf.K)
+            else:
+                b.spec.kernels.midpoint_force(b.X, buf.e0, buf.e1, b.props, buf.f, buf.K)
+            scatter_vector(b.var, buf.f, f)
+            scatter_matrix(b.pos, buf.K, data)
+        zt = np.where(p.rot3d, 0.0, z)
+        inert = p.M_full @ ((2.0 / (h * h)) * zt - (2.0 / h) * np.where(p.rot3d, 0.0, self.s.v))
+        data += (2.0 / (h * h)) * p.M_eq.data
+        # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n
+        C = cayley(psi)
+        a = (2.0 / h) * np.einsum("kij,kj->ki", self.J_n, psi) - self.pi0
+        pi1 = np.einsum("kij,kj->ki", C, a)
+        r_rot = (pi1 - self.pi0) / h
+        r_rot[~rot.owner] = 0.0
+        np.add.at(inert, lay.var.ravel(), r_rot.ravel())
+        # d(C a)/dψ = C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^
+        Ainv = np.linalg.inv(np.eye(3) - 0.5 * _hat_batch(psi))
+        dr = ((2.0 / h) * C @ self.J_n - 0.5 * Ainv @ _hat_batch(a + pi1)) / h
+        ok = rot.pos >= 0
+        np.add.at(data, rot.pos[ok], dr[ok])
+        R = f + inert - self.f_ext
+        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi)
+        ev = self.eq_var
+        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(self.f_ext[ev])),
+                    self.momentum_scale, 1e-300)
+        return R[ev], p.K, scale
+
+    def constraints(self, z):
+        return None
+
+    # ---------------------------------------------------------------- end of step
+    def finish(self, z):
+        """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
+        step's energy terms."""
+        p, h, lay = self.p, self.h, self.lay
+        self.evaluate(z)
+        last = self.last
+        R1, pi1, psi = last["R1"], last["pi1"], last["psi"]
+        u1 = last["u1"]
+        lay.write_vectors(u1, R1)
+        v1 = (2.0 / h) * z - self.s.v
+        fallback = (2.0 / h) * psi - self.s.v[lay.var]  # nodes without rotary inertia
+        v1[lay.var] = p.rotary.angular_velocity(R1, pi1, fallback)
+        rot = p.rot3d
+        moments = p.f_const + self.f_s
+        work = float(self.f_s[~rot] @ z[~rot]) + float(moments[rot] @ z[rot])
+        terms = dict(work=work, dissipated=0.0, constraint=self.prescribed_work(last["R"], z))
+        return State(self.t1, u1, v1, extra={"R": R1, "pi": pi1}), terms
