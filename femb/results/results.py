@@ -4,7 +4,6 @@ A run records *frames* (a time or load factor and the full variable vector u, op
 velocities) and a *history* of scalars per step (energies, iterations, probes ...). Nodal
 values are recovered through the CorrelationTable.
 """
-import importlib
 from pathlib import Path
 
 import numpy as np
@@ -123,10 +122,11 @@ class Results:
             surfaces (``<name>_surface.pvd``, see femb.export.surfaces).
         time_mode : see femb.export.PVDWriter.
 
-        femb.export sits above femb.results in the layering; the writer is bound by module
-        name when called, so importing Results never imports femb.export.
+        femb.export sits above femb.results in the layering: the writer is imported when
+        this method is called (an allowed deferred import, see tests/framework/test_layering),
+        so importing Results never imports femb.export.
         """
-        vtk = importlib.import_module("femb.export.vtk")
+        from femb.export import vtk
         path = Path(path)
         if path.suffix == ".vtu":
             frame = -1 if frames is None else int(frames)

@@ -31,6 +31,9 @@ LAYERS = {
 }
 # pairs within one layer that must not depend on each other
 FORBIDDEN = {("femb.results", "femb.assembly"), ("femb.elements", "femb.mesh"), ("femb.mesh", "femb.elements")}
+# upward imports allowed only inside a function body (deferred until called, so importing
+# the lower module never loads the higher one): module -> packages it may call into
+DEFERRED = {"femb.results.results": {"femb.export"}}  # Results.to_vtk is a front door to the writers
 
 
 def _package_of(module):
@@ -49,10 +52,27 @@ def _source_modules():
         yield ".".join(("femb", "elements") + rel.parts).removesuffix(".__init__"), path
 
 
-def _imports(module, path):
+def _deferred_nodes(tree):
+    """ids of the import nodes inside function bodies."""
+    inside = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside.update(id(n) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return inside
+
+
+def _imports(module, path, deferred=False):
+    """(target, line) of the imports of a module; with ``deferred`` False the imports in
+    function bodies of modules listed in DEFERRED are left out (checked separately)."""
     tree = ast.parse(path.read_text())
     is_pkg = path.name == "__init__.py"
+    skip = _deferred_nodes(tree) if (module in DEFERRED and not deferred) else set()
     for node in ast.walk(tree):
+        if id(node) in skip:
+            allowed = DEFERRED[module]
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if all(_package_of(n) in allowed for n in names):
+                continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
@@ -82,6 +102,19 @@ def test_layers_are_respected():
             if LAYERS[dst_pkg] > LAYERS[src_pkg] or (src_pkg, dst_pkg) in FORBIDDEN:
                 violations.append(f"{path.relative_to(ROOT)}:{line}: {src_pkg} imports {target}")
     assert not violations, "layering violations:\n" + "\n".join(violations)
+
+
+def test_deferred_upward_imports_stay_in_functions():
+    """The allowed upward imports of DEFERRED never sit at module level."""
+    for module, path in _source_modules():
+        if module not in DEFERRED:
+            continue
+        tree = ast.parse(path.read_text())
+        inside = _deferred_nodes(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in inside:
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                assert not any(_package_of(n) in DEFERRED[module] for n in names), f"{path}:{node.lineno}: module-level upward import"
 
 
 def test_only_core_imports_numba():
