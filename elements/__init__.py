@@ -30,6 +30,8 @@ _REGISTRY = {
     "rotational_spring2d": "springs",
     "rotational_spring2d_ground": "springs",
     "rigid_link2d": "rigid_link2d",
+    "beam2d_floating": "floating_beam2d",
+    "beam2d_floating_timoshenko": "floating_beam2d",
 }
 
 

@@ -134,3 +134,56 @@ def rw_double_pendulum_case(quick):
                       "xlabel": "t [s]", "ylabel": "constraint residual", "title": "no drift over 30 s"},
         },
     }
+
+
+# ---------------------------------------------------------------------------- negative controls
+def without_geometric_stiffening(model, part="rod", frame="chord"):
+    """The same model with part ``part`` (a chain of ``beam2d``/``beam2d_timoshenko``
+    elements) replaced by the linear floating-frame beam (``beam2d_floating`` /
+    ``beam2d_floating_timoshenko``, frame along the chain's chord, or along its first
+    element with ``frame="root"``): the classical floating-frame model without stress
+    stiffening. Modifies and returns ``model``."""
+    from femb.elements.floating_beam2d import floating_cells
+
+    old = model.parts.pop(part)
+    element = "beam2d_floating_timoshenko" if old.element.endswith("timoshenko") else "beam2d_floating"
+    cells = f"{part} floating"
+    model.mesh.add_cells(cells, "line4", floating_cells(model.mesh.cells[old.cells].connectivity, frame))
+    model.add_part(part, cells, element, old.material, old.section, old.values)
+    model.name += " (no geometric stiffening)"
+    return model
+
+
+def slider_crank_peak(omega=150.0, slider_mass=0.0378126, n_rod=8, dt=2e-5, floating=False, end_angle=1.2):
+    """First local maximum of the rod-midpoint deflection / L of Meijaard's flexible
+    slider-crank (co-rotational rod, or the floating-frame rod with ``floating``) and the
+    crank angle where it occurs."""
+    from femb.validation.models import rod_midpoint_deflection, slider_crank
+    from femb.validation.signals import first_local_extremum
+
+    model = slider_crank(n_rod=n_rod, omega=omega, slider_mass=slider_mass)
+    if floating:
+        without_geometric_stiffening(model, "rod")
+    res = solve_dynamic(model, dt, end_angle / omega, mass="lumped")
+    w = rod_midpoint_deflection(res)
+    peak, angle = first_local_extremum(omega * np.asarray(res.times), w, threshold=1e-3)
+    return peak, angle, res
+
+
+def spin_up_b_response(n=8, dt=0.02, t_end=20.0, floating=False):
+    """Tip deflection in the rotating frame of spin-up B (Simo & Vu-Quoc data), co-rotational
+    or without geometric stiffening (``floating``). Returns (times, deflection, completed):
+    a run whose Newton iteration fails once the deflection has grown huge is cut there
+    (``completed`` False)."""
+    from femb.core.errors import ConvergenceError
+    from femb.validation.models import spin_up_angle, spin_up_beam, tip_deflection_in_rotating_frame
+
+    model = spin_up_beam("B", n)
+    if floating:
+        without_geometric_stiffening(model, "beam", frame="root")
+    theta = spin_up_angle(model.info["omega"], model.info["T"])
+    try:
+        res, completed = solve_dynamic(model, dt, t_end, mass="lumped"), True
+    except ConvergenceError as exc:
+        res, completed = exc.results, False
+    return np.asarray(res.times), tip_deflection_in_rotating_frame(res, theta), completed
