@@ -1,0 +1,221 @@
+"""3-D joints between oriented nodes (or an oriented node and ground) as holonomic
+constraints on (x, R), evaluated for ``ConstraintSet`` (femb.assembly.constraints).
+
+Node a carries the joint frame: the unit axis n0 (reference configuration) and two unit
+normals t1, t2 (n0, t1, t2 right-handed), all turning with node a's rotation R_a. Node b
+(R_b; ground: R_b = I and x_b = the fixed point) carries copies of the same reference
+vectors. With c = X_b − X_a the reference offset of b from a (carried by a) and
+d = x_b − x_a, r = d − R_a c, the equations per kind are
+
+==============  ==============================================================  =====
+kind            equations                                                        rows
+==============  ==============================================================  =====
+spherical       r = 0                                                            3
+revolute        r = 0;  (R_a t1)·(R_b n0) = 0, (R_a t2)·(R_b n0) = 0             5
+universal       r = 0;  (R_a n0)·(R_b t1) = 0                                    4
+cylindrical     (R_a t1)·r = 0, (R_a t2)·r = 0;  the two axis rows of revolute   4
+prismatic       cylindrical;  (R_a t1)·(R_b t2) = 0                              5
+==============  ==============================================================  =====
+
+(The universal joint's cross axes are n0, fixed in a, and t1, fixed in b.)
+
+Variables: translations of a and b, and the spatial spins w of their rotations
+(δR = ŵ R): ∂(R v0)/∂w = −[R v0]×. The rotation R of a node is recovered from the
+rotational slots of the state vector u, which hold log R (femb.solvers.configuration),
+so the joints plug into the solvers' ``evaluate(u, t)`` calls unchanged. Jacobian rows:
+
+- r: ∂/∂u_b = I, ∂/∂u_a = −I, ∂/∂w_a = [R_a c]×;
+- p·q with p = R_a p0, q = R_b q0: ∂/∂w_a = p × q, ∂/∂w_b = q × p;
+- (R_a t)·r = t·d − t0·c: ∂/∂u_b = t, ∂/∂u_a = −t, ∂/∂w_a = t × d.
+
+``hessian`` returns the symmetric part of Σ λ ∇²Φ in these variables at the state of the
+last ``evaluate`` (used as the joints' contribution to the Newton tangent).
+Dynamics: 3-D rotations are not integrated by the mid-point scheme yet; ``midpoint``
+returns the Jacobian at the mid-point rotations (exp of the mean rotation vectors), not an
+exact discrete derivative.
+"""
+import numpy as np
+
+from femb.core.errors import ModelError
+from femb.core.rotations import exp_batch
+
+ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
+
+
+def _skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def joint_frame(axis):
+    """Unit axis n0 and normals t1, t2 (right-handed triad) of a joint axis (3,)."""
+    n = np.asarray(axis, dtype=np.float64)
+    n = n / np.linalg.norm(n)
+    helper = np.eye(3)[np.argmin(np.abs(n))]
+    t1 = np.cross(n, helper)
+    t1 /= np.linalg.norm(t1)
+    return n, t1, np.cross(n, t1)
+
+
+class _Spec:
+    __slots__ = ("name", "kind", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
+
+
+class Joints3D:
+    """All 3-D joints of a model (evaluator of ``ConstraintSet``)."""
+
+    def __init__(self, model, table, joints):
+        if table.dim != 3:
+            raise ModelError(f"3-D joints {[j.name for j in joints]} need a 3-D model")
+        names = table.dof_names
+        tcols = [names.index(k) for k in ("ux", "uy", "uz")]
+        rcols = [names.index(k) for k in ("rx", "ry", "rz")]
+        self.specs, self.names = [], []
+        for j in joints:
+            s = _Spec()
+            s.name, s.kind = j.name, j.kind
+            na = model.node(j.node_a)
+            s.ta, s.ra = table.node_var[na, tcols], table.node_var[na, rcols]
+            if np.any(s.ta < 0):
+                raise ModelError(f"joint {j.name!r}: node {na} carries no translations")
+            s.Xa = np.zeros(3)
+            s.Xa[: model.mesh.dim] = model.mesh.points[na]
+            if j.node_b is None:
+                s.tb = s.rb = np.full(3, -1)
+                s.Xb = s.Xa.copy() if j.point is None else np.asarray(j.point, dtype=np.float64)
+            else:
+                nb = model.node(j.node_b)
+                s.tb, s.rb = table.node_var[nb, tcols], table.node_var[nb, rcols]
+                if np.any(s.tb < 0):
+                    raise ModelError(f"joint {j.name!r}: node {nb} carries no translations")
+                s.Xb = np.zeros(3)
+                s.Xb[: model.mesh.dim] = model.mesh.points[nb]
+                if j.kind != "spherical" and np.any(s.rb < 0):
+                    raise ModelError(f"joint {j.name!r}: node {nb} carries no rotations (needs an oriented node, e.g. of beam3d)")
+            s.c = s.Xb - s.Xa
+            needs_rotation = j.kind != "spherical" or np.linalg.norm(s.c) > 0
+            if needs_rotation and np.any(s.ra < 0):
+                raise ModelError(f"joint {j.name!r}: node {na} carries no rotations (needs an oriented node, e.g. of beam3d)")
+            s.n0, s.t1, s.t2 = joint_frame(j.axis if j.axis is not None else (1.0, 0.0, 0.0))
+            self.specs.append(s)
+            self.names += [j.name] * ROWS[j.kind]
+        self.m = len(self.names)
+        self._last = None
+
+    # ------------------------------------------------------------------ rotations
+    @staticmethod
+    def _rotation(u, rvars):
+        if np.any(rvars < 0):
+            return np.eye(3)
+        R = np.empty((1, 3, 3))
+        exp_batch(np.ascontiguousarray(u[rvars][None, :], dtype=np.float64), R)
+        return R[0]
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, u, t=0.0):
+        """(Φ (m,), local rows, variable columns, values) at state ``u``."""
+        return self._evaluate(u, u)
+
+    def midpoint(self, u0, u1):
+        """Jacobian (rows, cols, vals) at the mid-point rotations (not an exact discrete
+        derivative: see the module docstring)."""
+        _, r, c, v = self._evaluate(0.5 * (u0 + u1), 0.5 * (u0 + u1))
+        return r, c, v
+
+    def _evaluate(self, u, _):
+        phi = np.zeros(self.m)
+        rows, cols, vals = [], [], []
+        state = []
+        r0 = 0
+
+        def put(row, vars_, values):
+            rows.append(np.full(3, row))
+            cols.append(np.asarray(vars_))
+            vals.append(np.asarray(values, dtype=np.float64))
+
+        for s in self.specs:
+            Ra = self._rotation(u, s.ra)
+            Rb = self._rotation(u, s.rb)
+            xa = s.Xa + u[s.ta]
+            xb = s.Xb + (u[s.tb] if s.tb[0] >= 0 else 0.0)
+            d = xb - xa
+            v = Ra @ s.c
+            r = d - v
+            n_a, t1_a, t2_a = Ra @ s.n0, Ra @ s.t1, Ra @ s.t2
+            n_b, t1_b, t2_b = Rb @ s.n0, Rb @ s.t1, Rb @ s.t2
+            rec = dict(s=s, d=d, v=v, dots=[], projections=[], position=None)
+            k = s.kind
+            if k in ("spherical", "revolute", "universal"):
+                phi[r0:r0 + 3] = r
+                for i in range(3):
+                    e = np.eye(3)[i]
+                    put(r0 + i, s.tb, e)
+                    put(r0 + i, s.ta, -e)
+                    put(r0 + i, s.ra, np.cross(e, v))
+                rec["position"] = r0
+                r0 += 3
+            if k in ("cylindrical", "prismatic"):
+                for tvec in (t1_a, t2_a):
+                    phi[r0] = tvec @ r
+                    put(r0, s.tb, tvec)
+                    put(r0, s.ta, -tvec)
+                    put(r0, s.ra, np.cross(tvec, d))
+                    rec["projections"].append((r0, tvec))
+                    r0 += 1
+            pairs = []
+            if k in ("revolute", "cylindrical", "prismatic"):
+                pairs += [(t1_a, n_b), (t2_a, n_b)]
+            if k == "universal":
+                pairs.append((n_a, t1_b))
+            if k == "prismatic":
+                pairs.append((t1_a, t2_b))
+            for p, q in pairs:
+                phi[r0] = p @ q
+                put(r0, s.ra, np.cross(p, q))
+                put(r0, s.rb, np.cross(q, p))
+                rec["dots"].append((r0, p, q))
+                r0 += 1
+            state.append(rec)
+        self._last = state
+        if rows:
+            return phi, np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        return phi, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+
+    def hessian(self, lam):
+        """Symmetric part of Σ λ_i ∇²Φ_i (rows, cols, vals over variables) at the state of
+        the last ``evaluate``."""
+        if self._last is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        lam = np.asarray(lam, dtype=np.float64)
+        rows, cols, vals = [], [], []
+
+        def block(a, b, H):
+            if a[0] < 0 or b[0] < 0:
+                return
+            rows.append(np.repeat(a, 3))
+            cols.append(np.tile(b, 3))
+            vals.append(H.ravel())
+
+        eye = np.eye(3)
+        for rec in self._last:
+            s, d, v = rec["s"], rec["d"], rec["v"]
+            if rec["position"] is not None:
+                lv = lam[rec["position"]:rec["position"] + 3]
+                block(s.ra, s.ra, (lv @ v) * eye - 0.5 * (np.outer(v, lv) + np.outer(lv, v)))
+            for row, tvec in rec["projections"]:
+                w = lam[row]
+                block(s.ra, s.tb, w * _skew(tvec))
+                block(s.tb, s.ra, w * _skew(tvec).T)
+                block(s.ra, s.ta, -w * _skew(tvec))
+                block(s.ta, s.ra, -w * _skew(tvec).T)
+                block(s.ra, s.ra, w * (0.5 * (np.outer(tvec, d) + np.outer(d, tvec)) - (tvec @ d) * eye))
+            for row, p, q in rec["dots"]:
+                w = lam[row]
+                pq = p @ q
+                sym = 0.5 * (np.outer(p, q) + np.outer(q, p)) - pq * eye
+                block(s.ra, s.ra, w * sym)
+                block(s.rb, s.rb, w * sym)
+                block(s.ra, s.rb, w * (pq * eye - np.outer(q, p)))
+                block(s.rb, s.ra, w * (pq * eye - np.outer(p, q)))
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
