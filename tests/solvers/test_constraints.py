@@ -157,3 +157,29 @@ def test_joint_declaration_errors_name_the_joint():
     with pytest.raises(ModelError) as err:
         model.validate()
     assert "bad line" in str(err.value) and "bad distance" in str(err.value)
+
+
+def test_rigid_body_on_body_point_joints_carries_its_weight_through_the_reactions():
+    """A rigid bar (rigid_body2d at its centre, length 2, m = 3) hinged to ground at its
+    left end and resting on a vertical-only support (a node on a horizontal line) at its
+    right end, body_point joints at both ends: the joint forces share the weight equally,
+    and the bar does not move."""
+    from femb.mesh import Mesh
+
+    pts = np.array([[1.0, 0.0], [2.0, 0.0]])
+    model = Model(Mesh(pts, {}, {"centre": [0], "right": [1]}))
+    model.add_discrete("bar", "rigid_body2d", "centre", m=3.0, J=1.0)
+    model.add_discrete("roller", "point_mass2d_translational", "right", m=0.0)
+    model.body_point("centre", None, point=(0.0, 0.0), name="left hinge")
+    model.body_point("centre", "right", name="right pin")
+    model.on_line("right", point=(2.0, 0.0), direction=(1.0, 0.0), name="roller")
+    model.gravity((0.0, -9.81))
+    res = solve_static(model, steps=1)
+    lam = dict()
+    for value, name in zip(res.arrays["multipliers"][-1], res.info["constraint_rows"]):
+        lam.setdefault(name, []).append(value)
+    W = 3.0 * 9.81
+    assert abs(lam["left hinge"][1]) == pytest.approx(W / 2, rel=1e-10)
+    assert abs(lam["roller"][0]) == pytest.approx(W / 2, rel=1e-10)
+    assert abs(lam["left hinge"][0]) < 1e-10 * W
+    assert np.abs(res.states[-1]).max() < 1e-12

@@ -213,3 +213,43 @@ def test_four_bar_with_redundancies_dropped_solves_a_static_load():
     assert np.abs(cs.evaluate(res.states[-1], 0.0, jacobian=False)).max() < 1e-10
     assert np.abs(res.dof(4, "uz", -1)) > 1e-8  # the arm bends; the rigid links stay put
     assert max(abs(res.dof(n, d, -1)) for n in range(3) for d in ("ux", "uy", "uz")) < 1e-12
+
+
+def hinged_two_span_beam(load):
+    """Two beam3d spans of L = 1 along x (EIy = 1, EIz = 2, EA = 1e3, 4 elements each): the first
+    clamped at x = 0, the second held at x = 2 by a spherical joint to ground; at x = 1 the
+    spans meet at distinct nodes joined by a revolute joint about y. ``load`` (3,) acts on
+    the first span's end node."""
+    first = cantilever3d(4, EIy=1.0, EIz=2.0, GJ=1.0, EA=1.0e7)
+    pts = np.vstack([first.mesh.points, first.mesh.points + np.array([1.0, 0.0, 0.0])])
+    conn = first.mesh.cells["beam"].connectivity
+    mesh = Mesh(pts, {"span 1": CellBlock("line", conn), "span 2": CellBlock("line", conn + 5)},
+                {"root": [0], "hinge 1": [4], "hinge 2": [5], "end": [9]})
+    model = Model(mesh, dim=3)
+    section = Section(A=1.0e3, Iy=1.0, Iz=2.0, J=1.0)  # moderate EA: negligible membrane action
+    for part in ("span 1", "span 2"):
+        model.add_part(part, part, "beam3d", Material(E=1.0, G=1.0), section)
+    model.fix("root")
+    model.joint3d("revolute", "hinge 1", "hinge 2", axis=(0.0, 1.0, 0.0), name="hinge")
+    model.joint3d("spherical", "end", None, name="end ball")
+    model.point_load("hinge 1", fx=load[0], fy=load[1], fz=load[2])
+    return model
+
+
+def test_revolute_between_two_beams_releases_only_the_moment_about_its_axis():
+    P = 1e-4
+    # load along z bends about y, the hinge axis: the second span (a link pinned at both
+    # ends) carries nothing and the first is a cantilever: w = P L³/3 EIy
+    res = solve_static(hinged_two_span_beam((0.0, 0.0, -P)), steps=1)
+    assert res.dof(4, "uz", -1) == pytest.approx(-P / 3.0, rel=1e-5)
+    assert res.dof(5, "uz", -1) == pytest.approx(-P / 3.0, rel=1e-5)  # the hinge keeps the spans together
+    mult = res.arrays["multipliers"][-1]
+    rows = res.info["constraint_rows"]
+    hinge_force = np.array([m for m, name in zip(mult, rows) if name == "hinge"][:3])
+    # no shear through the hinge (the x component is the link's tiny membrane tension EA w²/2)
+    assert abs(hinge_force[2]) < 1e-6 * P and abs(hinge_force[0]) < 1e-2 * P
+    # load along y bends about z, which the hinge transmits: a clamped–pinned beam of length
+    # 2L with a central load, w = 7 P (2L)³ / 768 EIz
+    res = solve_static(hinged_two_span_beam((0.0, -P, 0.0)), steps=1)
+    assert res.dof(4, "uy", -1) == pytest.approx(-7 * P * 8.0 / (768 * 2.0), rel=1e-5)
+    assert res.dof(4, "rz", -1) == pytest.approx(res.dof(5, "rz", -1), abs=1e-12)
