@@ -722,7 +722,11 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     self-equilibrated at the mid positions (zero resultant force and moment), so the
     internal forces keep linear and angular momentum; f̄·Δq = V(q1) − V(q0) exactly; a
     rigid step has w = 0 and f̄_l unchanged, so a stress-free rigid motion gives f̄ = 0 at
-    any step size. c = 0 when w·G w ≤ 1e-20 Δq·G Δq (a rigid step to round-off).
+    any step size. c = 0 when w·G w ≤ 1e-20 Δq·G Δq (a rigid step to round-off) or
+    when the mismatch is below 1e-13 (|V0| + |V1| + Σ|f_b,i Δq_i|) (the rounding level of
+    the step's work; this also leaves out the correction where it is not needed); f_b·Δq is
+    evaluated as f_b·w (equal, since f_b is orthogonal to the rigid modes, and free of the
+    rounding of a large rigid part of the step).
 
     Arrays: X (n_el, 2, 3); u0, u1, um (n_el, 12) (rotational slots ignored); R0n, R1n,
     Rm (n_el, 2, 3, 3); psi (n_el, 2, 3); D (n_el, 2, 3, 3) the derivative of the mid
@@ -865,6 +869,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
         wGw = 0.0
         qGq = 0.0
         work = 0.0
+        awork = 0.0
         for r in range(12):
             acc = dq[r]
             for i in range(6):
@@ -872,7 +877,10 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             gw[r] = wt[r] * acc  # G w
             wGw += gw[r] * acc
             qGq += wt[r] * dq[r] * dq[r]
-            work += f[e, r] * dq[r]
+            # f_b is orthogonal to the rigid modes, so f_b·Δq = f_b·w: computed on w it is
+            # free of the rounding of the (large) rigid part of the step
+            work += f[e, r] * acc
+            awork += abs(f[e, r] * dq[r])
         # base tangent K = Km · ∂q_m/∂Δq + Kmat · ∂q1/∂Δq
         for a in range(2):
             ps0, ps1, ps2 = psi[e, a, 0], psi[e, a, 1], psi[e, a, 2]
@@ -889,9 +897,12 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
                     for m in range(3):
                         acc += Km[i, 6 * a + 3 + m] * D[e, a, m, k] + Kmat[i, 6 * a + 3 + m] * Tp[m, k]
                     K[e, i, 6 * a + 3 + k] = acc
+        # no correction for a rigid step or when the energy mismatch is at round-off
+        # (its quotient by a small w·G w would only amplify the rounding of V and f_b·Δq)
+        num = V1 - V0 - work
         if wGw <= 1e-20 * qGq:
             continue
-        c = (V1 - V0 - work) / wGw
+        c = num / wGw
         # ∂num/∂Δq = ∂V1/∂Δq − f_b − K_bᵀ Δq, with ∂V1/∂ψ = T(ψ)ᵀ f1_w
         for a in range(2):
             ps0, ps1, ps2 = psi[e, a, 0], psi[e, a, 1], psi[e, a, 2]

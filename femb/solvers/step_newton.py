@@ -125,14 +125,17 @@ def iterate(system, settings, correction, reuse=False):
     overshoots (e.g. by whole radians for stiff members with little rotary inertia), and
     the rotation-limited Newton step is what keeps large time steps converging. With ``settings.modified``
     the factorization is reused (across iterations, and across steps when ``reuse``) until
-    the residual ratio exceeds ``settings.refactor_ratio``. Returns a NewtonReport whose
-    ``state`` is the converged z.
+    the residual ratio exceeds ``settings.refactor_ratio``. A system with a ``noise_floor``
+    attribute (relative, e.g. 1e-9) is also accepted once its residual is below
+    noise_floor·scale and has stopped falling (three iterations without a 4× reduction).
+    Returns a NewtonReport whose ``state`` is the converged z.
     """
     z = system.z0
     if getattr(system, "constraints", None) is not None and system.constraints(z) is not None:
         return projected_newton(system.evaluate, system, z, settings, getattr(correction, "table", None), system.p.length_scale)
     history = []
     r = None
+    floor = getattr(system, "noise_floor", None)
     for it in range(settings.max_iterations + 1):
         r, K, scale = system.evaluate(z)
         norm = float(np.linalg.norm(r))
@@ -141,6 +144,10 @@ def iterate(system, settings, correction, reuse=False):
             return NewtonReport(False, it, history, r, "residual is not finite")
         if norm <= settings.tolerance * scale:
             return NewtonReport(True, it, history, r, "converged", state=z)
+        if floor and it >= 3 and norm <= floor * scale and norm >= 0.25 * min(history[-4:-1]):
+            # the residual has stopped falling at a level the system declares as its noise
+            # floor (e.g. rounding amplified by an energy-consistent correction)
+            return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=z)
         if it == settings.max_iterations:
             break
         if len(history) > 2 and norm > settings.divergence_factor * max(history[0], 1e-300):
