@@ -213,3 +213,37 @@ def test_unsupported_combinations_are_refused_clearly():
         solve_dynamic(model, 0.01, 0.02, damping=Rayleigh(alpha=0.1))
     with pytest.raises(Exception, match="mass"):
         solve_dynamic(model, 0.01, 0.02, mass="consistent")
+    jointed = free_beam()
+    jointed.distance("b_start", "b_end")
+    with pytest.raises(InputError, match="joints"):
+        solve_dynamic(jointed, 0.01, 0.02)
+
+
+def test_beam_with_rigid_bodies_and_point_masses_flies_with_exact_momenta():
+    """A beam carrying a rigid body (off-diagonal body inertia) at one end node and a point
+    mass at the other: non-oriented and oriented inertia in one model. 300
+    steps of a tumbling free flight keep Σ M v, Σ x × M v + Σ π and the energy to 1e-10."""
+    model = free_beam(n=3)
+    model.add_discrete("tip body", "rigid_body3d", "b_end", m=0.7, Jxx=0.05, Jyy=0.08, Jzz=0.11, Jxz=0.01)
+    model.add_discrete("root mass", "point_mass3d", "b_start", m=0.4)
+    model.initial_rigid_velocity(velocity=(0.1, 0.2, -0.1), omega=(0.4, 0.1, 0.6), center=(1.0, 0.0, 0.0))
+    model.initial_velocity("b_end", uz=0.3, rx=0.5)
+    res = solve_dynamic(model, 0.05, 15.0, record_every=10)
+    E = res.series("total_energy")
+    L, p = momentum_series(res)
+    assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
+    assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
+    assert np.abs(p - p[0]).max() <= 1e-10 * np.linalg.norm(p[0])
+    assert res.series("strain_energy").max() > 1e-4 * E[0]
+
+
+@pytest.mark.slow
+def test_free_flying_beam_keeps_energy_and_angular_momentum_over_ten_thousand_steps():
+    """The free-flight-3d validation case in full: 10⁴ steps of Δt ≈ 6 axial periods after
+    the pulse, energy and angular momentum constant to 1e-9 relative."""
+    from femb.validation.dynamic3d_cases import free_flight_3d
+
+    m = free_flight_3d(quick=False)["metrics"]
+    assert m["step_over_axial_period"] > 5.0
+    assert m["energy_rel_error"] <= 1e-9
+    assert m["angular_momentum_rel_error"] <= 1e-9
