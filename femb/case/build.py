@@ -4,6 +4,7 @@ from pathlib import Path
 import numpy as np
 
 from femb import elements as element_library
+from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
 from femb.core.errors import InputError
 from femb.mesh import Mesh, line_mesh, polyline_mesh
 from femb.mesh.io import read_mesh
@@ -11,15 +12,9 @@ from femb.model import Material, Model, Section
 from femb.model.loads import MOMENT_TYPES
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
-SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor")
+SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "orientation")
 FORCE_KEYS = ("fx", "fy", "fz", "mx", "my", "mz")
 DOF_KEYS = ("ux", "uy", "uz", "rx", "ry", "rz")
-JOINT_KEYS = {
-    "distance": ("a", "b", "length", "point"),
-    "on_line": ("node", "point", "direction"),
-    "coincide": ("a", "b", "offset"),
-    "linear": ("terms", "value"),
-}
 
 
 def build_mesh(table, ctx, base_dir):
@@ -109,13 +104,16 @@ def read_sections(table, ctx):
     for name, t in _named_tables(table, ctx, SECTION_KEYS):
         with ctx.guard(), t:
             values = {"A": t.take("A", "number", required=True, positive=True)}
-            for key in SECTION_KEYS[1:]:
+            for key in SECTION_KEYS[1:-1]:
                 values[key] = t.take(key, "number", positive=True)
+            values["orientation"] = t.take("orientation", "vector", size=3)
+            if values["orientation"] is not None and not np.linalg.norm(values["orientation"]) > 0:
+                ctx.fail(t.key_path("orientation"), f"must be non-zero, got {list(values['orientation'])}")
             out[name] = Section(name=name, **values)
     return out
 
 
-class ModelBuilder:
+class ModelBuilder(MultibodyReaders):
     """Reads the model tables of a case into a Model on ``mesh``."""
 
     def __init__(self, doc, ctx, mesh, materials, sections):
@@ -156,6 +154,7 @@ class ModelBuilder:
         self.read_prescribe(model)
         self.read_ties(model)
         self.read_discrete(model)
+        self.read_rigid_links(model)
         self.read_joints(model)
         self.read_loads(model)
         self.read_initial_velocity(model)
@@ -179,11 +178,15 @@ class ModelBuilder:
 
     def read_parts(self, model):
         known = element_library.available()
-        for t in self.doc.array("parts", ["name", "cells", "element", "material", "section"]):
+        for t in self.doc.array("parts", ["name", "cells", "element", "material", "section", "frame"]):
             with self.ctx.guard(), t:
                 cells = self.check_cells(t.take("cells", "string", required=True), t.key_path("cells"))
                 name = t.take("name", "string", default=cells)
                 element = t.take("element", "string", required=True, choices=known)
+                frame = t.take("frame", "string", choices=FLOATING_FRAMES)
+                if frame is not None and element not in FLOATING_ELEMENTS:
+                    self.ctx.fail(t.key_path("frame"), f"only floating-frame beams ({', '.join(FLOATING_ELEMENTS)}) take a frame, "
+                                                       f"not element {element!r}")
                 mat = t.take("material", "string", required=True)
                 sec = t.take("section", "string", required=True)
                 for key, value, defined in (("material", mat, self.materials), ("section", sec, self.sections)):
@@ -195,7 +198,34 @@ class ModelBuilder:
                         self.ctx.skip()
                 if name in model.parts:
                     self.ctx.fail(t.key_path("name"), f"part {name!r} is defined twice")
+                if element in FLOATING_ELEMENTS:
+                    cells = self.floating_body_cells(t, cells, frame or "chord")
                 model.add_part(name, cells, element, self.materials[mat], self.sections[sec])
+
+    def floating_body_cells(self, t, cells, frame):
+        """The cell set ``"<cells> floating"`` of a floating-frame body: each 2-node line of
+        ``cells`` (a chain i0-i1, i1-i2, ... in order) with the body's frame nodes A, B
+        (femb.elements.floating_beam2d.floating_cells: first and last node of the chain for
+        ``frame="chord"``, the first element's nodes for ``frame="root"``)."""
+        from femb.elements.floating_beam2d import floating_cells
+
+        block = self.mesh.cells[cells]
+        conn = block.connectivity
+        where = t.key_path("cells")
+        if block.cell_type != "line" or conn.ndim != 2 or conn.shape[1] != 2:
+            self.ctx.fail(where, f"a floating-frame body needs 2-node line cells, cell set {cells!r} has {block.cell_type!r}")
+        breaks = np.flatnonzero(conn[1:, 0] != conn[:-1, 1])
+        if breaks.size:
+            k = int(breaks[0])
+            self.ctx.fail(where, f"the cells of a floating-frame body must form one chain in order (each element starting at the "
+                                 f"end node of the one before): cell set {cells!r} breaks between its cells {k} {conn[k].tolist()} "
+                                 f"and {k + 1} {conn[k + 1].tolist()}")
+        name = f"{cells} floating"
+        if name not in self.mesh.cells:
+            self.mesh.add_cells(name, "line4", floating_cells(conn, frame))
+        elif not np.array_equal(self.mesh.cells[name].connectivity, floating_cells(conn, frame)):
+            self.ctx.fail(t.key_path("frame"), f"cell set {cells!r} is already a floating body with another frame")
+        return name
 
     def _dofs(self, t, key, default="all"):
         value = t.take(key, default=default)
@@ -263,114 +293,6 @@ class ModelBuilder:
                 else:
                     g = t.take("g", "vector", required=True, size=model.dim)
                     model.gravity(g, amplitude=amplitude, constant=constant)
-
-    # ------------------------------------------------------------------ multibody tables
-    def single_node(self, t, key, required=True):
-        """A selector of exactly one node (``t[key]``), or None when absent and optional."""
-        value = t.take(key, "selector", required=required)
-        if value is None:
-            return None
-        self.check_nodes(value, t.key_path(key))
-        count = np.size(self.model.nodes(value))
-        if count != 1:
-            self.ctx.fail(t.key_path(key), f"must name exactly one node, {value!r} has {count}")
-        return value
-
-    def read_discrete(self, model):
-        """``[[discrete]]``: point masses, rigid bodies, springs ... on nodes (one element per
-        node of ``nodes`` for one-node types; ``nodes = [a, b]`` for two-node types)."""
-        ctx = self.ctx
-        for t in self.doc.array("discrete", ["name", "element", "nodes", "parameters"]):
-            with ctx.guard(), t:
-                name = t.take("name", "string", required=True)
-                if not name.isidentifier():
-                    ctx.fail(t.key_path("name"), f"must be an identifier (letters, digits, _), got {name!r}")
-                if name in self.mesh.cells or name in model.parts:
-                    ctx.fail(t.key_path("name"), f"{name!r} is already a cell set or part name")
-                element = t.take("element", "string", required=True, choices=element_library.available())
-                spec = element_library.get_spec(element)
-                raw = t.take("nodes", required=True)
-                if spec.n_nodes == 1:
-                    nodes = ctx.selector(raw, t.key_path("nodes"))
-                    self.check_nodes(nodes, t.key_path("nodes"))
-                else:
-                    if not isinstance(raw, list) or len(raw) != 2:
-                        ctx.fail(t.key_path("nodes"), f"a two-node element needs nodes = [a, b] (two node selectors), got {raw!r}")
-                    nodes = [ctx.selector(v, f"{t.key_path('nodes')}[{i}]") for i, v in enumerate(raw)]
-                    for i, sel in enumerate(nodes):
-                        self.check_nodes(sel, f"{t.key_path('nodes')}[{i}]")
-                    sizes = [np.size(model.nodes(sel)) for sel in nodes]
-                    if sizes[0] != sizes[1]:
-                        ctx.fail(t.key_path("nodes"), f"the two selectors must have the same number of nodes, got {sizes[0]} and {sizes[1]}")
-                params = t.sub("parameters", list(spec.params), required=[k for k in spec.params if k not in spec.defaults] != [])
-                values = {}
-                if params is not None:
-                    with params:
-                        values = {k: params.take(k, "number") for k in spec.params if k in params}
-                missing = [k for k in spec.params if k not in values and k not in spec.defaults]
-                if missing:
-                    ctx.fail(t.key_path("parameters"), f"element {element!r} needs {', '.join(missing)} (it takes {', '.join(spec.params)})")
-                model.add_discrete(name, element, nodes, **values)
-
-    def read_joints(self, model):
-        """``[[joints]]``: distance, on_line, coincide and linear constraints."""
-        ctx = self.ctx
-        for t in self.doc.array("joints"):
-            with ctx.guard(), t:
-                t.allowed = ["kind", "name"]
-                t.skip_check = True
-                kind = t.take("kind", "string", required=True, choices=tuple(JOINT_KEYS))
-                t.skip_check = False
-                t.allowed += list(JOINT_KEYS[kind])
-                name = t.take("name", "string") or f"{t.path} ({kind})"
-                if any(j.name == name for j in model.joints):
-                    ctx.fail(t.key_path("name"), f"joint {name!r} is defined twice")
-                if kind == "distance":
-                    a = self.single_node(t, "a", required=False)
-                    b = self.single_node(t, "b")
-                    length = t.take("length", "number", positive=True)
-                    point = t.take("point", "vector", size=model.dim)
-                    if (a is None) == (point is None):
-                        ctx.fail(t.path, "a distance joint needs either a (a node) or point (a fixed point), not both")
-                    model.distance(a, b, length=length, point=point, name=name)
-                elif kind == "on_line":
-                    node = self.single_node(t, "node")
-                    point = t.take("point", "vector", required=True, size=model.dim)
-                    direction = t.take("direction", "vector", required=True, size=model.dim)
-                    if not np.linalg.norm(direction) > 0:
-                        ctx.fail(t.key_path("direction"), f"must be non-zero, got {list(direction)}")
-                    model.on_line(node, point, direction, name=name)
-                elif kind == "coincide":
-                    a, b = self.single_node(t, "a"), self.single_node(t, "b")
-                    offset = t.take("offset", "vector", size=model.dim)
-                    model.coincide(a, b, offset=offset, name=name)
-                else:
-                    terms = self._linear_terms(t, model)
-                    value = t.take("value")
-                    if isinstance(value, str) or isinstance(value, list):
-                        value = t.take("value", "function_of_t")
-                    elif value is not None:
-                        value = t.take("value", "number")
-                    model.linear_constraint(terms, value, name=name)
-
-    def _linear_terms(self, t, model):
-        ctx = self.ctx
-        raw = t.take("terms", required=True)
-        path = t.key_path("terms")
-        if not isinstance(raw, list) or not raw:
-            ctx.fail(path, f"expected an array of [node, dof, coefficient] triples, got {raw!r}")
-        terms = []
-        for i, term in enumerate(raw):
-            where = f"{path}[{i}]"
-            if not isinstance(term, list) or len(term) != 3:
-                ctx.fail(where, f"expected [node, dof, coefficient], got {term!r}")
-            node = ctx.selector(term[0], f"{where}[0]")
-            self.check_nodes(node, f"{where}[0]")
-            if np.size(model.nodes(node)) != 1:
-                ctx.fail(f"{where}[0]", f"must name exactly one node, {term[0]!r} has {np.size(model.nodes(node))}")
-            dof = ctx.string(term[1], f"{where}[1]", choices=model.dof_names)
-            terms.append((node, dof, ctx.number(term[2], f"{where}[2]")))
-        return terms
 
     def read_initial_velocity(self, model):
         """``[[initial_velocity]]``: DOF values at ``nodes``, or a rigid-body field

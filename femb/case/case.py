@@ -19,7 +19,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 log = logging.getLogger(__name__)
 
-TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "discrete", "fix", "prescribe", "ties", "joints",
+TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "discrete", "rigid_links", "fix", "prescribe", "ties", "joints",
                   "markers", "loads", "initial_velocity", "steps", "output"]
 OUTPUT_KEYS = ["vtk", "frames", "history", "name", "surfaces"]
 SURFACE_KEYS = ["shape", "width", "height", "diameter", "segments"]
