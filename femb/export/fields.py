@@ -22,6 +22,13 @@ TRANSLATIONS = ("ux", "uy", "uz")
 ROTATIONS = ("rx", "ry", "rz")
 
 
+def _drawn(block):
+    """(meshio cell type, number of leading cell nodes) that draw the elements of a block:
+    ``spec.extra["drawn_as"]`` when the cells carry more nodes than their geometry (the
+    floating-frame beams' frame nodes follow their own two nodes), else the cells as they are."""
+    return block.spec.extra.get("drawn_as", (block.spec.cell_type, block.cells.shape[1]))
+
+
 class FieldRecovery:
     """Computes the VTK fields of any frame of Results on one CorrelationTable.
 
@@ -48,12 +55,12 @@ class FieldRecovery:
         self.resultant_names = []
         for b in table.blocks:
             self.resultant_names += [n for n in b.spec.resultant_names if n not in self.resultant_names]
-        self.lengths = [np.linalg.norm(b.X[:, -1, :] - b.X[:, 0, :], axis=1) for b in table.blocks]
+        self.lengths = [np.linalg.norm(b.X[:, _drawn(b)[1] - 1, :] - b.X[:, 0, :], axis=1) for b in table.blocks]
 
     @property
     def cells(self):
         """List of (meshio cell type, (n_el, n_nodes) connectivity), one per part."""
-        return [(b.spec.cell_type, b.cells) for b in self.table.blocks]
+        return [(_drawn(b)[0], b.cells[:, : _drawn(b)[1]]) for b in self.table.blocks]
 
     @property
     def parts(self):
@@ -108,7 +115,7 @@ class FieldRecovery:
             for name in self.resultant_names:
                 col = res[b.part][:, names.index(name)] if name in names else np.full(b.n_elements, np.nan)
                 out[name].append(np.ascontiguousarray(col))
-            first, last = b.cells[:, 0], b.cells[:, -1]
+            first, last = b.cells[:, 0], b.cells[:, _drawn(b)[1] - 1]
             chord = (self.X[last] + disp[last]) - (self.X[first] + disp[first])
             safe = np.where(L0 > 0, L0, 1.0)
             out["axial_strain"].append((np.linalg.norm(chord, axis=1) - L0) / safe)

@@ -2,6 +2,9 @@
 joints, rigid links, floating-frame beams and 3-D rigid bodies. Each small case builds the
 model its API twin builds (same solution to the last bit) and the solutions meet closed
 forms; bad input is reported by `femb run` with exit code 2, naming file, key and value."""
+import importlib.util
+
+import meshio
 import numpy as np
 import pytest
 
@@ -14,6 +17,7 @@ from femb.model import Material, Model, Section
 from femb.solvers import solve_dynamic, solve_static
 from femb.validation.mechanism_cases import without_geometric_stiffening
 from femb.validation.models import spin_up_beam
+from tests.io.conftest import EXAMPLES
 
 P = 1e-4  # small load: linear response, the closed forms hold to ~1e-6
 
@@ -417,6 +421,38 @@ def test_floating_frame_default_is_the_chord(write_case):
     case = load_case(write_case(SPINUP_CASE.replace('frame = "root"\n', "")))
     conn = case.model.mesh.cells[case.model.parts["beam"].cells].connectivity
     assert conn[:, 2:].tolist() == [[0, 4]] * 4
+
+
+def test_floating_frame_part_is_written_as_its_own_two_node_lines(write_case, tmp_path):
+    """The 4-node cells (i, j, A, B) are drawn by their own nodes i, j: line cells with the
+    chord strain (l − l0)/l0 of i-j, not of i-B."""
+    case = load_case(write_case(SPINUP_CASE))
+    (res,) = case.run(tmp_path / "out", progress=False)
+    vtu = meshio.read(tmp_path / "out" / f"results_{len(res) - 1:05d}.vtu")
+    conn = case.model.mesh.cells["beam"].connectivity
+    assert [c.type for c in vtu.cells] == ["line"] and np.array_equal(vtu.cells[0].data, conn)
+    X = case.model.mesh.points
+    u = np.array([[res.dof(n, d, -1) for d in ("ux", "uy")] for n in range(len(X))])
+    x = X + u
+    strain = np.linalg.norm(x[conn[:, 1]] - x[conn[:, 0]], axis=1) / np.linalg.norm(X[conn[:, 1]] - X[conn[:, 0]], axis=1) - 1.0
+    assert np.allclose(vtu.cell_data["axial_strain"][0], strain, rtol=1e-10, atol=1e-15)
+
+
+def test_spinup_example_case_file_and_script_build_the_same_model():
+    """examples/spinup_no_stiffening.{toml,py}: the same two rotors, the same first steps
+    (the hub angle is an expression in the case file, a Python function in the script)."""
+    spec = importlib.util.spec_from_file_location("example_spinup", EXAMPLES / "spinup_no_stiffening.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    case = load_case(EXAMPLES / "spinup_no_stiffening.toml")
+    model = script.build()
+    assert {n: p.element for n, p in case.model.parts.items()} == {n: p.element for n, p in model.parts.items()}
+    step = case.steps[0].settings
+    assert (step.dt, step.t_end, step.settings.record_every, step.settings.mass) == (0.02, 10.0, 5, "lumped")
+    runs = [solve_dynamic(m, 0.02, 1.0, mass="lumped", record_every=5) for m in (case.model, model)]
+    assert np.allclose(np.array(runs[0].states), np.array(runs[1].states), rtol=1e-12, atol=1e-14)
+    tip = model.node("floating_end")
+    assert abs(runs[0].dof(tip, "uy", -1)) > 1e-3  # the rotors have started to turn
 
 
 # ---------------------------------------------------------------------------- bad input
