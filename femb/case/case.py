@@ -121,6 +121,8 @@ class Case:
                 stats.append({"step": step.name, "status": "failed", "error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - start})
                 self._write_records(out, runs, settings, stats)
                 bar.close()
+                if type(exc) in (InputError, ModelError) and exc.where is None:  # a solver's refusal: name the case and step
+                    raise type(exc)(exc.problems, f"{self.path}: steps[{index}] ({step.name})") from exc
                 raise
             if checkpoint is not None:
                 checkpoint.close()

@@ -84,15 +84,21 @@ def _read_probes(table, ctx):
 
 def check_dynamic(model, step):
     """Probe nodes must name one node and DOFs the model has; the mass kind must be
-    configuration-independent for every part (time integration needs a constant mass)."""
+    configuration-independent for every part (time integration needs a constant mass),
+    except the rotary inertia of 3-D oriented elements (``spec.extra["rotary_kinds"]``)."""
     from femb.core.errors import InputError
     from femb.elements import MASS_KINDS as KIND_NUMBERS
 
+    def integrable(spec, number):
+        """Constant mass, or (3-D oriented elements: beam3d, rigid_body3d) a mass whose
+        rotary part the mid-point scheme integrates as nodal rigid bodies."""
+        return number in spec.constant_mass or (model.dim == 3 and spec.oriented and number in spec.extra.get("rotary_kinds", ()))
+
     kind = step.settings.mass
     if isinstance(kind, str) and kind in KIND_NUMBERS:
-        bad = [name for name in model.parts if KIND_NUMBERS[kind] not in model.spec(name).constant_mass]
+        bad = [name for name in model.parts if not integrable(model.spec(name), KIND_NUMBERS[kind])]
         if bad:
-            ok = sorted({k for k, n in KIND_NUMBERS.items() if all(n in model.spec(p).constant_mass for p in model.parts)})
+            ok = sorted({k for k, n in KIND_NUMBERS.items() if all(integrable(model.spec(p), n) for p in model.parts)})
             yield "mass", (f"mass kind {kind!r} depends on the configuration for part(s) {', '.join(map(repr, bad))}; "
                            f"time integration needs a constant mass (use {' or '.join(map(repr, ok)) or 'another element'})")
 

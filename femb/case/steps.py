@@ -219,7 +219,16 @@ def _smoke_arclength(settings):
 register_step_type("static", parse_static, run_static, _static_frames, "nonlinear statics, Newton with load stepping", smoke=_smoke_static)
 register_step_type("arclength", parse_arclength, run_arclength, _arclength_frames, "arc-length path following (limit points, snap-through)",
                    smoke=_smoke_arclength)
-register_step_type("buckling", parse_buckling, run_buckling, lambda s: s["n_modes"], "linear buckling load factors and modes")
+def check_buckling(model, settings):
+    """solve_buckling has no joint elimination: a model with joints would give a singular
+    stiffness (or wrong modes), so refuse it up front."""
+    if getattr(model, "joints", None):
+        names = ", ".join(repr(j.name) for j in model.joints[:3]) + (" ..." if len(model.joints) > 3 else "")
+        yield "type", f"buckling steps do not handle joints yet (the model has {names}); use a static step, or ties instead of joints"
+
+
+register_step_type("buckling", parse_buckling, run_buckling, lambda s: s["n_modes"], "linear buckling load factors and modes",
+                   check=check_buckling)
 
 
 def read_steps(doc, ctx):

@@ -246,6 +246,30 @@ def test_rigid_body3d_on_a_cantilever(write_case):
     assert np.abs(runs[0].series("energy_residual")).max() < 1e-9 * E[0]
 
 
+def test_rigid_body3d_dynamic_step_of_a_case_file(write_case, tmp_path):
+    """A dynamic step of a 3-D model (beam3d, rigid_body3d: rotary inertia integrated as
+    nodal rigid bodies) runs from the case file like solve_dynamic on the API model, with
+    the exact energy balance of the mid-point scheme."""
+    text = BODY3D_CASE.replace('[[steps]]\ntype = "static"\nsteps = 1', """\
+[[initial_velocity]]
+nodes = "beam_end"
+rx = 3.0
+uy = 0.01
+[[steps]]
+type = "dynamic"
+dt = 0.05
+t_end = 0.5
+mass = "lumped"
+""")
+    case = load_case(write_case(text))
+    (res,) = case.run(tmp_path / "out", progress=False)
+    api = body3d_api()
+    api.initial_velocity("beam_end", rx=3.0, uy=0.01)
+    ref = solve_dynamic(api, 0.05, 0.5, mass="lumped")
+    assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-10, atol=1e-14)
+    assert np.abs(res.series("energy_residual")).max() < 1e-9 * res.series("total_energy")[0]
+
+
 # ---------------------------------------------------------------------------- planar pendulums
 PENDULUM_CASE = """\
 [parameters]
@@ -520,6 +544,10 @@ BAD = [
     (BODY3D_CASE, [("Jxy = 0.005", "Jxy = 0.005, Jzx = 0.0")], ["discrete[0].parameters.Jzx: unknown key", "m, Jxx, Jyy, Jzz, Jxy, Jxz, Jyz"]),
     (BODY3D_CASE, [("Jxx = 0.02, ", "")], ["discrete[0].parameters", "needs Jxx"]),
     (BODY3D_CASE, [("Jyy = 0.03", "Jyy = 'heavy'")], ["discrete[0].parameters.Jyy", "'heavy'"]),
+    # analyses that do not handle 3-D joints (yet)
+    (GROUND_CASE, [('type = "static"\nsteps = 1', 'type = "buckling"')], ["steps[0].type", "buckling steps do not handle joints", "'root hinge'"]),
+    (GROUND_CASE, [('E = 1.0\n', 'E = 1.0\nrho = 1.0\n'), ('type = "static"\nsteps = 1', 'type = "dynamic"\ndt = 0.01\nt_end = 0.02')],
+     ["steps[0] (step0)", "joints are not supported by solve_dynamic for models with 3-D rotations"]),
     # sections
     (GROUND_CASE, [("orientation = [0.0, 1.0, 0.0]", "orientation = [0.0, 0.0, 0.0]")], ["sections.s.orientation", "must be non-zero"]),
     (GROUND_CASE, [("orientation = [0.0, 1.0, 0.0]", "orientation = [0.0, 1.0]")], ["sections.s.orientation", "expected 3 components"]),
