@@ -88,10 +88,10 @@ def _frame_kinematics(X, u, p, e, g, By, Kg, geo):
     L0 = np.sqrt(d0x * d0x + d0y * d0y)
     c0 = d0x / L0
     s0 = d0y / L0
-    xA = xA0 + u[e, 6]
-    yA = yA0 + u[e, 7]
-    dx = X[e, 3, 0] + u[e, 9] - xA
-    dy = X[e, 3, 1] + u[e, 10] - yA
+    # differences of reference coordinates and of displacements formed separately: no
+    # round-off from large absolute positions (bodies far from the origin)
+    dx = d0x + (u[e, 9] - u[e, 6])
+    dy = d0y + (u[e, 10] - u[e, 7])
     Ln = np.sqrt(dx * dx + dy * dy)
     e1x = dx / Ln
     e1y = dy / Ln
@@ -108,8 +108,8 @@ def _frame_kinematics(X, u, p, e, g, By, Kg, geo):
         ry0 = X[e, n, 1] - yA0
         a0 = c0 * rx0 + s0 * ry0
         b0 = -s0 * rx0 + c0 * ry0
-        rx = X[e, n, 0] + u[e, 3 * n] - xA
-        ry = X[e, n, 1] + u[e, 3 * n + 1] - yA
+        rx = rx0 + (u[e, 3 * n] - u[e, 6])
+        ry = ry0 + (u[e, 3 * n + 1] - u[e, 7])
         a = e1x * rx + e1y * ry
         b = e2x * rx + e2y * ry
         g[3 * n] = a - a0
