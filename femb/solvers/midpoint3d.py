@@ -198,8 +198,7 @@ class MidPoint3DSystem(_StepSystem):
         """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
         step's energy terms."""
         p, h, lay = self.p, self.h, self.lay
-        self.evaluate(z)
-        last = self.last
+        last = self.last  # the Newton loop leaves the system evaluated at the accepted z
         R1, pi1, psi = last["R1"], last["pi1"], last["psi"]
         u1 = last["u1"]
         lay.write_vectors(u1, R1)
