@@ -103,10 +103,11 @@ class Case:
             step_resume = resume if resume is not None and index == first else None
             n_before = step_resume.n_frames if step_resume is not None else 0
             bar = _progress_bar(step, progress, n_before)
-            streamer = FrameStreamer(writer, group=step.name, every=self.output.every, on_frame=_ticker(bar)) if writer else None
+            dt = step.settings.get("dt") if isinstance(step.settings, dict) else getattr(step.settings, "dt", None)
+            streamer = FrameStreamer(writer, group=step.name, every=self.output.every, on_frame=_ticker(bar, dt)) if writer else None
             if streamer is not None:
                 streamer.resume(n_before)
-            on_frame = streamer if streamer else _catch_up(bar)
+            on_frame = streamer if streamer else _catch_up(bar, dt)
             checkpoint = ckpt.step(index, step.name, step_resume) if step.restartable else None
             start = time.perf_counter()
             try:
@@ -155,18 +156,42 @@ class _NoBar:
     def update(self, k=1):
         self.n += k
 
+    def set_postfix(self, *args, **kwargs):
+        pass
+
     def close(self):
         pass
 
 
-def _ticker(bar):
-    """on_frame(results, k) of a FrameStreamer: one tick per frame."""
-    return lambda results, k: bar.update(1)
+def _status(results, dt=None):
+    """Progress-bar postfix of the last frame: time (or load factor), step size and the
+    Newton iterations and step halvings since the previous frame."""
+    post = {}
+    if len(results):
+        post["t"] = f"{results.times[-1]:.6g}"
+    if dt is not None:
+        post["dt"] = f"{dt:.3g}"
+    for key, label in (("iterations", "newton/frame"), ("cutbacks", "cut")):
+        values = results.history.get(key)
+        if values:
+            post[label] = int(values[-1])
+    return post
 
 
-def _catch_up(bar):
+def _ticker(bar, dt=None):
+    """on_frame(results, k) of a FrameStreamer: one tick per frame, with the status."""
+    def tick(results, k):
+        bar.update(1)
+        bar.set_postfix(_status(results, dt), refresh=False)
+    return tick
+
+
+def _catch_up(bar, dt=None):
     """on_frame(results) without output: advance the bar to the number of frames."""
-    return lambda results: bar.update(len(results) - bar.n)
+    def tick(results):
+        bar.update(len(results) - bar.n)
+        bar.set_postfix(_status(results, dt), refresh=False)
+    return tick
 
 
 def _progress_bar(step, progress, initial=0):

@@ -40,6 +40,15 @@ def test_run_info_render(capsys, tmp_path):
     assert code == 0 and (tmp_path / "f3.png").stat().st_size > 1000
 
 
+def test_progress_bar_shows_time_step_size_and_newton_iterations(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "run", EXAMPLES / "slider_crank.toml", "--out", tmp_path, "--smoke")
+    assert code == 0
+    last = err.replace("\r", "\n").strip().splitlines()
+    bar = [line for line in last if line.startswith("crank (dynamic)")][-1]
+    assert "t=0.001" in bar and "dt=2e-05" in bar and "newton/frame=" in bar
+    assert int(bar.split("newton/frame=")[1].split(",")[0]) >= 10  # ≥ 1 iteration for each of the 10 steps a frame
+
+
 def test_console_script(tmp_path):
     exe = shutil.which("femb", path=str(__import__("pathlib").Path(sys.executable).parent))
     if exe is None:
