@@ -282,25 +282,18 @@ def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", da
         return ComplexModes(lam, vec.T, None, None, sigma)
     if model is None and problem is None:
         raise InputError("give a model (or matrices=(M, C, K))", "solve_complex_modes")
-    from femb.elements import MASS_KINDS
     from femb.solvers.configuration import split_state
-    from femb.solvers.nullspace import NullSpace
+    from femb.solvers.modal import joint_reduction, operating_point
     from femb.solvers.static import StaticProblem
 
     prob = problem or StaticProblem(model)
     tab, asm = prob.table, prob.assembler
-    x = prob.initial_state(state)
-    u, R = split_state(x)
-    kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
-    _, K = asm.tangent(u, R=R)
-    if load_factor is not None and prob.loads.has_moment_loads:
-        K = K + prob.load_stiffness(x, load_factor)
+    x, K, M = operating_point(prob, state, mass, load_factor)
     if symmetric_tangent:
         K = 0.5 * (K + K.T)
     if stiffness is not None:
         K = K + sp.csr_matrix(stiffness)
-    M = asm.mass_matrix(kind, u, R=R)
-    C = asm.damping_matrix(u)
+    C = asm.damping_matrix(split_state(x)[0])
     C = sp.csr_matrix(K.shape) if C is None else C
     if damping is not None:
         if isinstance(damping, tuple) or hasattr(damping, "alpha"):
@@ -310,12 +303,8 @@ def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", da
             C = C + sp.csr_matrix(damping)
     if gyroscopic is not None:
         C = C + sp.csr_matrix(gyroscopic)
-    N = None
-    if prob.joints is not None:
-        if multipliers is not None and len(multipliers):
-            K = K + prob.constraint_stiffness(multipliers)
-        G = prob.constraints(x, time)[1]
-        N = NullSpace(G).N
-        K, M, C = N.T @ K @ N, N.T @ M @ N, N.T @ C @ N
+    K, N = joint_reduction(prob, x, K, time, multipliers)
+    if N is not None:
+        M, C = N.T @ M @ N, N.T @ C @ N
     lam, vec, sigma = complex_eigen(M, C, K, n_modes, shift, dense_limit)
     return ComplexModes(lam, (vec if N is None else N @ vec).T, modes_over_variables(vec, tab, N), tab, sigma)

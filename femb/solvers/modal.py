@@ -49,6 +49,32 @@ class ModalResult:
         return self.omega / (2.0 * np.pi)
 
 
+def operating_point(prob, state, mass, load_factor=None):
+    """State x, tangent K and mass M (n_eq, n_eq) of a StaticProblem ``prob`` at ``state``
+    (default undeformed; vector or Configuration): K with geometric stiffness and, at
+    ``load_factor``, the load stiffness of rotation-dependent moments; M of the mass kind
+    ``mass`` ("consistent", "lumped", "invariant" or its code)."""
+    asm = prob.assembler
+    x = prob.initial_state(state)
+    u, R = split_state(x)
+    kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
+    _, K = asm.tangent(u, R=R)
+    if load_factor is not None and prob.loads.has_moment_loads:
+        K = K + prob.load_stiffness(x, load_factor)
+    return x, K, asm.mass_matrix(kind, u, R=R)
+
+
+def joint_reduction(prob, x, K, time=0.0, multipliers=None):
+    """(N^T K_λ N, N) with N the null-space basis of the joint Jacobian at x and K_λ = K
+    plus the joint-force stiffness λ·∇²Φ of ``multipliers``; (K, None) without joints."""
+    if prob.joints is None:
+        return K, None
+    if multipliers is not None and len(multipliers):
+        K = K + prob.constraint_stiffness(multipliers)
+    N = NullSpace(prob.constraints(x, time)[1]).N
+    return N.T @ K @ N, N
+
+
 def _signed_sqrt(lam):
     return np.sign(lam) * np.sqrt(np.abs(lam))
 
@@ -76,26 +102,16 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
         (3-D semitangential/follower) at this λ is added to the tangent.
     """
     prob = problem or StaticProblem(model)
-    t, asm = prob.table, prob.assembler
-    x = prob.initial_state(state)
-    u, R = split_state(x)
-    kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
-    _, K = asm.tangent(u, R=R)
-    if load_factor is not None and prob.loads.has_moment_loads:
-        K = K + prob.load_stiffness(x, load_factor)
+    t = prob.table
+    x, K, M = operating_point(prob, state, mass, load_factor)
     if prob.oriented:
         skew = abs(K - K.T).max()
         if skew > 1e-8 * abs(K).max():
             log.info("modal analysis: tangent skew part %.2e (relative) dropped", skew / abs(K).max())
         K = (0.5 * (K + K.T)).tocsr()
-    M = asm.mass_matrix(kind, u, R=R)
-    N = None
-    if prob.joints is not None:
-        if multipliers is not None and len(multipliers):
-            K = K + prob.constraint_stiffness(multipliers)
-        G = prob.constraints(x, time)[1]
-        N = NullSpace(G).N
-        K, M = (N.T @ K @ N).tocsc(), (N.T @ M @ N).tocsc()
+    K, N = joint_reduction(prob, x, K, time, multipliers)
+    if N is not None:
+        K, M = K.tocsc(), (N.T @ M @ N).tocsc()
     n = K.shape[0]
     k = min(n_modes, n)
     if shift is None:
