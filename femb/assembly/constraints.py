@@ -15,7 +15,10 @@ Rotation-dependent kinds are *evaluators*: objects with ``m`` (rows), ``names`` 
 name per row), ``evaluate(u, t) -> (Φ, rows, cols, vals)`` (local rows, variable
 columns), ``hessian(lam) -> (rows, cols, vals)`` (Σ λ_i ∇²Φ_i over variables, symmetric
 part) and ``midpoint(u0, u1) -> (rows, cols, vals)``. Columns of 3-D rotational
-variables are derivatives with respect to the spatial spin δw (δR = δŵ R).
+variables are derivatives with respect to the spatial spin δw (δR = δŵ R) in ``evaluate``
+and per unit Cayley vector ψ of the increment R_1 R_0ᵀ in ``midpoint``. Evaluators with
+``takes_rotations`` also accept the nodal rotations (n_nodes, 3, 3) of 3-D solvers
+(``rotations=`` of ``evaluate`` and ``midpoint_jacobian``).
 """
 import numpy as np
 import scipy.sparse as sp
@@ -130,9 +133,10 @@ class ConstraintSet:
     def _take(u, vars_):
         return np.where(vars_ >= 0, u[np.maximum(vars_, 0)], 0.0)
 
-    def evaluate(self, u, t=0.0, jacobian=True):
+    def evaluate(self, u, t=0.0, jacobian=True, rotations=None, evaluators=True):
         """Φ (m,) at state ``u`` (n_var,) and time ``t``; with ``jacobian`` also G
-        (CSR, m × n_var)."""
+        (CSR, m × n_var). ``rotations`` (n_nodes, 3, 3): nodal rotations of a 3-D model
+        for the joints between oriented nodes (default: from the rotation vectors in u)."""
         phi = np.zeros(self.m)
         rows, cols, vals = [], [], []
         r0 = 0
@@ -170,8 +174,11 @@ class ConstraintSet:
             cols.append(vars_)
             vals.append(coef)
             r0 += 1
-        for ev in self.evaluators:
-            ph, r, c, v = ev.evaluate(u, t)
+        for ev in (self.evaluators if evaluators else ()):
+            if rotations is not None and getattr(ev, "takes_rotations", False):
+                ph, r, c, v = ev.evaluate(u, t, rotations=rotations)
+            else:
+                ph, r, c, v = ev.evaluate(u, t)
             phi[r0:r0 + ev.m] = ph
             rows.append(np.asarray(r, dtype=np.int64) + r0)
             cols.append(np.asarray(c, dtype=np.int64))
@@ -218,24 +225,31 @@ class ConstraintSet:
             return sp.csr_matrix((n, n))
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
-    def midpoint_jacobian(self, u0, u1):
+    def midpoint_jacobian(self, u0, u1, rotations=None):
         """Discrete Jacobian Ḡ (CSR, m × n_var) with Ḡ·(u1 − u0) = Φ(u1) − Φ(u0) exactly:
         the Jacobian at the mid-point for the (at most quadratic) translational kinds, the
         evaluators' own discrete derivative for the rotation-dependent ones (columns of 2-D
-        rotations per unit Δθ)."""
-        G = self.evaluate(0.5 * (u0 + u1), 0.0)[1]
+        rotations per unit Δθ, of 3-D rotations per unit Cayley vector of the increment).
+        ``rotations``: (R0, R1) nodal rotations (n_nodes, 3, 3) of a 3-D model, or None."""
+        G = self.evaluate(0.5 * (u0 + u1), 0.0, evaluators=False)[1]
         if not self.evaluators:
             return G
-        G = G.tolil()
+        G = G.tocoo()
         r0 = self.m - sum(ev.m for ev in self.evaluators)
+        keep = G.row < r0
+        rows, cols, vals = [G.row[keep]], [G.col[keep]], [G.data[keep]]
         for ev in self.evaluators:
-            r, c, v = ev.midpoint(u0, u1)
-            G[r0:r0 + ev.m, :] = 0.0
-            for ri, ci, vi in zip(r, c, v):
-                if ci >= 0:
-                    G[r0 + ri, ci] += vi
+            if rotations is not None and getattr(ev, "takes_rotations", False):
+                r, c, v = ev.midpoint(u0, u1, rotations=rotations)
+            else:
+                r, c, v = ev.midpoint(u0, u1)
+            r, c, v = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64)
+            ok = c >= 0
+            rows.append(r[ok] + r0)
+            cols.append(c[ok])
+            vals.append(v[ok])
             r0 += ev.m
-        return G.tocsr()
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(self.m, self.table.n_var))
 
     def describe(self, rows):
         """Joint names of constraint rows (unique, in order)."""

@@ -30,9 +30,19 @@ so the joints plug into the solvers' ``evaluate(u, t)`` calls unchanged. Jacobia
 
 ``hessian`` returns the symmetric part of Σ λ ∇²Φ in these variables at the state of the
 last ``evaluate`` (used as the joints' contribution to the Newton tangent).
-Dynamics: 3-D rotations are not integrated by the mid-point scheme yet; ``midpoint``
-returns the Jacobian at the mid-point rotations (exp of the mean rotation vectors), not an
-exact discrete derivative.
+Every equation is bilinear in the positions and the directors (unit vectors R v0 turning
+with a node), which gives the exact discrete derivative of the energy-conserving dynamics
+(femb.solvers.midpoint3d). Over a step with Cayley rotation increments R_1 = cay(ψ) R_0 a
+director satisfies d_1 − d_0 = ψ × (d_0 + d_1)/2, and for bilinear terms
+p_1·q_1 − p_0·q_0 = p̄·Δq + Δp·q̄ (bars: averages of the two ends). Hence the Jacobian
+above, evaluated with the *averaged* directors R̄ v0 = (R_0 + R_1) v0/2 and averaged
+positions, with its rotational columns read per unit ψ, satisfies Ḡ·(Δx, ψ) = Φ_1 − Φ_0
+exactly at any rotation size (``midpoint``). The average of two rotations is not a
+rotation; the Jacobian at a mid rotation would be exact only to O(|ψ|³).
+
+Rotations come from the rotational slots of ``u`` (exp of log R), or, given
+``rotations`` (n_nodes, 3, 3), directly from the solver's nodal rotations (no round trip
+through log R, which is ill-conditioned near a half turn).
 """
 import numpy as np
 
@@ -40,6 +50,11 @@ from femb.core.errors import ModelError
 from femb.core.rotations import exp_batch
 
 ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
+
+
+def _cross(a, b):
+    """a × b of two 3-vectors (np.cross is slow for single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def _skew(v):
@@ -57,11 +72,13 @@ def joint_frame(axis):
 
 
 class _Spec:
-    __slots__ = ("name", "kind", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
+    __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
 
 
 class Joints3D:
     """All 3-D joints of a model (evaluator of ``ConstraintSet``)."""
+
+    takes_rotations = True  # evaluate/midpoint accept the solver's nodal rotations
 
     def __init__(self, model, table, joints):
         if table.dim != 3:
@@ -74,6 +91,7 @@ class Joints3D:
             s = _Spec()
             s.name, s.kind = j.name, j.kind
             na = model.node(j.node_a)
+            s.na, s.nb = int(na), -1
             s.ta, s.ra = table.node_var[na, tcols], table.node_var[na, rcols]
             if np.any(s.ta < 0):
                 raise ModelError(f"joint {j.name!r}: node {na} carries no translations")
@@ -84,6 +102,7 @@ class Joints3D:
                 s.Xb = s.Xa.copy() if j.point is None else np.asarray(j.point, dtype=np.float64)
             else:
                 nb = model.node(j.node_b)
+                s.nb = int(nb)
                 s.tb, s.rb = table.node_var[nb, tcols], table.node_var[nb, rcols]
                 if np.any(s.tb < 0):
                     raise ModelError(f"joint {j.name!r}: node {nb} carries no translations")
@@ -110,18 +129,38 @@ class Joints3D:
         exp_batch(np.ascontiguousarray(u[rvars][None, :], dtype=np.float64), R)
         return R[0]
 
-    # ------------------------------------------------------------------ evaluation
-    def evaluate(self, u, t=0.0):
-        """(Φ (m,), local rows, variable columns, values) at state ``u``."""
-        return self._evaluate(u, u)
+    def _frames(self, u, rotations):
+        """[(R_a, R_b)] per joint from the nodal rotations (n_nodes, 3, 3) or, when None,
+        from the rotation vectors in u (identity for ground and nodes without rotations)."""
+        out = []
+        for s in self.specs:
+            if rotations is None:
+                out.append((self._rotation(u, s.ra), self._rotation(u, s.rb)))
+            else:
+                Ra = rotations[s.na] if s.ra[0] >= 0 else np.eye(3)
+                Rb = rotations[s.nb] if s.nb >= 0 and s.rb[0] >= 0 else np.eye(3)
+                out.append((Ra, Rb))
+        return out
 
-    def midpoint(self, u0, u1):
-        """Jacobian (rows, cols, vals) at the mid-point rotations (not an exact discrete
-        derivative: see the module docstring)."""
-        _, r, c, v = self._evaluate(0.5 * (u0 + u1), 0.5 * (u0 + u1))
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, u, t=0.0, rotations=None):
+        """(Φ (m,), local rows, variable columns, values) at state ``u`` (rotations from
+        ``rotations`` (n_nodes, 3, 3) when given)."""
+        return self._evaluate(u, self._frames(u, rotations))
+
+    def midpoint(self, u0, u1, rotations=None):
+        """Exact discrete derivative (rows, cols, vals) between states u0 and u1: the
+        Jacobian with averaged directors and positions, rotational columns per unit Cayley
+        vector ψ of R_1 R_0ᵀ (module docstring). ``rotations``: (R_0, R_1) nodal rotations
+        (n_nodes, 3, 3) each, or None (from u0, u1). The joints' curvature (``hessian``)
+        is then the one at the averaged state."""
+        R0, R1 = (None, None) if rotations is None else rotations
+        f0, f1 = self._frames(u0, R0), self._frames(u1, R1)
+        frames = [(0.5 * (a0 + a1), 0.5 * (b0 + b1)) for (a0, b0), (a1, b1) in zip(f0, f1)]
+        _, r, c, v = self._evaluate(0.5 * (u0 + u1), frames)
         return r, c, v
 
-    def _evaluate(self, u, _):
+    def _evaluate(self, u, frames):
         phi = np.zeros(self.m)
         rows, cols, vals = [], [], []
         state = []
@@ -132,9 +171,7 @@ class Joints3D:
             cols.append(np.asarray(vars_))
             vals.append(np.asarray(values, dtype=np.float64))
 
-        for s in self.specs:
-            Ra = self._rotation(u, s.ra)
-            Rb = self._rotation(u, s.rb)
+        for s, (Ra, Rb) in zip(self.specs, frames):
             xa = s.Xa + u[s.ta]
             xb = s.Xb + (u[s.tb] if s.tb[0] >= 0 else 0.0)
             d = xb - xa
@@ -150,7 +187,7 @@ class Joints3D:
                     e = np.eye(3)[i]
                     put(r0 + i, s.tb, e)
                     put(r0 + i, s.ta, -e)
-                    put(r0 + i, s.ra, np.cross(e, v))
+                    put(r0 + i, s.ra, _cross(e, v))
                 rec["position"] = r0
                 r0 += 3
             if k in ("cylindrical", "prismatic"):
@@ -158,7 +195,7 @@ class Joints3D:
                     phi[r0] = tvec @ r
                     put(r0, s.tb, tvec)
                     put(r0, s.ta, -tvec)
-                    put(r0, s.ra, np.cross(tvec, d))
+                    put(r0, s.ra, _cross(tvec, d))
                     rec["projections"].append((r0, tvec))
                     r0 += 1
             pairs = []
@@ -170,8 +207,8 @@ class Joints3D:
                 pairs.append((t1_a, t2_b))
             for p, q in pairs:
                 phi[r0] = p @ q
-                put(r0, s.ra, np.cross(p, q))
-                put(r0, s.rb, np.cross(q, p))
+                put(r0, s.ra, _cross(p, q))
+                put(r0, s.rb, _cross(q, p))
                 rec["dots"].append((r0, p, q))
                 r0 += 1
             state.append(rec)

@@ -163,10 +163,12 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         hist = account.snapshot(prob, state.u, state.v, state)
         for name, var, which in probe_vars:
             hist[name] = (state.u if which == "u" else state.v)[var]
-        arrays = {"rotations": state.extra["R"]} if prob.oriented else None
+        arrays = {"rotations": state.extra["R"]} if prob.oriented else {}
         if prob.joints is not None:
-            hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t)[0]))
-            arrays = {"multipliers": joints["multipliers"]}
+            R = state.extra["R"] if prob.oriented else None
+            hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t, rotations=R)[0]))
+            arrays["multipliers"] = joints["multipliers"]
+        arrays = arrays or None
         res.record(state.t, state.u, state.v, arrays=arrays, iterations=iterations, cutbacks=cutbacks, **hist)
 
     record(0, 0)
@@ -208,6 +210,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
             if report is not None and report.converged:
                 if report.multipliers is not None:
                     joints["multipliers"] = report.multipliers
+                system.multipliers = report.multipliers  # joint reactions of the accepted state (constraint work)
                 state, terms = system.finish(report.state)
                 account.add(**terms)
                 iters_since += report.iterations

@@ -260,9 +260,6 @@ class DynamicProblem:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
                               f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).extra.get('rotary_kinds', ()))})" for name in bad])
         if self.oriented:
-            if self.joints is not None:
-                raise InputError("joints are not supported by solve_dynamic for models with 3-D rotations (oriented nodes) yet; "
-                                 "use ties (pin, weld, fix, prescribe) or a 2-D model")
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
             if any(b.spec.kernels.damping is not None for b in t.blocks):
@@ -342,10 +339,18 @@ class DynamicProblem:
         """Joint name of each active constraint row (empty without joints)."""
         return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
 
-    def joint_state(self, u, t):
-        """(Φ (m,), G (CSR m × n_var)) of the active joint rows at ``u``."""
-        phi, G = self.joints.evaluate(u, t)
+    def joint_state(self, u, t, rotations=None):
+        """(Φ (m,), G (CSR m × n_var)) of the active joint rows at ``u`` (3-D: nodal
+        ``rotations`` (n_nodes, 3, 3), default from the rotation vectors in u; columns of
+        3-D rotational variables per unit spatial spin)."""
+        phi, G = self.joints.evaluate(u, t, rotations=rotations)
         return phi[self.active_rows], G[self.active_rows]
+
+    def joint_discrete_jacobian(self, u0, u1, rotations=None):
+        """Exact discrete Jacobian Ḡ (CSR, active rows × n_var) between u0 and u1,
+        Ḡ·Δu = ΔΦ (ConstraintSet.midpoint_jacobian; 2-D rotational columns per unit Δθ, 3-D
+        per unit Cayley vector of the increment, ``rotations`` = (R0, R1))."""
+        return self.joints.midpoint_jacobian(u0, u1, rotations=rotations)[self.active_rows]
 
     def joint_stiffness(self, multipliers):
         """Σ λ_i ∇²Φ_i over all variables (CSR) for multipliers of the active rows."""

@@ -37,6 +37,7 @@ conjugate to ψ (their work m·ψ is booked as external work: in 3-D they have n
 Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ).
 """
 import numpy as np
+import scipy.sparse as sp
 
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.solvers.configuration import _hat_batch, cayley, cayley_half, cayley_spin, cayley_vector
@@ -190,13 +191,53 @@ class MidPoint3DSystem(_StepSystem):
                     self.momentum_scale, 1e-300)
         return R[ev], p.K, scale
 
+    # ---------------------------------------------------------------- joints
+    def _spin_map(self, psi):
+        """Sparse (n_var, n_var) chain matrix of the end-of-step spins: identity, with the
+        block T(ψ) = (I + ψ̂/2)/(1 + |ψ|²/4) on the rotational variables of each oriented
+        node (δR_{n+1} R_{n+1}ᵀ = (T δψ)^)."""
+        lay, n = self.lay, self.p.table.n_var
+        first = np.flatnonzero(self.p.rotary.owner)
+        rot_vars = lay.var[first].ravel()
+        plain = np.setdiff1d(np.arange(n), rot_vars)
+        T = cayley_spin(psi[first])
+        rows = [plain, np.repeat(lay.var[first], 3, axis=1).ravel()]
+        cols = [plain, np.tile(lay.var[first], (1, 3)).ravel()]
+        vals = [np.ones(plain.size), T.ravel()]
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+
     def constraints(self, z):
-        return None
+        """Joint equations of the step at the increment z, or None without joints:
+        (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations. G is the
+        joints' spin Jacobian at the end of the step times the Cayley chain T(ψ); Ḡ the
+        exact discrete derivative of femb.assembly.joints3d (Jacobian with averaged
+        directors and positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions
+        Ḡᵀλ do no work and the balance of energy stays exact."""
+        p = self.p
+        if p.joints is None:
+            return None
+        psi, R1 = self.rotations(z)
+        u0 = self.s.u
+        u1 = u0 + z  # translations; the joints take the rotations from R
+        phi, G = p.joint_state(u1, self.t1, rotations=R1)
+        G = G @ self._spin_map(psi)
+        Gbar = p.joint_discrete_jacobian(u0, u1, rotations=(self.R0, R1)).tocsr()
+        self.Gbar_full = Gbar
+        ev = self.eq_var
+        return phi, G.tocsc()[:, ev].tocsr(), Gbar.tocsc()[:, ev].tocsr()
+
+    def constraint_stiffness(self, multipliers):
+        """Approximate ∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature at
+        the averaged state of the last discrete Jacobian (exact for the translational
+        part; the Cayley chain of the rotational part is left out, which only slows the
+        Newton loop, the residual being exact)."""
+        ev = self.eq_var
+        return 0.5 * self.p.joint_stiffness(multipliers)[ev][:, ev]
 
     # ---------------------------------------------------------------- end of step
     def finish(self, z):
         """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
-        step's energy terms."""
+        step's energy terms (joint multipliers of the accepted state: ``self.multipliers``)."""
         p, h, lay = self.p, self.h, self.lay
         last = self.last  # the Newton loop leaves the system evaluated at the accepted z
         R1, pi1, psi = last["R1"], last["pi1"], last["psi"]
@@ -208,5 +249,6 @@ class MidPoint3DSystem(_StepSystem):
         rot = p.rot3d
         moments = p.f_const + self.f_s
         work = float(self.f_s[~rot] @ z[~rot]) + float(moments[rot] @ z[rot])
-        terms = dict(work=work, dissipated=0.0, constraint=self.prescribed_work(last["R"], z))
+        terms = dict(work=work, dissipated=0.0,
+                     constraint=self.prescribed_work(last["R"], z) + self.joint_work(z, self.multipliers))
         return State(self.t1, u1, v1, extra={"R": R1, "pi": pi1}), terms

@@ -125,6 +125,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     lam = None
     stiffness = getattr(system, "constraint_stiffness", None)
     limit = getattr(system, "limit", None)
+    floor = getattr(system, "noise_floor", None)  # see femb.solvers.step_newton.iterate
     for it in range(settings.max_iterations + 1):
         r, K, scale = evaluate(x)
         if lam is not None and stiffness is not None:
@@ -137,8 +138,12 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
         if not np.isfinite(norm + c_norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
         lam = proj.ns.multipliers(K, r)
-        if norm <= settings.tolerance * scale and c_norm <= settings.constraint_tolerance * length_scale:
+        c_ok = c_norm <= settings.constraint_tolerance * length_scale
+        if norm <= settings.tolerance * scale and c_ok:
             return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
+        if floor and c_ok and it >= 3 and norm <= floor * scale and norm >= 0.25 * min(history[-4:-1]):
+            return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=x, multipliers=lam,
+                                constraint_residual=c_norm)
         if it == settings.max_iterations:
             break
         dx = proj.solve(r)

@@ -546,8 +546,6 @@ BAD = [
     (BODY3D_CASE, [("Jyy = 0.03", "Jyy = 'heavy'")], ["discrete[0].parameters.Jyy", "'heavy'"]),
     # analyses that do not handle 3-D joints (yet)
     (GROUND_CASE, [('type = "static"\nsteps = 1', 'type = "buckling"')], ["steps[0].type", "buckling steps do not handle joints", "'root hinge'"]),
-    (GROUND_CASE, [('E = 1.0\n', 'E = 1.0\nrho = 1.0\n'), ('type = "static"\nsteps = 1', 'type = "dynamic"\ndt = 0.01\nt_end = 0.02')],
-     ["steps[0] (step0)", "joints are not supported by solve_dynamic for models with 3-D rotations"]),
     # sections
     (GROUND_CASE, [("orientation = [0.0, 1.0, 0.0]", "orientation = [0.0, 0.0, 0.0]")], ["sections.s.orientation", "must be non-zero"]),
     (GROUND_CASE, [("orientation = [0.0, 1.0, 0.0]", "orientation = [0.0, 1.0]")], ["sections.s.orientation", "expected 3 components"]),

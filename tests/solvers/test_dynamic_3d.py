@@ -1,7 +1,7 @@
 """Energy-momentum conserving dynamics of models with 3-D rotations (beam3d, rigid_body3d):
 exact energy balance at any step size, exact linear and angular momentum in free flight,
 no strain from rigid spin, second order, agreement with the planar beam in a plane,
-prescribed rotations, and the clear refusals (baselines, joints, damping)."""
+prescribed rotations, and the clear refusals (baselines, damping)."""
 import numpy as np
 import pytest
 
@@ -213,10 +213,6 @@ def test_unsupported_combinations_are_refused_clearly():
         solve_dynamic(model, 0.01, 0.02, damping=Rayleigh(alpha=0.1))
     with pytest.raises(Exception, match="mass"):
         solve_dynamic(model, 0.01, 0.02, mass="consistent")
-    jointed = free_beam()
-    jointed.distance("b_start", "b_end")
-    with pytest.raises(InputError, match="joints"):
-        solve_dynamic(jointed, 0.01, 0.02)
 
 
 def test_beam_with_rigid_bodies_and_point_masses_flies_with_exact_momenta():
