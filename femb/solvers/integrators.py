@@ -90,6 +90,8 @@ class _StepSystem:
         u1p = problem.apply_prescribed(state.u.copy(), self.t1)
         self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
         self.last = {}
+        self.multipliers = None  # joint multipliers of the accepted state (set by the driver before finish)
+        self.Gbar_full = None  # discrete joint Jacobian of the last ``constraints`` call (n_rows × n_var)
 
     def _impose(self, z):
         for vars_, dz in self.z_prescribed:
@@ -143,6 +145,22 @@ class _StepSystem:
     def prescribed_work(self, R, z):
         """Work of the reactions R on the prescribed variables over the increment z."""
         return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
+
+    def joint_work(self, z, multipliers):
+        """Work of the joint reactions Ḡᵀλ that the energy balance books as constraint
+        work over the increment z: their work on the prescribed (driven) variables,
+        (Ḡᵀλ)_p·z_p, minus λ·Ḡz, the work of time-dependent joints (zero for joints
+        without an explicit time dependence, since Ḡz = ΔΦ = 0). With the free equations
+        r_f + (Ḡᵀλ)_f = 0 this closes the balance: ΔE − W_ext = (r_p + (Ḡᵀλ)_p)·z_p − λ·Ḡz.
+        Ḡ (active rows × n_var, in the units of z) is the one of the accepted state
+        (``self.Gbar_full``, set by ``constraints``); 0 without joints."""
+        Gbar = getattr(self, "Gbar_full", None)
+        if Gbar is None or multipliers is None or not len(multipliers):
+            return 0.0
+        lam = np.asarray(multipliers, dtype=np.float64)
+        g = Gbar.T @ lam
+        driven = float(sum(g[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
+        return driven - float(lam @ (Gbar @ z))
 
 
 # --------------------------------------------------------------------------- energy-conserving mid-point
@@ -226,27 +244,29 @@ class _MidPointSystem(_StepSystem):
 
     def constraints(self, z):
         """Joint equations of the step at the increment z, or None without joints:
-        (Φ(u_{n+1}) (m,), G = ∂Φ(u_{n+1})/∂z, Ḡ) over the free equations, with the discrete
-        Jacobian Ḡ = ∂Φ/∂u at the mid-point configuration: every joint kind is at most
-        quadratic, so Ḡ·Δu = ΔΦ exactly and the reactions Ḡᵀλ do no work over the step.
-        Rotational columns carry the Cayley chain factors (dθ/dτ for G, Δθ/τ for Ḡ)."""
+        (Φ(u_{n+1}) (m,), G = ∂Φ(u_{n+1})/∂z, Ḡ) over the free equations, with the exact
+        discrete Jacobian Ḡ of ConstraintSet.midpoint_jacobian: Ḡ·Δu = ΔΦ exactly (the
+        Jacobian at the mid-point for the at most quadratic translational kinds, the
+        sinc-corrected one for rotating body-point offsets), so the reactions Ḡᵀλ do no
+        work over the step. Rotational columns carry the Cayley chain factors (dθ/dτ for
+        G, Δθ/τ for Ḡ)."""
         p = self.p
         if p.joints is None:
             return None
         u1 = self.configuration(z)
         phi, G = p.joint_state(u1, self.t1)
-        Gbar = p.joint_state(0.5 * (self.s.u + u1), self.t1)[1]
+        Gbar = p.joint_discrete_jacobian(self.s.u, u1)
         ev = self.eq_var
-        G, Gbar = G[:, ev].tocsc(), Gbar[:, ev].tocsc()
-        rot_eq = np.flatnonzero(p.rot[ev])
-        if rot_eq.size:
-            tau = z[ev[rot_eq]]
+        rot_vars = np.flatnonzero(p.rot)
+        if rot_vars.size:
+            tau = z[rot_vars]
             kap, _ = _kappa(tau)
-            scale_g, scale_gbar = np.ones(ev.size), np.ones(ev.size)
-            scale_g[rot_eq] = 1.0 / (1.0 + 0.25 * tau * tau)
-            scale_gbar[rot_eq] = kap
+            scale_g, scale_gbar = np.ones(p.table.n_var), np.ones(p.table.n_var)
+            scale_g[rot_vars] = 1.0 / (1.0 + 0.25 * tau * tau)
+            scale_gbar[rot_vars] = kap
             G, Gbar = G @ sp.diags(scale_g), Gbar @ sp.diags(scale_gbar)
-        return phi, G.tocsr(), Gbar.tocsr()
+        self.Gbar_full = Gbar.tocsr()
+        return phi, G.tocsc()[:, ev].tocsr(), Gbar.tocsc()[:, ev].tocsr()
 
     def constraint_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature (Ḡ is taken at the
@@ -255,12 +275,13 @@ class _MidPointSystem(_StepSystem):
         return 0.5 * self.p.joint_stiffness(multipliers)[ev][:, ev]
 
     def finish(self, z):
-        """New state and the step's energy terms after convergence at z."""
+        """New state and the step's energy terms after convergence at z (the joint
+        multipliers of the accepted state, ``self.multipliers``, enter the constraint work)."""
         u1 = self.configuration(z)
         v1 = (2.0 / self.h) * z - self.s.v
         R, fd = self.last["R"], self.last["fd"]
         terms = dict(work=float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
-                     constraint=self.prescribed_work(R, z))
+                     constraint=self.prescribed_work(R, z) + self.joint_work(z, self.multipliers))
         return State(self.t1, u1, v1), terms
 
 
