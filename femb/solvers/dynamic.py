@@ -122,8 +122,11 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     Raises
     ------
     ConvergenceError when a step still fails after ``newton.max_cutbacks`` halvings (its
-    ``results`` keep everything computed so far); ModelError for unsupported models
-    (configuration-dependent mass, joints, 3-D rotations).
+    ``results`` keep everything computed so far); ModelError/InputError for unsupported
+    models (configuration-dependent mass; models with 3-D rotations: other schemes than
+    the mid-point one, damping). Joints (all kinds) are eliminated by the null-space
+    projection (docs/dynamics.md, "Joints"); their multipliers are recorded per frame in
+    ``arrays["multipliers"]`` and a ``constraint_residual`` history.
     """
     settings = settings or DynamicSettings()
     dt, t_end, t0 = float(dt), float(t_end), float(t0)
@@ -143,8 +146,6 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     if prob.oriented and not isinstance(sch, MidPoint):
         raise InputError(f"models with 3-D rotations (oriented nodes) are integrated by the mid-point scheme only; "
                          f"got {sch.describe().get('scheme', sch)}")
-    if prob.joints is not None and not isinstance(sch, MidPoint):
-        raise InputError(f"joints with eliminated multipliers are integrated by the mid-point scheme only; got {sch.describe().get('scheme', sch)}")
     u, v = prob.initial_state(t0, dt, u0, v0)
     if prob.joints is not None:
         u, v = _consistent_initial_state(prob, u, v, t0, project=v0 is None)
@@ -208,10 +209,10 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
                 if report is not None and report.converged:
                     log.debug("step at t = %.6g converged with damped Newton corrections", state.t)
             if report is not None and report.converged:
-                if report.multipliers is not None:
-                    joints["multipliers"] = report.multipliers
                 system.multipliers = report.multipliers  # joint reactions of the accepted state (constraint work)
                 state, terms = system.finish(report.state)
+                if report.multipliers is not None:
+                    joints["multipliers"] = system.multipliers
                 account.add(**terms)
                 iters_since += report.iterations
                 if level and report.iterations <= 4:

@@ -31,15 +31,24 @@ and ``HHT`` (Hilber–Hughes–Taylor α) are special cases. They are the baseli
 not conserve energy for nonlinear problems (the trapezoidal rule gains energy and locks
 with stiff rotating members, HHT and generalized-α dissipate).
 
+Joints: a step system's ``constraints(z)`` returns (Φ, G, Ḡ) over the free equations and
+the Newton loop eliminates the multipliers (femb.solvers.newton.projected_newton). The
+mid-point systems use the exact discrete Jacobian (Ḡ·Δu = ΔΦ: reactions do no work); the
+α systems are index 3 (Ḡ = G at u_{n+1}) with the reactions averaged like the forces g.
+The constraint work of a step includes the joint reactions on the prescribed variables
+(``joint_work``).
+
 A step system provides ``z0`` (predictor), ``evaluate(z) -> (r, K, scale)`` over the
 equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``size(z)``
 and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
 solve of a correction live in femb.solvers.step_newton.
 """
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError, ModelError
 from femb.solvers.linear import Factorization
@@ -332,13 +341,49 @@ class GeneralizedAlpha:
             fd = problem.damping.evaluate(u, v)[0]
             g = g + fd
         rhs = problem.f_const + problem.scaled_loads(t0) - g - problem.M_full @ a
-        if tab.n_eq:
+        if tab.n_eq and problem.joints is not None:
+            lam, G = self._constrained_acceleration(problem, t0, u, v, a, rhs, h)
+            g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
+        elif tab.n_eq:
             try:
                 a[tab.eq_var] = Factorization(problem.M_eq, tab, context="mass").solve(rhs[tab.eq_var])
             except FembError as exc:
                 raise ModelError(f"{self.name}: the initial acceleration needs a non-singular mass on the free DOFs "
                                  f"(rotational DOFs with zero rotary inertia?): {exc}") from None
         return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd})
+
+    def _constrained_acceleration(self, problem, t0, u, v, a, rhs, h):
+        """Initial acceleration of the free DOFs (set in ``a``, whose prescribed entries are
+        given) and joint multipliers λ0 from [M Gᵀ; G 0] [a; λ] = [rhs; −c] over the free
+        equations, c = G_p a_p + Ġ v + Φ_tt the rest of Φ̈ (Ġ v by a central difference of
+        G along v, Φ_tt by a second difference in time at fixed u); returns
+        (λ0, G (CSR, rows × n_var))."""
+        tab = problem.table
+        ev = tab.eq_var
+        phi, G = problem.joint_state(u, t0)
+        speed = float(np.linalg.norm(v))
+        c = G @ a  # prescribed accelerations (free entries of a are still zero)
+        if speed > 0:
+            eps = 1e-5 * problem.length_scale / speed
+            Gp = problem.joint_state(u + eps * v, t0)[1]
+            Gm = problem.joint_state(u - eps * v, t0)[1]
+            c += (Gp - Gm) @ v / (2.0 * eps)
+        dt = problem.dt_hint
+        c += (problem.joint_state(u, t0 + dt)[0] - 2.0 * phi + problem.joint_state(u, t0 - dt)[0]) / (dt * dt)
+        Gf = G.tocsc()[:, ev]
+        m = G.shape[0]
+        A = sp.bmat([[problem.M_eq, Gf.T], [Gf, None]], format="csc")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", spla.MatrixRankWarning)
+            try:
+                x = spla.spsolve(A, np.concatenate([rhs[ev], -c]))
+            except spla.MatrixRankWarning:
+                x = np.full(A.shape[0], np.nan)
+        if not np.all(np.isfinite(x)):
+            raise ModelError(f"{self.name}: the initial acceleration of the jointed model is singular (a free DOF "
+                             "without inertia that the joints do not hold)")
+        a[ev] = x[: ev.size]
+        return x[ev.size: ev.size + m], G
 
     def _reaction(self, problem, t, g, a):
         return g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
@@ -397,9 +442,30 @@ class _AlphaSystem(_StepSystem):
         scale = max(float(np.linalg.norm(g1[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
         return R[ev], K, scale
 
+    def constraints(self, z):
+        """Joint equations at the end of the step (index 3), or None without joints:
+        (Φ(u_{n+1}), G, G) over the free equations with G = ∂Φ(u_{n+1})/∂u. The
+        multipliers eliminated by the projection are (1 − α_f) λ_{n+1}: the reactions
+        Gᵀλ are averaged over the step like the other forces g."""
+        p = self.p
+        if p.joints is None:
+            return None
+        phi, G = p.joint_state(self.s.u + z, self.t1)
+        self.G1 = G.tocsr()
+        Gf = G.tocsc()[:, self.eq_var].tocsr()
+        return phi, Gf, Gf
+
+    def constraint_stiffness(self, multipliers):
+        """∂(G(u_{n+1})ᵀλ̃)/∂z over the free equations for the eliminated multipliers λ̃."""
+        ev = self.eq_var
+        return self.p.joint_stiffness(multipliers)[ev][:, ev]
+
     def finish(self, z):
         p, s, h = self.p, self.s, self.h
         g1, a1, v1, fd1 = self.last["g1"], self.last["a1"], self.last["v1"], self.last["fd"]
+        if self.multipliers is not None and getattr(self, "G1", None) is not None:
+            self.multipliers = np.asarray(self.multipliers) / (1.0 - self.sc.alpha_f)  # λ_{n+1}
+            g1 = g1 + self.G1.T @ self.multipliers
         u1 = s.u + z
         reaction = self.sc._reaction(p, self.t1, g1, a1)
         fs0, fs1 = self.fe0 - p.f_const, self.fe1 - p.f_const
