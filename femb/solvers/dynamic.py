@@ -252,7 +252,8 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
 def _consistent_initial_state(prob, u, v, t0, project=True):
     """Check that the initial positions satisfy the joints (InputError naming them
     otherwise) and, with ``project``, project the initial velocities of the model onto the
-    joints' tangent space (G v = 0), warning when that changed them. A state passed in by
+    joints' velocity constraint (G v + Φ_t = 0, the smallest change), warning when that
+    changed them. A state passed in by
     the caller (a continuation) is taken as it is."""
     phi, G = prob.joint_state(u, t0)
     if np.linalg.norm(phi) > 1e-8 * prob.length_scale:
@@ -260,11 +261,13 @@ def _consistent_initial_state(prob, u, v, t0, project=True):
         raise InputError(f"the initial configuration violates joint(s) {', '.join(map(repr, dict.fromkeys(bad)))} (|Φ| up to {np.abs(phi).max():.3e})")
     ev = prob.table.eq_var
     Gf = G[:, ev].toarray()
-    gv = G @ v
-    if project and np.linalg.norm(gv) > 1e-12 * max(np.linalg.norm(v), 1e-300):
+    dt = 1e-3 * prob.dt_hint  # Φ_t of time-dependent joints (linear_constraint with a value function)
+    phi_t = (prob.joint_state(u, t0 + dt)[0] - prob.joint_state(u, t0 - dt)[0]) / (2.0 * dt)
+    gv = G @ v + phi_t
+    if project and np.linalg.norm(gv) > 1e-12 * max(np.linalg.norm(v), np.linalg.norm(phi_t), 1e-300):
         v = v.copy()
         v[ev] -= Gf.T @ np.linalg.solve(Gf @ Gf.T, gv)
-        log.warning("initial velocities projected onto the joints (|G v| was %.3e)", np.linalg.norm(gv))
+        log.warning("initial velocities projected onto the joints (|G v + Φ_t| was %.3e)", np.linalg.norm(gv))
     return u, v
 
 

@@ -341,6 +341,7 @@ class GeneralizedAlpha:
             fd = problem.damping.evaluate(u, v)[0]
             g = g + fd
         rhs = problem.f_const + problem.scaled_loads(t0) - g - problem.M_full @ a
+        lam = None
         if tab.n_eq and problem.joints is not None:
             lam, G = self._constrained_acceleration(problem, t0, u, v, a, rhs, h)
             g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
@@ -350,7 +351,7 @@ class GeneralizedAlpha:
             except FembError as exc:
                 raise ModelError(f"{self.name}: the initial acceleration needs a non-singular mass on the free DOFs "
                                  f"(rotational DOFs with zero rotary inertia?): {exc}") from None
-        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd})
+        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd, "lam": lam})
 
     def _constrained_acceleration(self, problem, t0, u, v, a, rhs, h):
         """Initial acceleration of the free DOFs (set in ``a``, whose prescribed entries are
@@ -463,17 +464,22 @@ class _AlphaSystem(_StepSystem):
     def finish(self, z):
         p, s, h = self.p, self.s, self.h
         g1, a1, v1, fd1 = self.last["g1"], self.last["a1"], self.last["v1"], self.last["fd"]
+        rheonomic = 0.0
         if self.multipliers is not None and getattr(self, "G1", None) is not None:
             self.multipliers = np.asarray(self.multipliers) / (1.0 - self.sc.alpha_f)  # λ_{n+1}
             g1 = g1 + self.G1.T @ self.multipliers
+            lam0 = s.extra.get("lam")
+            if lam0 is not None:  # work of time-dependent joints, λ̄·ΔΦ_t (zero for the others)
+                dphi_t = p.joint_state(s.u, self.t1)[0] - p.joint_state(s.u, s.t)[0]
+                rheonomic = 0.5 * float((lam0 + self.multipliers) @ dphi_t)
         u1 = s.u + z
         reaction = self.sc._reaction(p, self.t1, g1, a1)
         fs0, fs1 = self.fe0 - p.f_const, self.fe1 - p.f_const
         fd0 = s.extra.get("fd")
         terms = dict(work=0.5 * float((fs0 + fs1) @ z),
                      dissipated=0.0 if fd1 is None else 0.5 * float((fd0 + fd1) @ z),
-                     constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z))
-        return State(self.t1, u1, v1, a=a1, g=g1, extra={"reaction": reaction, "fd": fd1}), terms
+                     constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z) + rheonomic)
+        return State(self.t1, u1, v1, a=a1, g=g1, extra={"reaction": reaction, "fd": fd1, "lam": self.multipliers}), terms
 
 
 SCHEMES = {
