@@ -238,3 +238,27 @@ def test_joint_on_a_driven_hub_books_the_drive_work_exactly():
     assert W[-1] > 10.0  # the drive spins the body up: ½ m (2·0.8·t·1)² ≈ 10 J at t = 2 s
     assert np.abs(res.series("energy_residual")).max() <= 1e-9 * np.abs(res.series("total_energy")).max()
     assert res.series("constraint_residual").max() <= 1e-10
+
+
+@pytest.mark.parametrize("inner", ["universal", "revolute", "cylindrical"])
+def test_chain_on_a_spherical_pivot_keeps_its_angular_momentum_vector(inner):
+    """Two tumbling bodies without gravity, the first on a spherical joint to ground at the
+    origin, the second joined to it by an internal joint: no reaction has a moment about
+    the pivot, and the discrete joint forces are self-equilibrated (Ḡ annihilates the
+    discrete rigid rotation, since the averaged equations are rotation-invariant), so the
+    whole angular momentum vector about the origin is conserved to 1e-10 with the energy,
+    over 100 steps of Δt = 0.05 s."""
+    mesh = Mesh(np.array([[0.5, 0.2, 0.0], [0.9, 0.5, -0.2]]), {}, {"a": [0], "b": [1]})
+    model = Model(mesh, dim=3, name="spherical chain")
+    model.add_discrete("body a", "rigid_body3d", "a", **BODY)
+    model.add_discrete("body b", "rigid_body3d", "b", m=1.0, Jxx=0.2, Jyy=0.1, Jzz=0.15, Jxz=0.03)
+    model.joint3d("spherical", "a", None, point=(0.0, 0.0, 0.0), name="pivot")
+    model.joint3d(inner, "a", "b", axis=AXIS, name="inner")
+    model.initial_velocity("a", uz=1.0, rx=2.0)
+    model.initial_velocity("b", uy=-1.0, rz=3.0, ry=1.0)
+    res = solve_dynamic(model, 0.05, 5.0)
+    L = np.column_stack([res.series(f"angular_momentum_{c}") for c in "xyz"])
+    assert np.linalg.norm(L[0]) > 0.5
+    assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
+    assert energy_error(res) <= 1e-9
+    assert res.series("constraint_residual").max() <= 1e-10
