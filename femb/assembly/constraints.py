@@ -225,6 +225,37 @@ class ConstraintSet:
             return sp.csr_matrix((n, n))
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
+    def midpoint_stiffness(self, lam):
+        """∂(Ḡᵀλ)/∂Δu (CSR, n_var × n_var) of the discrete Jacobian of the last
+        ``midpoint_jacobian`` call, multipliers ``lam`` (all rows) fixed: half the curvature
+        for the kinds whose Ḡ is the mid-point Jacobian (exact for ``distance``), the
+        evaluators' own ``midpoint_stiffness`` when they have one (3-D joints: exact, per
+        unit Cayley vector), else half their curvature."""
+        n = self.table.n_var
+        lam = np.asarray(lam, dtype=np.float64)
+        H = self.hessian_term(np.concatenate([lam[: self.m - sum(ev.m for ev in self.evaluators)],
+                                              np.zeros(sum(ev.m for ev in self.evaluators))]))
+        out = 0.5 * H
+        r0 = self.m - sum(ev.m for ev in self.evaluators)
+        rows, cols, vals = [], [], []
+        for ev in self.evaluators:
+            lev = lam[r0:r0 + ev.m]
+            if hasattr(ev, "midpoint_stiffness"):
+                r, c, v = ev.midpoint_stiffness(lev)
+                w = 1.0
+            else:
+                r, c, v = ev.hessian(lev)
+                w = 0.5
+            r, c, v = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64)
+            keep = (r >= 0) & (c >= 0)
+            rows.append(r[keep])
+            cols.append(c[keep])
+            vals.append(w * v[keep])
+            r0 += ev.m
+        if rows:
+            out = out + sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+        return out.tocsr()
+
     def midpoint_jacobian(self, u0, u1, rotations=None):
         """Discrete Jacobian Ḡ (CSR, m × n_var) with Ḡ·(u1 − u0) = Φ(u1) − Φ(u0) exactly:
         the Jacobian at the mid-point for the (at most quadratic) translational kinds, the

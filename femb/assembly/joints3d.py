@@ -57,6 +57,13 @@ def _cross(a, b):
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
+def _cayley_spin_of(C):
+    """T(ψ) = (I + ψ̂/2)/(1 + |ψ|²/4) of the Cayley vector ψ of rotation C (3, 3),
+    ψ = 2 axial(C − Cᵀ)/(1 + tr C), so that δC Cᵀ = (T δψ)^."""
+    psi = 2.0 * np.array([C[2, 1] - C[1, 2], C[0, 2] - C[2, 0], C[1, 0] - C[0, 1]]) / (1.0 + np.trace(C))
+    return (np.eye(3) + 0.5 * _skew(psi)) / (1.0 + 0.25 * psi @ psi)
+
+
 def _skew(v):
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
@@ -158,7 +165,52 @@ class Joints3D:
         f0, f1 = self._frames(u0, R0), self._frames(u1, R1)
         frames = [(0.5 * (a0 + a1), 0.5 * (b0 + b1)) for (a0, b0), (a1, b1) in zip(f0, f1)]
         _, r, c, v = self._evaluate(0.5 * (u0 + u1), frames)
+        self._mid = (self._last, f1, [(_cayley_spin_of(a1 @ a0.T), _cayley_spin_of(b1 @ b0.T))
+                                      for (a0, b0), (a1, b1) in zip(f0, f1)])
         return r, c, v
+
+    def midpoint_stiffness(self, lam):
+        """Exact derivative of Ḡᵀλ (Ḡ of the last ``midpoint``, multipliers λ fixed) with
+        respect to the step unknowns (Δx, ψ): (rows, cols, vals) over variables, not
+        symmetric. With averaged directors p̄ = (p_0 + p_1)/2 and p_1 = cay(ψ) p_0,
+        δp̄ = −½ [p_1]× T(ψ) δψ (T = (I + ψ̂/2)/(1 + |ψ|²/4)) and δd̄ = ½ δΔd."""
+        if getattr(self, "_mid", None) is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        lam = np.asarray(lam, dtype=np.float64)
+        rows, cols, vals = [], [], []
+
+        def block(a, b, H):
+            if a[0] < 0 or b[0] < 0:
+                return
+            rows.append(np.repeat(a, 3))
+            cols.append(np.tile(b, 3))
+            vals.append(H.ravel())
+
+        records, ends, spins = self._mid
+        for rec, (Ra1, Rb1), (Ta, Tb) in zip(records, ends, spins):
+            s, dbar = rec["s"], rec["d"]
+            if rec["position"] is not None:
+                lv = lam[rec["position"]:rec["position"] + 3]
+                block(s.ra, s.ra, -0.5 * _skew(lv) @ _skew(Ra1 @ s.c) @ Ta)
+            for row, tbar, tref in rec["projections"]:
+                w = lam[row]
+                St1 = _skew(Ra1 @ tref) @ Ta
+                block(s.tb, s.ra, -0.5 * w * St1)
+                block(s.ta, s.ra, 0.5 * w * St1)
+                block(s.ra, s.ra, 0.5 * w * _skew(dbar) @ St1)
+                block(s.ra, s.tb, 0.5 * w * _skew(tbar))
+                block(s.ra, s.ta, -0.5 * w * _skew(tbar))
+            for row, pbar, qbar, pref, qref in rec["dots"]:
+                w = lam[row]
+                Sp1 = _skew(Ra1 @ pref) @ Ta
+                Sq1 = _skew(Rb1 @ qref) @ Tb
+                block(s.ra, s.ra, 0.5 * w * _skew(qbar) @ Sp1)
+                block(s.ra, s.rb, -0.5 * w * _skew(pbar) @ Sq1)
+                block(s.rb, s.rb, 0.5 * w * _skew(pbar) @ Sq1)
+                block(s.rb, s.ra, -0.5 * w * _skew(qbar) @ Sp1)
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
     def _evaluate(self, u, frames):
         phi = np.zeros(self.m)
@@ -191,25 +243,25 @@ class Joints3D:
                 rec["position"] = r0
                 r0 += 3
             if k in ("cylindrical", "prismatic"):
-                for tvec in (t1_a, t2_a):
+                for tvec, tref in ((t1_a, s.t1), (t2_a, s.t2)):
                     phi[r0] = tvec @ r
                     put(r0, s.tb, tvec)
                     put(r0, s.ta, -tvec)
                     put(r0, s.ra, _cross(tvec, d))
-                    rec["projections"].append((r0, tvec))
+                    rec["projections"].append((r0, tvec, tref))
                     r0 += 1
             pairs = []
             if k in ("revolute", "cylindrical", "prismatic"):
-                pairs += [(t1_a, n_b), (t2_a, n_b)]
+                pairs += [(t1_a, n_b, s.t1, s.n0), (t2_a, n_b, s.t2, s.n0)]
             if k == "universal":
-                pairs.append((n_a, t1_b))
+                pairs.append((n_a, t1_b, s.n0, s.t1))
             if k == "prismatic":
-                pairs.append((t1_a, t2_b))
-            for p, q in pairs:
+                pairs.append((t1_a, t2_b, s.t1, s.t2))
+            for p, q, pref, qref in pairs:
                 phi[r0] = p @ q
                 put(r0, s.ra, _cross(p, q))
                 put(r0, s.rb, _cross(q, p))
-                rec["dots"].append((r0, p, q))
+                rec["dots"].append((r0, p, q, pref, qref))
                 r0 += 1
             state.append(rec)
         self._last = state
@@ -238,14 +290,14 @@ class Joints3D:
             if rec["position"] is not None:
                 lv = lam[rec["position"]:rec["position"] + 3]
                 block(s.ra, s.ra, (lv @ v) * eye - 0.5 * (np.outer(v, lv) + np.outer(lv, v)))
-            for row, tvec in rec["projections"]:
+            for row, tvec, _ in rec["projections"]:
                 w = lam[row]
                 block(s.ra, s.tb, w * _skew(tvec))
                 block(s.tb, s.ra, w * _skew(tvec).T)
                 block(s.ra, s.ta, -w * _skew(tvec))
                 block(s.ta, s.ra, -w * _skew(tvec).T)
                 block(s.ra, s.ra, w * (0.5 * (np.outer(tvec, d) + np.outer(d, tvec)) - (tvec @ d) * eye))
-            for row, p, q in rec["dots"]:
+            for row, p, q, _, _ in rec["dots"]:
                 w = lam[row]
                 pq = p @ q
                 sym = 0.5 * (np.outer(p, q) + np.outer(q, p)) - pq * eye

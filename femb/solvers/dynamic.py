@@ -189,6 +189,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
             if last_h is not None and abs(h - last_h) > 1e-14 * h:
                 correction.reset()
             system = sch.system(prob, state, h)
+            system.multipliers_guess = joints["multipliers"] if len(joints["multipliers"]) else None
             try:
                 report = iterate(system, newton, correction, reuse=newton.modified and last_h == h)
                 failure = None

@@ -352,6 +352,13 @@ class DynamicProblem:
         per unit Cayley vector of the increment, ``rotations`` = (R0, R1))."""
         return self.joints.midpoint_jacobian(u0, u1, rotations=rotations)[self.active_rows]
 
+    def joint_discrete_stiffness(self, multipliers):
+        """∂(Ḡᵀλ)/∂Δu over all variables (CSR) of the last ``joint_discrete_jacobian``, for
+        multipliers of the active rows (ConstraintSet.midpoint_stiffness)."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        return self.joints.midpoint_stiffness(lam)
+
     def joint_stiffness(self, multipliers):
         """Σ λ_i ∇²Φ_i over all variables (CSR) for multipliers of the active rows."""
         lam = np.zeros(self.joints.m)

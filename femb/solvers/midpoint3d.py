@@ -227,12 +227,10 @@ class MidPoint3DSystem(_StepSystem):
         return phi, G.tocsc()[:, ev].tocsr(), Gbar.tocsc()[:, ev].tocsr()
 
     def constraint_stiffness(self, multipliers):
-        """Approximate ∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature at
-        the averaged state of the last discrete Jacobian (exact for the translational
-        part; the Cayley chain of the rotational part is left out, which only slows the
-        Newton loop, the residual being exact)."""
+        """∂(Ḡᵀλ)/∂z over the free equations at the last discrete Jacobian, multipliers
+        fixed (exact for the 3-D joints and the translational kinds)."""
         ev = self.eq_var
-        return 0.5 * self.p.joint_stiffness(multipliers)[ev][:, ev]
+        return self.p.joint_discrete_stiffness(multipliers)[ev][:, ev]
 
     # ---------------------------------------------------------------- end of step
     def finish(self, z):

@@ -116,13 +116,14 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     ``evaluate(x) -> (r, K, scale)``; ``system.constraints(x) -> (Φ, G, Ḡ)`` over the free
     equations, ``system.apply(x, dx)``, optionally ``system.constraint_stiffness(λ)`` (the
     joints' curvature, added to K with the current multiplier estimate) and
-    ``system.limit(x, dx)`` (a step-length factor). Converged when the projected residual
+    ``system.limit(x, dx)`` (a step-length factor) and ``system.multipliers_guess`` (the
+    multipliers for the curvature of the first iteration). Converged when the projected residual
     ‖N̄ᵀr‖ ≤ tolerance·scale and ‖Φ‖ ≤ constraint_tolerance·length_scale; the multipliers
     are in ``report.multipliers``.
     """
     history = []
     r = None
-    lam = None
+    lam = getattr(system, "multipliers_guess", None)  # e.g. the previous time step's multipliers
     stiffness = getattr(system, "constraint_stiffness", None)
     limit = getattr(system, "limit", None)
     floor = getattr(system, "noise_floor", None)  # see femb.solvers.step_newton.iterate

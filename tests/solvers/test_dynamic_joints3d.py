@@ -82,6 +82,29 @@ def test_discrete_jacobian_is_an_exact_derivative_at_large_increments(kind):
     assert control > 1e-3, control
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_newton_matrix_of_the_joint_forces_is_their_exact_derivative(kind):
+    """ConstraintSet.midpoint_stiffness = ∂(Ḡᵀλ)/∂(Δx, ψ) at fixed λ (central differences,
+    step 1e-6, at a random state with rotation increments of about 1 rad)."""
+    model = two_bodies(kind)
+    table = build_table(model)
+    cs = ConstraintSet(model, table)
+    rng = np.random.default_rng(3)
+    rot = np.array([[table.var_of(n, d) for d in ("rx", "ry", "rz")] for n in (0, 1)])
+    R0 = np.stack([expm(rng.normal(size=3)) for _ in range(2)])
+    u0, z, lam = rng.normal(scale=0.3, size=table.n_var), rng.normal(scale=0.5, size=table.n_var), rng.normal(size=cs.m)
+
+    def force(z):
+        return cs.midpoint_jacobian(u0, u0 + z, rotations=(R0, cayley(z[rot]) @ R0)).T @ lam
+
+    force(z)
+    K = cs.midpoint_stiffness(lam).toarray()
+    e = 1e-6
+    fd = np.column_stack([(force(z + e * col) - force(z - e * col)) / (2 * e) for col in np.eye(table.n_var)])
+    assert np.abs(K - fd).max() <= 1e-8 * np.abs(fd).max()
+    assert np.abs(fd).max() > 0.1
+
+
 def _log(R):
     from femb.core.rotations import log_batch
     out = np.empty((1, 3))
