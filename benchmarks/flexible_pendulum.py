@@ -60,7 +60,7 @@ static strain energy of a cantilever against ½ P δ for both codes, and the rig
 (N = 10, stiffnesses × 100: small drift for every scheme). ``--profile N ...`` splits a
 femb mid-point run into element kernel, gather/scatter, factorization, triangular solves,
 energy recording, the rotation/chord turn limit of the Newton corrections and the rest
-(Python and numpy glue), with the default Newton solver and with BandLU, and prints
+(Python and numpy glue) with the default Newton solver (compiled band LU), and prints
 Exudyn's own timers.
 
 Results are printed and written to benchmarks/out/flexible_pendulum.{json,md}. Reported,
@@ -88,7 +88,6 @@ from femb.solvers import integrators
 from femb.solvers import HHT, DynamicSettings, GeneralizedAlpha, MidPoint, Newmark, solve_dynamic
 from femb.solvers.dynamic_problem import DynamicProblem
 from femb.solvers.energy import EnergyAccount
-from femb.solvers.linear import BandLU
 from femb.solvers.newton import NewtonSettings
 from femb.solvers.step_newton import DirectCorrection
 
@@ -207,35 +206,6 @@ def femb_settings(scheme, tol, modified, record_every):
     return DynamicSettings(scheme=scheme, mass="invariant", record_every=record_every,
                            newton=NewtonSettings(tolerance=tol, increment_tolerance=1e-13, max_iterations=MAX_ITERATIONS,
                                                  max_cutbacks=MAX_CUTBACKS, modified=modified))
-
-
-class BandCorrection(DirectCorrection):
-    """DirectCorrection with femb.solvers.linear.BandLU (compiled band LU, no LAPACK/scipy
-    wrapper calls) for band matrices of any size; the proposed default of step_newton."""
-
-    def factorize(self, K):
-        n = K.shape[0]
-        if n == 0:
-            return super().factorize(K)
-        _, kl, ku, _ = self._layout(K)
-        if kl + ku > self.band_limit:
-            return super().factorize(K)
-        lu = getattr(self, "_band", None)
-        if lu is None or lu.n != n or (lu.kl, lu.ku) != (kl, ku):
-            lu = self._band = BandLU(K, self.table, "dynamic step matrix", kl, ku)
-        else:
-            lu.factorize(K)
-        if not lu.pivot_ratio > 1e-13:
-            self.factor = None
-            self._singular(K, f"pivot ratio {lu.pivot_ratio:.1e}")
-        self.factor = ("bandlu", lu)
-
-    def __call__(self, K, r):
-        if K is not None:
-            self.factorize(K)
-        if self.factor[0] == "bandlu":
-            return -self.factor[1].solve(r)
-        return super().__call__(None, r)
 
 
 def femb_nodal(res, n):
@@ -587,7 +557,6 @@ FEMB_SCHEMES = {
     "midpoint": ("femb mid-point", lambda: MidPoint(), False, None, None),
     "midpoint-1e-12": ("femb mid-point, tol 1e-12", lambda: MidPoint(), False, 1e-12, None),
     "midpoint-modified": ("femb mid-point, modified Newton", lambda: MidPoint(), True, None, None),
-    "midpoint-bandlu": ("femb mid-point, BandLU correction", lambda: MidPoint(), False, None, BandCorrection),
     "newmark": ("femb Newmark (trapezoidal)", lambda: Newmark(), False, None, None),
     "hht": ("femb HHT(-0.05)", lambda: HHT(-0.05), False, None, None),
     "genalpha": ("femb gen-alpha(0.9)", lambda: GeneralizedAlpha(0.9), False, None, None),
@@ -669,7 +638,7 @@ def main(argv=None):
             print(line, flush=True)
             table.append(line)
             report["rows"].append(r)
-    pairs = [("midpoint", "exudyn-genalpha"), ("midpoint-bandlu", "exudyn-genalpha"), ("midpoint-modified", "exudyn-genalpha-modified"),
+    pairs = [("midpoint", "exudyn-genalpha"), ("midpoint-modified", "exudyn-genalpha-modified"),
              ("genalpha", "exudyn-genalpha"), ("newmark", "exudyn-newmark")]
     summary = ["femb/Exudyn time per step (energy drift femb | Exudyn):"]
     for n in args.elements:
@@ -684,8 +653,6 @@ def main(argv=None):
     for n in args.profile:
         p = profile_midpoint(n, args.dt, args.t_end, args.tol)
         report["profile"] += print_profile(p, "DirectCorrection")
-        p2 = profile_midpoint(n, args.dt, args.t_end, args.tol, BandCorrection)
-        report["profile"] += print_profile(p2, "BandCorrection")
         if exu is not None:  # Exudyn's own timers exist in its default module only: a separate process
             cmd = [sys.executable, os.path.abspath(__file__), "--exudyn-timers", str(n), "--dt", str(args.dt),
                    "--t-end", str(args.t_end), "--tol", str(args.tol)]
