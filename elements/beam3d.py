@@ -703,36 +703,185 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
 
 
 @jit
+def _cayley_matrix(c, C):
+    """C (3, 3) = cay(c) = I + (ĉ + ĉ²/2)/(1 + |c|²/4)."""
+    den = 1.0 + 0.25 * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2])
+    hat(c, C)
+    H = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            H[i, j] = C[i, j]
+    for i in range(3):
+        for j in range(3):
+            acc = 0.0
+            for k in range(3):
+                acc += H[i, k] * H[k, j]
+            C[i, j] = ((1.0 if i == j else 0.0) + (H[i, j] + 0.5 * acc) / den)
+
+
+@jit
+def _invariant_gradient(Xt, ut, Rt, pt, R0, pi, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd, W, J, V,
+                        C, grad):
+    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,) and
+    the gradient grad (13,) = ∂Ṽ/∂π; returns Ṽ.
+
+    y = Q1ᵀ x21 (the chord in the section triad of node 1), P = Q1ᵀ Q2 (row-major, the
+    relative triad), λ = x21·x21. Ṽ(y, P, λ) is the co-rotational energy of the configuration
+    x21 = √λ R0 y/|y|, Q1 = R0, Q2 = R0 cay(c(P)) (a rotated copy of the element, with node 1
+    at its reference triad so that the stretch is computed without cancellation), with
+    c(P) = 2 vee(P − Pᵀ)/(1 + tr P): the Cayley vector of P when P is a rotation, and a
+    smooth extension of V to the non-orthogonal P of averaged invariants otherwise.
+    Xt (1, 2, 3), pt (1, n_p) the element's reference positions and properties; ut, Rt
+    work arrays of the rotated copy; R0 its reference triad (filled by the call).
+    """
+    tau = 1.0 + pi[3] + pi[7] + pi[11]
+    cv = np.empty(3)
+    cv[0] = 2.0 * (pi[3 + 7] - pi[3 + 5]) / tau
+    cv[1] = 2.0 * (pi[3 + 2] - pi[3 + 6]) / tau
+    cv[2] = 2.0 * (pi[3 + 3] - pi[3 + 1]) / tau
+    _reference_triad(Xt, pt, 0, R0)
+    _cayley_matrix(cv, C)
+    ny = math.sqrt(pi[0] * pi[0] + pi[1] * pi[1] + pi[2] * pi[2])
+    sl = math.sqrt(pi[12])
+    for k in range(3):
+        ut[0, k] = 0.0
+        ut[0, 3 + k] = 0.0
+        ut[0, 9 + k] = 0.0
+        ut[0, 6 + k] = (R0[k, 0] * pi[0] + R0[k, 1] * pi[1] + R0[k, 2] * pi[2]) * sl / ny - (Xt[0, 1, k] - Xt[0, 0, k])
+    # nodal rotations R_a = Q_a R0ᵀ: R_1 = I, R_2 = R0 C R0ᵀ
+    for i in range(3):
+        for j in range(3):
+            Rt[0, 0, i, j] = 1.0 if i == j else 0.0
+            acc = 0.0
+            for k in range(3):
+                for m in range(3):
+                    acc += R0[i, k] * C[k, m] * R0[j, m]
+            Rt[0, 1, i, j] = acc
+    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, 0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+    _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, False, W, J, V)
+    # back to the frame of node 1: ∂Ṽ/∂y = R0ᵀ f_x2; spin of node 2 w' = R0 T(c) δc
+    m = np.empty(3)
+    fy = np.empty(3)
+    for k in range(3):
+        fy[k] = R0[0, k] * fcr[6] + R0[1, k] * fcr[7] + R0[2, k] * fcr[8]
+        m[k] = R0[0, k] * fcr[9] + R0[1, k] * fcr[10] + R0[2, k] * fcr[11]
+    # x21 = √λ ŷ: ∂Ṽ/∂y = (√λ/|y|)(I − ŷŷᵀ) f_y, ∂Ṽ/∂λ = ŷ·f_y/(2√λ)
+    yf = (pi[0] * fy[0] + pi[1] * fy[1] + pi[2] * fy[2]) / ny
+    for k in range(3):
+        grad[k] = sl / ny * (fy[k] - yf * pi[k] / ny)
+    grad[12] = yf / (2.0 * sl)
+    den = 1.0 + 0.25 * (cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2])
+    mu0 = (m[0] - 0.5 * (cv[1] * m[2] - cv[2] * m[1])) / den  # μ = T(c)ᵀ m
+    mu1 = (m[1] - 0.5 * (cv[2] * m[0] - cv[0] * m[2])) / den
+    mu2 = (m[2] - 0.5 * (cv[0] * m[1] - cv[1] * m[0])) / den
+    cm = (cv[0] * mu0 + cv[1] * mu1 + cv[2] * mu2) / tau
+    # ∂Ṽ/∂P = (2/τ) μ̂ − (c·μ/τ) I
+    grad[3 + 0], grad[3 + 1], grad[3 + 2] = -cm, -2.0 * mu2 / tau, 2.0 * mu1 / tau
+    grad[3 + 3], grad[3 + 4], grad[3 + 5] = 2.0 * mu2 / tau, -cm, -2.0 * mu0 / tau
+    grad[3 + 6], grad[3 + 7], grad[3 + 8] = -2.0 * mu1 / tau, 2.0 * mu0 / tau, -cm
+    return Ve
+
+
+@jit
+def _invariants(X, u, R, e, R0, Q1, Q2, x21, pi):
+    """Section triads Q_a = R_a R0 (3, 3), chord x21 (3,) and invariants
+    π = (Q1ᵀ x21, Q1ᵀ Q2, x21·x21) (13,) of element ``e`` at (u, R)."""
+    for i in range(3):
+        x21[i] = X[e, 1, i] - X[e, 0, i] + u[e, 6 + i] - u[e, i]
+        for j in range(3):
+            a1 = 0.0
+            a2 = 0.0
+            for k in range(3):
+                a1 += R[e, 0, i, k] * R0[k, j]
+                a2 += R[e, 1, i, k] * R0[k, j]
+            Q1[i, j] = a1
+            Q2[i, j] = a2
+    for j in range(3):
+        acc = 0.0
+        for k in range(3):
+            acc += Q1[k, j] * x21[k]
+        pi[j] = acc
+        for m in range(3):
+            acc = 0.0
+            for k in range(3):
+                acc += Q1[k, j] * Q2[k, m]
+            pi[3 + 3 * j + m] = acc
+    pi[12] = x21[0] * x21[0] + x21[1] * x21[1] + x21[2] * x21[2]
+
+
+@jit
+def _invariant_variation(Q1, Q2, x21, B):
+    """B (13, 12): variation of π = (Q1ᵀ x21, Q1ᵀ Q2, x21·x21) over (δx1, w1, δx2, w2) for
+    the triads and chord given (δQ_a = ŵ_a Q_a): δy_j = d1_j·δx21 + (d1_j × x21)·w1,
+    δP_ij = (d1_i × d2_j)·(w1 − w2), δλ = 2 x21·δx21. Exact for any 3×3 Q_a (averaged
+    triads included)."""
+    for k in range(3):
+        B[12, k] = -2.0 * x21[k]
+        B[12, 6 + k] = 2.0 * x21[k]
+        B[12, 3 + k] = 0.0
+        B[12, 9 + k] = 0.0
+    for r in range(12):
+        for s in range(12):
+            B[r, s] = 0.0
+    for j in range(3):
+        for k in range(3):
+            B[j, k] = -Q1[k, j]
+            B[j, 6 + k] = Q1[k, j]
+        B[j, 3 + 0] = Q1[1, j] * x21[2] - Q1[2, j] * x21[1]
+        B[j, 3 + 1] = Q1[2, j] * x21[0] - Q1[0, j] * x21[2]
+        B[j, 3 + 2] = Q1[0, j] * x21[1] - Q1[1, j] * x21[0]
+        for m in range(3):
+            r = 3 + 3 * j + m
+            cx = Q1[1, j] * Q2[2, m] - Q1[2, j] * Q2[1, m]
+            cy = Q1[2, j] * Q2[0, m] - Q1[0, j] * Q2[2, m]
+            cz = Q1[0, j] * Q2[1, m] - Q1[1, j] * Q2[0, m]
+            B[r, 3], B[r, 4], B[r, 5] = cx, cy, cz
+            B[r, 9], B[r, 10], B[r, 11] = -cx, -cy, -cz
+
+
+@jit
+def _cayley_T(ps, Tp):
+    """Tp (3, 3) = (I + ψ̂/2)/(1 + |ψ|²/4): spatial spin of cay(ψ) R per δψ."""
+    den = 1.0 + 0.25 * (ps[0] * ps[0] + ps[1] * ps[1] + ps[2] * ps[2])
+    Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps[2] / den, 0.5 * ps[1] / den
+    Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps[2] / den, 1.0 / den, -0.5 * ps[0] / den
+    Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
+
+
+@jit
 def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
-    """Energy- and momentum-conserving algorithmic force of the step (u0, R0n) → (u1, R1n).
+    """Energy- and momentum-conserving algorithmic force of the step (u0, R0n) → (u1, R1n):
+    a discrete gradient in quadratic invariants (Gonzalez 1996).
 
     The step increment of one element is Δq = (Δx1, ψ1, Δx2, ψ2) (12,): translation
     increments and the Cayley vectors ψ_a of the nodal rotation increments
-    (R1 = cay(ψ) R0). The force is a Gonzalez-type discrete gradient built on the
-    co-rotational structure::
+    (R1 = cay(ψ) R0). The co-rotational energy is a function Ṽ(π) of the 12 invariants
+    π = (y, P), y = Q1ᵀ x21, P = Q1ᵀ Q2 (Q_a the section triads, x21 the chord); each is
+    bilinear in the chord and the directors (columns of Q_a). With Cayley increments a
+    director moves by Δd = ψ × d̄ exactly, d̄ = ½ (d_n + d_{n+1}), so the invariants change by
 
-        f̄ = Tᵀ(q_m) f̄_l + c G w,   f̄_l = ½ (f_l(q0) + f_l(q1)),
-        c = (V(q1) − V(q0) − Tᵀ(q_m) f̄_l·Δq) / (w·G w)
+        Δπ = B(q̄) Δq   exactly,
 
-    f_l = (N, m̄1, m̄2) the local force (invariant under rigid motion), Tᵀ(q_m) the
-    co-rotational transformation at the mid configuration q_m = (um, Rm) (um the mean
-    translations, Rm the geodesic mid rotations), G = diag(1, l0², 1, l0²) a metric, and
-    w = Δq minus its G-orthogonal projection onto the six rigid-body modes at the mid
-    positions (translations; e × x_m on positions and e on rotations). Both parts are
-    self-equilibrated at the mid positions (zero resultant force and moment), so the
-    internal forces keep linear and angular momentum; f̄·Δq = V(q1) − V(q0) exactly; a
-    rigid step has w = 0 and f̄_l unchanged, so a stress-free rigid motion gives f̄ = 0 at
-    any step size. c = 0 when w·G w ≤ 1e-20 Δq·G Δq (a rigid step to round-off) or
-    when the mismatch is below 1e-13 (|V0| + |V1| + Σ|f_b,i Δq_i|) (the rounding level of
-    the step's work; this also leaves out the correction where it is not needed); f_b·Δq is
-    evaluated as f_b·w (equal, since f_b is orthogonal to the rigid modes, and free of the
-    rounding of a large rigid part of the step).
+    B(q̄) the variation of π (``_invariant_variation``) at the *averaged* configuration q̄
+    (averaged chord and triads). The force is
 
-    Arrays: X (n_el, 2, 3); u0, u1, um (n_el, 12) (rotational slots ignored); R0n, R1n,
-    Rm (n_el, 2, 3, 3); psi (n_el, 2, 3); D (n_el, 2, 3, 3) the derivative of the mid
-    spins with respect to ψ_a (the translational one is ½); p properties. Writes f
+        f̄ = B(q̄)ᵀ ḡ,   ḡ = ∇Ṽ(π̄) + [(ΔV − ∇Ṽ(π̄)·Δπ)/(Δπ·M Δπ)] M Δπ,
+
+    π̄ = ½ (π_n + π_{n+1}), M = diag(1, 1, 1, l0², …) (``_invariant_gradient`` for Ṽ off
+    the invariants of rigid configurations). Hence f̄·Δq = ḡ·Δπ = ΔV exactly; B(q̄)ᵀ ḡ is
+    self-equilibrated at the mid positions for any ḡ (π is invariant under rotations of
+    chord and directors together), so linear and angular momentum are exact; a rigid step
+    has Δπ = 0, hence ḡ = ∇Ṽ(π_n) and f̄ = 0 for a stress-free element at any step size.
+    The mismatch ΔV − ∇Ṽ(π̄)·Δπ is the mid-point error of a smooth function of π,
+    O(|Δπ|³), so the correction is O(|Δπ|²): it vanishes smoothly with the deformation
+    increment, whatever the rigid motion of the step. It is left out when the mismatch is
+    below 1e-13 (|V_n| + |V_{n+1}| + Σ|∇Ṽ_k Δπ_k|) (the rounding level of the step's work).
+
+    Arrays: X (n_el, 2, 3); u0, u1 (n_el, 12) (rotational slots ignored); R0n, R1n
+    (n_el, 2, 3, 3); psi (n_el, 2, 3); p properties; um, Rm, D (mid configuration and
+    mid-spin derivative, accepted for the solver's call and not needed here). Writes f
     (n_el, 12) and K (n_el, 12, 12) = ∂f̄/∂Δq without the derivative of the correction
-    term (the mid-point tangent, enough for Newton to converge).
+    term (the Hessian of Ṽ by forward differences of ∇Ṽ, relative step 1e-7).
     """
     R0 = np.empty((3, 3))
     F = np.empty((3, 3))
@@ -745,234 +894,185 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     qv = np.empty(7)
     rho = np.empty(6)
     G = np.empty((6, 7))
-    sig0 = np.empty(6)
-    sig1 = np.empty(6)
-    fl0 = np.empty(7)
-    fl1 = np.empty(7)
-    flm = np.empty(7)
-    Hl = np.empty((7, 7))
+    sig = np.empty(6)
+    fl = np.empty(7)
+    Hl = np.zeros((7, 7))
     W = np.empty((_N_ROWS, 12))
     J = np.empty((5, 3, 3))
     V = np.empty((12, 3))
-    Km = np.empty((12, 12))
-    Km2 = np.empty((12, 12))
-    Hl1 = np.empty((7, 7))
-    Dql1 = np.empty((7, 12))
-    HD = np.empty((7, 12))
-    Tt = np.empty((12, 7))
-    Kmat = np.empty((12, 12))
-    unit = np.empty(7)
-    r1one = np.empty(3)
-    col = np.empty(12)
-    f1 = np.empty(12)
-    gw = np.empty(12)
-    dnum = np.empty(12)
-    P = np.empty((12, 12))
-    AB = np.empty((6, 12))
-    dB = np.empty((12, 6))
-    rhs = np.empty(6)
-    dq = np.empty(12)
-    wt = np.empty(12)
-    B = np.zeros((12, 6))
-    A = np.empty((6, 6))
-    b = np.empty(6)
-    xm = np.empty((2, 3))
+    fcr = np.empty(12)
+    Kd = np.empty((12, 12))
+    C = np.empty((3, 3))
+    Xt = np.empty((1, 2, 3))
+    ut = np.empty((1, 12))
+    Rt = np.empty((1, 2, 3, 3))
+    pt = np.empty((1, p.shape[1]))
+    Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
+    Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
+    xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
+    pia, pib, pim, pip = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
+    dpi, wt, gm, gp, gb = np.empty(13), np.empty(13), np.empty(13), np.empty(13), np.empty(13)
+    Hpi = np.empty((13, 13))
+    g1, zc = np.empty(13), np.empty(13)
+    Kp = np.empty((13, 12))
+    Bm = np.empty((13, 12))
+    B1 = np.empty((13, 12))
+    HB = np.empty((12, 12))
+    Tp = np.empty((2, 3, 3))
+    v1 = np.empty(3)
+    fx = np.empty(3)
     for e in range(X.shape[0]):
-        V0, l0, ln, _, _ = _local_state(X, u0, R0n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig0, fl0)
-        V1, _, l1, h1, g1 = _local_state(X, u1, R1n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig1, fl1)
-        for k in range(3):
-            r1one[k] = F[0, k]
-        _local_hessian(G, S, Hq, sig1, True, Hl1)
-        # f1 = ∂V/∂(δx, δw) at q1 and the local-coordinate variation Dql1 (7, 12) there
-        _transform(F, qa, th, l1, h1, g1, fl1, Hl1, f1, Km, True, W, J, V)
-        for i in range(7):
-            for j in range(12):
-                Dql1[i, j] = W[_DQL + i, j]
-        for k in range(7):
-            flm[k] = 0.5 * (fl0[k] + fl1[k])
-        # mid configuration: f_b = Tᵀ(q_m) f̄_l; Km its derivative at fixed f̄_l (Hl = 0)
-        _, l, ul, h, g = _kinematics(X, um, Rm, p, e, R0, F, qa, th, RR)
-        # axial force along the mid chord as N̄ x21_m/l_av (Crisfield–Shi): its work is
-        # N̄ (l1 − l0) exactly, whatever the rigid turn of the step
-        lav = 0.5 * (ln + l1)
-        sN = l / lav
-        N_avg = flm[0]
-        flm[0] *= sN
-        for i in range(7):
-            for j in range(7):
-                Hl[i, j] = 0.0
-        _transform(F, qa, th, l, h, g, flm, Hl, f[e], Km, True, W, J, V)
-        # Tᵀ(q_m) (12, 7) column by column (the transformation is linear in the local force)
-        for i in range(7):
-            for k in range(7):
-                unit[k] = 1.0 if k == i else 0.0
-            _transform(F, qa, th, l, h, g, unit, Hl, col, Km2, False, W, J, V)
-            for r in range(12):
-                Tt[r, i] = col[r]
-        # material part ½ Tᵀ(q_m) H1 Dql1 ∂q1/∂Δq (∂w1/∂ψ = T(ψ)), added to Km·D below
-        for i in range(7):
-            for j in range(12):
-                acc = 0.0
-                for k in range(7):
-                    acc += Hl1[i, k] * Dql1[k, j]
-                HD[i, j] = acc * (sN if i == 0 else 1.0)
+        for a in range(2):
+            for k in range(3):
+                Xt[0, a, k] = X[e, a, k]
+        for k in range(p.shape[1]):
+            pt[0, k] = p[e, k]
+        V0, l0, _, _, _ = _local_state(X, u0, R0n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+        V1, _, _, _, _ = _local_state(X, u1, R1n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+        _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
+        _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
+        den = 0.0
+        for k in range(13):
+            dpi[k] = pib[k] - pia[k]
+            pim[k] = 0.5 * (pia[k] + pib[k])
+            wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
+            den += wt[k] * dpi[k] * dpi[k]
+        _invariant_gradient(Xt, ut, Rt, pt, R0, pim, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd,
+                            W, J, V, C, gm)
+        _invariant_gradient(Xt, ut, Rt, pt, R0, pib, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd,
+                            W, J, V, C, g1)
+        num = V1 - V0
+        for k in range(13):
+            num -= gm[k] * dpi[k]
+        # regularized quotient: exact energy to a relative (ε/|Δπ|)² where the mismatch is
+        # far above round-off, and no amplification of rounding where Δπ → 0
+        sden = den + (1e-7 * l0) ** 2
+        cc = num / sden if den > 0.0 else 0.0
+        for k in range(13):
+            gb[k] = gm[k] + cc * wt[k] * dpi[k]
+        # averaged configuration and its invariant variation
+        for i in range(3):
+            xm[i] = 0.5 * (xa[i] + xb[i])
+            for j in range(3):
+                Q1m[i, j] = 0.5 * (Q1a[i, j] + Q1b[i, j])
+                Q2m[i, j] = 0.5 * (Q2a[i, j] + Q2b[i, j])
+        _invariant_variation(Q1m, Q2m, xm, Bm)
         for r in range(12):
-            for j in range(12):
-                acc = 0.0
-                for i in range(7):
-                    acc += Tt[r, i] * HD[i, j]
-                Kmat[r, j] = 0.5 * acc
-        # derivative of the factor l_m/l_av (translations only)
-        for k in range(3):
-            dsk = 0.5 * (F[0, k] * lav - l * r1one[k]) / (lav * lav)
-            for r in range(12):
-                Kmat[r, 6 + k] += Tt[r, 0] * N_avg * dsk
-                Kmat[r, k] -= Tt[r, 0] * N_avg * dsk
-        # step increment and metric
-        for a in range(2):
-            for k in range(3):
-                dq[6 * a + k] = u1[e, 6 * a + k] - u0[e, 6 * a + k]
-                dq[6 * a + 3 + k] = psi[e, a, k]
-                wt[6 * a + k] = 1.0
-                wt[6 * a + 3 + k] = l0 * l0
-                xm[a, k] = X[e, a, k] + um[e, 6 * a + k]
-        # rigid modes about the mid centroid: columns 0-2 translations, 3-5 rotations
-        for k in range(3):
-            half_chord = 0.5 * (xm[1, k] - xm[0, k])
-            xm[0, k] = -half_chord
-            xm[1, k] = half_chord
-        for a in range(2):
-            for k in range(3):
-                for m in range(6):
-                    B[6 * a + k, m] = 0.0
-                    B[6 * a + 3 + k, m] = 0.0
-                B[6 * a + k, k] = 1.0
-                B[6 * a + 3 + k, 3 + k] = 1.0
-            # e_m × r: column 3 + m
-            B[6 * a + 1, 3] = -xm[a, 2]
-            B[6 * a + 2, 3] = xm[a, 1]
-            B[6 * a + 0, 4] = xm[a, 2]
-            B[6 * a + 2, 4] = -xm[a, 0]
-            B[6 * a + 0, 5] = -xm[a, 1]
-            B[6 * a + 1, 5] = xm[a, 0]
-        for i in range(6):
             acc = 0.0
-            for r in range(12):
-                acc += B[r, i] * wt[r] * dq[r]
-            b[i] = acc
-            for j in range(6):
-                acc = 0.0
-                for r in range(12):
-                    acc += B[r, i] * wt[r] * B[r, j]
-                A[i, j] = acc
-        alpha = np.linalg.solve(A, b)
-        wGw = 0.0
-        qGq = 0.0
-        work = 0.0
-        awork = 0.0
-        for r in range(12):
-            acc = dq[r]
-            for i in range(6):
-                acc -= B[r, i] * alpha[i]
-            gw[r] = wt[r] * acc  # G w
-            wGw += gw[r] * acc
-            qGq += wt[r] * dq[r] * dq[r]
-            # f_b is orthogonal to the rigid modes, so f_b·Δq = f_b·w: computed on w it is
-            # free of the rounding of the (large) rigid part of the step
-            work += f[e, r] * acc
-            awork += abs(f[e, r] * dq[r])
-        # base tangent K = Km · ∂q_m/∂Δq + Kmat · ∂q1/∂Δq
+            for k in range(13):
+                acc += Bm[k, r] * gb[k]
+            f[e, r] = acc
+        # ------------------------------------------------------------ Newton matrix
+        # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,
+        #     δd̄ = ½ w × d_{n+1}, w_a = T(ψ_a) δψ_a
         for a in range(2):
-            ps0, ps1, ps2 = psi[e, a, 0], psi[e, a, 1], psi[e, a, 2]
-            den = 1.0 + 0.25 * (ps0 * ps0 + ps1 * ps1 + ps2 * ps2)
-            Tp = J[4]
-            Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps2 / den, 0.5 * ps1 / den
-            Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps2 / den, 1.0 / den, -0.5 * ps0 / den
-            Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps1 / den, 0.5 * ps0 / den, 1.0 / den
-            for i in range(12):
+            _cayley_T(psi[e, a], Tp[a])
+        for r in range(12):
+            for s in range(12):
+                HB[r, s] = 0.0  # derivative over (δx1, w1, δx2, w2)
+        # f_x2 = −f_x1 = Q̄1 g_y: δ = ½ w1 × v1, v1 = Q1_{n+1} g_y
+        for i in range(3):
+            v1[i] = Q1b[i, 0] * gb[0] + Q1b[i, 1] * gb[1] + Q1b[i, 2] * gb[2]
+            fx[i] = Q1m[i, 0] * gb[0] + Q1m[i, 1] * gb[1] + Q1m[i, 2] * gb[2]
+        ek = np.zeros(3)
+        dv = np.empty(3)
+        for k in range(3):
+            ek[:] = 0.0
+            ek[k] = 1.0
+            _cross(ek, v1, dv)
+            for i in range(3):
+                dv[i] *= 0.5
+                HB[6 + i, 3 + k] += dv[i]
+                HB[i, 3 + k] -= dv[i]
+            # f_w1 = f_x2 × x̄21 + Z, f_w2 = −Z, Z = Σ g_P,ij d̄1_i × d̄2_j: δf_x2 × x̄21 first
+            HB[3 + 0, 3 + k] += dv[1] * xm[2] - dv[2] * xm[1]
+            HB[3 + 1, 3 + k] += dv[2] * xm[0] - dv[0] * xm[2]
+            HB[3 + 2, 3 + k] += dv[0] * xm[1] - dv[1] * xm[0]
+        # f_x2 × δx̄21, δx̄21 = ½ (δx2 − δx1)
+        for k in range(3):
+            e0 = 1.0 if k == 0 else 0.0
+            e1 = 1.0 if k == 1 else 0.0
+            e2 = 1.0 if k == 2 else 0.0
+            c0 = 0.5 * (fx[1] * e2 - fx[2] * e1)
+            c1 = 0.5 * (fx[2] * e0 - fx[0] * e2)
+            c2 = 0.5 * (fx[0] * e1 - fx[1] * e0)
+            HB[3, 6 + k] += c0
+            HB[4, 6 + k] += c1
+            HB[5, 6 + k] += c2
+            HB[3, k] -= c0
+            HB[4, k] -= c1
+            HB[5, k] -= c2
+        # λ part 2 g_λ x̄21 on x2 (opposite on x1), δx̄21 = ½ δΔx21
+        for i in range(3):
+            HB[6 + i, 6 + i] += gb[12]
+            HB[6 + i, i] -= gb[12]
+            HB[i, 6 + i] -= gb[12]
+            HB[i, i] += gb[12]
+        # δZ: (½ w1 × a) × b = ½ [a (b·w1) − w1 (a·b)], a × (½ w2 × b) = ½ [w2 (a·b) − b (a·w2)]
+        for i in range(3):
+            for j in range(3):
+                gij = gb[3 + 3 * i + j]
+                ab1 = 0.0
+                ab2 = 0.0
                 for k in range(3):
-                    K[e, i, 6 * a + k] = 0.5 * Km[i, 6 * a + k] + Kmat[i, 6 * a + k]
+                    ab1 += Q1b[k, i] * Q2m[k, j]
+                    ab2 += Q1m[k, i] * Q2b[k, j]
+                for r in range(3):
+                    for k in range(3):
+                        dz1 = 0.5 * gij * (Q1b[r, i] * Q2m[k, j] - (ab1 if r == k else 0.0))
+                        dz2 = 0.5 * gij * ((ab2 if r == k else 0.0) - Q2b[r, j] * Q1m[k, i])
+                        HB[3 + r, 3 + k] += dz1
+                        HB[3 + r, 9 + k] += dz2
+                        HB[9 + r, 3 + k] -= dz1
+                        HB[9 + r, 9 + k] -= dz2
+        # (ii) ∂ḡ/∂Δq ≈ ∇²Ṽ(π̄) ½ B(q_{n+1}) (Hessian by forward differences)
+        for k in range(13):
+            for m in range(13):
+                pip[m] = pim[m]
+            step = 1e-7 * (l0 if k < 3 else (1.0 if k < 12 else l0 * l0))
+            pip[k] += step
+            _invariant_gradient(Xt, ut, Rt, pt, R0, pip, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr,
+                                Kd, W, J, V, C, gp)
+            for m in range(13):
+                Hpi[m, k] = (gp[m] - gm[m]) / step
+        _invariant_variation(Q1b, Q2b, xb, B1)
+        # HB += Bmᵀ Hpi ½ B1
+        for r in range(13):
+            for s in range(12):
+                acc = 0.0
+                for k in range(13):
+                    acc += Hpi[r, k] * B1[k, s]
+                Kp[r, s] = 0.5 * acc
+        # derivative of the correction c M Δπ: ∂c = (∂num − 2c (MΔπ)·∂Δπ)/(Δπ·MΔπ + ε²),
+        # ∂num = (∇Ṽ(π_{n+1}) − ḡ_b − ½ ∇²Ṽ Δπ)·∂π_{n+1}, ∂Δπ = ∂π_{n+1} = B(q_{n+1})
+        if den > 0.0:
+            for k in range(13):
+                acc = 0.0
+                for m in range(13):
+                    acc += Hpi[m, k] * dpi[m]
+                zc[k] = (g1[k] - gm[k] - 0.5 * acc - 2.0 * cc * wt[k] * dpi[k]) / sden
+            for s in range(12):
+                acc = 0.0
+                for k in range(13):
+                    acc += zc[k] * B1[k, s]
+                for r in range(13):
+                    Kp[r, s] += wt[r] * dpi[r] * acc + cc * wt[r] * B1[r, s]
+        for r in range(12):
+            for s in range(12):
+                acc = 0.0
+                for k in range(13):
+                    acc += Bm[k, r] * Kp[k, s]
+                HB[r, s] += acc
+        # columns of rotations: δw_a = T(ψ_a) δψ_a
+        for r in range(12):
+            for a in range(2):
+                for k in range(3):
+                    K[e, r, 6 * a + k] = HB[r, 6 * a + k]
                 for k in range(3):
                     acc = 0.0
                     for m in range(3):
-                        acc += Km[i, 6 * a + 3 + m] * D[e, a, m, k] + Kmat[i, 6 * a + 3 + m] * Tp[m, k]
-                    K[e, i, 6 * a + 3 + k] = acc
-        # no correction for a rigid step or when the energy mismatch is at round-off
-        # (its quotient by a small w·G w would only amplify the rounding of V and f_b·Δq)
-        num = V1 - V0 - work
-        if wGw <= 1e-20 * qGq:
-            continue
-        c = num / wGw
-        # ∂num/∂Δq = ∂V1/∂Δq − f_b − K_bᵀ Δq, with ∂V1/∂ψ = T(ψ)ᵀ f1_w
-        for a in range(2):
-            ps0, ps1, ps2 = psi[e, a, 0], psi[e, a, 1], psi[e, a, 2]
-            den = 1.0 + 0.25 * (ps0 * ps0 + ps1 * ps1 + ps2 * ps2)
-            m0, m1, m2 = f1[6 * a + 3], f1[6 * a + 4], f1[6 * a + 5]
-            # Tᵀ m = (m − ½ ψ × m)/den
-            dnum[6 * a + 3] = (m0 - 0.5 * (ps1 * m2 - ps2 * m1)) / den
-            dnum[6 * a + 4] = (m1 - 0.5 * (ps2 * m0 - ps0 * m2)) / den
-            dnum[6 * a + 5] = (m2 - 0.5 * (ps0 * m1 - ps1 * m0)) / den
-            for k in range(3):
-                dnum[6 * a + k] = f1[6 * a + k]
-        for j in range(12):
-            acc = 0.0
-            for r in range(12):
-                acc += K[e, r, j] * dq[r]
-            dnum[j] -= f[e, j] + acc
-        for r in range(12):
-            f[e, r] += c * gw[r]
-        # ∂w/∂Δq = I − P (P = B A⁻¹ Bᵀ G) plus the motion of the rigid modes with the mid
-        # chord d = x_m2 − x_m1 (∂d/∂Δx_2 = −∂d/∂Δx_1 = ½ I): ∂w = −∂B α − B ∂α,
-        # ∂α = A⁻¹ (∂Bᵀ G Δq − (∂Bᵀ G B + Bᵀ G ∂B) α)
-        for i in range(6):
-            for r in range(12):
-                AB[i, r] = B[r, i] * wt[r]
-        ABs = np.linalg.solve(A, AB)
-        for r in range(12):
-            for j in range(12):
-                acc = 0.0
-                for i in range(6):
-                    acc += B[r, i] * ABs[i, j]
-                P[r, j] = (1.0 if r == j else 0.0) - acc
-        for k in range(3):
-            for r in range(12):
-                for m in range(6):
-                    dB[r, m] = 0.0
-            for a in range(2):
-                sgn = -0.5 if a == 0 else 0.5  # ∂r_a/∂d = ∓½ I
-                for m in range(3):
-                    # ∂(e_m × r_a)/∂d_k = sgn e_m × e_k
-                    if m == k:
-                        continue
-                    n3 = 3 - m - k
-                    eps = 1.0 if (m, k, n3) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
-                    dB[6 * a + n3, 3 + m] = sgn * eps
-            for i in range(6):
-                acc = 0.0
-                for r in range(12):
-                    acc += dB[r, i] * wt[r] * dq[r]
-                rhs[i] = acc
-                for j in range(6):
-                    acc2 = 0.0
-                    for r in range(12):
-                        acc2 += (dB[r, i] * wt[r] * B[r, j] + B[r, i] * wt[r] * dB[r, j])
-                    rhs[i] -= acc2 * alpha[j]
-            dalpha = np.linalg.solve(A, rhs)
-            for r in range(12):
-                acc = 0.0
-                for i in range(6):
-                    acc += dB[r, i] * alpha[i] + B[r, i] * dalpha[i]
-                # d moves with +½ Δx_2 and −½ Δx_1
-                P[r, 6 + k] -= 0.5 * acc
-                P[r, k] += 0.5 * acc
-        # K += G w ⊗ ∂c + c G ∂w,  ∂c = (∂num − 2 c (G w)ᵀ ∂w)/wGw
-        for j in range(12):
-            acc = 0.0
-            for r in range(12):
-                acc += gw[r] * P[r, j]
-            dc = (dnum[j] - 2.0 * c * acc) / wGw
-            for i in range(12):
-                K[e, i, j] += gw[i] * dc + c * wt[i] * P[i, j]
+                        acc += HB[r, 6 * a + 3 + m] * Tp[a, m, k]
+                    K[e, r, 6 * a + 3 + k] = acc
 
 
 # --------------------------------------------------------------------------- specs
