@@ -2,7 +2,7 @@
 
 Every joint kind is evaluated for all joints of that kind at once (numpy; the joints of a
 mechanism are few). Rows are ordered kind by kind (distance, on_line, coincide, linear,
-then the rotation-dependent kinds: body_point and the 3-D joints of
+then the rotation-dependent kinds: body_point, slider and the 3-D joints of
 femb.assembly.joints3d). Jacobians are returned over *variables* (m, n_var) in CSR form;
 the solvers take the columns of the free equations. The translational kinds are linear or
 quadratic in the positions, so their Jacobian at the mid-point configuration is an exact
@@ -83,6 +83,9 @@ class ConstraintSet:
         body = [j for j in model.joints if j.kind == "body_point"]
         if body:
             self.evaluators.append(BodyPoint2D(model, table, body))
+        sliders = [j for j in model.joints if j.kind == "slider"]
+        if sliders:
+            self.evaluators.append(Slider2D(model, table, sliders))
         spatial = [j for j in model.joints if j.kind in JOINTS_3D]
         if spatial:
             from femb.assembly.joints3d import Joints3D
@@ -385,3 +388,130 @@ class BodyPoint2D:
         rc = np.einsum("kij,kj->ki", _rot2(0.5 * (th0 + th1)), self.c)
         dth = np.column_stack([rc[:, 1], -rc[:, 0]]) * sinc[:, None]
         return self._pattern(dth)
+
+
+def _tanc(x):
+    """tan(x)/x (k,) elementwise, series near 0."""
+    x = np.asarray(x, dtype=np.float64)
+    small = np.abs(x) < 1e-4
+    x2 = x * x
+    safe = np.where(small, 1.0, x)
+    return np.where(small, 1.0 + x2 / 3.0 + 2.0 * x2 * x2 / 15.0, np.tan(safe) / safe)
+
+
+class Slider2D:
+    """``slider`` joints of a 2-D model: a node slides on a line carried by a body.
+
+    Node a (ux, uy, rz) carries the body; node b slides. With d = x_b − x_a (current
+    positions), the body director e = R(θ_a) ν (ν the unit normal of the reference
+    direction) and c = o·ν (o the reference offset of the line point from X_a), the slider
+    row is::
+
+        Φ = d·e − c        (= (x_b − x_a − R o)·R ν, since R o·R ν = o·ν)
+
+    ∂Φ/∂x_b = e, ∂Φ/∂x_a = −e, ∂Φ/∂θ_a = d·E e (E = [[0, −1], [1, 0]]); the curvature
+    ∂²Φ/∂x_b∂θ_a = E e, ∂²Φ/∂x_a∂θ_a = −E e, ∂²Φ/∂θ_a² = −d·e. A joint with
+    ``lock_rotation`` adds the row θ_b − θ_a = 0.
+
+    Exact discrete derivative: Φ is bilinear in d and e, so ΔΦ = Δd·ē + d̄·Δe with the
+    averages d̄ = ½(d0 + d1), ē = ½(e0 + e1); for a planar rotation Δe = τ E ē exactly, with
+    the Cayley parameter τ = 2 tan(Δθ/2) of the step. The rotational column per unit τ is
+    d̄·E ē, per unit Δθ (the convention of ``midpoint``) d̄·E ē·tan(Δθ/2)/(Δθ/2). The
+    discrete joint forces (ē, −ē, d̄·E ē)·λ have no net force and no net torque about any
+    point at the mid-point positions, so the mid-point scheme keeps angular momentum.
+    """
+
+    def __init__(self, model, table, joints):
+        rz = table.dof_names.index("rz") if "rz" in table.dof_names else None
+        va, ta, vb, tb, xa, xb, nu, c, names = [], [], [], [], [], [], [], [], []
+        lock_names = []
+        for j in joints:
+            if table.dim != 2 or rz is None:
+                raise ModelError(f"joint {j.name!r}: slider joints are planar (2-D models with rz)")
+            na, nb = model.node(j.node_a), model.node(j.node_b)
+            if na == nb:
+                raise ModelError(f"joint {j.name!r}: the sliding node must be another node than the body node {na}")
+            if np.any(table.node_var[na, :2] < 0) or table.node_var[na, rz] < 0:
+                raise ModelError(f"joint {j.name!r}: body node {na} must carry ux, uy and rz (a rigid body or beam node)")
+            if np.any(table.node_var[nb, :2] < 0):
+                raise ModelError(f"joint {j.name!r}: node {nb} carries no translations")
+            if j.lock_rotation and table.node_var[nb, rz] < 0:
+                raise ModelError(f"joint {j.name!r}: lock_rotation needs the rotation rz at the sliding node {nb} "
+                                 f"(a rigid body or beam node)")
+            d = np.asarray(j.direction, dtype=np.float64)
+            if d.shape != (2,) or not np.linalg.norm(d) > 0:
+                raise ModelError(f"joint {j.name!r}: needs a non-zero 2-component direction, got {j.direction!r}")
+            Xa = np.asarray(model.mesh.points[na][:2], dtype=np.float64)
+            Xb = np.asarray(model.mesh.points[nb][:2], dtype=np.float64)
+            p = Xb if j.point is None else np.asarray(j.point, dtype=np.float64)
+            n = line_normals(d)[0]
+            va.append(table.node_var[na, :2])
+            ta.append(table.node_var[na, rz])
+            vb.append(table.node_var[nb, :2])
+            tb.append(table.node_var[nb, rz] if j.lock_rotation else -1)
+            xa.append(Xa)
+            xb.append(Xb)
+            nu.append(n)
+            c.append(float((p - Xa) @ n))
+            names.append(j.name)
+            if j.lock_rotation:
+                lock_names.append(j.name)
+        self.va = np.array(va, dtype=np.int64).reshape(-1, 2)
+        self.ta = np.array(ta, dtype=np.int64)
+        self.vb = np.array(vb, dtype=np.int64).reshape(-1, 2)
+        tb = np.array(tb, dtype=np.int64)
+        self.locked = np.flatnonzero(tb >= 0)
+        self.tb = tb[self.locked]
+        self.xa = np.array(xa).reshape(-1, 2)
+        self.xb = np.array(xb).reshape(-1, 2)
+        self.nu = np.array(nu).reshape(-1, 2)
+        self.c = np.array(c, dtype=np.float64)
+        self.k = self.ta.size
+        self.names = names + lock_names  # slider rows first, then the rotation locks
+        self.m = len(self.names)
+        self._d = np.zeros((self.k, 2))
+        self._e = np.zeros((self.k, 2))
+
+    @staticmethod
+    def _take(u, vars_):
+        return np.where(vars_ >= 0, u[np.maximum(vars_, 0)], 0.0)
+
+    def _relative(self, u):
+        """d = x_b − x_a (k, 2) and e = R(θ_a) ν (k, 2) at state u."""
+        d = self.xb + self._take(u, self.vb) - self.xa - self._take(u, self.va)
+        e = np.einsum("kij,kj->ki", _rot2(u[self.ta]), self.nu)
+        return d, e
+
+    def _pattern(self, e, dtheta):
+        k, nl = self.k, self.locked.size
+        r = np.arange(k)
+        rl = k + np.arange(nl)
+        rows = [np.repeat(r, 2), np.repeat(r, 2), r, rl, rl]
+        cols = [self.vb.ravel(), self.va.ravel(), self.ta, self.tb, self.ta[self.locked]]
+        vals = [e.ravel(), -e.ravel(), dtheta, np.ones(nl), -np.ones(nl)]
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+    def evaluate(self, u, t=0.0):
+        d, e = self._relative(u)
+        self._d, self._e = d, e
+        phi = np.concatenate([np.einsum("ki,ki->k", d, e) - self.c, u[self.tb] - u[self.ta[self.locked]]])
+        Ee = np.column_stack([-e[:, 1], e[:, 0]])
+        return (phi,) + self._pattern(e, np.einsum("ki,ki->k", d, Ee))
+
+    def hessian(self, lam):
+        lam = np.asarray(lam, dtype=np.float64)[: self.k]
+        d, e = self._d, self._e
+        w = lam[:, None] * np.column_stack([-e[:, 1], e[:, 0]])  # λ E e (k, 2)
+        ta2 = np.repeat(self.ta, 2)
+        rows = [self.vb.ravel(), ta2, self.va.ravel(), ta2, self.ta]
+        cols = [ta2, self.vb.ravel(), ta2, self.va.ravel(), self.ta]
+        vals = [w.ravel(), w.ravel(), -w.ravel(), -w.ravel(), -lam * np.einsum("ki,ki->k", d, e)]
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+    def midpoint(self, u0, u1):
+        d0, e0 = self._relative(u0)
+        d1, e1 = self._relative(u1)
+        dm, em = 0.5 * (d0 + d1), 0.5 * (e0 + e1)
+        Eem = np.column_stack([-em[:, 1], em[:, 0]])
+        half = 0.5 * (u1[self.ta] - u0[self.ta])
+        return self._pattern(em, np.einsum("ki,ki->k", dm, Eem) * _tanc(half))

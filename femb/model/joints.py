@@ -24,6 +24,16 @@ Kinds (``Joint.kind``) and their equations (x: current node position X + u):
     beam node with rz) at reference offset c (default X_b − X_a) coincides with node b, or
     with the fixed ``point`` when node_b is None: a revolute joint between a rigid body and
     another node, or to ground, at any point of the body.
+``slider`` (2-D)
+    Φ = (x_b − x_a − R(θ_a)·o)·(R(θ_a)·ν) = (x_b − x_a)·R(θ_a)ν − o·ν: node b stays on the
+    line through the point of the body carried by node a (a rigid body or a beam node with
+    rz) at reference offset o = ``point`` − X_a (default X_b − X_a), along the body-fixed
+    ``direction`` d (ν the unit normal of d in the reference configuration): a slider on a
+    line that moves with the body. With ``lock_rotation`` a second row θ_b − θ_a = 0 locks
+    the relative rotation (node b needs rz): a planar prismatic joint. The slider row is
+    bilinear in the relative position and the body director e = R(θ_a)ν, so the averaged
+    form Δd·ē + d̄·Δe (Δe = τ E ē for the Cayley parameter τ = 2 tan(Δθ/2)) is its exact
+    discrete derivative.
 
 3-D joints between oriented nodes (beam3d nodes) or an oriented node and ground
 (femb.assembly.joints3d; ``axis`` is a unit vector fixed in node a's frame, given in the
@@ -46,14 +56,14 @@ reference configuration; node_b None means ground):
 
 The translational kinds are linear or quadratic in the positions, so the mid-point Jacobian
 is an exact discrete derivative (Ḡ Δq = ΔΦ) and the reactions do no work in the
-energy-conserving scheme; ``body_point`` provides its exact discrete derivative through
-``ConstraintSet.midpoint_jacobian``.
+energy-conserving scheme; ``body_point`` and ``slider`` provide their exact discrete
+derivatives through ``ConstraintSet.midpoint_jacobian``.
 """
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 JOINTS_3D = ("spherical", "revolute", "universal", "cylindrical", "prismatic")
-JOINT_KINDS = ("distance", "on_line", "coincide", "linear", "body_point") + JOINTS_3D
+JOINT_KINDS = ("distance", "on_line", "coincide", "linear", "body_point", "slider") + JOINTS_3D
 
 
 @dataclass(frozen=True)
@@ -71,3 +81,4 @@ class Joint:
     terms: tuple = None
     value: Optional[Callable] = None
     axis: tuple = None
+    lock_rotation: bool = False

@@ -155,6 +155,19 @@ class Model:
         return self._joint(Joint("body_point", name or f"body_point {body!r}-{node if node is not None else point!r}", body, node,
                                  point=None if point is None else tuple(point), offset=None if offset is None else tuple(offset)))
 
+    def slider(self, node, body, point=None, direction=None, lock_rotation=False, name=None):
+        """Slider (2-D) on a line that moves with a body: node ``node`` stays on the line
+        through the point of ``body`` (a node with ux, uy, rz: ``rigid_body2d`` or a beam
+        node) at reference position ``point`` (default: the reference position of
+        ``node``) along ``direction``, both given in the reference configuration and
+        carried by the body's translation and rotation. ``lock_rotation=True`` also keeps
+        the relative rotation θ_node − θ_body at its reference value (``node`` needs rz):
+        a planar prismatic joint. One equation (two when locked); see femb.model.joints."""
+        return self._joint(Joint("slider", name or f"slider {body!r}-{node!r}", body, node,
+                                 point=None if point is None else tuple(point),
+                                 direction=None if direction is None else tuple(direction),
+                                 lock_rotation=bool(lock_rotation)))
+
     def joint3d(self, kind, node_a, node_b=None, axis=None, point=None, name=None):
         """A 3-D joint of ``kind`` ("spherical", "revolute", "universal", "cylindrical",
         "prismatic") between oriented nodes ``node_a`` and ``node_b`` (beam3d nodes), or
@@ -419,6 +432,21 @@ class Model:
             for vec, label in ((joint.point, "point"), (joint.offset, "offset")):
                 if vec is not None and len(vec) != 2:
                     p.append(f"{where}: {label} needs 2 components")
+        if joint.kind == "slider":
+            if self.dim != 2:
+                p.append(f"{where}: slider joints are planar (2-D models; 3-D: prismatic or cylindrical joints)")
+            if joint.node_a is None or joint.node_b is None:
+                p.append(f"{where}: give the sliding node and the body node")
+            else:
+                try:
+                    if self.node(joint.node_a) == self.node(joint.node_b):
+                        p.append(f"{where}: the sliding node must be another node than the body node {joint.node_a!r}")
+                except InputError:
+                    pass  # reported above
+            if joint.direction is None or len(joint.direction) != 2 or not np.linalg.norm(joint.direction) > 0:
+                p.append(f"{where}: needs a non-zero 2-component direction, got {joint.direction!r}")
+            if joint.point is not None and len(joint.point) != 2:
+                p.append(f"{where}: point needs 2 components")
         if joint.kind in JOINTS_3D:
             if self.dim != 3:
                 p.append(f"{where}: {joint.kind} joints need a 3-D model")
