@@ -915,6 +915,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     Hpi = np.empty((13, 13))
     g1, zc = np.empty(13), np.empty(13)
     Kp = np.empty((13, 12))
+    dq = np.empty(12)
     Bm = np.empty((13, 12))
     B1 = np.empty((13, 12))
     HB = np.empty((12, 12))
@@ -927,20 +928,38 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
                 Xt[0, a, k] = X[e, a, k]
         for k in range(p.shape[1]):
             pt[0, k] = p[e, k]
-        V0, l0, _, _, _ = _local_state(X, u0, R0n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
-        V1, _, _, _, _ = _local_state(X, u1, R1n, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+        l0 = _reference_triad(X, p, e, R0)
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
         _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
+        # averaged configuration and its invariant variation; Δπ = B(q̄) Δq exactly, taken
+        # from the increments (π_{n+1} = π_n + Δπ) so that ΔṼ is free of the rounding of
+        # the absolute positions
+        for i in range(3):
+            xm[i] = 0.5 * (xa[i] + xb[i])
+            for j in range(3):
+                Q1m[i, j] = 0.5 * (Q1a[i, j] + Q1b[i, j])
+                Q2m[i, j] = 0.5 * (Q2a[i, j] + Q2b[i, j])
+        _invariant_variation(Q1m, Q2m, xm, Bm)
+        for a in range(2):
+            for k in range(3):
+                dq[6 * a + k] = u1[e, 6 * a + k] - u0[e, 6 * a + k]
+                dq[6 * a + 3 + k] = psi[e, a, k]
         den = 0.0
         for k in range(13):
-            dpi[k] = pib[k] - pia[k]
-            pim[k] = 0.5 * (pia[k] + pib[k])
+            acc = 0.0
+            for r in range(12):
+                acc += Bm[k, r] * dq[r]
+            dpi[k] = acc
+            pip[k] = pia[k] + acc
+            pim[k] = pia[k] + 0.5 * acc
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
             den += wt[k] * dpi[k] * dpi[k]
+        V0 = _invariant_gradient(Xt, ut, Rt, pt, R0, pia, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr,
+                                 Kd, W, J, V, C, gp)
+        V1 = _invariant_gradient(Xt, ut, Rt, pt, R0, pip, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr,
+                                 Kd, W, J, V, C, g1)
         _invariant_gradient(Xt, ut, Rt, pt, R0, pim, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd,
                             W, J, V, C, gm)
-        _invariant_gradient(Xt, ut, Rt, pt, R0, pib, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd,
-                            W, J, V, C, g1)
         num = V1 - V0
         for k in range(13):
             num -= gm[k] * dpi[k]
@@ -950,13 +969,6 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
         cc = num / sden if den > 0.0 else 0.0
         for k in range(13):
             gb[k] = gm[k] + cc * wt[k] * dpi[k]
-        # averaged configuration and its invariant variation
-        for i in range(3):
-            xm[i] = 0.5 * (xa[i] + xb[i])
-            for j in range(3):
-                Q1m[i, j] = 0.5 * (Q1a[i, j] + Q1b[i, j])
-                Q2m[i, j] = 0.5 * (Q2a[i, j] + Q2b[i, j])
-        _invariant_variation(Q1m, Q2m, xm, Bm)
         for r in range(12):
             acc = 0.0
             for k in range(13):
