@@ -13,6 +13,7 @@ JOINT_KEYS = {
     "coincide": ("a", "b", "offset"),
     "linear": ("terms", "value"),
     "body_point": ("body", "node", "point", "offset"),
+    "slider": ("node", "body", "point", "direction", "lock_rotation"),
     **{kind: ("a", "b", "axis", "point") for kind in JOINTS_3D},
 }
 FLOATING_ELEMENTS = ("beam2d_floating", "beam2d_floating_timoshenko")
@@ -98,8 +99,8 @@ class MultibodyReaders:
                 model.rigid_link2d(name, a, b, m, J=J, com=com)
 
     def read_joints(self, model):
-        """``[[joints]]``: distance, on_line, coincide, linear and body_point constraints,
-        and the 3-D joints between oriented nodes (spherical, revolute, universal,
+        """``[[joints]]``: distance, on_line, coincide, linear, body_point and slider
+        constraints, and the 3-D joints between oriented nodes (spherical, revolute, universal,
         cylindrical, prismatic)."""
         ctx = self.ctx
         for t in self.doc.array("joints"):
@@ -144,6 +145,8 @@ class MultibodyReaders:
                                          "not both")
                     self.check_rotation(body, t.key_path("body"), "rz")
                     model.body_point(body, node, point=point, offset=offset, name=name)
+                elif kind == "slider":
+                    self._read_slider(t, model, name)
                 elif kind in JOINTS_3D:
                     if model.dim != 3:
                         ctx.fail(t.key_path("kind"), f"{kind} joints need a 3-D model, this model is {model.dim}-D")
@@ -172,16 +175,55 @@ class MultibodyReaders:
                         value = t.take("value", "number")
                     model.linear_constraint(terms, value, name=name)
 
-    def check_rotation(self, selector, path, dof, oriented=False):
-        """The node of ``selector`` must belong to an element with DOF ``dof`` (for 3-D
-        joints: an oriented element, beam3d or rigid_body3d, whose nodes carry a rotation)."""
+    def _read_slider(self, t, model, name):
+        """A ``slider`` joint (2-D): ``node`` on the line of ``body`` through ``point``
+        (default: the node's reference position) along ``direction``; ``lock_rotation``
+        (default false) makes it a planar prismatic joint."""
+        ctx = self.ctx
+        if model.dim != 2:
+            ctx.fail(t.key_path("kind"), f"slider joints are planar (2-D models), this model is {model.dim}-D "
+                                         f"(3-D: prismatic or cylindrical joints between oriented nodes)")
+        node = self.single_node(t, "node")
+        body = self.single_node(t, "body")
+        if model.node(node) == model.node(body):
+            ctx.fail(t.key_path("node"), f"must be another node than the body node ({body!r}), got {node!r}")
+        point = t.take("point", "vector", size=2)
+        direction = t.take("direction", "vector", required=True, size=2)
+        if not np.linalg.norm(direction) > 0:
+            ctx.fail(t.key_path("direction"), f"must be non-zero, got {list(direction)}")
+        lock = t.take("lock_rotation", "boolean", default=False)
+        self.check_rotation(body, t.key_path("body"), "rz")
+        if lock and not self.carries(node, "rz"):
+            ctx.fail(t.key_path("lock_rotation"), f"locks the rotation of node {int(model.node(node))} ({node!r}), which belongs to "
+                                                  f"no part with the rotation rz (a rigid_body2d or beam node)")
+        if point is not None:
+            x = np.asarray(self.mesh.points[model.node(node)][:2], dtype=np.float64)
+            d = np.asarray(direction, dtype=np.float64) / np.linalg.norm(direction)
+            gap = float((x - np.asarray(point, dtype=np.float64)) @ np.array([-d[1], d[0]]))
+            scale = max(1.0, float(np.abs(self.mesh.points).max()))
+            if abs(gap) > 1e-8 * scale:
+                ctx.fail(t.key_path("point"), f"the line through {list(point)} along {list(direction)} misses node "
+                                              f"{int(model.node(node))} ({node!r}) by {gap:.6g}: the node must start on it")
+        model.slider(node, body, point=point, direction=direction, lock_rotation=lock, name=name)
+
+    def carries(self, selector, dof, oriented=False):
+        """Whether the node of ``selector`` belongs to a part whose element has DOF ``dof``
+        (and, with ``oriented``, is an oriented element)."""
         node = self.model.node(selector)
         for part in self.model.parts.values():
             spec = element_library.get_spec(part.element)
             if dof not in spec.node_dofs or (oriented and not spec.oriented) or part.cells not in self.mesh.cells:
                 continue
             if np.any(self.mesh.cells[part.cells].connectivity == node):
-                return
+                return True
+        return False
+
+    def check_rotation(self, selector, path, dof, oriented=False):
+        """The node of ``selector`` must belong to an element with DOF ``dof`` (for 3-D
+        joints: an oriented element, beam3d or rigid_body3d, whose nodes carry a rotation)."""
+        if self.carries(selector, dof, oriented):
+            return
+        node = self.model.node(selector)
         kind = "an oriented element (beam3d, rigid_body3d)" if oriented else f"the rotation {dof}"
         self.ctx.fail(path, f"node {int(node)} ({selector!r}) belongs to no part with {kind}")
 
