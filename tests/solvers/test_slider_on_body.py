@@ -319,3 +319,27 @@ def test_bead_on_the_tip_line_of_a_spinning_flexible_beam_keeps_energy_and_angul
     assert np.ptp(d[:, 0] * np.cos(th) + d[:, 1] * np.sin(th)) > 0.05, "the bead must actually slide"
     bend = th - np.arctan2(res.dof(4, "uy"), 1.0 + res.dof(4, "ux"))  # tip rotation against the chord
     assert np.abs(bend).max() > 1e-3, "the beam must actually bend"
+
+
+def test_bad_slider_declarations_are_reported_naming_the_joint():
+    from femb.core.errors import ModelError
+
+    def model(**kw):
+        m = Model(Mesh(np.array([[0.0, 0.0], [R0, 0.0]]), {}, {"rod": [0], "bead": [1]}), name="bad")
+        m.add_discrete("rod", "rigid_body2d", "rod", m=1.0, J=J_ROD)
+        m.add_discrete("bead", "point_mass2d_translational", "bead", m=M_BEAD)
+        m.slider(**{"node": "bead", "body": "rod", "direction": (1.0, 0.0), "name": "s", **kw})
+        return m
+
+    for kw, text in (({"direction": (0.0, 0.0)}, "non-zero 2-component direction"),
+                     ({"direction": None}, "non-zero 2-component direction"),
+                     ({"point": (1.0, 0.0, 0.0)}, "point needs 2 components"),
+                     ({"node": "rod"}, "another node than the body node")):
+        with pytest.raises(ModelError, match=text) as info:
+            model(**kw).validate()
+        assert "joint 's'" in str(info.value)
+    for kw, text in (({"node": "rod", "body": "bead"}, "body node 1 must carry ux, uy and rz"),
+                     ({"lock_rotation": True}, "lock_rotation needs the rotation rz at the sliding node 1")):
+        m = model(**kw)
+        with pytest.raises(ModelError, match=text):
+            ConstraintSet(m, build_table(m))
