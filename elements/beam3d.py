@@ -855,33 +855,35 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
 
     The step increment of one element is Δq = (Δx1, ψ1, Δx2, ψ2) (12,): translation
     increments and the Cayley vectors ψ_a of the nodal rotation increments
-    (R1 = cay(ψ) R0). The co-rotational energy is a function Ṽ(π) of the 12 invariants
-    π = (y, P), y = Q1ᵀ x21, P = Q1ᵀ Q2 (Q_a the section triads, x21 the chord); each is
-    bilinear in the chord and the directors (columns of Q_a). With Cayley increments a
-    director moves by Δd = ψ × d̄ exactly, d̄ = ½ (d_n + d_{n+1}), so the invariants change by
+    (R1 = cay(ψ) R0). The co-rotational energy is a function Ṽ(π) of the 13 invariants
+    π = (y, P, λ), y = Q1ᵀ x21, P = Q1ᵀ Q2, λ = x21·x21 (Q_a the section triads, x21 the
+    chord; ``_invariant_gradient``); each is bilinear in the chord and the directors
+    (columns of Q_a). With Cayley increments a director moves by Δd = ψ × d̄ exactly,
+    d̄ = ½ (d_n + d_{n+1}), so the invariants change by
 
         Δπ = B(q̄) Δq   exactly,
 
     B(q̄) the variation of π (``_invariant_variation``) at the *averaged* configuration q̄
-    (averaged chord and triads). The force is
+    (averaged chord and triads); π_{n+1} is taken as π_n + B(q̄)Δq (free of the rounding
+    of the absolute positions). The force is
 
-        f̄ = B(q̄)ᵀ ḡ,   ḡ = ∇Ṽ(π̄) + [(ΔV − ∇Ṽ(π̄)·Δπ)/(Δπ·M Δπ)] M Δπ,
+        f̄ = B(q̄)ᵀ ḡ,   ḡ = ∇Ṽ(π̄) + [(ΔṼ − ∇Ṽ(π̄)·Δπ)/(Δπ·M Δπ + ε²)] M Δπ,
 
-    π̄ = ½ (π_n + π_{n+1}), M = diag(1, 1, 1, l0², …) (``_invariant_gradient`` for Ṽ off
-    the invariants of rigid configurations). Hence f̄·Δq = ḡ·Δπ = ΔV exactly; B(q̄)ᵀ ḡ is
-    self-equilibrated at the mid positions for any ḡ (π is invariant under rotations of
-    chord and directors together), so linear and angular momentum are exact; a rigid step
-    has Δπ = 0, hence ḡ = ∇Ṽ(π_n) and f̄ = 0 for a stress-free element at any step size.
-    The mismatch ΔV − ∇Ṽ(π̄)·Δπ is the mid-point error of a smooth function of π,
-    O(|Δπ|³), so the correction is O(|Δπ|²): it vanishes smoothly with the deformation
-    increment, whatever the rigid motion of the step. It is left out when the mismatch is
-    below 1e-13 (|V_n| + |V_{n+1}| + Σ|∇Ṽ_k Δπ_k|) (the rounding level of the step's work).
+    π̄ = ½ (π_n + π_{n+1}), M = diag(1, 1, 1, l0², …, l0², 1/(4 l0²)), ε = 1e-7 l0. Hence
+    f̄·Δq = ḡ·Δπ = ΔV (to a relative (ε/|Δπ|)²); B(q̄)ᵀ ḡ is self-equilibrated at the mid
+    positions for any ḡ (π is invariant under rotations of chord and directors together),
+    so linear and angular momentum are exact; a rigid step has Δπ = 0, hence
+    ḡ = ∇Ṽ(π_n) and f̄ = 0 for a stress-free element at any step size. The mismatch
+    ΔṼ − ∇Ṽ(π̄)·Δπ is the mid-point error of a smooth function of π, O(|Δπ|³), so the
+    correction is O(|Δπ|²): it vanishes smoothly with the deformation increment, whatever
+    the rigid motion of the step.
 
     Arrays: X (n_el, 2, 3); u0, u1 (n_el, 12) (rotational slots ignored); R0n, R1n
     (n_el, 2, 3, 3); psi (n_el, 2, 3); p properties; um, Rm, D (mid configuration and
     mid-spin derivative, accepted for the solver's call and not needed here). Writes f
-    (n_el, 12) and K (n_el, 12, 12) = ∂f̄/∂Δq without the derivative of the correction
-    term (the Hessian of Ṽ by forward differences of ∇Ṽ, relative step 1e-7).
+    (n_el, 12) and K (n_el, 12, 12) = ∂f̄/∂Δq: motion of q̄ at fixed ḡ, ∇²Ṽ(π̄) ½ B(q_{n+1})
+    (the invariant Hessian by forward differences of ∇Ṽ, relative step 1e-7) and the
+    derivative of the correction.
     """
     R0 = np.empty((3, 3))
     F = np.empty((3, 3))

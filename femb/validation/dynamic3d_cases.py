@@ -123,7 +123,7 @@ KRB = dict(E=6.895e10, G=2.6519e10, rho=2766.67, arm=8.0, tube=2.5, channel=5.5,
            ch_A=7.3e-5, ch_Iy=4.85e-9, ch_Iz=8.2181e-9, ch_St=0.645207, ch_Gamma=5.0156e-13, ch_z0=-0.01875)
 
 
-def spatial_spin_up_beam(n_tube=2, n_channel=8, p=KRB):
+def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)):
     """Spatial spin-up of the Kane–Ryan–Banerjee beam (digest B7) with beam3d elements.
 
     A shaft along global Z turns by θ(t) (Meijaard eq. 22, Ω = 6 rad/s, T = 15 s); a rigid
@@ -172,7 +172,8 @@ def spatial_spin_up_beam(n_tube=2, n_channel=8, p=KRB):
     model.add_part("channel_sc", "channel_sc", "beam3d", values={
         "EA": small * EA, "GJ": St_eff, "EIy": EIy, "EIz": EIz, "rhoA": 0.0, "rhoIp": 0.0, "rhoIy": 0.0, "rhoIz": 0.0})
     model.add_part("links", "links", "beam3d", values={
-        "EA": 1e7, "GJ": 1e4, "EIy": 1e4, "EIz": 1e4, "rhoA": 0.0, "rhoIp": 0.0, "rhoIy": 0.0, "rhoIz": 0.0})
+        "EA": link_rigidity[0], "GJ": link_rigidity[1], "EIy": link_rigidity[1], "EIz": link_rigidity[1],
+        "rhoA": 0.0, "rhoIp": 0.0, "rhoIy": 0.0, "rhoIz": 0.0})
     theta = spin_up_angle(p["omega"], p["T"])
     r = p["arm"]
     model.fix("root", ("uz", "rx", "ry"))
@@ -203,11 +204,13 @@ def _spatial_outputs(res):
     return v, w, twist
 
 
-def spin_up_spatial(quick=True, n_tube=2, n_channel=8, dt=0.01, t_end=30.0):
-    """Metrics of the spatial spin-up: out-of-plane tip deflection and twist at t = 30 s
-    (regression), their largest magnitudes during the spin-up, the ratio of the final to
-    the largest out-of-plane deflection (the source: u_z returns to zero once Ω is
-    constant), the extreme in-plane deflection and the energy residual."""
+def spin_up_spatial(quick=True, n_tube=4, n_channel=16, dt=0.01, t_end=30.0):
+    """Metrics of the spatial spin-up: out-of-plane tip deflection and twist at t = 30 s,
+    their largest values during the spin-up (signed), the ratio of the largest |u_z| over
+    the last 5 s to the largest |u_z| (the source: u_z returns to zero once Ω is
+    constant), the extreme in-plane deflection, the energy residual and the Newton
+    iterations per step. Default: 4 tube elements, 16 channel pairs, Δt = 0.01 s (step-
+    converged: Δt = 0.005 s changes the extremes by < 1e-4 relative)."""
     model = spatial_spin_up_beam(n_tube, n_channel)
     res = solve_dynamic(model, dt, t_end, mass="lumped", record_every=max(1, int(round(0.05 / dt))))
     v, w, tw = _spatial_outputs(res)
