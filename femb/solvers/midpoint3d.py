@@ -73,9 +73,9 @@ class MidPoint3DSystem(_StepSystem):
     """One step of the energy-momentum scheme for oriented models (module docstring).
 
     ``noise_floor``: relative residual accepted by the Newton loop once it stops falling.
-    The energy-consistent correction of the beam force divides the step's energy mismatch
-    by w·G w, which amplifies rounding when an element's deformation increment passes
-    through zero; the energy error of such a step is bounded by residual × increment.
+    The residual of stiff 3-D members carries the rounding of their nodal positions and
+    triads times their stiffness (about 1e-10 of the forces in spin-up B), above the default
+    tolerance; the energy error of such a step is bounded by residual × increment.
     """
 
     noise_floor = 1e-9
