@@ -78,6 +78,21 @@ def joint_frame(axis):
     return n, t1, np.cross(n, t1)
 
 
+
+def _triplet_collector():
+    """Lists (rows, cols, vals) and ``block(a, b, H)`` that appends the 3×3 block H at the
+    variables a (3,) × b (3,), skipping fixed variables (index < 0)."""
+    rows, cols, vals = [], [], []
+
+    def block(a, b, H):
+        if a[0] < 0 or b[0] < 0:
+            return
+        rows.append(np.repeat(a, 3))
+        cols.append(np.tile(b, 3))
+        vals.append(H.ravel())
+
+    return rows, cols, vals, block
+
 class _Spec:
     __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
 
@@ -177,14 +192,7 @@ class Joints3D:
         if getattr(self, "_mid", None) is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         lam = np.asarray(lam, dtype=np.float64)
-        rows, cols, vals = [], [], []
-
-        def block(a, b, H):
-            if a[0] < 0 or b[0] < 0:
-                return
-            rows.append(np.repeat(a, 3))
-            cols.append(np.tile(b, 3))
-            vals.append(H.ravel())
+        rows, cols, vals, block = _triplet_collector()
 
         records, ends, spins = self._mid
         for rec, (Ra1, Rb1), (Ta, Tb) in zip(records, ends, spins):
@@ -275,14 +283,7 @@ class Joints3D:
         if self._last is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         lam = np.asarray(lam, dtype=np.float64)
-        rows, cols, vals = [], [], []
-
-        def block(a, b, H):
-            if a[0] < 0 or b[0] < 0:
-                return
-            rows.append(np.repeat(a, 3))
-            cols.append(np.tile(b, 3))
-            vals.append(H.ravel())
+        rows, cols, vals, block = _triplet_collector()
 
         eye = np.eye(3)
         for rec in self._last:
