@@ -23,7 +23,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 import femb
 from femb.core.errors import InputError
 from femb.export import jsonable
+from femb.export.atomic import atomic_write
 from femb.results import Results
 
 log = logging.getLogger(__name__)
@@ -46,22 +46,6 @@ def case_fingerprint(path, smoke=False):
     h = hashlib.sha256(Path(path).read_bytes())
     h.update(b"smoke" if smoke else b"full")
     return h.hexdigest()
-
-
-def _atomic_savez(path, arrays):
-    """``np.savez`` into ``path`` through a temporary file in the same folder."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class Checkpoint:
@@ -104,7 +88,8 @@ class Checkpoint:
                     pvd_entries=entries, completed=self.completed, stats=jsonable(self.stats))
         text = json.dumps(meta).encode("utf-8")
         arrays = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items() if v is not None}
-        _atomic_savez(self.path, {"meta": np.frombuffer(text, dtype=np.uint8), **arrays})
+        payload = {"meta": np.frombuffer(text, dtype=np.uint8), **arrays}
+        atomic_write(self.path, lambda fh: np.savez(fh, **payload), binary=True)
 
     # ------------------------------------------------------------------ reading
     def load(self, n_var):

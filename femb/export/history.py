@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.export.vtk import _atomic_write_text
+from femb.export.atomic import atomic_write_text
 
 
 def _as_list(results):
@@ -38,7 +38,7 @@ def write_history_csv(results, path):
                 val = col[i] if col is not None and i < len(col) else None
                 row.append("" if val is None or (isinstance(val, float) and math.isnan(val)) else repr(float(val)))
             writer.writerow(row)
-    _atomic_write_text(path, buffer.getvalue())
+    atomic_write_text(path, buffer.getvalue())
     return Path(path)
 
 
@@ -97,5 +97,5 @@ def run_record(model, results, settings=None, extra=None):
 def write_run_json(path, model, results, settings=None, extra=None):
     """Write :func:`run_record` to ``path`` as indented JSON (atomically)."""
     text = json.dumps(run_record(model, results, settings, extra), indent=2, allow_nan=False)
-    _atomic_write_text(path, text + "\n")
+    atomic_write_text(path, text + "\n")
     return Path(path)

@@ -7,12 +7,12 @@ frame, so a run killed at any moment leaves a valid ``.pvd`` listing the frames 
 """
 import logging
 import os
-import tempfile
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from femb.export.atomic import atomic_write_text
 from femb.export.fields import recovery_for
 
 log = logging.getLogger(__name__)
@@ -81,22 +81,6 @@ def _add_field_data(path, values):
         log.warning("%s: no <UnstructuredGrid> tag; field data not added", path)
         return
     Path(path).write_text(text.replace(marker, f"{marker}<FieldData>{arrays}</FieldData>", 1), encoding="utf-8")
-
-
-def _atomic_write_text(path, text):
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class PVDWriter:
@@ -196,7 +180,7 @@ class PVDWriter:
                 attrs = quoted[(group, file_name)] = f'group={quoteattr(group)} part="0" file={quoteattr(file_name)}'
             lines.append(f'    <DataSet timestep="{float(ts)!r}" {attrs}/>')
         lines += ["  </Collection>", "</VTKFile>", ""]
-        _atomic_write_text(self.path, "\n".join(lines))
+        atomic_write_text(self.path, "\n".join(lines))
 
 
 class FrameStreamer:
