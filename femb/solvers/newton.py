@@ -110,6 +110,13 @@ def _state_norm(system, x):
     return float(norm(x)) if norm is not None else float(np.linalg.norm(x))
 
 
+def at_noise_floor(history, scale, floor):
+    """True when a system that declares a relative ``noise_floor`` has its residual below
+    floor·scale and no longer falling (the last residual of ``history`` is not 4× below
+    the smallest of the three before it): accepted as converged by the Newton loops."""
+    return bool(floor) and len(history) >= 4 and history[-1] <= floor * scale and history[-1] >= 0.25 * min(history[-4:-1])
+
+
 def projected_newton(evaluate, system, x, settings, table, length_scale):
     """Newton iteration with joint constraints eliminated (null-space projection).
 
@@ -142,7 +149,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
         c_ok = c_norm <= settings.constraint_tolerance * length_scale
         if norm <= settings.tolerance * scale and c_ok:
             return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
-        if floor and c_ok and it >= 3 and norm <= floor * scale and norm >= 0.25 * min(history[-4:-1]):
+        if c_ok and at_noise_floor(history, scale, floor):
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=x, multipliers=lam,
                                 constraint_residual=c_norm)
         if it == settings.max_iterations:

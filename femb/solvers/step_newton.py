@@ -13,7 +13,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError
 from femb.solvers.linear import BandLU, Factorization, SingularSystemError
-from femb.solvers.newton import NewtonReport, projected_newton
+from femb.solvers.newton import NewtonReport, at_noise_floor, projected_newton
 
 
 class DirectCorrection:
@@ -149,7 +149,7 @@ def iterate(system, settings, correction, reuse=False):
             return NewtonReport(False, it, history, r, "residual is not finite")
         if norm <= settings.tolerance * scale:
             return NewtonReport(True, it, history, r, "converged", state=z)
-        if floor and it >= 3 and norm <= floor * scale and norm >= 0.25 * min(history[-4:-1]):
+        if at_noise_floor(history, scale, floor):
             # the residual has stopped falling at a level the system declares as its noise
             # floor (e.g. rounding amplified by an energy-consistent correction)
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=z)
