@@ -94,6 +94,7 @@ import numpy as np
 from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .truss import _set_block, _set_force, central_midpoint_block
 
 ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
@@ -115,23 +116,6 @@ def _divided(k, k3, a, b):
     s = a + b
     q = a * a + b * b
     return 0.5 * k * s + 0.25 * k3 * s * q, 0.5 * k + 0.25 * k3 * (q + 2.0 * b * s)
-
-
-@jit
-def _set_block(K, e, dim, i, j, value):
-    """Write ``value`` at (i, j) of the node block pattern ``[[k, −k], [−k, k]]``."""
-    K[e, i, j] = value
-    K[e, i, dim + j] = -value
-    K[e, dim + i, j] = -value
-    K[e, dim + i, dim + j] = value
-
-
-@jit
-def _set_pair(f, e, dim, c, x):
-    """f[e] = c · [−x; x]."""
-    for k in range(dim):
-        f[e, k] = -c * x[k]
-        f[e, dim + k] = c * x[k]
 
 
 @jit
@@ -183,7 +167,7 @@ def central_internal_force(X, u, p, f):
     for e in range(n_el):
         l, delta = _central(X, u, p, e, x)
         _, N, _ = _law(p[e, 0], p[e, 3], delta)
-        _set_pair(f, e, dim, N / l, x)
+        _set_force(f, e, dim, N / l, x)
 
 
 @jit
@@ -195,7 +179,7 @@ def central_tangent(X, u, p, f, K):
         l, delta = _central(X, u, p, e, x)
         _, N, dN = _law(p[e, 0], p[e, 3], delta)
         g = N / l
-        _set_pair(f, e, dim, g, x)
+        _set_force(f, e, dim, g, x)
         for i in range(dim):
             for j in range(dim):
                 kij = (dN - g) * x[i] * x[j] / (l * l)
@@ -270,15 +254,7 @@ def central_midpoint_force(X, u0, u1, p, f, K):
         l_av = 0.5 * (la + lb)
         c = D / l_av
         g = (dD - 0.5 * c) / (l_av * lb)
-        for i in range(dim):
-            xm = 0.5 * (a[i] + b[i])
-            f[e, i] = -c * xm
-            f[e, dim + i] = c * xm
-            for j in range(dim):
-                kij = g * xm * b[j]
-                if i == j:
-                    kij += 0.5 * c
-                _set_block(K, e, dim, i, j, kij)
+        central_midpoint_block(f, K, e, dim, a, b, c, g)
 
 
 # ---------------------------------------------------------------------------- bushing: p = (k, c, k3)
@@ -301,7 +277,7 @@ def bushing_internal_force(X, u, p, f):
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        _set_pair(f, e, dim, p[e, 0] + p[e, 2] * s, d)
+        _set_force(f, e, dim, p[e, 0] + p[e, 2] * s, d)
 
 
 @jit
@@ -312,7 +288,7 @@ def bushing_tangent(X, u, p, f, K):
     for e in range(n_el):
         s = _relative(u, e, dim, d)
         a = p[e, 0] + p[e, 2] * s
-        _set_pair(f, e, dim, a, d)
+        _set_force(f, e, dim, a, d)
         for i in range(dim):
             for j in range(dim):
                 kij = 2.0 * p[e, 2] * d[i] * d[j]

@@ -74,6 +74,23 @@ def _set_block(K, e, dim, i, j, value):
 
 
 @jit
+def central_midpoint_block(f, K, e, dim, a, b, c, g):
+    """Write the mid-point force of a central two-node element, f[e] = c·[−x_m; x_m] with
+    the mid chord x_m = (a + b)/2, and its derivative with respect to the end displacements,
+    k = g·x_m bᵀ + (c/2) I, in the block pattern [[k, −k], [−k, k]] of K[e] (a, b: the
+    chords at the start and end of the step)."""
+    for i in range(dim):
+        xm = 0.5 * (a[i] + b[i])
+        f[e, i] = -c * xm
+        f[e, dim + i] = c * xm
+        for j in range(dim):
+            kij = g * xm * b[j]
+            if i == j:
+                kij += 0.5 * c
+            _set_block(K, e, dim, i, j, kij)
+
+
+@jit
 def _set_force(f, e, dim, c, x):
     """f[e] = c · [−x; x]."""
     for k in range(dim):
@@ -187,15 +204,7 @@ def eng_midpoint_force(X, u0, u1, p, f, K):
         l_av = 0.5 * (la + lb)
         c = N_av / l_av
         g = (EA / np.sqrt(L2) - c) / (2.0 * l_av * lb)
-        for i in range(dim):
-            xm = 0.5 * (a[i] + b[i])
-            f[e, i] = -c * xm
-            f[e, dim + i] = c * xm
-            for j in range(dim):
-                kij = g * xm * b[j]
-                if i == j:
-                    kij += 0.5 * c
-                _set_block(K, e, dim, i, j, kij)
+        central_midpoint_block(f, K, e, dim, a, b, c, g)
 
 
 # ---------------------------------------------------------------------------- Green strain (total Lagrangian)
@@ -290,15 +299,7 @@ def green_midpoint_force(X, u0, u1, p, f, K):
         N_av = 0.25 * EA * (dl2a + dl2b) / L2
         c = N_av / l0
         g = 0.5 * EA / (L2 * l0)
-        for i in range(dim):
-            xm = 0.5 * (a[i] + b[i])
-            f[e, i] = -c * xm
-            f[e, dim + i] = c * xm
-            for j in range(dim):
-                kij = g * xm * b[j]
-                if i == j:
-                    kij += 0.5 * c
-                _set_block(K, e, dim, i, j, kij)
+        central_midpoint_block(f, K, e, dim, a, b, c, g)
 
 
 # ---------------------------------------------------------------------------- mass (both variants)
