@@ -94,6 +94,7 @@ import numpy as np
 from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .masses import zero_geometric_stiffness
 from .truss import _set_block, _set_force, central_midpoint_block
 
 ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
@@ -124,12 +125,6 @@ def zero_mass(X, u, p, kind, M):
     if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
         raise ValueError("mass kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
     M[:, :, :] = 0.0
-
-
-@jit
-def zero_geometric_stiffness(X, u, p, s, K):
-    """No stress-dependent stiffness (bushing, rotational springs)."""
-    K[:, :, :] = 0.0
 
 
 # ---------------------------------------------------------------------------- central spring: p = (k, L0, c, k3)
