@@ -54,6 +54,7 @@ import math
 import numpy as np
 
 from femb.core import jit
+from femb.core.rotations import phi_over_sin
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 
@@ -323,18 +324,6 @@ def _consistent_local(rhoA, rhoI, l0, Ml):
 
 # --------------------------------------------------------------------------- energy-conserving mid-point force
 @jit
-def _phi_over_sin(phi):
-    """S(φ) = φ/sin φ and its derivative S'(φ), with series near φ = 0 (|φ| < π)."""
-    if abs(phi) < 0.05:
-        p2 = phi * phi
-        S = 1.0 + p2 * (1.0 / 6.0 + p2 * (7.0 / 360.0 + p2 * (31.0 / 15120.0 + p2 * 127.0 / 604800.0)))
-        dS = phi * (1.0 / 3.0 + p2 * (7.0 / 90.0 + p2 * (31.0 / 2520.0 + p2 * 127.0 / 75600.0)))
-        return S, dS
-    sn = math.sin(phi)
-    return phi / sn, (sn - phi * math.cos(phi)) / (sn * sn)
-
-
-@jit
 def midpoint_force(X, u0, u1, p, f, K):
     """Energy- and momentum-conserving mid-point force between u0 and u1, and its tangent.
 
@@ -430,7 +419,7 @@ def midpoint_force(X, u0, u1, p, f, K):
             tb0[i] = math.atan2(s0, c0)
             phi = math.atan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
             tb1[i] = tb0[i] + phi
-            S, dS = _phi_over_sin(phi)
+            S, dS = phi_over_sin(phi)
             rho[i] = S / (ln * l1)
             # δc1, δs1 and δφ = (c1 δs1 − s1 δc1)/l1²
             for k in range(4):

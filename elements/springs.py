@@ -92,6 +92,7 @@ static tangent.
 import numpy as np
 
 from femb.core import jit
+from femb.core.rotations import phi_over_sin
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .masses import zero_geometric_stiffness
@@ -416,18 +417,6 @@ def rotational_damping(X, u, p, C):
 
 
 @jit
-def _x_over_sin(x):
-    """``(S, dS/dx)`` of S(x) = x/sin x (S(0) = 1), by its series for |x| < 10⁻²."""
-    if abs(x) < 1e-2:
-        x2 = x * x
-        S = 1.0 + x2 * (1.0 / 6.0 + x2 * (7.0 / 360.0 + x2 * (31.0 / 15120.0 + x2 * 127.0 / 604800.0)))
-        dS = x * (1.0 / 3.0 + x2 * (7.0 / 90.0 + x2 * (31.0 / 2520.0 + x2 * 127.0 / 75600.0)))
-        return S, dS
-    sx = np.sin(x)
-    return x / sx, (sx - x * np.cos(x)) / (sx * sx)
-
-
-@jit
 def rotational_midpoint_force(X, u0, u1, p, f, K):
     """Energy- and momentum-exact discrete gradient in the Cayley step parameters
     τᵢ = 2 tan(hᵢ), hᵢ = Δθᵢ/2 (|Δθᵢ| < π).
@@ -447,7 +436,7 @@ def rotational_midpoint_force(X, u0, u1, p, f, K):
         h1 = 0.5 * (u1[e, 0] - u0[e, 0]) if n == 2 else 0.0
         c1 = np.cos(h1)
         c2 = np.cos(h2)
-        S, dS = _x_over_sin(h2 - h1)
+        S, dS = phi_over_sin(h2 - h1)
         R = c1 * c2 * S
         # ∂F/∂τ of the last node (index n − 1), then of the first node of two
         dF2 = (dD * R + 0.5 * D * (c1 * c2 * dS - np.sin(h2) * c1 * S)) * c2 * c2

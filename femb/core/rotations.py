@@ -1,4 +1,5 @@
-"""Compiled SO(3) helpers: hat map, exponential, robust logarithm, tangent maps.
+"""Compiled SO(3) helpers: hat map, exponential, robust logarithm, tangent maps (and the
+planar coefficient φ/sin φ of the Cayley mid-point forces).
 
 Conventions (used by every oriented element and by the solvers):
 
@@ -256,3 +257,16 @@ def spin_update(R, w):
         for a in range(3):
             for b in range(3):
                 R[i, a, b] = T[a, b]
+
+
+@jit
+def phi_over_sin(phi):
+    """S(φ) = φ/sin φ and its derivative S'(φ) (|φ| < π), with the series near φ = 0: the
+    planar-rotation coefficient of the Cayley mid-point forces (beam2d, rotational springs)."""
+    if abs(phi) < 0.05:
+        p2 = phi * phi
+        S = 1.0 + p2 * (1.0 / 6.0 + p2 * (7.0 / 360.0 + p2 * (31.0 / 15120.0 + p2 * 127.0 / 604800.0)))
+        dS = phi * (1.0 / 3.0 + p2 * (7.0 / 90.0 + p2 * (31.0 / 2520.0 + p2 * 127.0 / 75600.0)))
+        return S, dS
+    sn = math.sin(phi)
+    return phi / sn, (sn - phi * math.cos(phi)) / (sn * sn)
