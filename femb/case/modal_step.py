@@ -8,7 +8,7 @@ frequency as ``TimeValue`` and ``frequency_hz``), to step through or animate.
 """
 import numpy as np
 
-from femb.case.steps import register_step_type
+from femb.case.steps import largest_translation, register_step_type
 from femb.results import Results
 from femb.solvers import solve_modal
 
@@ -28,11 +28,8 @@ def run_modal(model, settings, on_frame):
     modal = solve_modal(model, settings["n_modes"], mass=settings["mass"])
     table = modal.table
     results = Results(table, "modal", model)
-    trans = [k for k, n in enumerate(table.dof_names) if n.startswith("u")]
-    trans_vars = table.node_var[:, trans].ravel()
-    trans_vars = trans_vars[trans_vars >= 0]
     for i, (omega, mode) in enumerate(zip(modal.omega, modal.modes)):
-        scale = np.max(np.abs(mode[trans_vars])) if trans_vars.size else np.max(np.abs(mode))
+        scale = largest_translation(table, mode)
         shape = mode * (settings["amplitude"] / scale) if scale > 0 else mode
         f = float(omega) / (2.0 * np.pi)
         results.record(f, shape, mode=i + 1, frequency_hz=f, omega=float(omega))

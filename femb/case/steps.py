@@ -186,6 +186,15 @@ def parse_buckling(table, ctx):
     return {"n_modes": table.take("n_modes", "integer", default=5, minimum=1)}
 
 
+def largest_translation(table, mode):
+    """Largest |entry| of ``mode`` (n_var,) over the translational variables of ``table``
+    (over all variables when there are none): the scale that normalizes a mode shape."""
+    trans = [k for k, n in enumerate(table.dof_names) if n.startswith("u")]
+    trans_vars = table.node_var[:, trans].ravel()
+    trans_vars = trans_vars[trans_vars >= 0]
+    return np.max(np.abs(mode[trans_vars])) if trans_vars.size else np.max(np.abs(mode))
+
+
 def run_buckling(model, settings, on_frame):
     """Linear buckling; the Results hold one frame per mode (time = critical load factor,
     state = the mode scaled to a largest translation of 1) and the history
@@ -193,11 +202,8 @@ def run_buckling(model, settings, on_frame):
     buckling = solve_buckling(model, settings["n_modes"])
     table = buckling.table
     results = Results(table, "buckling", model)
-    trans = [k for k, n in enumerate(table.dof_names) if n.startswith("u")]
-    trans_vars = table.node_var[:, trans].ravel()
-    trans_vars = trans_vars[trans_vars >= 0]
     for i, (lam, mode) in enumerate(zip(buckling.load_factors, buckling.modes)):
-        scale = np.max(np.abs(mode[trans_vars])) if trans_vars.size else np.max(np.abs(mode))
+        scale = largest_translation(table, mode)
         results.record(lam, mode / (scale if scale > 0 else 1.0), load_factor=lam, mode=i + 1)
     results.info["critical_load_factors"] = [float(v) for v in buckling.load_factors]
     on_frame(results)
