@@ -140,18 +140,23 @@ def render_pyvista(vtu, png_path, scalars="displacement", warp=1.0, window_size=
         plotter.add_text(title, font_size=12, color="black")
     elif time is not None:
         plotter.add_text(f"t / load factor = {float(time):.6g}", font_size=10, color="black")
-    planar = np.allclose(ref_pts[:, 2], 0.0) and np.allclose(deformed[:, 2], 0.0)
-    both = np.vstack([ref_pts, deformed])
-    lo, hi = both.min(axis=0), both.max(axis=0)
-    (x0, x1, nx), (y0, y1, ny), (z0, z1, nz) = (_nice_range(a, b, float(np.max(hi - lo))) for a, b in zip(lo, hi))
-    axes = dict(bounds=[x0, x1, y0, y1, z0, z1], xtitle="x", ytitle="y", color="black", location="outer", font_size=12,
-                fmt="%.3g", n_xlabels=nx, n_ylabels=ny)
-    if planar:
+    _axes_and_save(plotter, np.vstack([ref_pts, deformed]), png_path, font_size=12, zoom=1.1)
+
+
+def _axes_and_save(plotter, points, png_path, font_size, zoom):
+    """Labelled bounds around ``points`` (n, 3) — a flat x-y view with parallel projection
+    when every point lies in z = 0 — then the off-screen screenshot to ``png_path``."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    extent = float(np.max(hi - lo)) or 1.0
+    (x0, x1, nx), (y0, y1, ny), (z0, z1, nz) = (_nice_range(a, b, extent) for a, b in zip(lo, hi))
+    axes = dict(bounds=[x0, x1, y0, y1, z0, z1], xtitle="x", ytitle="y", color="black", location="outer",
+                font_size=font_size, fmt="%.3g", n_xlabels=nx, n_ylabels=ny)
+    if np.allclose(points[:, 2], 0.0):
         axes["bounds"][4:] = [0.0, 0.0]
         plotter.show_bounds(show_zaxis=False, show_zlabels=False, grid=False, **axes)
         plotter.view_xy()
         plotter.enable_parallel_projection()
-        plotter.camera.zoom(1.1)
+        plotter.camera.zoom(zoom)
     else:
         plotter.show_bounds(ztitle="z", n_zlabels=nz, **axes)
     plotter.screenshot(str(png_path))
@@ -331,22 +336,7 @@ def snapshot_pyvista(data, png_path, window_size=(900, 650)):
         plotter.add_text(str(data["title"]), font_size=11, color="black")
     if frames:
         plotter.add_legend(bcolor="white", face="line", size=(0.14, 0.035 * (len(frames) + 1)), loc="upper right")
-    both = np.vstack([ref] + [p for _, p in frames])
-    lo, hi = both.min(axis=0), both.max(axis=0)
-    extent = float(np.max(hi - lo)) or 1.0
-    (x0, x1, nx), (y0, y1, ny), (z0, z1, nz) = (_nice_range(a, b, extent) for a, b in zip(lo, hi))
-    axes = dict(bounds=[x0, x1, y0, y1, z0, z1], xtitle="x", ytitle="y", color="black", location="outer", font_size=11,
-                fmt="%.3g", n_xlabels=nx, n_ylabels=ny)
-    if np.allclose(both[:, 2], 0.0):
-        axes["bounds"][4:] = [0.0, 0.0]
-        plotter.show_bounds(show_zaxis=False, show_zlabels=False, grid=False, **axes)
-        plotter.view_xy()
-        plotter.enable_parallel_projection()
-        plotter.camera.zoom(0.9)
-    else:
-        plotter.show_bounds(ztitle="z", n_zlabels=nz, **axes)
-    plotter.screenshot(str(png_path))
-    plotter.close()
+    _axes_and_save(plotter, np.vstack([ref] + [p for _, p in frames]), png_path, font_size=11, zoom=0.9)
 
 
 def snapshot_matplotlib(data, png_path, window_size=(900, 650)):
