@@ -9,10 +9,11 @@ from femb.model import Material, Model, Section
 SPIN_B = {"L": 10.0, "E": 2.8e7, "G": 1.0e7, "rho": 1.2, "A": 1.0, "I": 5.0e-4, "omega": 6.0}
 
 
-def pendulum_xy(m=0.5, length=1.0, g=9.8):
-    """Moore's pendulum in non-minimal coordinates (x, y): a point mass at (L, 0) held at
-    distance L from the origin by a distance joint, gravity g along +x (hanging along +x)."""
-    mesh = Mesh(np.array([[length, 0.0]]), {}, {"bob": np.array([0])})
+def pendulum_xy(m=0.5, length=1.0, g=9.8, x0=None):
+    """Moore's pendulum in non-minimal coordinates (x, y): a point mass at (x0, 0) (default
+    (L, 0); x0 = −L is the inverted position) held at distance L from the origin by a
+    distance joint, gravity g along +x (hanging along +x)."""
+    mesh = Mesh(np.array([[length if x0 is None else x0, 0.0]]), {}, {"bob": np.array([0])})
     model = Model(mesh, name="pendulum (x, y)")
     model.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=m)
     model.distance(None, "bob", point=(0.0, 0.0), length=length, name="rod")

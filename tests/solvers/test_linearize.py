@@ -13,6 +13,7 @@ from femb.mesh import CellBlock, Mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_modal, solve_static
 from femb.solvers.linearize import linearize
+from femb.validation.eigen_cases import pendulum_xy
 
 M_BOB, L, G = 0.5, 1.0, 9.8
 OMEGA = np.sqrt(G / L)
@@ -20,12 +21,7 @@ OMEGA = np.sqrt(G / L)
 
 def pendulum(x0=L):
     """A point mass at (x0, 0) held at distance L from the origin by a joint."""
-    mesh = Mesh(np.array([[x0, 0.0]]), {}, {"bob": np.array([0])})
-    model = Model(mesh, name="pendulum (x, y)")
-    model.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=M_BOB)
-    model.distance(None, "bob", point=(0.0, 0.0), length=L, name="rod")
-    model.gravity((G, 0.0), constant=True)
-    return model
+    return pendulum_xy(M_BOB, L, G, x0)
 
 
 def test_hanging_pendulum_has_exactly_two_eigenvalues_plus_minus_i_omega():

@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 
 from femb.core.errors import ConvergenceError
-from femb.mesh import Mesh, CellBlock, line_mesh
+from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import ArcLengthSettings, NewtonSettings, SingularSystemError, solve_arclength, solve_buckling, solve_static
+from femb.validation.models import two_bar_arch
 
 EI = 2.0
 EA = 1.0e4
@@ -104,17 +105,6 @@ def test_euler_buckling_converges_to_closed_form(support, k):
     assert 1.7 < rate < 2.3, f"rate {rate:.2f}, errors {errs}"
 
 
-def two_bar_arch(element="truss2d", a=1.0, h=0.1):
-    pts = np.array([[-a, 0.0], [0.0, h], [a, 0.0]])
-    mesh = Mesh(pts, {"bars": CellBlock("line", np.array([[0, 1], [1, 2]]))}, {"supports": np.array([0, 2]), "apex": np.array([1])})
-    model = Model(mesh, name="two-bar arch")
-    model.add_part("bars", "bars", element, Material(E=EA), Section(A=1.0))
-    model.fix("supports")
-    model.fix("apex", ("ux",))
-    model.point_load("apex", fy=-1.0)
-    return model
-
-
 def arch_closed_form(w, element, a=1.0, h=0.1):
     """Load P (downward) for an apex deflection w (downward) of the symmetric two-bar arch."""
     l0 = np.hypot(a, h)
@@ -128,7 +118,7 @@ def arch_closed_form(w, element, a=1.0, h=0.1):
 
 @pytest.mark.parametrize("element", ["truss2d", "truss2d_green"])
 def test_arch_snap_through_follows_closed_form_past_limit_point(element):
-    model = two_bar_arch(element)
+    model = two_bar_arch(EA=EA, element=element)
     h = 0.1
     apex = model.node("apex")
     stop = lambda r: -r.dof(apex, "uy", -1) > 2.2 * h
