@@ -47,6 +47,13 @@ derivatives with respect to δw. Signatures: ``internal_force(X, u, R, p, f)``,
 ``mass(X, u, R, p, kind, M)``; element-specific reference data (e.g. the section
 orientation) is part of ``p``.
 
+- ``damper_force(X, u, v, p, f, C)``: the (possibly nonlinear) damping force f (n_el,
+  n_edof) of discrete dampers at configuration ``u`` and velocity ``v`` (n_el, n_edof), and
+  its derivative C = ∂f/∂v (n_el, n_edof, n_edof); the configuration enters through the
+  damper's axis only. When present the dynamic solvers use it instead of C·v with
+  ``damping`` (which then gives the linearization at v = 0, e.g. for complex modes);
+  ``None`` for elements without damping or with a linear one only.
+
 - ``midpoint_force(X, u0, u1, p, f, K)``: the algorithmic (discrete-gradient) internal
   force between configurations u0 and u1 with f·z = V(u1) − V(u0) exactly, and its
   derivative K = ∂f/∂z (non-symmetric in general), where the step increment z holds the
@@ -80,6 +87,7 @@ class ElementKernels(NamedTuple):
     mass: Callable
     midpoint_force: Optional[Callable] = None
     damping: Optional[Callable] = None
+    damper_force: Optional[Callable] = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,17 @@ class ElementSpec:
         Values of optional parameters (e.g. a spring's damping c = 0) used when direct
         ``values`` omit them.
     description : str
+    extra : dict
+        Element-specific data. ``extra["prepare_values"]``, when present, is a callable
+        ``(values, where) -> values`` that ``Model.add_discrete`` applies to the user's
+        keywords (checks and converts non-numeric ones, raising InputError naming ``where``).
+    table_params : tuple of str
+        Names of non-numeric entries of direct ``values`` (e.g. a spring's force-law
+        table ``law``), passed to ``pack`` instead of becoming numeric columns.
+    pack : callable or None
+        ``pack(tables) -> (m,) float64``: extra property columns appended after ``params``
+        in every property row (``tables`` = dict of the ``table_params`` given), e.g. a
+        tabulated force law; the row length is then fixed per part.
     """
 
     name: str
@@ -134,6 +153,8 @@ class ElementSpec:
     defaults: dict = field(default_factory=dict)
     description: str = ""
     extra: dict = field(default_factory=dict)
+    table_params: tuple = ()
+    pack: Optional[Callable] = None
 
     @property
     def n_edof(self):
@@ -141,18 +162,24 @@ class ElementSpec:
         return self.n_nodes * len(self.node_dofs)
 
     def property_row(self, material, section, values=None):
-        """The property vector (n_params,) float64 of this element, from a material and a
+        """The property vector (n_params,) float64 of this element (followed by the
+        ``pack`` columns of element types that have them), from a material and a
         section, or directly from ``values`` (dict param -> number; used by discrete
         elements such as point masses and springs). Raises KeyError naming a missing
         parameter."""
+        tables = {}
         if values is None:
             values = self.properties(material, section)
         else:
             values = {**self.defaults, **values}
+            tables = {k: values.pop(k) for k in self.table_params if k in values}
         missing = [k for k in self.params if k not in values]
         if missing:
             raise KeyError(f"element {self.name!r} needs {', '.join(missing)}")
         unknown = [k for k in values if k not in self.params]
         if unknown:
             raise KeyError(f"element {self.name!r} has no parameter {', '.join(map(repr, unknown))} (it takes {', '.join(self.params)})")
-        return np.array([float(values[k]) for k in self.params], dtype=np.float64)
+        row = np.array([float(values[k]) for k in self.params], dtype=np.float64)
+        if self.pack is not None:
+            row = np.concatenate([row, np.asarray(self.pack(tables), dtype=np.float64)])
+        return row

@@ -92,9 +92,11 @@ static tangent.
 import numpy as np
 
 from femb.core import jit
+from femb.core.errors import InputError
 from femb.core.rotations import phi_over_sin
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .force_laws import WIDTH, ForceLaw, as_force_law, check_dissipative, law_divided, law_secant, law_value, law_piece, law_region
 from .masses import zero_geometric_stiffness
 from .truss import _set_block, _set_force, central_midpoint_block
 
@@ -118,6 +120,78 @@ def _divided(k, k3, a, b):
     s = a + b
     q = a * a + b * b
     return 0.5 * k * s + 0.25 * k3 * s * q, 0.5 * k + 0.25 * k3 * (q + 2.0 * b * s)
+
+
+# Property rows: the scalar parameters; with a force law, then at column ``t`` (= number of
+# parameters) the number of points n_s of the spring-law table and n_d of the damper-law
+# table (0: none), then the two packed tables (elements.force_laws, 5 numbers per point).
+# Rows without laws end after the parameters.
+
+
+@jit
+def _counts(p, e, t):
+    """(n_s, n_d): points of the spring-law and damper-law tables of element ``e``."""
+    if p.shape[1] <= t:
+        return 0, 0
+    return int(p[e, t]), int(p[e, t + 1])
+
+
+@jit
+def _spring(p, e, t, i3, d):
+    """``(V, F, dF/dd)`` of the spring at deflection ``d``: the cubic law (k = p[e, 0],
+    k3 = p[e, i3]) plus the table law when the row has one."""
+    V, F, dF = _law(p[e, 0], p[e, i3], d)
+    n = _counts(p, e, t)[0]
+    if n > 0:
+        Vt, Ft, dFt = law_value(p, e, t + 2, n, d)
+        V += Vt
+        F += Ft
+        dF += dFt
+    return V, F, dF
+
+
+@jit
+def _spring_divided(p, e, t, i3, a, b):
+    """``(D, ∂D/∂b)`` of the spring's energy between deflections ``a`` and ``b`` (cubic
+    plus table law)."""
+    D, dD = _divided(p[e, 0], p[e, i3], a, b)
+    n = _counts(p, e, t)[0]
+    if n > 0:
+        Dt, dDt = law_divided(p, e, t + 2, n, a, b)
+        D += Dt
+        dD += dDt
+    return D, dD
+
+
+@jit
+def _damper(p, e, t, ic, v):
+    """``(F_d, dF_d/dv)`` of the damper at rate ``v``: c v (c = p[e, ic]) plus the
+    damper-law table when the row has one."""
+    c = p[e, ic]
+    F = c * v
+    dF = c
+    ns, n = _counts(p, e, t)
+    if n > 0:
+        o = t + 2 + WIDTH * ns
+        Ft, dFt = law_piece(p, e, o, n, law_region(p, e, o, n, v), v)
+        F += Ft
+        dF += dFt
+    return F, dF
+
+
+@jit
+def _damper_secant(p, e, t, ic, s):
+    """``(F_d(s)/s, dF_d/ds)`` at a rate magnitude ``s`` ≥ 0 (the limit dF_d/ds(0) at
+    s = 0; F_d(0) = 0 is checked on input)."""
+    c = p[e, ic]
+    g = c
+    dF = c
+    ns, n = _counts(p, e, t)
+    if n > 0:
+        o = t + 2 + WIDTH * ns
+        g += law_secant(p, e, o, n, 0.0, s)
+        dF += law_piece(p, e, o, n, law_region(p, e, o, n, s), s)[1]
+    return g, dF
 
 
 @jit
@@ -162,7 +236,7 @@ def central_internal_force(X, u, p, f):
     x = np.empty(dim)
     for e in range(n_el):
         l, delta = _central(X, u, p, e, x)
-        _, N, _ = _law(p[e, 0], p[e, 3], delta)
+        _, N, _ = _spring(p, e, 4, 3, delta)
         _set_force(f, e, dim, N / l, x)
 
 
@@ -173,7 +247,7 @@ def central_tangent(X, u, p, f, K):
     x = np.empty(dim)
     for e in range(n_el):
         l, delta = _central(X, u, p, e, x)
-        _, N, dN = _law(p[e, 0], p[e, 3], delta)
+        _, N, dN = _spring(p, e, 4, 3, delta)
         g = N / l
         _set_force(f, e, dim, g, x)
         for i in range(dim):
@@ -191,7 +265,7 @@ def central_resultants(X, u, p, s):
     x = np.empty(dim)
     for e in range(n_el):
         _, delta = _central(X, u, p, e, x)
-        _, N, _ = _law(p[e, 0], p[e, 3], delta)
+        _, N, _ = _spring(p, e, 4, 3, delta)
         s[e, 0] = N
 
 
@@ -218,21 +292,42 @@ def central_strain_energy(X, u, p, out):
     x = np.empty(dim)
     for e in range(n_el):
         _, delta = _central(X, u, p, e, x)
-        V, _, _ = _law(p[e, 0], p[e, 3], delta)
+        V, _, _ = _spring(p, e, 4, 3, delta)
         out[e] = V
 
 
 @jit
 def central_damping(X, u, p, C):
-    """Axial viscous damping ``C = c e eᵀ`` (block pattern), e the axis at ``u``."""
+    """Axial viscous damping ``C = c e eᵀ`` (block pattern), e the axis at ``u`` (with a
+    damper law, c + dF_d/dv at v = 0)."""
     n_el, _, dim = X.shape
     x = np.empty(dim)
     for e in range(n_el):
         l, _ = _central(X, u, p, e, x)
-        c = p[e, 2] / (l * l)
+        c = _damper(p, e, 4, 2, 0.0)[1] / (l * l)
         for i in range(dim):
             for j in range(dim):
                 _set_block(C, e, dim, i, j, c * x[i] * x[j])
+
+
+@jit
+def central_damper_force(X, u, v, p, f, C):
+    """Axial damper force ``F_d(v_a) [−e; e]`` with the elongation rate v_a = e·(v2 − v1)
+    and F_d = c v_a + table law, and ``C = ∂f/∂v = F_d'(v_a) e eᵀ`` (block pattern), e the
+    axis at ``u``."""
+    n_el, _, dim = X.shape
+    x = np.empty(dim)
+    for e in range(n_el):
+        l, _ = _central(X, u, p, e, x)
+        va = 0.0
+        for k in range(dim):
+            x[k] /= l
+            va += x[k] * (v[e, dim + k] - v[e, k])
+        F, dF = _damper(p, e, 4, 2, va)
+        _set_force(f, e, dim, F, x)
+        for i in range(dim):
+            for j in range(dim):
+                _set_block(C, e, dim, i, j, dF * x[i] * x[j])
 
 
 @jit
@@ -246,7 +341,7 @@ def central_midpoint_force(X, u0, u1, p, f, K):
     for e in range(n_el):
         la, da = _central(X, u0, p, e, a)
         lb, db = _central(X, u1, p, e, b)
-        D, dD = _divided(p[e, 0], p[e, 3], da, db)
+        D, dD = _spring_divided(p, e, 4, 3, da, db)
         l_av = 0.5 * (la + lb)
         c = D / l_av
         g = (dD - 0.5 * c) / (l_av * lb)
@@ -267,27 +362,44 @@ def _relative(u, e, dim, d):
 
 
 @jit
+def _bushing_table(p, e, r):
+    """Table part of the bushing law at |d| = r: ``(V_t, F_t(r)/r, F_t'(r))`` (zeros without
+    a table; F_t(r)/r as the mean slope over [0, r], F_t(0) = 0 being checked on input)."""
+    n = _counts(p, e, 3)[0]
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    V, _, dF = law_value(p, e, 5, n, r)
+    return V, law_secant(p, e, 5, n, 0.0, r), dF
+
+
+@jit
 def bushing_internal_force(X, u, p, f):
-    """f = [−F; F], F = (k + k3 |d|²) d."""
+    """f = [−F; F], F = (k + k3 |d|² + F_t(|d|)/|d|) d."""
     n_el, _, dim = X.shape
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        _set_force(f, e, dim, p[e, 0] + p[e, 2] * s, d)
+        _, gt, _ = _bushing_table(p, e, np.sqrt(s))
+        _set_force(f, e, dim, p[e, 0] + p[e, 2] * s + gt, d)
 
 
 @jit
 def bushing_tangent(X, u, p, f, K):
-    """Force and tangent ``(k + k3 |d|²) I + 2 k3 d dᵀ`` (block pattern)."""
+    """Force and tangent ``(k + k3 |d|² + g_t) I + (2 k3 + (F_t' − g_t)/|d|²) d dᵀ``
+    (block pattern; g_t = F_t(|d|)/|d|)."""
     n_el, _, dim = X.shape
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        a = p[e, 0] + p[e, 2] * s
+        _, gt, dFt = _bushing_table(p, e, np.sqrt(s))
+        a = p[e, 0] + p[e, 2] * s + gt
+        b = 2.0 * p[e, 2]
+        if s > 0.0:
+            b += (dFt - gt) / s
         _set_force(f, e, dim, a, d)
         for i in range(dim):
             for j in range(dim):
-                kij = 2.0 * p[e, 2] * d[i] * d[j]
+                kij = b * d[i] * d[j]
                 if i == j:
                     kij += a
                 _set_block(K, e, dim, i, j, kij)
@@ -295,39 +407,66 @@ def bushing_tangent(X, u, p, f, K):
 
 @jit
 def bushing_resultants(X, u, p, s):
-    """Force F = (k + k3 |d|²) d exerted by node 2 on the bushing, s (n_el, dim)."""
+    """Force F = (k + k3 |d|² + F_t(|d|)/|d|) d exerted by node 2 on the bushing, s (n_el, dim)."""
     n_el, _, dim = X.shape
     d = np.empty(dim)
     for e in range(n_el):
-        a = p[e, 0] + p[e, 2] * _relative(u, e, dim, d)
+        q = _relative(u, e, dim, d)
+        a = p[e, 0] + p[e, 2] * q + _bushing_table(p, e, np.sqrt(q))[1]
         for k in range(dim):
             s[e, k] = a * d[k]
 
 
 @jit
 def bushing_strain_energy(X, u, p, out):
-    """V = ½ k |d|² + ¼ k3 |d|⁴ per element."""
+    """V = ½ k |d|² + ¼ k3 |d|⁴ + V_t(|d|) per element."""
     n_el, _, dim = X.shape
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        out[e] = 0.5 * p[e, 0] * s + 0.25 * p[e, 2] * s * s
+        out[e] = 0.5 * p[e, 0] * s + 0.25 * p[e, 2] * s * s + _bushing_table(p, e, np.sqrt(s))[0]
 
 
 @jit
 def bushing_damping(X, u, p, C):
-    """Isotropic viscous damping ``C = c I`` (block pattern)."""
+    """Isotropic viscous damping ``C = c I`` (block pattern; with a damper law c + dF_d/ds
+    at s = 0)."""
     n_el, _, dim = X.shape
     for e in range(n_el):
+        c = _damper_secant(p, e, 3, 1, 0.0)[0]
         for i in range(dim):
             for j in range(dim):
-                _set_block(C, e, dim, i, j, p[e, 1] if i == j else 0.0)
+                _set_block(C, e, dim, i, j, c if i == j else 0.0)
+
+
+@jit
+def bushing_damper_force(X, u, v, p, f, C):
+    """Isotropic damper force along the relative velocity w = v2 − v1, F = F_d(|w|) w/|w|
+    (F_d = c s + table law of the rate magnitude s = |w|), and ``C = g I + (F_d' − g) n nᵀ``,
+    g = F_d(s)/s, n = w/s (block pattern; C = F_d'(0) I at w = 0)."""
+    n_el, _, dim = X.shape
+    w = np.empty(dim)
+    for e in range(n_el):
+        s2 = _relative(v, e, dim, w)
+        s = np.sqrt(s2)
+        g, dF = _damper_secant(p, e, 3, 1, s)
+        b = (dF - g) / s2 if s2 > 0.0 else 0.0
+        _set_force(f, e, dim, g, w)
+        for i in range(dim):
+            for j in range(dim):
+                kij = b * w[i] * w[j]
+                if i == j:
+                    kij += g
+                _set_block(C, e, dim, i, j, kij)
 
 
 @jit
 def bushing_midpoint_force(X, u0, u1, p, f, K):
-    """Discrete gradient ``F_m = (k + ½ k3 (|d0|² + |d1|²)) d_m`` and its derivative with
-    respect to ``u1``: ``k = (a_m/2) I + k3 d_m d1ᵀ`` (block pattern)."""
+    """Discrete gradient ``F_m = (k + ½ k3 (|d0|² + |d1|²) + D_t/r_av) d_m`` and its
+    derivative with respect to ``u1``: ``k = (a_m/2) I + (k3 + g_t) d_m d1ᵀ`` (block
+    pattern). The table part is Gonzalez's form in r = |d|: D_t the divided difference of
+    V_t between r0 and r1, r_av = (r0 + r1)/2 (D_t/r_av → F_t'(0) at r_av = 0), and
+    g_t = (∂D_t/∂r1 − D_t/(2 r_av))/(r_av r1) (0 at r1 = 0)."""
     n_el, _, dim = X.shape
     d0 = np.empty(dim)
     d1 = np.empty(dim)
@@ -336,12 +475,26 @@ def bushing_midpoint_force(X, u0, u1, p, f, K):
         s1 = _relative(u1, e, dim, d1)
         k3 = p[e, 2]
         am = p[e, 0] + 0.5 * k3 * (s0 + s1)
+        gb = k3
+        n = _counts(p, e, 3)[0]
+        if n > 0:
+            r0 = np.sqrt(s0)
+            r1 = np.sqrt(s1)
+            r_av = 0.5 * (r0 + r1)
+            if r_av > 0.0:
+                D, dD = law_divided(p, e, 5, n, r0, r1)
+                ct = D / r_av
+                if r1 > 0.0:
+                    gb += (dD - 0.5 * ct) / (r_av * r1)
+            else:
+                ct = law_secant(p, e, 5, n, 0.0, 0.0)
+            am += ct
         for i in range(dim):
             dm = 0.5 * (d0[i] + d1[i])
             f[e, i] = -am * dm
             f[e, dim + i] = am * dm
             for j in range(dim):
-                kij = k3 * dm * d1[j]
+                kij = gb * dm * d1[j]
                 if i == j:
                     kij += 0.5 * am
                 _set_block(K, e, dim, i, j, kij)
@@ -370,7 +523,7 @@ def rotational_internal_force(X, u, p, f):
     """f = M ∂φ/∂θ: [−M; M] (two nodes) or [M] (one node), M = k φ + k3 φ³."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        _, M, _ = _law(p[e, 0], p[e, 3], _twist(u, p, e, n))
+        _, M, _ = _spring(p, e, 4, 3, _twist(u, p, e, n))
         for i in range(n):
             f[e, i] = _sign(n, i) * M
 
@@ -380,7 +533,7 @@ def rotational_tangent(X, u, p, f, K):
     """Force and tangent ``(k + 3 k3 φ²) sᵢ sⱼ`` (s = ∂φ/∂θ)."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        _, M, dM = _law(p[e, 0], p[e, 3], _twist(u, p, e, n))
+        _, M, dM = _spring(p, e, 4, 3, _twist(u, p, e, n))
         for i in range(n):
             si = _sign(n, i)
             f[e, i] = si * M
@@ -393,7 +546,7 @@ def rotational_resultants(X, u, p, s):
     """Moment s[:, 0] = M = k φ + k3 φ³ exerted by the (last) node on the spring."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        _, M, _ = _law(p[e, 0], p[e, 3], _twist(u, p, e, n))
+        _, M, _ = _spring(p, e, 4, 3, _twist(u, p, e, n))
         s[e, 0] = M
 
 
@@ -402,18 +555,37 @@ def rotational_strain_energy(X, u, p, out):
     """V = ½ k φ² + ¼ k3 φ⁴ per element."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        V, _, _ = _law(p[e, 0], p[e, 3], _twist(u, p, e, n))
+        V, _, _ = _spring(p, e, 4, 3, _twist(u, p, e, n))
         out[e] = V
 
 
 @jit
 def rotational_damping(X, u, p, C):
-    """Viscous damping on the relative angular velocity: ``C = c sᵢ sⱼ``."""
+    """Viscous damping on the relative angular velocity: ``C = c sᵢ sⱼ`` (with a damper
+    law c + dF_d/dω at ω = 0)."""
     n = X.shape[1]
     for e in range(u.shape[0]):
+        c = _damper(p, e, 4, 2, 0.0)[1]
         for i in range(n):
             for j in range(n):
-                C[e, i, j] = p[e, 2] * _sign(n, i) * _sign(n, j)
+                C[e, i, j] = c * _sign(n, i) * _sign(n, j)
+
+
+@jit
+def rotational_damper_force(X, u, v, p, f, C):
+    """Damper moment on the relative angular rate ω = Σ sᵢ vᵢ: ``f = M_d(ω) s``,
+    ``C = M_d'(ω) s sᵀ`` (M_d = c ω + table law, s = ∂φ/∂θ)."""
+    n = X.shape[1]
+    for e in range(u.shape[0]):
+        w = 0.0
+        for i in range(n):
+            w += _sign(n, i) * v[e, i]
+        M, dM = _damper(p, e, 4, 2, w)
+        for i in range(n):
+            si = _sign(n, i)
+            f[e, i] = si * M
+            for j in range(n):
+                C[e, i, j] = dM * si * _sign(n, j)
 
 
 @jit
@@ -431,7 +603,7 @@ def rotational_midpoint_force(X, u0, u1, p, f, K):
     """
     n = X.shape[1]
     for e in range(u1.shape[0]):
-        D, dD = _divided(p[e, 0], p[e, 3], _twist(u0, p, e, n), _twist(u1, p, e, n))
+        D, dD = _spring_divided(p, e, 4, 3, _twist(u0, p, e, n), _twist(u1, p, e, n))
         h2 = 0.5 * (u1[e, n - 1] - u0[e, n - 1])
         h1 = 0.5 * (u1[e, 0] - u0[e, 0]) if n == 2 else 0.0
         c1 = np.cos(h1)
@@ -458,6 +630,71 @@ def properties(material, section):
     raise ValueError("springs and dampers take direct values (k, c, ...) via Model.add_discrete, not a material and section")
 
 
+LAW_KEYWORDS = ("law", "law_range", "damper_law", "damper_range", "smooth")
+
+
+def _check_law(name, law, where):
+    """Element-type checks of a spring law: a bushing's law acts on |d| ≥ 0 and needs
+    F(0) = 0 (its force direction d/|d| is undefined at d = 0)."""
+    if name.startswith("bushing"):
+        F0 = float(law(np.array([0.0]))[0])
+        if abs(F0) > 1e-12 * law.scale():
+            raise InputError(f"{where}: a bushing's law acts on the deflection |d| ≥ 0 and needs F(0) = 0, got F(0) = {F0:g}")
+
+
+def _laws(name, values, where):
+    """(spring law, damper law) as ForceLaws (or None) from the keywords of ``values``."""
+    smooth = bool(values.get("smooth", False))
+    law = damper = None
+    if values.get("law") is not None:
+        law = as_force_law(values["law"], f"{where}: law", values.get("law_range"), smooth)
+        _check_law(name, law, f"{where}: law")
+    elif values.get("law_range") is not None:
+        raise InputError(f"{where}: law_range is given without a law")
+    if values.get("damper_law") is not None:
+        damper = as_force_law(values["damper_law"], f"{where}: damper_law", values.get("damper_range"), smooth)
+        check_dissipative(damper, f"{where}: damper_law")
+    elif values.get("damper_range") is not None:
+        raise InputError(f"{where}: damper_range is given without a damper_law")
+    return law, damper
+
+
+def _prepare(name):
+    """``prepare_values(values, where)`` of spring type ``name`` (Model.add_discrete):
+    builds the ForceLaws of ``law``/``damper_law`` (checked, errors naming ``where``),
+    drops the helper keywords and lets ``k`` default to 0 when a law (of the spring or of
+    the damper) is given."""
+
+    def prepare(values, where):
+        values = dict(values)
+        law, damper = _laws(name, values, where)
+        for key in LAW_KEYWORDS:
+            values.pop(key, None)
+        if law is not None:
+            values["law"] = law
+        if damper is not None:
+            values["damper_law"] = damper
+        if law is not None or damper is not None:
+            values.setdefault("k", 0.0)
+        return values
+
+    return prepare
+
+
+def _packer(name):
+    """``pack(tables)`` of spring type ``name``: [n_s, n_d, spring law, damper law]."""
+
+    def pack(tables):
+        law, damper = _laws(name, tables, f"element {name!r}")
+        if law is None and damper is None:
+            return np.zeros(0)
+        out = [np.array([0.0 if law is None else law.n, 0.0 if damper is None else damper.n])]
+        out += [x.packed() for x in (law, damper) if x is not None]
+        return np.concatenate(out)
+
+    return pack
+
+
 CENTRAL_KERNELS = ElementKernels(
     internal_force=central_internal_force,
     tangent=central_tangent,
@@ -467,6 +704,7 @@ CENTRAL_KERNELS = ElementKernels(
     mass=zero_mass,
     midpoint_force=central_midpoint_force,
     damping=central_damping,
+    damper_force=central_damper_force,
 )
 
 BUSHING_KERNELS = ElementKernels(
@@ -478,6 +716,7 @@ BUSHING_KERNELS = ElementKernels(
     mass=zero_mass,
     midpoint_force=bushing_midpoint_force,
     damping=bushing_damping,
+    damper_force=bushing_damper_force,
 )
 
 ROTATIONAL_KERNELS = ElementKernels(
@@ -489,6 +728,7 @@ ROTATIONAL_KERNELS = ElementKernels(
     mass=zero_mass,
     midpoint_force=rotational_midpoint_force,
     damping=rotational_damping,
+    damper_force=rotational_damper_force,
 )
 
 _DOFS = {2: ("ux", "uy"), 3: ("ux", "uy", "uz")}
@@ -496,6 +736,7 @@ _FORCES = {2: ("Fx", "Fy"), 3: ("Fx", "Fy", "Fz")}
 
 
 def _spec(name, cell_type, n_nodes, dim, node_dofs, params, defaults, resultant_names, kernels, requires_length, description):
+    """Spec of a spring type; its property rows end with the (optional) law tables."""
     return ElementSpec(
         name=name,
         cell_type=cell_type,
@@ -510,6 +751,9 @@ def _spec(name, cell_type, n_nodes, dim, node_dofs, params, defaults, resultant_
         requires_length=requires_length,
         description=description,
         defaults=defaults,
+        extra={"prepare_values": _prepare(name)},
+        table_params=("law", "damper_law"),
+        pack=_packer(name),
     )
 
 

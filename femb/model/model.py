@@ -91,8 +91,17 @@ class Model:
     def add_discrete(self, name, element, nodes, **values):
         """A discrete element (point mass, rigid body, spring, damper ...) on ``nodes`` (a
         node selector for one-node elements; a pair of selectors for two-node ones), with
-        its parameters as keywords. Creates the cell set ``name`` in the mesh."""
+        its parameters as keywords. Creates the cell set ``name`` in the mesh.
+
+        Springs and dampers also take force laws (femb.elements.springs): ``law`` — a table
+        of (deflection, force) pairs, a ``ForceLaw`` or a callable F(δ) with ``law_range``
+        = (δ_min, δ_max) — and ``damper_law`` (with ``damper_range``) for the damper force
+        against the elongation rate; ``smooth=True`` interpolates tables by monotone cubics.
+        Bad laws raise InputError naming the part."""
         spec = element_library.get_spec(element)
+        prepare = spec.extra.get("prepare_values")
+        if prepare is not None:
+            values = prepare(values, f"part {name!r}")
         if spec.n_nodes == 1:
             conn = self.nodes(nodes).reshape(-1, 1)
         else:

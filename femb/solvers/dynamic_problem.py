@@ -168,8 +168,12 @@ class NodalRotaryInertia:
 class DampingModel:
     """Viscous damping: Rayleigh (alpha M + beta K_mat(u)) plus discrete damper elements.
 
-    ``evaluate(u, v)`` returns the damping force (n_var,) = C(u)·v and the data (nnz,) of
-    C(u) over the equations on the table's pattern.
+    ``evaluate(u, v)`` returns the damping force (n_var,) and the data (nnz,) of its
+    velocity derivative C = ∂f_d/∂v at (u, v) over the equations on the table's pattern:
+    f_d = C(u)·v for Rayleigh damping and linear dampers (element kernel ``damping``),
+    the element's own (possibly nonlinear) force for types with a ``damper_force`` kernel
+    (e.g. spring-dampers with a damper law F_d(v)). The solvers book f_d·Δu as the
+    dissipated energy of a step, so it equals the work of the forces they apply.
     """
 
     def __init__(self, problem, rayleigh):
@@ -209,6 +213,14 @@ class DampingModel:
                 b.spec.kernels.resultants(b.X, ue, b.props, s)
                 b.spec.kernels.geometric_stiffness(b.X, ue, b.props, s, Kg)
                 C += self.beta * (Ke - Kg)
+            if use_damper and b.spec.kernels.damper_force is not None:
+                matvec_blocks(b.var, C, v, force)  # the Rayleigh part, if any
+                ve = np.where(b.var >= 0, v[np.maximum(b.var, 0)], 0.0)
+                b.spec.kernels.damper_force(b.X, ue, ve, b.props, fe, Kg)
+                scatter_vector(b.var, fe, force)
+                C += Kg
+                scatter_matrix(b.pos, C, data)
+                continue
             if use_damper:
                 b.spec.kernels.damping(b.X, ue, b.props, Kg)
                 C += Kg
