@@ -5,6 +5,8 @@ A mixin of ``femb.case.build.ModelBuilder`` (``self.ctx``, ``self.doc``, ``self.
 import numpy as np
 
 from femb import elements as element_library
+from femb.case.expressions import Expression
+from femb.core.errors import InputError
 from femb.model.joints import JOINTS_3D
 
 JOINT_KEYS = {
@@ -19,6 +21,7 @@ JOINT_KEYS = {
 FLOATING_ELEMENTS = ("beam2d_floating", "beam2d_floating_timoshenko")
 FLOATING_FRAMES = ("chord", "root")
 RIGID_LINK_KEYS = ("name", "a", "b", "m", "J", "com")
+LAW_KEYS = ("law", "damper_law", "smooth")
 
 
 class MultibodyReaders:
@@ -39,7 +42,7 @@ class MultibodyReaders:
         """``[[discrete]]``: point masses, rigid bodies, springs ... on nodes (one element per
         node of ``nodes`` for one-node types; ``nodes = [a, b]`` for two-node types)."""
         ctx = self.ctx
-        for t in self.doc.array("discrete", ["name", "element", "nodes", "parameters"]):
+        for t in self.doc.array("discrete", ["name", "element", "nodes", "parameters", *LAW_KEYS]):
             with ctx.guard(), t:
                 name = t.take("name", "string", required=True)
                 if not name.isidentifier():
@@ -66,15 +69,62 @@ class MultibodyReaders:
                     sizes = [np.size(model.nodes(sel)) for sel in nodes]
                     if sizes[0] != sizes[1]:
                         ctx.fail(t.key_path("nodes"), f"the two selectors must have the same number of nodes, got {sizes[0]} and {sizes[1]}")
-                params = t.sub("parameters", list(spec.params), required=[k for k in spec.params if k not in spec.defaults] != [])
+                laws = self.read_force_laws(t, spec)
+                optional = set(spec.defaults) | ({"k"} if laws else set())  # a spring with a law: k = 0 by default
+                params = t.sub("parameters", list(spec.params), required=[k for k in spec.params if k not in optional] != [])
                 values = {}
                 if params is not None:
                     with params:
                         values = {k: params.take(k, "number") for k in spec.params if k in params}
-                missing = [k for k in spec.params if k not in values and k not in spec.defaults]
+                missing = [k for k in spec.params if k not in values and k not in optional]
                 if missing:
                     ctx.fail(t.key_path("parameters"), f"element {element!r} needs {', '.join(missing)} (it takes {', '.join(spec.params)})")
-                model.add_discrete(name, element, nodes, **values)
+                try:
+                    model.add_discrete(name, element, nodes, **values, **laws)
+                except InputError as exc:
+                    ctx.fail(t.path, "; ".join(exc.problems))
+
+    def read_force_laws(self, t, spec):
+        """``law``/``damper_law`` (and ``smooth``) of a ``[[discrete]]`` spring: a table
+        [[x, F], ...] or {expression = "... x ...", range = [x_min, x_max]} (an expression
+        in x and the case parameters, sampled by femb.elements.force_laws); returns the
+        keywords for Model.add_discrete."""
+        ctx = self.ctx
+        given = [k for k in LAW_KEYS if k in t]
+        if not given:
+            return {}
+        if "law" not in spec.table_params:
+            ctx.fail(t.key_path(given[0]), f"only springs and dampers take force laws, not {spec.name!r}")
+        out = {}
+        for key, range_key in (("law", "law_range"), ("damper_law", "damper_range")):
+            raw = t.take(key)
+            path = t.key_path(key)
+            if raw is None:
+                continue
+            if isinstance(raw, list):
+                rows = []
+                for i, row in enumerate(raw):
+                    if not isinstance(row, list) or len(row) != 2:
+                        ctx.fail(f"{path}[{i}]", f"expected a pair [x, F], got {row!r}")
+                    rows.append((ctx.number(row[0], f"{path}[{i}][0]"), ctx.number(row[1], f"{path}[{i}][1]")))
+                out[key] = rows
+            elif isinstance(raw, dict):
+                with t.sub(key, ["expression", "range"]) as sub:
+                    text = sub.take("expression", "string", required=True)
+                    bounds = sub.take("range", "vector", required=True, size=2)
+                try:
+                    expr = Expression(text, {"x", *ctx.parameters}, f"{path}.expression")
+                except InputError as exc:
+                    ctx.fail(f"{path}.expression", exc.problems[0])
+                params = dict(ctx.parameters)
+                out[key] = lambda x, expr=expr, params=params: expr(x=x, **params)
+                out[range_key] = bounds
+            else:
+                ctx.fail(path, f"expected a table [[x, F], ...] or {{expression = \"...\", range = [x_min, x_max]}}, got {raw!r}")
+        smooth = t.take("smooth", "boolean")
+        if smooth is not None:
+            out["smooth"] = smooth
+        return out
 
     def read_rigid_links(self, model):
         """``[[rigid_links]]``: planar rigid bodies given by two of their points

@@ -295,19 +295,22 @@ def test_midpoint_conserves_energy_with_a_table_spring_at_large_steps():
     residual at round-off."""
     model = Model(Mesh(np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])))
     model.add_discrete("spring", "spring2d", (0, 1), L0=1.0, law=STIFFENING, smooth=True)
-    model.add_discrete("mass", "point_mass2d_translational", 1, m=0.05)
+    model.add_discrete("mass", "point_mass2d_translational", 1, m=0.2)
     model.add_discrete("torsion", "rotational_spring2d_ground", 2, law=[(-1.0, -8.0), (-0.2, -1.0), (0.0, 0.0), (0.5, 1.5), (1.0, 9.0)])
     model.add_discrete("wheel", "rigid_body2d", 2, m=1.0, J=0.02)
     model.fix(0, "all")
     model.fix(2, "translations")
-    model.initial_velocity(1, ux=1.0, uy=2.0)
+    model.initial_velocity(1, ux=4.0, uy=1.0)
     model.initial_velocity(2, rz=10.0)
-    res = solve_dynamic(model, 0.02, 20.0, TIGHT, record_every=10)
-    assert len(res) == 101
+    res = solve_dynamic(model, 0.02, 20.0, TIGHT, record_every=5)
+    assert len(res) == 201
     assert _residual(res) <= 1e-12
     t = res.table
-    assert np.ptp([s[t.var_of(1, "ux")] for s in res.states]) > 0.1  # the spring is well into its nonlinear range
-    assert np.ptp([s[t.var_of(2, "rz")] for s in res.states]) > 1.0
+    x = np.array([[1.0 + s[t.var_of(1, "ux")], s[t.var_of(1, "uy")]] for s in res.states])
+    delta = np.linalg.norm(x, axis=1) - 1.0
+    assert delta.min() < -0.12 and delta.max() > 0.16  # across the breakpoints −0.1, 0, 0.05, 0.15
+    theta = np.array([s[t.var_of(2, "rz")] for s in res.states])
+    assert theta.min() < -0.4 and theta.max() > 0.6  # across −0.2, 0, 0.5
 
 
 def test_quadratic_damper_decay_and_dissipated_energy():
@@ -339,7 +342,7 @@ def test_quadratic_damper_decay_and_dissipated_energy():
     for dt in (0.05, 0.025, 0.0125):
         res, v_lin, v_rot = run(dt)
         errs.append(abs(v_lin - exact))
-        assert abs(v_rot - exact) <= 2.0 * abs(v_lin - exact) + 1e-12  # the Cayley rate τ/h differs at O(Δt²)
+        assert abs(v_rot - exact) <= 1.01 * abs(v_lin - exact)  # Cayley kinematics: the same algebra for ω
         D = res.series("dissipated_energy")
         T_kin = res.series("kinetic_energy")
         assert np.abs((T_kin[0] - T_kin) - D).max() <= 1e-12 * T_kin[0]
