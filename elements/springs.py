@@ -4,12 +4,13 @@ All types are massless, created with ``Model.add_discrete`` and given their para
 numbers. Parameters with a default (listed per type) may be omitted; the others are
 required (a missing one raises ``KeyError`` naming it). Every spring has a linear part
 ``k`` and a cubic hardening (``k3 > 0``) or softening (``k3 < 0``) part ``k3`` — the
-"user force law"
+cubic force law
 
     F(δ) = k δ + k3 δ³,    V(δ) = ½ k δ² + ¼ k3 δ⁴,
 
 of a scalar (central, rotational) or vector (bushing, δ² = |d|²) deflection δ — and a
-linear viscous damper ``c`` (damping force C·v from the ``damping`` kernel). A pure
+linear viscous damper ``c`` (damping force C·v from the ``damping`` kernel); tabulated or
+sampled spring and damper characteristics add to these (see "User force laws" below). A pure
 damper is a spring with ``k = k3 = 0``. Units: any consistent set (k a force per length
 or moment per radian, k3 per length³ or per radian³, c a force per velocity or moment
 per angular velocity).
@@ -88,6 +89,46 @@ u1, τ) (non-symmetric in general). With the divided difference of the force law
 
 In the limit u1 → u0 the mid-point force tends to the internal force and K to half the
 static tangent.
+
+User force laws (tables and functions)
+--------------------------------------
+Besides k and k3 every type takes a **spring characteristic** ``law`` and a **damper
+characteristic** ``damper_law`` (keywords of ``Model.add_discrete``; ``law``/``damper_law``
+tables in case files), each a piecewise-cubic Hermite curve of femb.elements.force_laws:
+
+- a table of (x, F) pairs — piecewise linear, or with ``smooth=True`` the monotone cubic
+  (PCHIP) through the points; linear extrapolation beyond the ends with the end slopes;
+- a callable F(x) with ``law_range``/``damper_range`` = (x_min, x_max) (or a pair
+  (F, dF) of callables, or a ready ``ForceLaw``): sampled by bisection until the cubic
+  interpolant matches F at every segment midpoint to 10⁻⁹ × max|F|; the achieved error is
+  kept in ``model.parts[name].values["law"].error``, and an InputError names the part
+  when 4000 points do not reach it (a kink or singularity: tabulate such laws instead).
+
+The table law **adds** to k δ + k3 δ³ (k defaults to 0 when a law is given), so
+F(δ) = k δ + k3 δ³ + F_law(δ) and V(δ) = ½ k δ² + ¼ k3 δ⁴ + ∫_0^δ F_law: the energy is
+zero at δ = 0 (the free length L0, the reference twist theta0); a law with F(0) ≠ 0 is a
+preloaded spring. x is the elongation δ = l − L0 (central springs), the twist φ
+(rotational springs, F a moment) or the deflection magnitude |d| ≥ 0 (bushings, whose law
+must give F(0) = 0; force F(|d|) d/|d|, tangent (F/|d|) I + (F' − F/|d|) n nᵀ). Energy,
+force and tangent are exact; the mid-point forces use the law's exact divided difference
+D(δ0, δ1) = mean of F over [δ0, δ1] (2-point Gauss per piece between breakpoints, no
+cancellation), so f·Δ = ΔV to round-off at any step — for bushings in Gonzalez's form in
+r = |d|: F_m = D(r0, r1)/r_av · d_m (→ F'(0) d_m at r_av = 0).
+
+The damper force is F_d(v) = c v + F_dlaw(v) of the elongation rate v = e·(v2 − v1)
+(central, along the current axis e), of the relative angular rate (rotational), or of the
+speed |v2 − v1| along v2 − v1 (bushing). A damper law must dissipate: it covers v = 0, has
+F_d(0) = 0 and F_d(v)·v ≥ 0 at its breakpoints and 32 points inside each segment, and
+non-negative end slopes (checked; InputError naming the part). The kernel
+``damper_force(X, u, v, p, f, C)`` returns the force and C = ∂f/∂v; the solvers evaluate
+it where the linear damper acts (mid-point scheme: mid configuration, mean velocity
+Δ/Δt) and book f·Δ as the dissipated energy, which hence equals the dampers' work
+exactly. ``damping`` gives the linearization at v = 0 (c + F_dlaw'(0)) used by linearized
+and complex modal analyses.
+
+Property rows with a law: the parameters, then n_s and n_d (points of the two laws, 0 for
+none), then the packed laws (5 numbers per point: x, F, left and right slope, V); rows
+without a law are exactly the parameters.
 """
 import numpy as np
 
