@@ -37,6 +37,7 @@ Hermite interpolant matches it at every segment midpoint to ``rtol`` × max|F| (
 ``max_points``.
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -250,20 +251,27 @@ class ForceLaw:
         return int(self.x.size)
 
     def packed(self):
-        """The law as 5n numbers (x_i, F_i, m⁻_i, m⁺_i, V_i) per point, V_i = ∫_0^{x_i} F."""
+        """The law as 5n numbers (x_i, F_i, m⁻_i, m⁺_i, V_i) per point, V_i = ∫_0^{x_i} F
+        (computed once; a read-only array)."""
+        return self._packed
+
+    @cached_property
+    def _packed(self):
         row = np.zeros((1, WIDTH * self.n))
         row[0, 0::WIDTH] = self.x
         row[0, 1::WIDTH] = self.F
         row[0, 2::WIDTH] = self.slope_left
         row[0, 3::WIDTH] = self.slope_right
         law_fill_energies(row, 0, 0, self.n)
-        return row[0]
+        out = row[0]
+        out.flags.writeable = False
+        return out
 
     def evaluate(self, x):
         """(V, F, dF/dx) at the points ``x`` (any shape): three arrays of that shape."""
         x = np.asarray(x, dtype=np.float64)
         out = np.zeros((x.size, 3))
-        law_batch(self.packed()[None, :], 0, self.n, x.ravel(), out)
+        law_batch(self.packed()[None, :].copy(), 0, self.n, x.ravel(), out)
         return out[:, 0].reshape(x.shape), out[:, 1].reshape(x.shape), out[:, 2].reshape(x.shape)
 
     def __call__(self, x):
@@ -274,7 +282,7 @@ class ForceLaw:
         """(D, ∂D/∂b) elementwise for arrays ``a``, ``b`` of one shape."""
         a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
         out = np.zeros((a.size, 2))
-        law_batch_divided(self.packed()[None, :], 0, self.n, a.ravel().copy(), b.ravel().copy(), out)
+        law_batch_divided(self.packed()[None, :].copy(), 0, self.n, a.ravel().copy(), b.ravel().copy(), out)
         return out[:, 0].reshape(a.shape), out[:, 1].reshape(a.shape)
 
     def scale(self):

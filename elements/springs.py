@@ -192,6 +192,22 @@ def _spring(p, e, t, i3, d):
 
 
 @jit
+def _spring_force(p, e, t, i3, d):
+    """``(F, dF/dd)`` of the spring at deflection ``d`` (``_spring`` without the energy)."""
+    k = p[e, 0]
+    k3 = p[e, i3]
+    d2 = d * d
+    F = (k + k3 * d2) * d
+    dF = k + 3.0 * k3 * d2
+    n = _counts(p, e, t)[0]
+    if n > 0:
+        Ft, dFt = law_piece(p, e, t + 2, n, law_region(p, e, t + 2, n, d), d)
+        F += Ft
+        dF += dFt
+    return F, dF
+
+
+@jit
 def _spring_divided(p, e, t, i3, a, b):
     """``(D, ∂D/∂b)`` of the spring's energy between deflections ``a`` and ``b`` (cubic
     plus table law)."""
@@ -277,7 +293,7 @@ def central_internal_force(X, u, p, f):
     x = np.empty(dim)
     for e in range(n_el):
         l, delta = _central(X, u, p, e, x)
-        _, N, _ = _spring(p, e, 4, 3, delta)
+        N, _ = _spring_force(p, e, 4, 3, delta)
         _set_force(f, e, dim, N / l, x)
 
 
@@ -288,7 +304,7 @@ def central_tangent(X, u, p, f, K):
     x = np.empty(dim)
     for e in range(n_el):
         l, delta = _central(X, u, p, e, x)
-        _, N, dN = _spring(p, e, 4, 3, delta)
+        N, dN = _spring_force(p, e, 4, 3, delta)
         g = N / l
         _set_force(f, e, dim, g, x)
         for i in range(dim):
@@ -306,7 +322,7 @@ def central_resultants(X, u, p, s):
     x = np.empty(dim)
     for e in range(n_el):
         _, delta = _central(X, u, p, e, x)
-        _, N, _ = _spring(p, e, 4, 3, delta)
+        N, _ = _spring_force(p, e, 4, 3, delta)
         s[e, 0] = N
 
 
@@ -404,13 +420,22 @@ def _relative(u, e, dim, d):
 
 @jit
 def _bushing_table(p, e, r):
-    """Table part of the bushing law at |d| = r: ``(V_t, F_t(r)/r, F_t'(r))`` (zeros without
-    a table; F_t(r)/r as the mean slope over [0, r], F_t(0) = 0 being checked on input)."""
+    """Table part of the bushing law at |d| = r: ``(F_t(r)/r, F_t'(r))`` (zeros without a
+    table; F_t(r)/r as the mean slope over [0, r], F_t(0) = 0 being checked on input)."""
     n = _counts(p, e, 3)[0]
     if n == 0:
-        return 0.0, 0.0, 0.0
-    V, _, dF = law_value(p, e, 5, n, r)
-    return V, law_secant(p, e, 5, n, 0.0, r), dF
+        return 0.0, 0.0
+    dF = law_piece(p, e, 5, n, law_region(p, e, 5, n, r), r)[1]
+    return law_secant(p, e, 5, n, 0.0, r), dF
+
+
+@jit
+def _bushing_table_energy(p, e, r):
+    """Energy V_t(r) = ∫_0^r F_t of the bushing's table law (0 without a table)."""
+    n = _counts(p, e, 3)[0]
+    if n == 0:
+        return 0.0
+    return law_value(p, e, 5, n, r)[0]
 
 
 @jit
@@ -420,7 +445,7 @@ def bushing_internal_force(X, u, p, f):
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        _, gt, _ = _bushing_table(p, e, np.sqrt(s))
+        gt, _ = _bushing_table(p, e, np.sqrt(s))
         _set_force(f, e, dim, p[e, 0] + p[e, 2] * s + gt, d)
 
 
@@ -432,7 +457,7 @@ def bushing_tangent(X, u, p, f, K):
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        _, gt, dFt = _bushing_table(p, e, np.sqrt(s))
+        gt, dFt = _bushing_table(p, e, np.sqrt(s))
         a = p[e, 0] + p[e, 2] * s + gt
         b = 2.0 * p[e, 2]
         if s > 0.0:
@@ -453,7 +478,7 @@ def bushing_resultants(X, u, p, s):
     d = np.empty(dim)
     for e in range(n_el):
         q = _relative(u, e, dim, d)
-        a = p[e, 0] + p[e, 2] * q + _bushing_table(p, e, np.sqrt(q))[1]
+        a = p[e, 0] + p[e, 2] * q + _bushing_table(p, e, np.sqrt(q))[0]
         for k in range(dim):
             s[e, k] = a * d[k]
 
@@ -465,7 +490,7 @@ def bushing_strain_energy(X, u, p, out):
     d = np.empty(dim)
     for e in range(n_el):
         s = _relative(u, e, dim, d)
-        out[e] = 0.5 * p[e, 0] * s + 0.25 * p[e, 2] * s * s + _bushing_table(p, e, np.sqrt(s))[0]
+        out[e] = 0.5 * p[e, 0] * s + 0.25 * p[e, 2] * s * s + _bushing_table_energy(p, e, np.sqrt(s))
 
 
 @jit
@@ -564,7 +589,7 @@ def rotational_internal_force(X, u, p, f):
     """f = M ∂φ/∂θ: [−M; M] (two nodes) or [M] (one node), M = k φ + k3 φ³."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        _, M, _ = _spring(p, e, 4, 3, _twist(u, p, e, n))
+        M, _ = _spring_force(p, e, 4, 3, _twist(u, p, e, n))
         for i in range(n):
             f[e, i] = _sign(n, i) * M
 
@@ -574,7 +599,7 @@ def rotational_tangent(X, u, p, f, K):
     """Force and tangent ``(k + 3 k3 φ²) sᵢ sⱼ`` (s = ∂φ/∂θ)."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        _, M, dM = _spring(p, e, 4, 3, _twist(u, p, e, n))
+        M, dM = _spring_force(p, e, 4, 3, _twist(u, p, e, n))
         for i in range(n):
             si = _sign(n, i)
             f[e, i] = si * M
@@ -587,7 +612,7 @@ def rotational_resultants(X, u, p, s):
     """Moment s[:, 0] = M = k φ + k3 φ³ exerted by the (last) node on the spring."""
     n = X.shape[1]
     for e in range(u.shape[0]):
-        _, M, _ = _spring(p, e, 4, 3, _twist(u, p, e, n))
+        M, _ = _spring_force(p, e, 4, 3, _twist(u, p, e, n))
         s[e, 0] = M
 
 
