@@ -350,6 +350,24 @@ def test_quadratic_damper_decay_and_dissipated_energy():
     assert np.all(np.abs(rates - 2.0) < 0.1), rates
 
 
+@pytest.mark.parametrize("scheme", ["newmark", "hht"])
+def test_quadratic_damper_in_the_alpha_schemes(scheme):
+    """The nonlinear damper force and its velocity derivative serve the Newmark and HHT
+    schemes too (end-point damping force): second-order decay v0/(1 + c v0 t/m)."""
+    c, m, v0, T = 3.0, 2.0, 4.0, 1.0
+    errs = []
+    for dt in (0.05, 0.025):
+        model = Model(Mesh(np.array([[0.0, 0.0], [1.0, 0.0]])))
+        model.add_discrete("damper", "spring2d", (0, 1), L0=1.0, damper_law=ForceLaw.function(lambda v: c * v * abs(v), (-10.0, 10.0)))
+        model.add_discrete("mass", "point_mass2d_translational", 1, m=m)
+        model.fix(0, "all")
+        model.fix(1, ("uy",))
+        model.initial_velocity(1, ux=v0)
+        res = solve_dynamic(model, dt, T, TIGHT, scheme=scheme)
+        errs.append(abs(res.velocities[-1][res.table.var_of(1, "ux")] - v0 / (1.0 + c * v0 * T / m)))
+    assert 3.6 < errs[0] / errs[1] < 4.4, errs
+
+
 def test_bilinear_damper_on_an_oscillator_books_its_work():
     """A mass on a linear spring with a bilinear (asymmetric) damper table swinging in 2-D:
     energy residual at round-off, energy really dissipated."""
