@@ -36,6 +36,7 @@ Hermite interpolant matches it at every segment midpoint to ``rtol`` × max|F| (
 ``ForceLaw.error`` and an InputError names the law when it is not reached within
 ``max_points``.
 """
+import logging
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -46,6 +47,7 @@ from femb.core.errors import InputError
 
 WIDTH = 5  # numbers per breakpoint in the packed layout: x, F, m⁻, m⁺, V
 _G = 0.5773502691896257645  # 1/√3, the 2-point Gauss–Legendre abscissa on [−1, 1]
+log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------------- compiled helpers
@@ -378,6 +380,7 @@ class ForceLaw:
         m = np.array([pts[x][1] for x in xs])
         scale = max(float(np.abs(F).max()), max(abs(v) for v in checked.values()), 1e-300)
         error = max(checked.values()) / scale
+        log.info("%s: sampled on %d points over (%g, %g), relative error %.2g", where, xs.size, a, b, error)
         return cls(xs, F, m.copy(), m.copy(), float(error), "function")
 
 
@@ -401,7 +404,7 @@ def check_dissipative(law, where, samples=32):
     """Raise InputError unless the damper law F(v) dissipates: the table covers v = 0,
     F(0) = 0 (to 1e-12 × max|F|), F(v)·v ≥ 0 at the breakpoints and at ``samples`` points
     inside every segment (exact for piecewise-linear tables), and the end slopes are
-    ≥ 0 (so the linear extrapolation dissipates too)."""
+    ≥ 0 (so the linear extrapolation dissipates too; all to round-off)."""
     x = law.x
     tol = 1e-12 * law.scale()
     if not (x[0] <= 0.0 <= x[-1]):
@@ -416,6 +419,7 @@ def check_dissipative(law, where, samples=32):
     if np.any(bad):
         i = int(np.argmin(np.where(bad, power, np.inf)))
         raise InputError(f"{where}: a damper law must dissipate (F(v)·v ≥ 0), but F({v[i]:g}) = {law(np.array([v[i]]))[0]:g}")
-    if law.slope_left[0] < 0.0 or law.slope_right[-1] < 0.0:
+    slope_tol = tol / (x[-1] - x[0])
+    if law.slope_left[0] < -slope_tol or law.slope_right[-1] < -slope_tol:
         raise InputError(f"{where}: a damper law's end slopes must be ≥ 0 (its linear extrapolation must dissipate), got "
                          f"{law.slope_left[0]:g} at v = {x[0]:g} and {law.slope_right[-1]:g} at v = {x[-1]:g}")

@@ -137,7 +137,7 @@ from femb.core.errors import InputError
 from femb.core.rotations import phi_over_sin
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
-from .force_laws import WIDTH, ForceLaw, as_force_law, check_dissipative, law_divided, law_secant, law_value, law_piece, law_region
+from .force_laws import WIDTH, as_force_law, check_dissipative, law_divided, law_piece, law_region, law_secant, law_value
 from .masses import zero_geometric_stiffness
 from .truss import _set_block, _set_force, central_midpoint_block
 

@@ -369,13 +369,17 @@ def test_quadratic_damper_in_the_alpha_schemes(scheme):
 
 
 def test_bilinear_damper_on_an_oscillator_books_its_work():
-    """A mass on a linear spring with a bilinear (asymmetric) damper table swinging in 2-D:
+    """A mass on a linear spring with a bilinear (asymmetric) damper table swinging in 2-D,
+    and a mass on a bushing with a stiffening table and a saturating isotropic damper:
     energy residual at round-off, energy really dissipated."""
-    model = Model(Mesh(np.array([[0.0, 0.0], [1.0, 0.0]])))
+    model = Model(Mesh(np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [3.0, 0.0]])))
     model.add_discrete("strut", "spring2d", (0, 1), k=50.0, L0=1.0, damper_law=[(-5.0, -10.0), (0.0, 0.0), (0.3, 0.3), (5.0, 1.0)])
-    model.add_discrete("mass", "point_mass2d_translational", 1, m=0.5)
-    model.fix(0, "all")
+    model.add_discrete("mass", "point_mass2d_translational", [1, 3], m=0.5)
+    model.add_discrete("mount", "bushing2d", (2, 3), law=[(0.0, 0.0), (0.1, 2.0), (0.3, 20.0)], smooth=True,
+                       damper_law=[(-1.0, -0.5), (0.0, 0.0), (0.2, 0.4), (1.0, 0.5)])
+    model.fix([0, 2], "all")
     model.initial_velocity(1, ux=2.0, uy=1.0)
+    model.initial_velocity(3, ux=-1.0, uy=2.0)
     res = solve_dynamic(model, 0.05, 10.0, TIGHT, record_every=10)
     assert _residual(res) <= 1e-12
     D = res.series("dissipated_energy")
