@@ -29,6 +29,8 @@ _REGISTRY = {
     "bushing3d": "springs",
     "rotational_spring2d": "springs",
     "rotational_spring2d_ground": "springs",
+    "rotational_spring3d": "springs3d",
+    "rotational_spring3d_ground": "springs3d",
     "rigid_link2d": "rigid_link2d",
     "beam2d_floating": "floating_beam2d",
     "beam2d_floating_timoshenko": "floating_beam2d",

@@ -192,8 +192,11 @@ class DampingModel:
     def active(self):
         return self.alpha != 0.0 or self.beta != 0.0 or bool(self._dampers)
 
-    def evaluate(self, u, v):
-        """Damping force (n_var,) and matrix data (nnz,) at configuration u, velocity v."""
+    def evaluate(self, u, v, rotations=None):
+        """Damping force (n_var,) and matrix data (nnz,) at configuration u, velocity v
+        (models with 3-D rotations: nodal ``rotations`` (n_nodes, 3, 3) for the oriented
+        dampers, whose kernels take R after u; v holds angular velocities in the rotational
+        slots)."""
         p, t = self.p, self.p.table
         force = np.zeros(t.n_var)
         data = t.new_matrix_data()
@@ -207,6 +210,11 @@ class DampingModel:
             if not (use_beta or use_damper):
                 continue
             ue[:] = np.where(b.var >= 0, u[np.maximum(b.var, 0)], 0.0)
+            lead = (b.X, ue)
+            if b.spec.oriented:
+                if rotations is None:
+                    raise ValueError(f"part {b.part!r}: oriented dampers need the nodal rotations")
+                lead = (b.X, ue, np.ascontiguousarray(rotations[b.cells]))
             C = np.zeros_like(Ke)
             if use_beta:
                 b.spec.kernels.tangent(b.X, ue, b.props, fe, Ke)
@@ -216,13 +224,13 @@ class DampingModel:
             if use_damper and b.spec.kernels.damper_force is not None:
                 matvec_blocks(b.var, C, v, force)  # the Rayleigh part, if any
                 ve = np.where(b.var >= 0, v[np.maximum(b.var, 0)], 0.0)
-                b.spec.kernels.damper_force(b.X, ue, ve, b.props, fe, Kg)
+                b.spec.kernels.damper_force(*lead, ve, b.props, fe, Kg)
                 scatter_vector(b.var, fe, force)
                 C += Kg
                 scatter_matrix(b.pos, C, data)
                 continue
             if use_damper:
-                b.spec.kernels.damping(b.X, ue, b.props, Kg)
+                b.spec.kernels.damping(*lead, b.props, Kg)
                 C += Kg
             matvec_blocks(b.var, C, v, force)
             scatter_matrix(b.pos, C, data)
@@ -274,8 +282,8 @@ class DynamicProblem:
         if self.oriented:
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
-            if any(b.spec.kernels.damping is not None for b in t.blocks):
-                raise InputError("discrete dampers are not supported by solve_dynamic for models with 3-D rotations yet")
+            # discrete dampers (translational, and the rotational ones of oriented nodes) act in
+            # the mid-point step at the mid configuration (femb.solvers.midpoint3d)
         self.loads = LoadAssembler(model, t, self.assembler, mass_kind=self.mass_kind)
         if self.oriented and self.loads.has_moment_loads:
             raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
