@@ -169,6 +169,12 @@ class MidPoint3DSystem(_StepSystem):
                 b.spec.kernels.midpoint_force(b.X, buf.e0, buf.e1, b.props, buf.f, buf.K)
             scatter_vector(b.var, buf.f, f)
             scatter_matrix(b.pos, buf.K, data)
+        fd = None
+        if p.damping.active:
+            # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
+            # the step velocity z/h (ψ/h on the rotations); their work fd·z is the dissipation
+            fd, Cd = p.damping.evaluate(um, z / h, rotations=Rm)
+            data += Cd / h
         zt = np.where(p.rot3d, 0.0, z)
         inert = p.M_full @ ((2.0 / (h * h)) * zt - (2.0 / h) * np.where(p.rot3d, 0.0, self.s.v))
         data += (2.0 / (h * h)) * p.M_eq.data
@@ -185,7 +191,9 @@ class MidPoint3DSystem(_StepSystem):
         ok = rot.pos >= 0
         np.add.at(data, rot.pos[ok], dr[ok])
         R = f + inert - self.f_ext
-        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi)
+        if fd is not None:
+            R += fd
+        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd)
         ev = self.eq_var
         scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(self.f_ext[ev])),
                     self.momentum_scale, 1e-300)
@@ -247,6 +255,7 @@ class MidPoint3DSystem(_StepSystem):
         rot = p.rot3d
         moments = p.f_const + self.f_s
         work = float(self.f_s[~rot] @ z[~rot]) + float(moments[rot] @ z[rot])
-        terms = dict(work=work, dissipated=0.0,
+        fd = last.get("fd")
+        terms = dict(work=work, dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(last["R"], z) + self.joint_work(z, self.multipliers))
         return State(self.t1, u1, v1, extra={"R": R1, "pi": pi1}), terms
