@@ -127,6 +127,20 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     multipliers for the curvature of the first iteration). Converged when the projected residual
     ‖N̄ᵀr‖ ≤ tolerance·scale and ‖Φ‖ ≤ constraint_tolerance·length_scale; the multipliers
     are in ``report.multipliers``.
+
+    The curvature term of an iteration takes the multipliers of the previous linear solve,
+    λ = −Ḡ_d⁻ᵀ(r + K δq)_d (the multiplier update of Newton on the saddle-point system,
+    which keeps the convergence quadratic), not those of the unbalanced residual of the
+    previous state (which, after the predictor of a time step, can be wrong by the whole
+    inertia defect of the predictor and make the next iteration linear).
+
+    Round-off: the residual of the end-of-step configuration is evaluated from absolute
+    positions, so it is a staircase in the unknowns with steps of about stiffness × ulp of
+    the positions (≈ EA/l0·2e-16 for positions of order 1); nearly force-free motions of
+    stiff members cannot get below it. As in the unconstrained step loop
+    (femb.solvers.step_newton.iterate), a state whose last correction was at round-off
+    (‖δx‖ ≤ increment_tolerance·size(x), residual ≤ 1e-4·scale) is accepted once it also
+    meets the constraint test; ``system.size(x)`` (else ‖x‖) is the size of a state.
     """
     history = []
     r = None
@@ -134,8 +148,11 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     stiffness = getattr(system, "constraint_stiffness", None)
     limit = getattr(system, "limit", None)
     floor = getattr(system, "noise_floor", None)  # see femb.solvers.step_newton.iterate
+    size = getattr(system, "size", None)
+    round_off = False  # the last correction was at round-off
     for it in range(settings.max_iterations + 1):
         r, K, scale = evaluate(x)
+        lam_used = lam
         if lam is not None and stiffness is not None:
             K = K + stiffness(lam)
         phi, G, Gbar = system.constraints(x)
@@ -149,15 +166,23 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
         c_ok = c_norm <= settings.constraint_tolerance * length_scale
         if norm <= settings.tolerance * scale and c_ok:
             return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
+        if c_ok and round_off and norm <= 1e-4 * scale:
+            return NewtonReport(True, it, history, r, "converged (correction at round-off)", state=x, multipliers=lam,
+                                constraint_residual=c_norm)
         if c_ok and at_noise_floor(history, scale, floor):
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=x, multipliers=lam,
                                 constraint_residual=c_norm)
         if it == settings.max_iterations:
             break
         dx = proj.solve(r)
-        if limit is not None:
-            dx = dx * limit(x, dx)
+        eta = 1.0 if limit is None else limit(x, dx)
+        if stiffness is not None:  # Newton's multiplier update (damped with the step), for the next curvature term
+            lam_new = proj.ns.multipliers(K, r, dx)
+            lam = lam_new if lam_used is None or eta == 1.0 else lam_used + eta * (lam_new - lam_used)
+        dx = dx * eta
         x = system.apply(x, dx)
+        reference = float(size(x)) if size is not None else _state_norm(system, x)
+        round_off = float(np.linalg.norm(dx)) <= settings.increment_tolerance * reference
     return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
 
 

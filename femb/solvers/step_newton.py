@@ -133,6 +133,9 @@ def iterate(system, settings, correction, reuse=False):
     the residual ratio exceeds ``settings.refactor_ratio``. A system with a ``noise_floor``
     attribute (relative, e.g. 1e-9) is also accepted once its residual is below
     noise_floor·scale and has stopped falling (three iterations without a 4× reduction).
+    Systems with joints (``system.constraints(z)`` not None) are iterated by
+    femb.solvers.newton.projected_newton with the same tests (the correction-at-round-off
+    one included) on the projected residual, plus ‖Φ‖ small.
     Returns a NewtonReport whose ``state`` is the converged z.
     """
     z = system.z0
