@@ -158,6 +158,9 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
                     n_variables=tab.n_var, nnz=tab.nnz, newton_tolerance=newton.tolerance, modified_newton=newton.modified)
 
     joints = {"multipliers": np.zeros(len(prob.constraint_rows)), "residual": 0.0}
+    carried = state.extra.get("multipliers")  # a continued mid-point state: its last step's joint multipliers
+    if carried is not None and np.size(carried) == len(prob.constraint_rows):
+        joints["multipliers"] = np.array(carried, dtype=np.float64)
     res.info["constraint_rows"] = prob.constraint_rows
 
     def record(iterations, cutbacks):

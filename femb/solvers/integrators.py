@@ -204,7 +204,11 @@ class _MidPointSystem(_StepSystem):
     newton.projected_newton). Nearly force-free motions of stiff members have a force scale
     far below their inertia and element forces, so the default tolerance can sit under the
     round-off of the residual; the energy error of such a step stays below residual ×
-    increment.
+    increment. With joints the projected Newton also accepts a state whose last correction
+    was at round-off (the rounding of the absolute end-of-step positions times the member
+    stiffness sets the residual's floor; femb.solvers.newton.projected_newton). The State of
+    a step keeps the joint multipliers (``extra["multipliers"]``): a continued run starts its
+    Newton curvature from them, as an uninterrupted one does.
     """
 
     noise_floor = 1e-10
@@ -303,7 +307,8 @@ class _MidPointSystem(_StepSystem):
         R, fd = self.last["R"], self.last["fd"]
         terms = dict(work=float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(R, z) + self.joint_work(z, self.multipliers))
-        return State(self.t1, u1, v1), terms
+        extra = {} if self.multipliers is None else {"multipliers": np.asarray(self.multipliers, dtype=np.float64)}
+        return State(self.t1, u1, v1, extra=extra), terms
 
 
 # --------------------------------------------------------------------------- generalized-α family

@@ -258,4 +258,7 @@ class MidPoint3DSystem(_StepSystem):
         fd = last.get("fd")
         terms = dict(work=work, dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(last["R"], z) + self.joint_work(z, self.multipliers))
-        return State(self.t1, u1, v1, extra={"R": R1, "pi": pi1}), terms
+        extra = {"R": R1, "pi": pi1}
+        if self.multipliers is not None:
+            extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
+        return State(self.t1, u1, v1, extra=extra), terms
