@@ -212,17 +212,18 @@ class Assembler:
             matvec_blocks(block.var, buf.K, field, out)
         return out
 
-    def damping_matrix(self, u=None):
-        """Viscous damping matrix (CSR over equations) of the discrete dampers at ``u``, or
-        None when the model has none."""
+    def damping_matrix(self, u=None, R=None):
+        """Viscous damping matrix (CSR over equations) of the discrete dampers at ``u`` [and
+        rotations R, for oriented dampers], or None when the model has none."""
         blocks = [(b, buf) for b, buf in zip(self.blocks, self._buf) if b.spec.kernels.damping is not None]
         if not blocks:
             return None
         data = self.table.new_matrix_data()
         u = np.zeros(self.table.n_var) if u is None else u
+        Rn = self._nodal_R(u, R)
         for block, buf in blocks:
             gather_vector(block.var, u, buf.u)
-            block.spec.kernels.damping(block.X, buf.u, block.props, buf.K)
+            block.spec.kernels.damping(*self._args(block, buf, Rn), block.props, buf.K)
             scatter_matrix(block.pos, buf.K, data)
         return self.table.csr(data)
 
