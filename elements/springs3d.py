@@ -705,6 +705,16 @@ def prepare_values(values, where):
     return values
 
 
+# convenience keywords (Model.add_discrete, case-file parameters): key -> (case-file
+# conversion, the parameters it provides)
+ALIASES = {
+    "k": ("number", ("kx", "ky", "kz")),
+    "c": ("number", ("cx", "cy", "cz")),
+    "theta0": ("vector", ("theta0x", "theta0y", "theta0z")),
+    "axis": ("vector", ("ax", "ay", "az")),
+    "second": ("vector", ("bx", "by", "bz")),
+}
+
 KERNELS = ElementKernels(
     internal_force=internal_force,
     tangent=tangent,
@@ -736,7 +746,8 @@ def _spec(name, cell_type, n_nodes, description):
         requires_length=False,
         defaults=dict(DEFAULTS),
         description=description,
-        extra={"prepare_values": prepare_values, "relative_rotation": relative_rotation},
+        extra={"prepare_values": prepare_values, "relative_rotation": relative_rotation,
+               "parameter_aliases": ALIASES},
     )
 
 

@@ -71,11 +71,19 @@ class MultibodyReaders:
                         ctx.fail(t.key_path("nodes"), f"the two selectors must have the same number of nodes, got {sizes[0]} and {sizes[1]}")
                 laws = self.read_force_laws(t, spec)
                 optional = set(spec.defaults) | ({"k"} if laws else set())  # a spring with a law: k = 0 by default
-                params = t.sub("parameters", list(spec.params), required=[k for k in spec.params if k not in optional] != [])
+                # convenience keys of an element type (e.g. axis = [x, y, z] of a 3-D rotational
+                # spring): key -> (conversion, the parameters it provides)
+                aliases = spec.extra.get("parameter_aliases", {})
+                params = t.sub("parameters", list(spec.params) + list(aliases),
+                               required=[k for k in spec.params if k not in optional] != [])
                 values = {}
                 if params is not None:
                     with params:
                         values = {k: params.take(k, "number") for k in spec.params if k in params}
+                        for key, (kind, provides) in aliases.items():
+                            if key in params:
+                                values[key] = params.take(key, kind, **({"size": len(provides)} if kind == "vector" else {}))
+                                optional |= set(provides)
                 missing = [k for k in spec.params if k not in values and k not in optional]
                 if missing:
                     ctx.fail(t.key_path("parameters"), f"element {element!r} needs {', '.join(missing)} (it takes {', '.join(spec.params)})")
