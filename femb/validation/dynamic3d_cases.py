@@ -5,6 +5,9 @@
 - ``free_flight_3d``: a free-flying beam given an initial spin and a short load pulse,
   integrated with a step far larger than the axial period; after the pulse the total
   energy and the angular momentum must stay constant.
+- ``spin_up_spatial``: the Kane–Ryan–Banerjee tube-and-channel beam spun up about a shaft
+  (out-of-plane deflection and twist), compared with the qualitative statements of the
+  source and with femb's own mesh- and step-converged history (``write_spatial_history``).
 """
 import numpy as np
 
@@ -123,7 +126,7 @@ KRB = dict(E=6.895e10, G=2.6519e10, rho=2766.67, arm=8.0, tube=2.5, channel=5.5,
            ch_A=7.3e-5, ch_Iy=4.85e-9, ch_Iz=8.2181e-9, ch_St=0.645207, ch_Gamma=5.0156e-13, ch_z0=-0.01875)
 
 
-def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)):
+def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2), small=0.0):
     """Spatial spin-up of the Kane–Ryan–Banerjee beam (digest B7) with beam3d elements.
 
     A shaft along global Z turns by θ(t) (Meijaard eq. 22, Ω = 6 rad/s, T = 15 s); a rigid
@@ -136,10 +139,18 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
     The channel's shear centre lies z0 = −0.01875 m from its centroid (along the shaft).
     As in the source (digest §1.9), it is a pair of parallel lines joined at every node
     by a short link along Z: the centroid line carries the mass, the rotary inertia and
-    the axial stiffness; the shear-centre line carries S_t,eff = S_t L/(L − √(EΓ/S_t)) and
-    both flexural rigidities. The links are stiff beam3d elements (EA = 1e7 N,
-    EI = GJ = 1e4 N·m², 5e3 to 3e5 times the channel's), as the 3-D dynamics does not take
-    joints; each line has 1e-3 of the other's rigidities so that no line is a mechanism.
+    the axial stiffness only; the shear-centre line carries S_t,eff = S_t L/(L − √(EΓ/S_t))
+    and both flexural rigidities only. The links are stiff beam3d elements (EA = 1e6 N,
+    EI = GJ = 100 N·m², lengths 0.01875 m). ``small`` gives each line that fraction of the
+    other line's rigidities: keep it 0. Any bending rigidity on the centroid line is
+    wrong physics that grows under refinement: a uniform twist φ' about the shear-centre
+    line moves the centroid line sideways by z0 φ while the links hold its nodal
+    rotations to the shear-centre line's, so each centroid element is sheared by z0 φ'
+    and stores 12 EI z0² φ'²/L_e per element — relative to the torsion energy
+    24 EI z0²/(S_t L_e²), which is 1 at 64 pairs for small = 1e-3 (a static tip load then
+    twists the tip 33 % less than S_t,eff gives). With small = 0 the static tip twist under
+    a lateral tip load changes by 4e-5 between 4 and 64 pairs and is T L/S_t,eff within
+    4e-4 (the deflection is moderately large).
     Node sets: ``root``, ``tip`` (tip centroid), ``tip_sc``, ``joint`` (tube end).
     """
     E, G, rho = p["E"], p["G"], p["rho"]
@@ -165,7 +176,6 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
         "rhoIp": rho * 2.0 * It, "rhoIy": rho * It, "rhoIz": rho * It})
     St_eff = p["ch_St"] * p["channel"] / (p["channel"] - np.sqrt(E * p["ch_Gamma"] / p["ch_St"]))
     EIy, EIz, EA = E * p["ch_Iy"], E * p["ch_Iz"], E * p["ch_A"]
-    small = 1e-3
     model.add_part("channel", "channel", "beam3d", values={
         "EA": EA, "GJ": small * St_eff, "EIy": small * EIy, "EIz": small * EIz, "rhoA": rho * p["ch_A"],
         "rhoIp": rho * (p["ch_Iy"] + p["ch_Iz"]), "rhoIy": rho * p["ch_Iy"], "rhoIz": rho * p["ch_Iz"]})
@@ -204,29 +214,72 @@ def _spatial_outputs(res):
     return v, w, twist
 
 
-def spin_up_spatial(quick=True, n_tube=4, n_channel=16, dt=0.01, t_end=30.0):
+def spatial_spin_up_history(n_tube=4, n_channel=32, dt=0.01, t_end=30.0):
+    """Run the spatial spin-up (frames every 0.05 s); returns the results and the arrays
+    (t, u_y, u_z, twist) over the frames: tip-centroid deflections in the rotating frame
+    (m) and total twist (rad), see ``_spatial_outputs``."""
+    model = spatial_spin_up_beam(n_tube, n_channel)
+    res = solve_dynamic(model, dt, t_end, mass="lumped", record_every=max(1, int(round(0.05 / dt))))
+    v, w, tw = _spatial_outputs(res)
+    return res, np.asarray(res.times), v, w, tw
+
+
+HISTORY_COLUMNS = ("t", "u_y", "u_z", "twist")
+
+
+def write_spatial_history(path, n_tube=8, n_channel=64, dt=0.01):
+    """Write the regression history of the spatial spin-up (CSV: t [s], u_y [m], u_z [m],
+    twist [rad] every 0.05 s) computed on the given mesh and step; the validation case
+    compares its own run with it. Regenerate with
+    ``python -c "from femb.validation.dynamic3d_cases import write_spatial_history as w; w('converged_history.csv')"``."""
+    _, t, v, w, tw = spatial_spin_up_history(n_tube, n_channel, dt)
+    header = (f"spatial spin-up regression history: {n_tube} tube elements, {n_channel} channel pairs, dt = {dt} s\n"
+              + ",".join(HISTORY_COLUMNS))
+    np.savetxt(path, np.column_stack([t, v, w, tw]), delimiter=",", header=header, fmt="%.10e")
+
+
+def read_spatial_history(path):
+    """The columns (t, u_y, u_z, twist) of a history written by ``write_spatial_history``."""
+    data = np.loadtxt(path, delimiter=",", comments="#")
+    return tuple(data[:, i] for i in range(len(HISTORY_COLUMNS)))
+
+
+def _history_deviation(t, y, t_ref, y_ref):
+    """max |y − y_ref| over the reference frames (y interpolated in time), relative to
+    max |y_ref|."""
+    return float(np.abs(np.interp(t_ref, t, y) - y_ref).max() / np.abs(y_ref).max())
+
+
+def spin_up_spatial(quick=True, n_tube=4, n_channel=32, dt=0.01, t_end=30.0, reference_history=None):
     """Metrics of the spatial spin-up: out-of-plane tip deflection and twist at t = 30 s,
     their largest values during the spin-up (signed), the ratio of the largest |u_z| over
     the last 5 s to the largest |u_z| (the source: u_z returns to zero once Ω is
     constant), the extreme in-plane deflection, the energy residual and the Newton
-    iterations per step. Default: 4 tube elements, 16 channel pairs, Δt = 0.01 s (step-
-    converged: Δt = 0.005 s changes the extremes by < 1e-4 relative)."""
-    model = spatial_spin_up_beam(n_tube, n_channel)
-    res = solve_dynamic(model, dt, t_end, mass="lumped", record_every=max(1, int(round(0.05 / dt))))
-    v, w, tw = _spatial_outputs(res)
-    t = np.asarray(res.times)
+    iterations per step; with ``reference_history`` (a file of ``write_spatial_history``)
+    also the largest deviation of u_y, u_z and the twist from it over the whole run,
+    relative to each reference's largest magnitude. Default: 4 tube elements, 32 channel
+    pairs, Δt = 0.01 s."""
+    res, t, v, w, tw = spatial_spin_up_history(n_tube, n_channel, dt, t_end)
     late = t >= t_end - 5.0
     E = res.series("total_energy")
+    metrics = {"tip_uz_final": float(w[-1]), "twist_final": float(tw[-1]),
+               "tip_uz_max": float(w[np.argmax(np.abs(w))]), "twist_max": float(tw[np.argmax(np.abs(tw))]),
+               "uz_return_ratio": float(np.abs(w[late]).max() / np.abs(w).max()),
+               "tip_uy_extreme": float(v[np.argmax(np.abs(v))]),
+               "energy_residual": float(np.abs(res.series("energy_residual")).max() / max(np.abs(E).max(), 1e-300)),
+               "newton_iterations_per_step": float(res.info["newton_iterations"] / res.info["steps"])}
+    curves = [{"x": t.tolist(), "y": v.tolist(), "label": "u_y (in plane)"},
+              {"x": t.tolist(), "y": (10.0 * w).tolist(), "label": "10 × u_z (out of plane)"},
+              {"x": t.tolist(), "y": tw.tolist(), "label": "twist [rad]"}]
+    if reference_history is not None:
+        t_ref, v_ref, w_ref, tw_ref = read_spatial_history(reference_history)
+        metrics.update(uy_history_deviation=_history_deviation(t, v, t_ref, v_ref),
+                       uz_history_deviation=_history_deviation(t, w, t_ref, w_ref),
+                       twist_history_deviation=_history_deviation(t, tw, t_ref, tw_ref))
+        curves.append({"x": t_ref.tolist(), "y": (10.0 * w_ref).tolist(), "label": "10 × u_z, converged regression"})
     return {
-        "metrics": {"tip_uz_final": float(w[-1]), "twist_final": float(tw[-1]),
-                    "tip_uz_max": float(w[np.argmax(np.abs(w))]), "twist_max": float(tw[np.argmax(np.abs(tw))]),
-                    "uz_return_ratio": float(np.abs(w[late]).max() / np.abs(w).max()),
-                    "tip_uy_extreme": float(v[np.argmax(np.abs(v))]),
-                    "energy_residual": float(np.abs(res.series("energy_residual")).max() / max(np.abs(E).max(), 1e-300)),
-                    "newton_iterations_per_step": float(res.info["newton_iterations"] / res.info["steps"])},
-        "series": {"history": {"curves": [{"x": t.tolist(), "y": v.tolist(), "label": "u_y (in plane)"},
-                                          {"x": t.tolist(), "y": (10.0 * w).tolist(), "label": "10 × u_z (out of plane)"},
-                                          {"x": t.tolist(), "y": tw.tolist(), "label": "twist [rad]"}],
+        "metrics": metrics,
+        "series": {"history": {"curves": curves,
                                "xlabel": "t [s]", "ylabel": "tip deflection in the rotating frame [m], twist [rad]",
                                "title": "spatial spin-up, Kane-Ryan-Banerjee beam"}},
     }
