@@ -78,21 +78,33 @@ f, C)`` gives it at rotations R and nodal angular velocities v (rotational slots
 rotations with the step's angular velocity ψ/Δt, so the damper's work f·z =
 Δt Σ c_i ω_i² ≥ 0 is booked as dissipated energy and closes the balance exactly.
 
+Force laws (as the 1-D springs, femb.elements.springs and force_laws): ``law`` — a table
+of (θ, M) pairs (``smooth=True``: monotone cubic), a ForceLaw or a callable with
+``law_range`` — adds a moment M_law(θ_x − θ0_x) on the twist about the axis (k_x
+defaults to 0 then), with energy ∫_0 M_law and slope M_law' in the tangent and in the
+invariant Hessian; ``damper_law`` adds M_d(ω_x) on the twist rate (checked to
+dissipate). The discrete gradient needs no divided difference of the law: the Gonzalez
+correction in r carries the whole mid-point mismatch.
+
 Property rows: (kx, ky, kz, cx, cy, cz, theta0x, theta0y, theta0z, ax, ay, az, bx, by,
-bz): stiffnesses, damping constants, reference twists, the axis and the second vector.
+bz): stiffnesses, damping constants, reference twists, the axis and the second vector;
+with laws then n_s, n_d and the packed laws (femb.elements.springs3d_input).
 """
 import numpy as np
 
 from femb.core import jit
-from femb.core.errors import InputError
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .force_laws import WIDTH, law_piece, law_region, law_value
+from .springs3d_input import ALIASES, pack, prepare_values
 
 ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
 PARAMS = ("kx", "ky", "kz", "cx", "cy", "cz", "theta0x", "theta0y", "theta0z", "ax", "ay", "az", "bx", "by", "bz")
 DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0,
             "ax": 1.0, "ay": 0.0, "az": 0.0, "bx": 0.0, "by": 1.0, "bz": 0.0}
+N_PARAMS = len(PARAMS)
+LAW_COL = N_PARAMS + 2  # property rows with laws: params, n_s, n_d, spring law, damper law
 EPS_DG = 1e-8  # regularization of the discrete-gradient quotient (r is dimensionless)
 NEAR_PI = 1e-6  # |θ| within this of π is refused (log map singular)
 
@@ -237,6 +249,29 @@ def _turn(A1, A2, P, Y):
 
 
 @jit
+def _counts(p, e):
+    """(n_s, n_d): points of the twist spring law and of the twist damper law (0: none)."""
+    if p.shape[1] <= N_PARAMS:
+        return 0, 0
+    return int(p[e, N_PARAMS]), int(p[e, N_PARAMS + 1])
+
+
+@jit
+def _damper_axis(p, e, a, w):
+    """(M_d, dM_d/dω) of the damper about joint axis ``a`` at the rate ``w``: c_a w, plus the
+    damper law on the twist axis (a = 0)."""
+    F = p[e, 3 + a] * w
+    dF = p[e, 3 + a]
+    n_s, n_d = _counts(p, e)
+    if a == 0 and n_d > 0:
+        o = LAW_COL + WIDTH * n_s
+        Fl, dFl = law_piece(p, e, o, n_d, law_region(p, e, o, n_d, w), w)
+        F += Fl
+        dF += dFl
+    return F, dF
+
+
+@jit
 def _log_coefficients(s, c):
     """Coefficients of θ = g(s, c) w (s = |w|): (g, h = g_s/s, m = h_s/s, g_c, h_c, g_cc)
     with φ = atan2(s, c); series in x = s/c near the identity. Raises ValueError near a
@@ -295,12 +330,20 @@ def _energy(p, e, r, grad, hess, want):
     w[0], w[1], w[2] = w0, w1, w2
     th = np.empty(3)
     M = np.empty(3)
+    Ks = np.empty(3)
     U = 0.0
     for a in range(3):
         th[a] = g * w[a]
         d = th[a] - p[e, 6 + a]
         M[a] = p[e, a] * d
+        Ks[a] = p[e, a]
         U += 0.5 * p[e, a] * d * d
+    n_s = _counts(p, e)[0]
+    if n_s > 0:  # the spring law on the twist about the axis
+        Vl, Fl, dFl = law_value(p, e, LAW_COL, n_s, th[0] - p[e, 6])
+        U += Vl
+        M[0] += Fl
+        Ks[0] += dFl
     if want >= 1:
         J = np.empty((3, 4))  # ∂θ/∂r
         for a in range(3):
@@ -315,7 +358,7 @@ def _energy(p, e, r, grad, hess, want):
                 for d in range(4):
                     acc = 0.0
                     for a in range(3):
-                        acc += p[e, a] * J[a, b] * J[a, d]
+                        acc += Ks[a] * J[a, b] * J[a, d]
                     hess[b, d] = acc
             for b in range(3):
                 for d in range(3):
@@ -400,8 +443,9 @@ def tangent(X, u, R, p, f, K):
 
 
 @jit
-def resultants(X, u, R, p, s):
-    """Joint-frame moments s (n_el, 3) = (Mx, My, Mz), M_i = k_i (θ_i − θ0_i)."""
+def _outputs(X, u, R, p, out, what):
+    """Per element: 0 the energy out[e, 0], 1 the joint-frame moments out[e, :3], 2 the
+    relative rotation vector θ out[e, :3]."""
     n = X.shape[1]
     A = np.empty((3, 3))
     A1 = np.empty((3, 3))
@@ -413,45 +457,31 @@ def resultants(X, u, R, p, s):
         _frame(p, e, A)
         _node_directors(R, e, n, A, A1, A2)
         _reduced(A1, A2, r)
-        _, _, M = _energy(p, e, r, dummy, dummy2, 0)
-        for k in range(3):
-            s[e, k] = M[k]
+        U, th, M = _energy(p, e, r, dummy, dummy2, 0)
+        if what == 0:
+            out[e, 0] = U
+        else:
+            for k in range(3):
+                out[e, k] = M[k] if what == 1 else th[k]
+
+
+@jit
+def resultants(X, u, R, p, s):
+    """Joint-frame moments s (n_el, 3) = (Mx, My, Mz), M_i = k_i (θ_i − θ0_i) (+ the twist
+    law on Mx)."""
+    _outputs(X, u, R, p, s, 1)
 
 
 @jit
 def relative_rotation(X, u, R, p, out):
     """Rotation vector θ (n_el, 3) of the relative rotation in the joint frame (rad)."""
-    n = X.shape[1]
-    A = np.empty((3, 3))
-    A1 = np.empty((3, 3))
-    A2 = np.empty((3, 3))
-    r = np.empty(4)
-    dummy = np.empty(4)
-    dummy2 = np.empty((4, 4))
-    for e in range(u.shape[0]):
-        _frame(p, e, A)
-        _node_directors(R, e, n, A, A1, A2)
-        _reduced(A1, A2, r)
-        _, th, _ = _energy(p, e, r, dummy, dummy2, 0)
-        for k in range(3):
-            out[e, k] = th[k]
+    _outputs(X, u, R, p, out, 2)
 
 
 @jit
 def strain_energy(X, u, R, p, out):
-    """V = Σ ½ k_i (θ_i − θ0_i)² per element."""
-    n = X.shape[1]
-    A = np.empty((3, 3))
-    A1 = np.empty((3, 3))
-    A2 = np.empty((3, 3))
-    r = np.empty(4)
-    dummy = np.empty(4)
-    dummy2 = np.empty((4, 4))
-    for e in range(u.shape[0]):
-        _frame(p, e, A)
-        _node_directors(R, e, n, A, A1, A2)
-        _reduced(A1, A2, r)
-        out[e] = _energy(p, e, r, dummy, dummy2, 0)[0]
+    """V = Σ ½ k_i (θ_i − θ0_i)² (+ the twist law's energy) per element."""
+    _outputs(X, u, R, p, out.reshape((out.shape[0], 1)), 0)
 
 
 @jit
@@ -606,27 +636,29 @@ def _damper_frame(R, e, n, A, E):
 
 
 @jit
-def _damper_blocks(p, e, E, Cs):
-    """Cs (3, 3) = E diag(cx, cy, cz) Eᵀ (spatial damping of the relative spin)."""
-    for i in range(3):
-        for j in range(3):
-            Cs[i, j] = p[e, 3] * E[i, 0] * E[j, 0] + p[e, 4] * E[i, 1] * E[j, 1] + p[e, 5] * E[i, 2] * E[j, 2]
-
-
-@jit
-def damping(X, u, R, p, C):
-    """Linear damping matrix on the relative angular velocity: blocks ±E diag(c) Eᵀ on the
-    rotational slots (E = R1 A, ground: A)."""
+def _damper_kernel(X, u, R, v, p, f, C, linearize):
+    """Damper moments and C = ∂f/∂v (``linearize``: the matrix at v = 0 only)."""
     n = X.shape[1]
     A = np.empty((3, 3))
     E = np.empty((3, 3))
     Cs = np.empty((3, 3))
+    m = np.empty(3)
+    dF = np.empty(3)
+    o = 6 * (n - 1) + 3
     for e in range(u.shape[0]):
         _frame(p, e, A)
         _damper_frame(R, e, n, A, E)
-        _damper_blocks(p, e, E, Cs)
+        for a in range(3):
+            om = 0.0
+            if not linearize:
+                for k in range(3):
+                    om += E[k, a] * (v[e, o + k] - (v[e, 3 + k] if n == 2 else 0.0))
+            F, dF[a] = _damper_axis(p, e, a, om)
+            m[a] = F
+        for i in range(3):
+            for j in range(3):
+                Cs[i, j] = dF[0] * E[i, 0] * E[j, 0] + dF[1] * E[i, 1] * E[j, 1] + dF[2] * E[i, 2] * E[j, 2]
         C[e, :, :] = 0.0
-        o = 6 * (n - 1) + 3
         for i in range(3):
             for j in range(3):
                 C[e, o + i, o + j] = Cs[i, j]
@@ -634,20 +666,29 @@ def damping(X, u, R, p, C):
                     C[e, 3 + i, 3 + j] = Cs[i, j]
                     C[e, 3 + i, o + j] = -Cs[i, j]
                     C[e, o + i, 3 + j] = -Cs[i, j]
+        if linearize:
+            continue
+        f[e, :] = 0.0
+        for i in range(3):
+            mi = E[i, 0] * m[0] + E[i, 1] * m[1] + E[i, 2] * m[2]
+            f[e, o + i] = mi
+            if n == 2:
+                f[e, 3 + i] = -mi
+
+
+@jit
+def damping(X, u, R, p, C):
+    """Linear damping matrix on the relative angular velocity: blocks ±E diag(c) Eᵀ on the
+    rotational slots (E = R1 A, ground: A; with a damper law c_x + M_d'(0) on the axis)."""
+    _damper_kernel(X, u, R, np.zeros((1, 1)), p, np.zeros((1, 1)), C, True)
 
 
 @jit
 def damper_force(X, u, R, v, p, f, C):
     """Damper moments at rotations R and nodal angular velocities v (rotational slots):
-    m = E diag(c) Eᵀ (ω2 − ω1) on node 2, −m on node 1 (ground: m = E diag(c) Eᵀ ω);
-    C = ∂f/∂v (= ``damping``)."""
-    damping(X, u, R, p, C)
-    for e in range(u.shape[0]):
-        for i in range(u.shape[1]):
-            acc = 0.0
-            for j in range(u.shape[1]):
-                acc += C[e, i, j] * v[e, j]
-            f[e, i] = acc
+    m = E M_d(Eᵀ (ω2 − ω1)) on node 2, −m on node 1 (ground: ω2 − ω1 → ω), M_d,i = c_i ω_i
+    (plus the damper law on the twist rate); C = ∂f/∂v = ±E diag(M_d') Eᵀ."""
+    _damper_kernel(X, u, R, v, p, f, C, False)
 
 
 # ---------------------------------------------------------------------------- specs
@@ -657,63 +698,6 @@ def properties(material, section):
     """Rotational springs take their parameters directly (``Model.add_discrete``)."""
     raise ValueError("rotational springs take direct values (k, c, axis, ...) via Model.add_discrete, not a material and section")
 
-
-def _vector(value, name, where):
-    v = np.asarray(value, dtype=np.float64).ravel()
-    if v.size != 3 or not np.all(np.isfinite(v)):
-        raise InputError(f"{where}: {name} must be 3 finite numbers, got {value!r}")
-    return v
-
-
-def prepare_values(values, where):
-    """Convenience keywords of ``Model.add_discrete``: ``k``/``c`` (the three stiffnesses /
-    damping constants), ``theta0`` (3,), ``axis`` (3,) and ``second`` (3,) of the joint
-    frame. Checks the frame (InputError naming ``where``)."""
-    values = dict(values)
-    for short, names in (("k", ("kx", "ky", "kz")), ("c", ("cx", "cy", "cz"))):
-        if short in values:
-            val = float(values.pop(short))
-            for nm in names:
-                values.setdefault(nm, val)
-    if "theta0" in values:
-        th = _vector(values.pop("theta0"), "theta0", where)
-        for nm, x in zip(("theta0x", "theta0y", "theta0z"), th):
-            values[nm] = float(x)
-    axis = values.pop("axis", None)
-    second = values.pop("second", None)
-    if axis is not None:
-        n = _vector(axis, "axis", where)
-        if not np.linalg.norm(n) > 0.0:
-            raise InputError(f"{where}: the axis must be non-zero")
-        values.update(ax=n[0], ay=n[1], az=n[2])
-        if second is None:
-            nn = n / np.linalg.norm(n)
-            if abs(nn[1]) > 0.9:  # the default second vector y would be (nearly) parallel
-                second = np.cross(nn, np.eye(3)[np.argmin(np.abs(nn))])  # the 3-D joints' normal rule
-    if second is not None:
-        b = _vector(second, "second", where)
-        values.update(bx=b[0], by=b[1], bz=b[2])
-    a = np.array([values.get(k, DEFAULTS[k]) for k in ("ax", "ay", "az")], dtype=float)
-    b = np.array([values.get(k, DEFAULTS[k]) for k in ("bx", "by", "bz")], dtype=float)
-    if not np.linalg.norm(a) > 0.0:
-        raise InputError(f"{where}: the joint axis must be non-zero")
-    if np.linalg.norm(np.cross(a, b)) <= 1e-9 * np.linalg.norm(a) * np.linalg.norm(b):
-        raise InputError(f"{where}: the second vector {b.tolist()} of the joint frame is parallel to the axis {a.tolist()}")
-    for key in ("kx", "ky", "kz", "cx", "cy", "cz"):
-        if key in values and float(values[key]) < 0.0:
-            raise InputError(f"{where}: {key} must be ≥ 0, got {values[key]}")
-    return values
-
-
-# convenience keywords (Model.add_discrete, case-file parameters): key -> (case-file
-# conversion, the parameters it provides)
-ALIASES = {
-    "k": ("number", ("kx", "ky", "kz")),
-    "c": ("number", ("cx", "cy", "cz")),
-    "theta0": ("vector", ("theta0x", "theta0y", "theta0z")),
-    "axis": ("vector", ("ax", "ay", "az")),
-    "second": ("vector", ("bx", "by", "bz")),
-}
 
 KERNELS = ElementKernels(
     internal_force=internal_force,
@@ -748,6 +732,8 @@ def _spec(name, cell_type, n_nodes, description):
         description=description,
         extra={"prepare_values": prepare_values, "relative_rotation": relative_rotation,
                "parameter_aliases": ALIASES},
+        table_params=("law", "damper_law"),
+        pack=pack,
     )
 
 

@@ -5,6 +5,7 @@ balanced moments, exact Newton matrix), the damper kernels, and statics through 
 framework (rigid body and beam tip on a rotational spring)."""
 import numpy as np
 import pytest
+from scipy.integrate import quad
 from scipy.spatial.transform import Rotation
 
 from femb.core.errors import InputError
@@ -204,6 +205,55 @@ def test_midpoint_force_limits_and_common_rotation():
     assert np.abs(f).max() <= 1e-14
 
 
+TWIST_LAW = dict(law=[[-3.0, -9.0], [-1.0, -1.5], [0.0, 0.0], [0.5, 0.4], [1.0, 1.5], [3.0, 8.0]], smooth=True)
+
+
+def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gradient():
+    """A smooth table law M(θ_x) on the twist about the axis (added to k_x θ_x): a pure turn
+    φ about the axis gives M_x = k_x φ + M_law(φ) and V = ½ k_x φ² + ∫M_law; force, tangent
+    and the mid-point force pass the same finite-difference and energy checks as the
+    linear spring (random states and 1–2.5 rad steps)."""
+    p = row(kx=1.0, ky=3.0, kz=5.0, axis=(1.0, 2.0, 0.5), second=(0.0, 0.0, 1.0), **TWIST_LAW)
+    law = SPEC.extra["prepare_values"](dict(TWIST_LAW), "t")["law"]
+    assert p.shape[1] > len(SPEC.params)
+    n_ax = np.array([1.0, 2.0, 0.5]) / np.linalg.norm([1.0, 2.0, 0.5])
+    X, u = arrays(2)
+    for phi in (-2.0, 0.7, 2.6):
+        R = np.stack([np.eye(3), expm(phi * n_ax)])[None]
+        s = np.zeros((1, 3))
+        KER.resultants(X, u, R, p, s)
+        assert np.allclose(s[0], [phi + law(np.array([phi]))[0], 0.0, 0.0], rtol=1e-12, atol=1e-12)
+        Vl = quad(lambda x: law(np.array([x]))[0], 0.0, phi, points=[-1.0, 0.5, 1.0], epsabs=1e-14, epsrel=1e-13)[0]
+        assert energy(R, p) == pytest.approx(0.5 * phi * phi + Vl, rel=1e-11)
+    rng = np.random.default_rng(21)
+    R = random_rotations(rng, 2, 0.7)
+    f = np.zeros((1, 12))
+    K = np.zeros((1, 12, 12))
+    KER.tangent(X, u, R, p, f, K)
+    h = 1e-6
+    f_fd = np.zeros(12)
+    K_fd = np.zeros((12, 12))
+    for a in range(2):
+        for k in range(3):
+            w = h * np.eye(3)[k]
+            f_fd[6 * a + 3 + k] = (energy(spun(R, a, w), p) - energy(spun(R, a, -w), p)) / (2 * h)
+            K_fd[:, 6 * a + 3 + k] = (force(spun(R, a, w), p) - force(spun(R, a, -w), p)) / (2 * h)
+    assert np.abs(f[0] - f_fd).max() <= 1e-8 * np.abs(f).max()
+    assert np.abs(K[0] - K_fd).max() <= 1e-7 * np.abs(K).max()
+    done = 0
+    for _ in range(30):
+        R0 = random_rotations(rng, 2, 0.5)
+        psi = random_increments(rng, 2)
+        try:
+            fm, _, R1 = midpoint(R0, psi, p)
+        except ValueError:
+            continue
+        dV = energy(R1, p) - energy(R0, p)
+        assert abs(fm[3:6] @ psi[0, 0] + fm[9:12] @ psi[0, 1] - dV) <= 1e-12 * abs(dV)
+        done += 1
+    assert done >= 10
+
+
 def test_half_turn_is_refused_and_frame_input_is_checked():
     """The log map is singular at |θ| = π: the kernels raise ValueError; bad frames and
     negative constants raise InputError naming the part."""
@@ -219,6 +269,40 @@ def test_half_turn_is_refused_and_frame_input_is_checked():
     # an axis along y gets a normal second vector automatically
     v = {**SPEC.defaults, **prep(dict(k=1.0, axis=(0.0, 3.0, 0.0)), "p")}
     assert abs(v["by"]) < 1e-12 and np.hypot(v["bx"], v["bz"]) > 0.5
+
+
+def test_twist_damper_law_gives_its_moment_and_derivative():
+    """A damper law M_d(ω_x) on the twist rate (added to c_x ω_x): the moment about the axis
+    and C = ∂f/∂v against central differences (1e-8), ``damping`` = the slope at ω = 0;
+    a non-dissipative law is refused."""
+    dl = [[-2.0, -3.0], [0.0, 0.0], [1.0, 0.5], [2.0, 2.5]]
+    p = row(k=1.0, cx=0.2, cy=0.4, cz=0.6, damper_law=dl)
+    rng = np.random.default_rng(9)
+    R = random_rotations(rng, 2, 0.8)
+    X, u = arrays(2)
+    v = rng.normal(size=(1, 12))
+    f = np.zeros((1, 12))
+    C = np.zeros((1, 12, 12))
+    KER.damper_force(X, u, R, v, p, f, C)
+    E = R[0, 0]  # axis x, second y: the joint frame is node 1's triad
+    om = E.T @ (v[0, 9:12] - v[0, 3:6])
+    Mx = 0.2 * om[0] + np.interp(om[0], [-2.0, 0.0, 1.0, 2.0], [-3.0, 0.0, 0.5, 2.5])
+    assert (E.T @ f[0, 9:12])[0] == pytest.approx(Mx, rel=1e-12)
+    h = 1e-7
+    C_fd = np.zeros((12, 12))
+    for j in range(12):
+        dv = np.zeros((1, 12))
+        dv[0, j] = h
+        fp, fm = np.zeros((1, 12)), np.zeros((1, 12))
+        KER.damper_force(X, u, R, v + dv, p, fp, np.zeros((1, 12, 12)))
+        KER.damper_force(X, u, R, v - dv, p, fm, np.zeros((1, 12, 12)))
+        C_fd[:, j] = (fp - fm)[0] / (2 * h)
+    assert np.abs(C[0] - C_fd).max() <= 1e-7 * np.abs(C).max()
+    C0 = np.zeros((1, 12, 12))
+    KER.damping(X, u, R, p, C0)
+    assert (E.T @ C0[0, 9:12, 9:12] @ E)[0, 0] == pytest.approx(0.2 + 0.5, rel=1e-12)
+    with pytest.raises(InputError, match="dissipate"):
+        row(k=1.0, damper_law=[[-1.0, 0.5], [0.0, 0.0], [1.0, 1.0]])
 
 
 @pytest.mark.parametrize("n", [1, 2])

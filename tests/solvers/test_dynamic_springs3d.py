@@ -241,3 +241,19 @@ def test_case_file_declares_a_rotational_spring_with_axis_and_aliases(tmp_path):
     assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-12, atol=1e-14)
     assert res.series("dissipated_energy")[-1] > 0.05 * res.series("total_energy")[0]
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * res.series("total_energy")[0]
+
+
+def test_twist_spring_and_damper_laws_keep_the_energy_balance():
+    """A tumbling body on a ground spring whose twist carries a smooth table spring law and
+    a nonlinear damper law (on top of linear tilt stiffness and damping): 400 steps of
+    Δt = 0.1 close T + V + D − W to 1e-10 of E0 (measured ≤ 5e-14) while the dampers
+    dissipate over half of E0 (measured 99.5 %) and the dissipation never decreases."""
+    model = body_on_ground_spring(kx=1.0, ky=5.0, kz=6.0, cy=0.1, cz=0.1, axis=(0.0, 0.3, 1.0),
+                                  law=[[-3.0, -12.0], [-1.0, -2.0], [0.0, 0.0], [1.0, 2.0], [3.0, 12.0]], smooth=True,
+                                  damper_law=[[-5.0, -4.0], [-1.0, -0.5], [0.0, 0.0], [1.0, 0.5], [5.0, 4.0]])
+    model.initial_velocity("c", rx=1.0, ry=-0.5, rz=3.0)
+    res = solve_dynamic(model, 0.1, 40.0, record_every=4)
+    E0 = res.series("total_energy")[0]
+    D = res.series("dissipated_energy")
+    assert np.all(np.diff(D) >= 0.0) and D[-1] > 0.5 * E0
+    assert np.abs(res.series("energy_residual")).max() <= 1e-10 * E0
