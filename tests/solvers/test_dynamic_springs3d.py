@@ -206,6 +206,7 @@ name = "hinge"
 element = "rotational_spring3d_ground"
 nodes = "arm_end"
 parameters = { k = 4.0, kz = 6.0, c = 0.2, axis = [0.0, 0.6, 0.8], theta0 = [0.1, 0.0, 0.0] }
+law = [[-2.0, -3.0], [0.0, 0.0], [1.0, 1.0], [2.0, 3.0]]
 [[fix]]
 nodes = "arm_end"
 dofs = "translations"
@@ -222,9 +223,9 @@ t_end = 4.0
 
 
 def test_case_file_declares_a_rotational_spring_with_axis_and_aliases(tmp_path):
-    """A [[discrete]] rotational_spring3d_ground with ``k``, ``c``, ``axis`` and ``theta0``
-    (per-axis keys override: kz) runs like its Python-API twin (1e-12) and books the
-    dissipation (energy residual ≤ 1e-10)."""
+    """A [[discrete]] rotational_spring3d_ground with ``k``, ``c``, ``axis``, ``theta0``
+    (per-axis keys override: kz) and a twist law table runs like its Python-API twin
+    (1e-12) and books the dissipation (energy residual ≤ 1e-10)."""
     from femb.case import load_case
     from femb.mesh import line_mesh
 
@@ -234,7 +235,7 @@ def test_case_file_declares_a_rotational_spring_with_axis_and_aliases(tmp_path):
     model = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1, "arm"), dim=3, name="model")
     model.add_discrete("body", "rigid_body3d", "arm_end", m=2.0, Jxx=1.0, Jyy=2.0, Jzz=3.0)
     model.add_discrete("hinge", "rotational_spring3d_ground", "arm_end", kx=4.0, ky=4.0, kz=6.0, c=0.2,
-                       axis=(0.0, 0.6, 0.8), theta0=(0.1, 0.0, 0.0))
+                       axis=(0.0, 0.6, 0.8), theta0=(0.1, 0.0, 0.0), law=[(-2.0, -3.0), (0.0, 0.0), (1.0, 1.0), (2.0, 3.0)])
     model.fix("arm_end", "translations")
     model.initial_velocity("arm_end", rx=1.0, ry=-0.5, rz=0.8)
     ref = solve_dynamic(model, 0.2, 4.0)
