@@ -412,3 +412,18 @@ def test_beam_and_rotational_spring_in_series_add_their_flexibilities(load):
     tip = Rotation.from_matrix(R[model.node("b_end")]).as_rotvec()
     assert np.allclose(root, M / k * e, atol=1e-9)
     assert np.allclose(tip, (M / k + M * L / rig) * e, atol=1e-9)
+
+
+def test_modes_of_a_body_on_a_rotational_spring_are_sqrt_k_over_J():
+    """Linearized about the reference state (modal analysis of an oriented model), a body
+    with J = diag(1, 2, 3) on k = (4, 5, 6) about the same axes has ω = √(k_i/J_i) =
+    2, 1.581, 1.414 rad/s (1e-10)."""
+    from femb.solvers import solve_modal
+
+    mesh = Mesh(np.array([[0.3, 0.2, 0.1]]), {}, {"c": [0]})
+    model = Model(mesh, dim=3, name="body on a rotational spring")
+    model.add_discrete("body", "rigid_body3d", "c", m=1.0, Jxx=1.0, Jyy=2.0, Jzz=3.0)
+    model.add_discrete("spring", "rotational_spring3d_ground", "c", kx=4.0, ky=5.0, kz=6.0)
+    model.fix("c", "translations")
+    res = solve_modal(model, n_modes=3, mass="lumped")
+    assert np.allclose(np.sort(res.omega), np.sqrt([6.0 / 3.0, 5.0 / 2.0, 4.0 / 1.0]), rtol=1e-10)
