@@ -150,7 +150,7 @@ def random_increments(rng, n, lo=1.0, hi=2.5):
 @pytest.mark.parametrize("n", [1, 2])
 def test_midpoint_force_is_energy_exact_balanced_and_its_matrix_exact(n):
     """20 random steps with nodal increments of 1 to 2.5 rad from random states (relative
-    rotations up to ≈ 2.6 rad): f̄·ψ = ΔV to 1e-12 of |ΔV| (measured ≤ 3e-16), Σ moments = 0
+    rotations up to 3.07 rad): f̄·ψ = ΔV to 1e-12 of |ΔV| (measured ≤ 4e-14), Σ moments = 0
     (two nodes) and K = ∂f̄/∂ψ against central differences (step 1e-6) to 1e-7."""
     rng = np.random.default_rng(3 + n)
     p = row(**ANISO)
