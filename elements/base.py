@@ -128,7 +128,9 @@ class ElementSpec:
     extra : dict
         Element-specific data. ``extra["prepare_values"]``, when present, is a callable
         ``(values, where) -> values`` that ``Model.add_discrete`` applies to the user's
-        keywords (checks and converts non-numeric ones, raising InputError naming ``where``).
+        keywords (checks and converts non-numeric ones, raising InputError naming ``where``);
+        ``extra["law_stiffness"]`` names the linear stiffness that defaults to 0 when a
+        spring is given a force law (``"k"`` when absent).
     table_params : tuple of str
         Names of non-numeric entries of direct ``values`` (e.g. a spring's force-law
         table ``law``), passed to ``pack`` instead of becoming numeric columns.

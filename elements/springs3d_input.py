@@ -62,9 +62,10 @@ def prepare_values(values, where):
         values.pop(key, None)
     if law is not None:
         values["law"] = law
-        values.setdefault("kx", 0.0)
     if damper is not None:
         values["damper_law"] = damper
+    if law is not None or damper is not None:
+        values.setdefault("kx", 0.0)  # the law carries the twist stiffness (as k of the other springs)
     return values
 
 

@@ -258,3 +258,24 @@ def test_twist_spring_and_damper_laws_keep_the_energy_balance():
     D = res.series("dissipated_energy")
     assert np.all(np.diff(D) >= 0.0) and D[-1] > 0.5 * E0
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * E0
+
+
+def test_case_file_rotational_spring_whose_twist_stiffness_is_its_law(tmp_path):
+    """In a case file as in the Python API, a rotational spring given a twist law needs no
+    kx (the law carries the twist stiffness): a dead moment of 2.0 about the joint axis
+    turns the body by 1.5 rad, the inverse of the table (1, 1)–(2, 3)."""
+    from femb.case import load_case
+    from femb.solvers import solve_static
+
+    case = CASE.replace('parameters = { k = 4.0, kz = 6.0, c = 0.2, axis = [0.0, 0.6, 0.8], theta0 = [0.1, 0.0, 0.0] }',
+                        'parameters = { ky = 4.0, kz = 6.0, axis = [0.0, 0.6, 0.8] }')
+    assert "ky = 4.0" in case
+    path = tmp_path / "law_only.toml"
+    path.write_text(case)
+    model = load_case(path).model
+    axis = np.array([0.0, 0.6, 0.8])
+    model.point_load("arm_end", mx=0.0, my=2.0 * axis[1], mz=2.0 * axis[2])
+    res = solve_static(model, steps=4)
+    R = res.nodal_rotation_matrices(len(res.times) - 1)[int(model.node("arm_end"))]
+    angle = np.arctan2(0.5 * np.dot(axis, [R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]), 0.5 * (np.trace(R) - 1.0))
+    assert angle == pytest.approx(1.5, abs=1e-9)
