@@ -140,6 +140,19 @@ class ConstraintSet:
         """Φ (m,) at state ``u`` (n_var,) and time ``t``; with ``jacobian`` also G
         (CSR, m × n_var). ``rotations`` (n_nodes, 3, 3): nodal rotations of a 3-D model
         for the joints between oriented nodes (default: from the rotation vectors in u)."""
+        out = self._jacobian_triplets(u, t, rotations, evaluators, jacobian)
+        if not jacobian:
+            return out
+        phi, rows, cols, vals = out
+        if rows.size:
+            G = sp.csr_matrix((vals, (rows, cols)), shape=(self.m, self.table.n_var))
+        else:
+            G = sp.csr_matrix((self.m, self.table.n_var))
+        return phi, G
+
+    def _jacobian_triplets(self, u, t, rotations, evaluators, jacobian=True):
+        """Φ (m,) and the Jacobian's (rows, variable columns, values), fixed variables
+        dropped (Φ alone without ``jacobian``)."""
         phi = np.zeros(self.m)
         rows, cols, vals = [], [], []
         r0 = 0
@@ -189,13 +202,11 @@ class ConstraintSet:
             r0 += ev.m
         if not jacobian:
             return phi
-        if rows:
-            rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-            keep = cols >= 0
-            G = sp.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=(self.m, self.table.n_var))
-        else:
-            G = sp.csr_matrix((self.m, self.table.n_var))
-        return phi, G
+        if not rows:
+            return phi, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        keep = cols >= 0
+        return phi, rows[keep], cols[keep], vals[keep]
 
     def hessian_term(self, lam):
         """Σ_i λ_i ∇²Φ_i (CSR, n_var × n_var): the stiffness of the joint forces Gᵀλ.
@@ -205,6 +216,13 @@ class ConstraintSet:
         curvature at the state of their last ``evaluate``; the other kinds are linear.
         ``lam`` holds one multiplier per row (all rows, in row order)."""
         n = self.table.n_var
+        rows, cols, vals = self._hessian_triplets(lam)
+        if rows is None:
+            return sp.csr_matrix((n, n))
+        return sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+    def _hessian_triplets(self, lam, evaluators=True):
+        """(rows, cols, vals) of Σ λ_i ∇²Φ_i over variables (None's without curved rows)."""
         lam = np.asarray(lam, dtype=np.float64)
         rows, cols, vals = [], [], []
         k = self._d_L.size
@@ -216,7 +234,7 @@ class ConstraintSet:
                 cols.append(b[keep])
                 vals.append((s * np.repeat(w[:, None], self.dim, axis=1))[keep])
         r0 = self.m - sum(ev.m for ev in self.evaluators)
-        for ev in self.evaluators:
+        for ev in (self.evaluators if evaluators else ()):
             r, c, v = ev.hessian(lam[r0:r0 + ev.m])
             r, c, v = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64)
             keep = (r >= 0) & (c >= 0)
@@ -225,8 +243,8 @@ class ConstraintSet:
             vals.append(v[keep])
             r0 += ev.m
         if not rows:
-            return sp.csr_matrix((n, n))
-        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+            return None, None, None
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
     def midpoint_stiffness(self, lam):
         """∂(Ḡᵀλ)/∂Δu (CSR, n_var × n_var) of the discrete Jacobian of the last
@@ -235,12 +253,18 @@ class ConstraintSet:
         evaluators' own ``midpoint_stiffness`` when they have one (3-D joints: exact, per
         unit Cayley vector), else half their curvature."""
         n = self.table.n_var
+        rows, cols, vals = self._midpoint_stiffness_triplets(lam)
+        return sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+    def _midpoint_stiffness_triplets(self, lam):
         lam = np.asarray(lam, dtype=np.float64)
-        H = self.hessian_term(np.concatenate([lam[: self.m - sum(ev.m for ev in self.evaluators)],
-                                              np.zeros(sum(ev.m for ev in self.evaluators))]))
-        out = 0.5 * H
         r0 = self.m - sum(ev.m for ev in self.evaluators)
         rows, cols, vals = [], [], []
+        hr, hc, hv = self._hessian_triplets(lam, evaluators=False)
+        if hr is not None:
+            rows.append(hr)
+            cols.append(hc)
+            vals.append(0.5 * hv)
         for ev in self.evaluators:
             lev = lam[r0:r0 + ev.m]
             if hasattr(ev, "midpoint_stiffness"):
@@ -255,9 +279,9 @@ class ConstraintSet:
             cols.append(c[keep])
             vals.append(w * v[keep])
             r0 += ev.m
-        if rows:
-            out = out + sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
-        return out.tocsr()
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
     def midpoint_jacobian(self, u0, u1, rotations=None):
         """Discrete Jacobian Ḡ (CSR, m × n_var) with Ḡ·(u1 − u0) = Φ(u1) − Φ(u0) exactly:
@@ -265,13 +289,15 @@ class ConstraintSet:
         evaluators' own discrete derivative for the rotation-dependent ones (columns of 2-D
         rotations per unit Δθ, of 3-D rotations per unit Cayley vector of the increment).
         ``rotations``: (R0, R1) nodal rotations (n_nodes, 3, 3) of a 3-D model, or None."""
-        G = self.evaluate(0.5 * (u0 + u1), 0.0, evaluators=False)[1]
+        rows, cols, vals = self._midpoint_triplets(u0, u1, rotations)
+        return sp.csr_matrix((vals, (rows, cols)), shape=(self.m, self.table.n_var))
+
+    def _midpoint_triplets(self, u0, u1, rotations=None):
+        _, rows, cols, vals = self._jacobian_triplets(0.5 * (u0 + u1), 0.0, None, False)
         if not self.evaluators:
-            return G
-        G = G.tocoo()
+            return rows, cols, vals
         r0 = self.m - sum(ev.m for ev in self.evaluators)
-        keep = G.row < r0
-        rows, cols, vals = [G.row[keep]], [G.col[keep]], [G.data[keep]]
+        rows, cols, vals = [rows], [cols], [vals]
         for ev in self.evaluators:
             if rotations is not None and getattr(ev, "takes_rotations", False):
                 r, c, v = ev.midpoint(u0, u1, rotations=rotations)
@@ -283,7 +309,66 @@ class ConstraintSet:
             cols.append(c[ok])
             vals.append(v[ok])
             r0 += ev.m
-        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(self.m, self.table.n_var))
+        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+    # ------------------------------------------------------------------ dense blocks
+    # The joints touch the variables of a few nodes only (``variables``); the solvers'
+    # Newton loops take the Jacobians and curvatures as dense blocks over those columns
+    # (femb.solvers.nullspace.ColumnBlock), without building sparse matrices.
+    @property
+    def variables(self):
+        """Sorted variables (k,) any joint row involves (the columns of the blocks)."""
+        if getattr(self, "_vars", None) is None:
+            # the pattern of G holds every variable of the curvature terms, too; the
+            # evaluators keep the state of their last evaluation (for ``hessian``), so this
+            # probe at u = 0 leaves them as it found them
+            saved = [dict(ev.__dict__) for ev in self.evaluators]
+            u = np.zeros(self.table.n_var)
+            self._set_variables(self._jacobian_triplets(u, 0.0, None, True)[2])
+            for ev, state in zip(self.evaluators, saved):
+                ev.__dict__.clear()
+                ev.__dict__.update(state)
+        return self._vars
+
+    def _set_variables(self, cols):
+        self._vars = np.unique(np.asarray(cols, dtype=np.int64))
+        self._vpos = np.full(self.table.n_var, -1, dtype=np.int64)
+        self._vpos[self._vars] = np.arange(self._vars.size)
+
+    def _block(self, n_rows, rows, cols, vals, square=False):
+        """Dense (n_rows, k) array (square: (k, k), rows are variables too) of triplets."""
+        cols = np.asarray(cols, dtype=np.int64)
+        vars_ = self.variables
+        pos = self._vpos[cols]
+        rpos = self._vpos[rows] if square else rows
+        if np.any(pos < 0) or np.any(rpos < 0):  # a variable outside the block: widen it
+            self._set_variables(np.concatenate([vars_, cols] + ([rows] if square else [])))
+            return self._block(n_rows, rows, cols, vals, square)
+        k = self._vars.size
+        nr = k if square else n_rows
+        return np.bincount(rpos * k + pos, weights=vals, minlength=nr * k).reshape(nr, k)
+
+    def evaluate_block(self, u, t=0.0, rotations=None):
+        """(Φ (m,), G (m, k) dense over ``variables``) at state u (as ``evaluate``). The
+        block's columns are ``self.variables`` after the call."""
+        phi, rows, cols, vals = self._jacobian_triplets(u, t, rotations, True)
+        return phi, self._block(self.m, rows, cols, vals)
+
+    def midpoint_jacobian_block(self, u0, u1, rotations=None):
+        """Ḡ (m, k) of ``midpoint_jacobian`` dense over ``variables``."""
+        return self._block(self.m, *self._midpoint_triplets(u0, u1, rotations))
+
+    def hessian_block(self, lam):
+        """Σ λ_i ∇²Φ_i (k, k) of ``hessian_term`` dense over ``variables``."""
+        rows, cols, vals = self._hessian_triplets(lam)
+        if rows is None:
+            k = self.variables.size
+            return np.zeros((k, k))
+        return self._block(0, rows, cols, vals, square=True)
+
+    def midpoint_stiffness_block(self, lam):
+        """∂(Ḡᵀλ)/∂Δu (k, k) of ``midpoint_stiffness`` dense over ``variables``."""
+        return self._block(0, *self._midpoint_stiffness_triplets(lam), square=True)
 
     def describe(self, rows):
         """Joint names of constraint rows (unique, in order)."""

@@ -379,6 +379,41 @@ class DynamicProblem:
         lam[self.active_rows] = multipliers
         return self.joints.midpoint_stiffness(lam)
 
+    # dense blocks over the jointed variables (ConstraintSet.variables), for the Newton loops
+    def joint_blocks(self, u, t, u0=None, rotations=None, rotations0=None):
+        """(Φ, G, Ḡ, cols) of the active joint rows: G (m, k) at ``u`` (as ``joint_state``),
+        Ḡ (m, k) between ``u0`` and ``u`` (as ``joint_discrete_jacobian``; None without u0),
+        dense over the variables ``cols`` (k,)."""
+        rows = self.active_rows
+        phi, G = self.joints.evaluate_block(u, t, rotations=rotations)
+        Gbar = None
+        if u0 is not None:
+            Gbar = self.joints.midpoint_jacobian_block(u0, u, rotations=None if rotations is None else (rotations0, rotations))
+            if Gbar.shape[1] != G.shape[1]:  # the block widened: evaluate G again on it
+                phi, G = self.joints.evaluate_block(u, t, rotations=rotations)
+            Gbar = Gbar[rows]
+        return phi[rows], G[rows], Gbar, self.joints.variables
+
+    def joint_stiffness_block(self, multipliers, discrete=False):
+        """(H (k, k), cols): ``joint_discrete_stiffness`` (discrete) or ``joint_stiffness``
+        dense over the jointed variables ``cols``."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        H = self.joints.midpoint_stiffness_block(lam) if discrete else self.joints.hessian_block(lam)
+        return H, self.joints.variables
+
+    def joint_equations(self, cols):
+        """(pick, eqs): the positions in ``cols`` (jointed variables) of the free ones and
+        their equations, in equation order."""
+        cache = self.__dict__.setdefault("_joint_eq_cache", {})
+        key = cols.tobytes()
+        if key not in cache:
+            eq = self.table.var_eq[cols]
+            sel = np.flatnonzero(eq >= 0)
+            order = np.argsort(eq[sel], kind="stable")
+            cache[key] = (sel[order], eq[sel][order])
+        return cache[key]
+
     def joint_stiffness(self, multipliers):
         """Σ λ_i ∇²Φ_i over all variables (CSR) for multipliers of the active rows."""
         lam = np.zeros(self.joints.m)

@@ -52,6 +52,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError, ModelError
 from femb.solvers.linear import Factorization
+from femb.solvers.nullspace import ColumnBlock, SquareBlock
 from femb.solvers.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
 
 
@@ -279,25 +280,25 @@ class _MidPointSystem(_StepSystem):
         if p.joints is None:
             return None
         u1 = self.configuration(z)
-        phi, G = p.joint_state(u1, self.t1)
-        Gbar = p.joint_discrete_jacobian(self.s.u, u1)
-        ev = self.eq_var
-        rot_vars = np.flatnonzero(p.rot)
-        if rot_vars.size:
-            tau = z[rot_vars]
+        phi, G, Gbar, cols = p.joint_blocks(u1, self.t1, u0=self.s.u)  # dense over the jointed variables
+        rot = p.rot[cols]
+        if rot.any():
+            tau = z[cols[rot]]
             kap, _ = _kappa(tau)
-            scale_g, scale_gbar = np.ones(p.table.n_var), np.ones(p.table.n_var)
-            scale_g[rot_vars] = 1.0 / (1.0 + 0.25 * tau * tau)
-            scale_gbar[rot_vars] = kap
-            G, Gbar = G @ sp.diags(scale_g), Gbar @ sp.diags(scale_gbar)
-        self.Gbar_full = Gbar.tocsr()
-        return phi, G.tocsc()[:, ev].tocsr(), Gbar.tocsc()[:, ev].tocsr()
+            G, Gbar = G.copy(), Gbar.copy()
+            G[:, rot] *= 1.0 / (1.0 + 0.25 * tau * tau)
+            Gbar[:, rot] *= kap
+        self.Gbar_full = ColumnBlock(Gbar, cols, p.table.n_var)
+        pick, eqs = p.joint_equations(cols)
+        n_eq = self.eq_var.size
+        return phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Gbar[:, pick], eqs, n_eq)
 
     def constraint_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature (Ḡ is taken at the
-        mid-point) for the current multipliers."""
-        ev = self.eq_var
-        return 0.5 * self.p.joint_stiffness(multipliers)[ev][:, ev]
+        mid-point) for the current multipliers (a SquareBlock over the jointed equations)."""
+        H, cols = self.p.joint_stiffness_block(multipliers)
+        pick, eqs = self.p.joint_equations(cols)
+        return SquareBlock(0.5 * H[np.ix_(pick, pick)], eqs, self.eq_var.size)
 
     def finish(self, z):
         """New state and the step's energy terms after convergence at z (the joint

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.solvers.configuration import _hat_batch, cayley, cayley_half, cayley_spin, cayley_vector
 from femb.solvers.integrators import State, _StepSystem
+from femb.solvers.nullspace import ColumnBlock, SquareBlock
 
 
 def initial_rotary_state(problem, u, v):
@@ -214,31 +215,64 @@ class MidPoint3DSystem(_StepSystem):
         vals = [np.ones(plain.size), T.ravel()]
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
+    def _spin_columns(self, cols):
+        """Chain-rule layout of the joint blocks over the variables ``cols`` (cached on the
+        problem): (ext, place, loc, first) with ext ⊇ cols the columns widened to whole
+        rotational triples, place the positions of cols in ext, loc (q, 3) the positions of
+        the triples of the oriented nodes ``first`` (q,) (their rotary owners)."""
+        cache = self.p.__dict__.setdefault("_mid3d_joint_cols", {})
+        key = cols.tobytes()
+        if key not in cache:
+            lay = self.lay
+            first = np.flatnonzero(self.p.rotary.owner)
+            triples = lay.var[first]
+            hit = np.isin(triples, cols).any(axis=1)
+            first, triples = first[hit], triples[hit]
+            ext = np.union1d(cols, triples.ravel())
+            cache[key] = (ext, np.searchsorted(ext, cols), np.searchsorted(ext, triples), first)
+        return cache[key]
+
     def constraints(self, z):
         """Joint equations of the step at the increment z, or None without joints:
-        (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations. G is the
-        joints' spin Jacobian at the end of the step times the Cayley chain T(ψ); Ḡ the
-        exact discrete derivative of femb.assembly.joints3d (Jacobian with averaged
-        directors and positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions
-        Ḡᵀλ do no work and the balance of energy stays exact."""
+        (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations, as
+        ColumnBlocks (dense over the jointed equations). G is the joints' spin Jacobian at
+        the end of the step times the Cayley chain T(ψ) (``_spin_map``); Ḡ the exact
+        discrete derivative of femb.assembly.joints3d (Jacobian with averaged directors and
+        positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions Ḡᵀλ do no work and
+        the balance of energy stays exact."""
         p = self.p
         if p.joints is None:
             return None
+        cached = getattr(self, "_constraints_at", None)
+        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
+            return cached[2]
         psi, R1 = self.rotations(z)
         u0 = self.s.u
         u1 = u0 + z  # translations; the joints take the rotations from R
-        phi, G = p.joint_state(u1, self.t1, rotations=R1)
-        G = G @ self._spin_map(psi)
-        Gbar = p.joint_discrete_jacobian(u0, u1, rotations=(self.R0, R1)).tocsr()
-        self.Gbar_full = Gbar
-        ev = self.eq_var
-        return phi, G.tocsc()[:, ev].tocsr(), Gbar.tocsc()[:, ev].tocsr()
+        phi, A, Abar, cols = p.joint_blocks(u1, self.t1, u0=u0, rotations=R1, rotations0=self.R0)
+        ext, place, loc, first = self._spin_columns(cols)
+        if ext.size != cols.size:
+            G = np.zeros((A.shape[0], ext.size))
+            G[:, place] = A
+        else:
+            G = A.copy()
+        if first.size:  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^ on each oriented node
+            G[:, loc] = np.einsum("mqi,qij->mqj", G[:, loc], cayley_spin(psi[first]))
+        n_var, n_eq = p.table.n_var, self.eq_var.size
+        self.Gbar_full = ColumnBlock(Abar, cols, n_var)
+        pick, eqs = p.joint_equations(ext)
+        pick_b, eqs_b = p.joint_equations(cols)
+        out = phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Abar[:, pick_b], eqs_b, n_eq)
+        self._constraints_at = (z, z.copy(), out)
+        return out
 
     def constraint_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂z over the free equations at the last discrete Jacobian, multipliers
-        fixed (exact for the 3-D joints and the translational kinds)."""
-        ev = self.eq_var
-        return self.p.joint_discrete_stiffness(multipliers)[ev][:, ev]
+        fixed (exact for the 3-D joints and the translational kinds): a SquareBlock over
+        the jointed equations."""
+        H, cols = self.p.joint_stiffness_block(multipliers, discrete=True)
+        pick, eqs = self.p.joint_equations(cols)
+        return SquareBlock(H[np.ix_(pick, pick)], eqs, self.eq_var.size)
 
     # ---------------------------------------------------------------- end of step
     def finish(self, z):

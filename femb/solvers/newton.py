@@ -6,9 +6,14 @@ adds the line search, the modified-Newton option and the diagnostics of a failur
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import lapack
 
-from femb.solvers.linear import Factorization
-from femb.solvers.nullspace import NullSpace
+from femb.core.errors import FembError
+from femb.solvers.linear import Factorization, SingularSystemError, _suspect_dofs
+from femb.solvers.nullspace import NullSpace, SquareBlock
+
+_getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 
 
 @dataclass
@@ -89,8 +94,50 @@ def _line_search(system, x, dx, r0, max_tries=3):
     return eta
 
 
+DENSE_LIMIT = 120  # free equations up to which the constrained Newton matrix is handled dense
+
+
+class _DenseLU:
+    """LU with partial pivoting (LAPACK getrf) of a small dense matrix over the equations
+    ``index_map`` of ``table``; a singular matrix raises SingularSystemError naming the DOFs
+    involved, as femb.solvers.linear.Factorization does for sparse ones."""
+
+    def __init__(self, A, table=None, context="system", index_map=None):
+        self.shape = A.shape
+        self._lu = None
+        if A.shape[0] == 0:
+            return
+        if not np.all(np.isfinite(A)):
+            raise FembError(f"{context} matrix contains NaN or Inf entries (a diverged state or bad input)")
+        lu, piv, info = _getrf(A)
+        d = np.abs(np.diag(lu))
+        if info > 0 or not d.min() > 1e-13 * d.max():
+            dofs = _suspect_dofs(sp.csr_matrix(A), table, index_map=index_map) if table is not None else []
+            ratio = d.min() / d.max() if d.max() > 0 else 0.0
+            raise SingularSystemError(f"{context} matrix is numerically singular (pivot ratio {ratio:.1e})", dofs)
+        self._lu, self._piv = lu, piv
+
+    def solve(self, b):
+        if self._lu is None:
+            return np.zeros_like(b)
+        x, info = _getrs(self._lu, self._piv, b)
+        return x
+
+
+def add_stiffness(K, S):
+    """K + S for a Newton matrix K (sparse, or dense ndarray) and a constraint curvature S
+    (SquareBlock, sparse or dense), in the form of K (K itself is not modified)."""
+    if isinstance(S, SquareBlock):
+        return K + S
+    if sp.issparse(K):
+        return (K + S).tocsr()
+    return K + (S.toarray() if sp.issparse(S) else np.asarray(S))
+
+
 class ProjectedCorrection:
-    """Linear solves of a Newton iteration with constraints eliminated (null space)."""
+    """Linear solves of a Newton iteration with constraints eliminated (null space).
+    K: sparse, or a dense ndarray for small systems (then the reduced matrix is factorized
+    dense, too)."""
 
     def __init__(self, K, r, phi, G, Gbar, table):
         self.ns = NullSpace(G, Gbar)
@@ -99,9 +146,10 @@ class ProjectedCorrection:
     def solve(self, r):
         ns, K = self.ns, self.K
         dq_p = ns.particular(self.phi)
-        rhs = -(ns.Nbar.T @ (r + K @ dq_p))
-        reduced = Factorization(ns.reduced_matrix(K), self.table, context="reduced (constrained) tangent", index_map=ns.ind)
-        return ns.N @ reduced.solve(rhs) + dq_p
+        rhs = -ns.project(r + K @ dq_p)
+        solver = Factorization if sp.issparse(K) else _DenseLU
+        reduced = solver(ns.reduced_matrix(K), self.table, context="reduced (constrained) tangent", index_map=ns.ind)
+        return ns.expand(reduced.solve(rhs)) + dq_p
 
 
 def _state_norm(system, x):
@@ -152,9 +200,11 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     round_off = False  # the last correction was at round-off
     for it in range(settings.max_iterations + 1):
         r, K, scale = evaluate(x)
+        if K.shape[0] <= DENSE_LIMIT:  # small systems: dense algebra (no sparse bookkeeping)
+            K = K.toarray() if sp.issparse(K) else np.array(K, dtype=np.float64)
         lam_used = lam
         if lam is not None and stiffness is not None:
-            K = K + stiffness(lam)
+            K = add_stiffness(K, stiffness(lam))
         phi, G, Gbar = system.constraints(x)
         proj = ProjectedCorrection(K, r, phi, G, Gbar, table)
         norm = float(np.linalg.norm(proj.ns.project(r)))

@@ -52,52 +52,213 @@ def check_redundancy(G, constraint_set, policy="warn"):
     return keep
 
 
+class ColumnBlock:
+    """An (m, n) matrix that is zero except on a few columns: ``A`` (m, k) dense holds the
+    columns ``cols`` (k,) (sorted, distinct). The joint Jacobians of a model touch only
+    the variables of the jointed nodes; keeping them as a dense block over those columns
+    spares the sparse-matrix bookkeeping of the many small products of a Newton iteration.
+    Supports ``@`` with vectors, ``.T @ λ``, ``toarray``, ``tocsr`` and ``shape``."""
+
+    __slots__ = ("A", "cols", "shape")
+
+    def __init__(self, A, cols, n):
+        self.A = np.asarray(A, dtype=np.float64)
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.shape = (self.A.shape[0], int(n))
+
+    def toarray(self):
+        out = np.zeros(self.shape)
+        out[:, self.cols] = self.A
+        return out
+
+    def tocsr(self):
+        m, k = self.A.shape
+        return sp.csr_matrix((self.A.ravel(), np.tile(self.cols, m), np.arange(m + 1) * k), shape=self.shape)
+
+    def __matmul__(self, x):
+        return self.A @ np.asarray(x)[self.cols]
+
+    @property
+    def T(self):
+        return _TransposedBlock(self)
+
+
+class _TransposedBlock:
+    """Transpose of a ColumnBlock, for ``G.T @ λ`` (n,)."""
+
+    __slots__ = ("b",)
+
+    def __init__(self, b):
+        self.b = b
+
+    def __matmul__(self, lam):
+        out = np.zeros(self.b.shape[1])
+        out[self.b.cols] = self.b.A.T @ np.asarray(lam, dtype=np.float64)
+        return out
+
+
+class SquareBlock:
+    """An (n, n) matrix that is zero except on the rows and columns ``cols`` (k,), where it
+    holds ``A`` (k, k) dense: the joints' curvature over the jointed variables."""
+
+    __slots__ = ("A", "cols", "shape")
+    __array_ufunc__ = None  # ndarray + block defers to __radd__
+
+    def __init__(self, A, cols, n):
+        self.A = np.asarray(A, dtype=np.float64)
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.shape = (int(n), int(n))
+
+    def toarray(self):
+        out = np.zeros(self.shape)
+        out[np.ix_(self.cols, self.cols)] = self.A
+        return out
+
+    def tocsr(self):
+        k = self.cols.size
+        return sp.csr_matrix((self.A.ravel(), (np.repeat(self.cols, k), np.tile(self.cols, k))), shape=self.shape)
+
+    def __mul__(self, s):
+        return SquareBlock(s * self.A, self.cols, self.shape[0])
+
+    __rmul__ = __mul__
+
+    def __radd__(self, K):
+        """K + block for a sparse or dense K (n, n)."""
+        if sp.issparse(K):
+            return (K + self.tocsr()).tocsr()
+        out = np.array(K, dtype=np.float64)
+        out[np.ix_(self.cols, self.cols)] += self.A
+        return out
+
+
+def _dense_columns(G, Gbar):
+    """(A, Ā, cols): the Jacobians G and Ḡ (m, n; sparse, dense or ColumnBlock) as dense
+    blocks over the union of their non-zero columns."""
+    blocks = []
+    for M in (G, Gbar):
+        if M is None:
+            blocks.append(None)
+        elif isinstance(M, ColumnBlock):
+            blocks.append((M.A, M.cols))
+        else:
+            D = M.toarray() if sp.issparse(M) else np.asarray(M, dtype=np.float64)
+            c = np.flatnonzero(np.any(D != 0.0, axis=0))
+            blocks.append((D[:, c], c))
+    (A, c), other = blocks
+    if other is None:
+        return A, None, c
+    Ab, cb = other
+    if c.size == cb.size and np.array_equal(c, cb):
+        return A, Ab, c
+    cols = np.union1d(c, cb)
+    out = []
+    for B, cc in ((A, c), (Ab, cb)):
+        full = np.zeros((B.shape[0], cols.size))
+        full[:, np.searchsorted(cols, cc)] = B
+        out.append(full)
+    return out[0], out[1], cols
+
+
 class NullSpace:
     """Coordinate partition and null-space bases of the (free-column) Jacobians.
 
     Parameters
     ----------
-    G : (m, n) CSR, Jacobian of the end-of-step constraints over the free equations
-    Gbar : (m, n) CSR or None, discrete Jacobian for the projection (G when None)
+    G : (m, n) Jacobian of the end-of-step constraints over the free equations (CSR,
+        dense, or ColumnBlock)
+    Gbar : (m, n) discrete Jacobian for the projection (G when None), same forms
+
+    The constraint rows touch few columns (the jointed nodes' variables), so the algebra
+    works on dense (m × k) blocks over those k columns: the dependent coordinates (pivoted
+    QR of G, so G_d is well conditioned), X = −G_d⁻¹G_t and X̄ = −Ḡ_d⁻¹Ḡ_t on the touched
+    independent columns t, i.e. N = [X; I] and N̄ = [X̄; I] with zeros elsewhere. The sparse
+    bases ``N`` and ``Nbar`` (n × n_ind) are built on first use.
     """
 
     def __init__(self, G, Gbar=None):
-        self.n = G.shape[1]
-        Gd = G.toarray()
-        _, piv = sla.qr(Gd, mode="r", pivoting=True)
+        self.n = n = G.shape[1]
         m = G.shape[0]
-        self.dep = np.sort(piv[:m])
-        mask = np.ones(self.n, dtype=bool)
+        A, Ab, cols = _dense_columns(G, Gbar)
+        if cols.size < m:  # fewer touched columns than rows: pad with zero columns (G_d singular)
+            extra = np.setdiff1d(np.arange(n), cols)[: m - cols.size]
+            cols = np.concatenate([cols, extra])
+            order = np.argsort(cols)
+            cols = cols[order]
+            A = np.concatenate([A, np.zeros((m, extra.size))], axis=1)[:, order]
+            if Ab is not None:
+                Ab = np.concatenate([Ab, np.zeros((m, extra.size))], axis=1)[:, order]
+        if m:
+            _, piv = sla.qr(A, mode="r", pivoting=True)
+            dep_local = np.sort(piv[:m])
+        else:
+            dep_local = np.zeros(0, np.int64)
+        self.dep = cols[dep_local]
+        mask = np.ones(n, dtype=bool)
         mask[self.dep] = False
         self.ind = np.flatnonzero(mask)
+        t_local = np.setdiff1d(np.arange(cols.size), dep_local)
+        self.touched = cols[t_local]  # independent columns some constraint involves
+        self._tpos = np.searchsorted(self.ind, self.touched)  # their positions among ind
         # G_d is chosen by pivoting, hence well conditioned, and small (one row per
         # constraint): an explicit inverse is cheaper than repeated LU solves here
-        self.G_d = Gd[:, self.dep]
+        self.G_d = A[:, dep_local]
         self._inv = np.linalg.inv(self.G_d)
-        self.N = self._basis(G, self._inv)
-        if Gbar is None:
-            self._inv_bar, self.Nbar = self._inv, self.N
+        self.X = -self._inv @ A[:, t_local]
+        if Ab is None:
+            self._inv_bar, self.Xbar = self._inv, self.X
         else:
-            self._inv_bar = np.linalg.inv(Gbar.toarray()[:, self.dep])
-            self.Nbar = self._basis(Gbar, self._inv_bar)
+            self._inv_bar = np.linalg.inv(Ab[:, dep_local])
+            self.Xbar = -self._inv_bar @ Ab[:, t_local]
+        self._N = self._Nbar = None
 
-    def _basis(self, G, inv):
-        """Sparse N (n × n_ind): identity on independent rows, −G_d⁻¹G_i on dependent rows."""
-        Gi = G.tocsc()[:, self.ind]
-        touched = np.flatnonzero(np.diff(Gi.indptr))  # independent columns any constraint involves
-        S = inv @ Gi[:, touched].toarray() if touched.size else np.zeros((len(self.dep), 0))
-        n_ind = self.ind.size
-        rows = [self.ind, np.repeat(self.dep, touched.size)]
-        cols = [np.arange(n_ind), np.tile(touched, self.dep.size)]
-        vals = [np.ones(n_ind), -S.ravel()]
-        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, n_ind))
+    def _basis(self, X):
+        """Sparse N (n × n_ind): identity on independent rows, X on the dependent rows at the
+        touched columns."""
+        n_ind, m, t = self.ind.size, self.dep.size, self._tpos.size
+        rows = np.concatenate([self.ind, np.repeat(self.dep, t)])
+        cols = np.concatenate([np.arange(n_ind), np.tile(self._tpos, m)])
+        vals = np.concatenate([np.ones(n_ind), X.ravel()])
+        return sp.csr_matrix((vals, (rows, cols)), shape=(self.n, n_ind))
+
+    @property
+    def N(self):
+        if self._N is None:
+            self._N = self._basis(self.X)
+        return self._N
+
+    @property
+    def Nbar(self):
+        if self.Xbar is self.X:
+            return self.N
+        if self._Nbar is None:
+            self._Nbar = self._basis(self.Xbar)
+        return self._Nbar
 
     def project(self, r):
         """N̄ᵀ r: the residual in the independent coordinates (reactions removed)."""
-        return self.Nbar.T @ r
+        out = np.array(r[self.ind], dtype=np.float64)
+        out[self._tpos] += self.Xbar.T @ r[self.dep]
+        return out
+
+    def expand(self, y):
+        """N y (n,): the correction of all coordinates from that of the independent ones."""
+        dq = np.zeros(self.n)
+        dq[self.ind] = y
+        dq[self.dep] = self.X @ y[self._tpos]
+        return dq
 
     def reduced_matrix(self, K):
-        return (self.Nbar.T @ K @ self.N).tocsc()
+        """N̄ᵀ K N: CSC for a sparse K; dense (n_ind × n_ind) for a dense K, from the blocks
+        K_ii + K_id X + X̄ᵀ K_di + X̄ᵀ K_dd X (X, X̄ on the touched columns)."""
+        if sp.issparse(K):
+            return (self.Nbar.T @ K @ self.N).tocsc()
+        ind, dep, tp = self.ind, self.dep, self._tpos
+        out = K[np.ix_(ind, ind)]
+        out[:, tp] += K[np.ix_(ind, dep)] @ self.X
+        out[tp, :] += self.Xbar.T @ K[np.ix_(dep, ind)]
+        out[np.ix_(tp, tp)] += self.Xbar.T @ K[np.ix_(dep, dep)] @ self.X
+        return out
 
     def particular(self, phi):
         """δq_p with G δq_p = −Φ (zero on independent coordinates)."""
@@ -107,5 +268,10 @@ class NullSpace:
 
     def multipliers(self, K, r, dq=None):
         """λ from the dependent rows of K δq + r + Ḡᵀλ = 0."""
-        res = r if dq is None else r + K @ dq
-        return -self._inv_bar.T @ res[self.dep]
+        if dq is None:
+            res = r[self.dep]
+        elif sp.issparse(K):
+            res = (r + K @ dq)[self.dep]
+        else:
+            res = r[self.dep] + K[self.dep] @ dq
+        return -self._inv_bar.T @ res
