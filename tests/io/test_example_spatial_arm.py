@@ -107,3 +107,18 @@ def test_spin_up_energy_balance_and_joints(arm):
     mu2 = 2700 * math.pi / 4 * (0.04**2 - 0.035**2)
     moment = 2 * arm.OMEGA / arm.T * (mu2 * (r_c * 0.8**2 / 2 + 0.8**3 / 3) + 2.0 * (r_c + 0.8) * 0.8)
     assert yaw[np.argmin(np.abs(t - 1.0))] == pytest.approx(-moment / 800.0, rel=0.05)  # measured 1.1 %
+
+
+def test_twin_script_writes_its_outputs(arm, tmp_path, capsys):
+    out = arm.main(["--out", str(tmp_path), "--t-end", "0.1"])
+    text = capsys.readouterr().out
+    assert "energy balance" in text and "joint constraint residual" in text
+    assert len(read_pvd(tmp_path / "results_surface.pvd")) == len(out["results"]) == 6
+    table = np.loadtxt(tmp_path / "hub_frame.csv", delimiter=",", skiprows=1)
+    assert table.shape == (6, 7)
+    # the hub frame turns about Z: vertical and horizontal distance from the axis unchanged
+    res = out["results"]
+    x_tip = res.model.mesh.points[res.model.node("tip"), 0]
+    assert np.allclose(table[:, 3], res.series("tip_uz"), rtol=0, atol=1e-15)
+    assert np.allclose(np.hypot(x_tip + table[:, 1], table[:, 2]),
+                       np.hypot(x_tip + res.series("tip_ux"), res.series("tip_uy")), rtol=1e-14)
