@@ -152,8 +152,12 @@ class ConstraintSet:
 
     def _jacobian_triplets(self, u, t, rotations, evaluators, jacobian=True):
         """Φ (m,) and the Jacobian's (rows, variable columns, values), fixed variables
-        dropped (Φ alone without ``jacobian``)."""
+        dropped (Φ alone without ``jacobian``). The rows and columns depend on the joints
+        only: they are built on the first call and kept (``_patterns``)."""
         phi = np.zeros(self.m)
+        key = ("G", bool(evaluators))
+        patterns = self.__dict__.setdefault("_patterns", {})
+        build = jacobian and key not in patterns
         rows, cols, vals = [], [], []
         r0 = 0
         k = self._d_L.size
@@ -163,32 +167,36 @@ class ConstraintSet:
             d = xb - xa
             phi[r0:r0 + k] = (np.einsum("ij,ij->i", d, d) - self._d_L**2) / (2.0 * self._d_L)
             g = d / self._d_L[:, None]
-            ridx = np.repeat(np.arange(r0, r0 + k), self.dim)
-            rows += [ridx, ridx]
-            cols += [self._d_vb.ravel(), self._d_va.ravel()]
             vals += [g.ravel(), -g.ravel()]
+            if build:
+                ridx = np.repeat(np.arange(r0, r0 + k), self.dim)
+                rows += [ridx, ridx]
+                cols += [self._d_vb.ravel(), self._d_va.ravel()]
             r0 += k
         k = self._l_n.shape[0]
         if k:
             x = self._l_x + self._take(u, self._l_v)
             phi[r0:r0 + k] = np.einsum("ij,ij->i", self._l_n, x - self._l_p)
-            rows.append(np.repeat(np.arange(r0, r0 + k), self.dim))
-            cols.append(self._l_v.ravel())
             vals.append(self._l_n.ravel())
+            if build:
+                rows.append(np.repeat(np.arange(r0, r0 + k), self.dim))
+                cols.append(self._l_v.ravel())
             r0 += k
         k = self._c_va.size
         if k:
             phi[r0:r0 + k] = u[self._c_vb] - u[self._c_va] - self._c_rhs
-            ridx = np.arange(r0, r0 + k)
-            rows += [ridx, ridx]
-            cols += [self._c_vb, self._c_va]
             vals += [np.ones(k), -np.ones(k)]
+            if build:
+                ridx = np.arange(r0, r0 + k)
+                rows += [ridx, ridx]
+                cols += [self._c_vb, self._c_va]
             r0 += k
         for vars_, coef, value in self._linear:
             phi[r0] = float(coef @ u[vars_]) - (0.0 if value is None else float(value(t)))
-            rows.append(np.full(vars_.size, r0))
-            cols.append(vars_)
             vals.append(coef)
+            if build:
+                rows.append(np.full(vars_.size, r0))
+                cols.append(vars_)
             r0 += 1
         for ev in (self.evaluators if evaluators else ()):
             if rotations is not None and getattr(ev, "takes_rotations", False):
@@ -196,17 +204,30 @@ class ConstraintSet:
             else:
                 ph, r, c, v = ev.evaluate(u, t)
             phi[r0:r0 + ev.m] = ph
-            rows.append(np.asarray(r, dtype=np.int64) + r0)
-            cols.append(np.asarray(c, dtype=np.int64))
             vals.append(np.asarray(v, dtype=np.float64))
+            if build:
+                rows.append(np.asarray(r, dtype=np.int64) + r0)
+                cols.append(np.asarray(c, dtype=np.int64))
             r0 += ev.m
         if not jacobian:
             return phi
-        if not rows:
+        if not vals:
             return phi, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        vals = np.concatenate(vals)
+        if build:
+            patterns[key] = self._pattern(rows, cols)
+        rows, cols, keep = patterns[key]
+        if keep.size != vals.size:  # not the pattern of the first call: build it again
+            del patterns[key]
+            return self._jacobian_triplets(u, t, rotations, evaluators, jacobian)
+        return phi, rows, cols, vals[keep]
+
+    @staticmethod
+    def _pattern(rows, cols):
+        """(rows, cols, keep) of triplet lists: the entries at free variables (cols ≥ 0)."""
+        rows, cols = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
         keep = cols >= 0
-        return phi, rows[keep], cols[keep], vals[keep]
+        return rows[keep], cols[keep], keep
 
     def hessian_term(self, lam):
         """Σ_i λ_i ∇²Φ_i (CSR, n_var × n_var): the stiffness of the joint forces Gᵀλ.
@@ -296,6 +317,8 @@ class ConstraintSet:
         _, rows, cols, vals = self._jacobian_triplets(0.5 * (u0 + u1), 0.0, None, False)
         if not self.evaluators:
             return rows, cols, vals
+        patterns = self.__dict__.setdefault("_patterns", {})
+        build = "Gbar" not in patterns
         r0 = self.m - sum(ev.m for ev in self.evaluators)
         rows, cols, vals = [rows], [cols], [vals]
         for ev in self.evaluators:
@@ -303,13 +326,19 @@ class ConstraintSet:
                 r, c, v = ev.midpoint(u0, u1, rotations=rotations)
             else:
                 r, c, v = ev.midpoint(u0, u1)
-            r, c, v = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64)
-            ok = c >= 0
-            rows.append(r[ok] + r0)
-            cols.append(c[ok])
-            vals.append(v[ok])
+            vals.append(np.asarray(v, dtype=np.float64))
+            if build:
+                rows.append(np.asarray(r, dtype=np.int64) + r0)
+                cols.append(np.asarray(c, dtype=np.int64))
             r0 += ev.m
-        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        vals = np.concatenate(vals)
+        if build:
+            patterns["Gbar"] = self._pattern(rows, cols)
+        rows, cols, keep = patterns["Gbar"]
+        if keep.size != vals.size:  # not the pattern of the first call: build it again
+            del patterns["Gbar"]
+            return self._midpoint_triplets(u0, u1, rotations)
+        return rows, cols, vals[keep]
 
     # ------------------------------------------------------------------ dense blocks
     # The joints touch the variables of a few nodes only (``variables``); the solvers'
@@ -348,15 +377,27 @@ class ConstraintSet:
         nr = k if square else n_rows
         return np.bincount(rpos * k + pos, weights=vals, minlength=nr * k).reshape(nr, k)
 
+    def _block_fast(self, n_rows, rows, cols, vals):
+        """``_block`` for the cached Jacobian patterns (the flat indices kept per pattern)."""
+        cache = self.__dict__.setdefault("_flat", {})
+        entry = cache.get(id(rows))
+        if entry is None or entry[0] is not rows or entry[1] is not cols or entry[3] != self.variables.size:
+            A = self._block(n_rows, rows, cols, vals)
+            k = self._vars.size
+            cache[id(rows)] = (rows, cols, rows * k + self._vpos[cols], k)
+            return A
+        k = entry[3]
+        return np.bincount(entry[2], weights=vals, minlength=n_rows * k).reshape(n_rows, k)
+
     def evaluate_block(self, u, t=0.0, rotations=None):
         """(Φ (m,), G (m, k) dense over ``variables``) at state u (as ``evaluate``). The
         block's columns are ``self.variables`` after the call."""
         phi, rows, cols, vals = self._jacobian_triplets(u, t, rotations, True)
-        return phi, self._block(self.m, rows, cols, vals)
+        return phi, self._block_fast(self.m, rows, cols, vals)
 
     def midpoint_jacobian_block(self, u0, u1, rotations=None):
         """Ḡ (m, k) of ``midpoint_jacobian`` dense over ``variables``."""
-        return self._block(self.m, *self._midpoint_triplets(u0, u1, rotations))
+        return self._block_fast(self.m, *self._midpoint_triplets(u0, u1, rotations))
 
     def hessian_block(self, lam):
         """Σ λ_i ∇²Φ_i (k, k) of ``hessian_term`` dense over ``variables``."""

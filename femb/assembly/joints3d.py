@@ -79,19 +79,36 @@ def joint_frame(axis):
 
 
 
-def _triplet_collector():
-    """Lists (rows, cols, vals) and ``block(a, b, H)`` that appends the 3×3 block H at the
-    variables a (3,) × b (3,), skipping fixed variables (index < 0)."""
-    rows, cols, vals = [], [], []
+class _Collector:
+    """Triplets (rows, cols, vals) of 3×3 blocks: ``block(a, b, H)`` appends H at the
+    variables a (3,) × b (3,), skipping fixed variables (index < 0). The sequence of blocks
+    of an evaluation depends only on the joints, so the rows and columns are built on the
+    first call and kept in ``cache`` (a dict); later calls only collect the values."""
 
-    def block(a, b, H):
+    __slots__ = ("cache", "rows", "cols", "vals")
+
+    def __init__(self, cache):
+        self.cache = cache
+        self.rows, self.cols, self.vals = [], [], []
+
+    def block(self, a, b, H):
         if a[0] < 0 or b[0] < 0:
             return
-        rows.append(np.repeat(a, 3))
-        cols.append(np.tile(b, 3))
-        vals.append(H.ravel())
+        self.vals.append(H.ravel())
+        if "rows" not in self.cache:
+            self.rows.append(np.repeat(a, 3))
+            self.cols.append(np.tile(b, 3))
 
-    return rows, cols, vals, block
+    def result(self):
+        if not self.vals:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        if "rows" not in self.cache:
+            self.cache["rows"], self.cache["cols"] = np.concatenate(self.rows), np.concatenate(self.cols)
+        return self.cache["rows"], self.cache["cols"], np.concatenate(self.vals)
+
+
+_EYE = np.eye(3)
+_EYE_NEG = np.hstack([_EYE, -_EYE])
 
 class _Spec:
     __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
@@ -141,6 +158,7 @@ class Joints3D:
             self.names += [j.name] * ROWS[j.kind]
         self.m = len(self.names)
         self._last = None
+        self._patterns = {}  # rows/cols of the Jacobian and curvature triplets (fixed per joint set)
 
     # ------------------------------------------------------------------ rotations
     @staticmethod
@@ -192,8 +210,8 @@ class Joints3D:
         if getattr(self, "_mid", None) is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         lam = np.asarray(lam, dtype=np.float64)
-        rows, cols, vals, block = _triplet_collector()
-
+        out = _Collector(self._patterns.setdefault("midpoint_stiffness", {}))
+        block = out.block
         records, ends, spins = self._mid
         for rec, (Ra1, Rb1), (Ta, Tb) in zip(records, ends, spins):
             s, dbar = rec["s"], rec["d"]
@@ -216,21 +234,15 @@ class Joints3D:
                 block(s.ra, s.rb, -0.5 * w * _skew(pbar) @ Sq1)
                 block(s.rb, s.rb, 0.5 * w * _skew(pbar) @ Sq1)
                 block(s.rb, s.ra, -0.5 * w * _skew(qbar) @ Sp1)
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        return out.result()
 
     def _evaluate(self, u, frames):
         phi = np.zeros(self.m)
+        pattern = self._patterns.setdefault("jacobian", {})
+        build = "rows" not in pattern
         rows, cols, vals = [], [], []
         state = []
         r0 = 0
-
-        def put(row, vars_, values):
-            rows.append(np.full(3, row))
-            cols.append(np.asarray(vars_))
-            vals.append(np.asarray(values, dtype=np.float64))
-
         for s, (Ra, Rb) in zip(self.specs, frames):
             xa = s.Xa + u[s.ta]
             xb = s.Xb + (u[s.tb] if s.tb[0] >= 0 else 0.0)
@@ -242,20 +254,21 @@ class Joints3D:
             rec = dict(s=s, d=d, v=v, dots=[], projections=[], position=None)
             k = s.kind
             if k in ("spherical", "revolute", "universal"):
+                # row r0 + i: e_i at u_b, −e_i at u_a, e_i × v at w_a (= row i of [v]×)
                 phi[r0:r0 + 3] = r
-                for i in range(3):
-                    e = np.eye(3)[i]
-                    put(r0 + i, s.tb, e)
-                    put(r0 + i, s.ta, -e)
-                    put(r0 + i, s.ra, _cross(e, v))
+                vals.append(np.concatenate([_EYE_NEG, _skew(v)], axis=1).ravel())
+                if build:
+                    rows.append(np.repeat(np.arange(r0, r0 + 3), 9))
+                    cols.append(np.tile(np.concatenate([s.tb, s.ta, s.ra]), 3))
                 rec["position"] = r0
                 r0 += 3
             if k in ("cylindrical", "prismatic"):
                 for tvec, tref in ((t1_a, s.t1), (t2_a, s.t2)):
                     phi[r0] = tvec @ r
-                    put(r0, s.tb, tvec)
-                    put(r0, s.ta, -tvec)
-                    put(r0, s.ra, _cross(tvec, d))
+                    vals.append(np.concatenate([tvec, -tvec, _cross(tvec, d)]))
+                    if build:
+                        rows.append(np.full(9, r0))
+                        cols.append(np.concatenate([s.tb, s.ta, s.ra]))
                     rec["projections"].append((r0, tvec, tref))
                     r0 += 1
             pairs = []
@@ -267,15 +280,20 @@ class Joints3D:
                 pairs.append((t1_a, t2_b, s.t1, s.t2))
             for p, q, pref, qref in pairs:
                 phi[r0] = p @ q
-                put(r0, s.ra, _cross(p, q))
-                put(r0, s.rb, _cross(q, p))
+                pq = _cross(p, q)
+                vals.append(np.concatenate([pq, -pq]))
+                if build:
+                    rows.append(np.full(6, r0))
+                    cols.append(np.concatenate([s.ra, s.rb]))
                 rec["dots"].append((r0, p, q, pref, qref))
                 r0 += 1
             state.append(rec)
         self._last = state
-        if rows:
-            return phi, np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-        return phi, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        if not vals:
+            return phi, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        if build:
+            pattern["rows"], pattern["cols"] = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
+        return phi, pattern["rows"], pattern["cols"], np.concatenate(vals)
 
     def hessian(self, lam):
         """Symmetric part of Σ λ_i ∇²Φ_i (rows, cols, vals over variables) at the state of
@@ -283,9 +301,9 @@ class Joints3D:
         if self._last is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         lam = np.asarray(lam, dtype=np.float64)
-        rows, cols, vals, block = _triplet_collector()
-
-        eye = np.eye(3)
+        out = _Collector(self._patterns.setdefault("hessian", {}))
+        block = out.block
+        eye = _EYE
         for rec in self._last:
             s, d, v = rec["s"], rec["d"], rec["v"]
             if rec["position"] is not None:
@@ -306,6 +324,4 @@ class Joints3D:
                 block(s.rb, s.rb, w * sym)
                 block(s.ra, s.rb, w * (pq * eye - np.outer(q, p)))
                 block(s.rb, s.ra, w * (pq * eye - np.outer(p, q)))
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        return out.result()

@@ -88,7 +88,12 @@ def _kappa(tau):
 
 
 class _StepSystem:
-    """Common parts of a step system: prescribed increments, predictor, apply, size."""
+    """Common parts of a step system: prescribed increments, predictor, apply, size.
+
+    ``dense_newton``: with joints, the projected Newton loop handles a small step matrix
+    dense (femb.solvers.newton.DENSE_LIMIT)."""
+
+    dense_newton = True
 
     def __init__(self, problem, state, h):
         self.p = problem
@@ -279,6 +284,9 @@ class _MidPointSystem(_StepSystem):
         p = self.p
         if p.joints is None:
             return None
+        cached = getattr(self, "_constraints_at", None)
+        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
+            return cached[2]
         u1 = self.configuration(z)
         phi, G, Gbar, cols = p.joint_blocks(u1, self.t1, u0=self.s.u)  # dense over the jointed variables
         rot = p.rot[cols]
@@ -291,7 +299,9 @@ class _MidPointSystem(_StepSystem):
         self.Gbar_full = ColumnBlock(Gbar, cols, p.table.n_var)
         pick, eqs = p.joint_equations(cols)
         n_eq = self.eq_var.size
-        return phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Gbar[:, pick], eqs, n_eq)
+        out = phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Gbar[:, pick], eqs, n_eq)
+        self._constraints_at = (z, z.copy(), out)
+        return out
 
     def constraint_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature (Ḡ is taken at the

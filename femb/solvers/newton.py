@@ -189,6 +189,11 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     (femb.solvers.step_newton.iterate), a state whose last correction was at round-off
     (‖δx‖ ≤ increment_tolerance·size(x), residual ≤ 1e-4·scale) is accepted once it also
     meets the constraint test; ``system.size(x)`` (else ‖x‖) is the size of a state.
+
+    A system with ``dense_newton`` True (the time-step systems) has a Newton matrix of at
+    most DENSE_LIMIT equations handled dense: the reduced matrix N̄ᵀKN from the blocks of
+    K and factorized by LAPACK, instead of sparse products and SuperLU (equal up to
+    round-off; for small systems the sparse bookkeeping costs more than the algebra).
     """
     history = []
     r = None
@@ -197,10 +202,11 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     limit = getattr(system, "limit", None)
     floor = getattr(system, "noise_floor", None)  # see femb.solvers.step_newton.iterate
     size = getattr(system, "size", None)
+    dense = getattr(system, "dense_newton", False)
     round_off = False  # the last correction was at round-off
     for it in range(settings.max_iterations + 1):
         r, K, scale = evaluate(x)
-        if K.shape[0] <= DENSE_LIMIT:  # small systems: dense algebra (no sparse bookkeeping)
+        if dense and K.shape[0] <= DENSE_LIMIT:  # small systems: dense algebra (no sparse bookkeeping)
             K = K.toarray() if sp.issparse(K) else np.array(K, dtype=np.float64)
         lam_used = lam
         if lam is not None and stiffness is not None:

@@ -19,11 +19,13 @@ import logging
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg import lapack
 import scipy.sparse as sp
 
 from femb.core.errors import ModelError
 
 log = logging.getLogger(__name__)
+_geqp3 = lapack.dgeqp3
 
 
 def independent_rows(G, rel_tol=1e-10):
@@ -188,16 +190,20 @@ class NullSpace:
             A = np.concatenate([A, np.zeros((m, extra.size))], axis=1)[:, order]
             if Ab is not None:
                 Ab = np.concatenate([Ab, np.zeros((m, extra.size))], axis=1)[:, order]
-        if m:
-            _, piv = sla.qr(A, mode="r", pivoting=True)
-            dep_local = np.sort(piv[:m])
+        if m:  # QR with column pivoting (LAPACK geqp3, as scipy.linalg.qr(pivoting=True))
+            _, jpvt, _, _, info = _geqp3(A)
+            if info < 0:
+                raise ValueError(f"geqp3: illegal argument {-info}")
+            dep_local = np.sort(jpvt[:m] - 1)
         else:
             dep_local = np.zeros(0, np.int64)
         self.dep = cols[dep_local]
         mask = np.ones(n, dtype=bool)
         mask[self.dep] = False
         self.ind = np.flatnonzero(mask)
-        t_local = np.setdiff1d(np.arange(cols.size), dep_local)
+        local = np.ones(cols.size, dtype=bool)
+        local[dep_local] = False
+        t_local = np.flatnonzero(local)
         self.touched = cols[t_local]  # independent columns some constraint involves
         self._tpos = np.searchsorted(self.ind, self.touched)  # their positions among ind
         # G_d is chosen by pivoting, hence well conditioned, and small (one row per
@@ -254,10 +260,12 @@ class NullSpace:
         if sp.issparse(K):
             return (self.Nbar.T @ K @ self.N).tocsc()
         ind, dep, tp = self.ind, self.dep, self._tpos
-        out = K[np.ix_(ind, ind)]
-        out[:, tp] += K[np.ix_(ind, dep)] @ self.X
-        out[tp, :] += self.Xbar.T @ K[np.ix_(dep, ind)]
-        out[np.ix_(tp, tp)] += self.Xbar.T @ K[np.ix_(dep, dep)] @ self.X
+        Ki = K.take(ind, axis=0)
+        out = Ki.take(ind, axis=1)
+        out[:, tp] += Ki.take(dep, axis=1) @ self.X
+        B = self.Xbar.T @ K.take(dep, axis=0)  # X̄ᵀ K_d· (t, n)
+        out[tp, :] += B.take(ind, axis=1)
+        out[np.ix_(tp, tp)] += B.take(dep, axis=1) @ self.X
         return out
 
     def particular(self, phi):
