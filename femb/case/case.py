@@ -63,7 +63,8 @@ class Case:
         return case_fingerprint(self.path, self.smoke)
 
     def run(self, out_dir, progress=True, restart=False):
-        """Run every step in order, each from the undeformed state, writing into
+        """Run every step in order, each from the undeformed state (a dynamic step with
+        ``initial_state``: from the state the named earlier step ended in), writing into
         ``out_dir``: ``<name>.pvd`` + ``<name>_<k>.vtu`` (all steps' frames in one
         collection, grouped by step name), ``history.csv`` (a ``step`` column when there
         are several steps) and ``run.json``. Output is refreshed after every step, and
@@ -98,6 +99,8 @@ class Case:
         else:
             ckpt.clear()
         settings = {s.name: {"type": s.type, "settings": s.settings} for s in self.steps}
+        referenced = {s.initial_state for s in self.steps if s.initial_state is not None}
+        names = [s.name for s in self.steps]
         for index in range(first, len(self.steps)):
             step = self.steps[index]
             step_resume = resume if resume is not None and index == first else None
@@ -111,7 +114,13 @@ class Case:
             checkpoint = ckpt.step(index, step.name, step_resume) if step.restartable else None
             start = time.perf_counter()
             try:
-                results = step.run(self.model, on_frame, checkpoint)
+                initial = None
+                if step.initial_state is not None and not (step_resume is not None and n_before):
+                    from femb.case.initial_state import end_state
+
+                    u0, v0 = end_state(done[names.index(step.initial_state)], step.initial_state)
+                    initial = (u0, v0, step.initial_state, not self.smoke)
+                results = step.run(self.model, on_frame, checkpoint, start=initial)
             except Exception as exc:
                 if checkpoint is not None:
                     checkpoint.close()
@@ -133,7 +142,7 @@ class Case:
             done.append(results)
             stats.append({"step": step.name, "status": "completed", "frames": len(results), "seconds": time.perf_counter() - start,
                           **({"restarted_at_frame": n_before - 1} if n_before else {})})
-            ckpt.complete_step(results, stats)
+            ckpt.complete_step(results, stats, keep_state=step.name in referenced)
             self._write_records(out, done, settings, stats)
             log.info("step %r: %d frames in %.2f s", step.name, len(results), stats[-1]["seconds"])
         return done
@@ -247,9 +256,10 @@ def _read_surfaces(table, ctx):
         unknown = [k for k in spec if k not in SURFACE_KEYS]
         if unknown:
             ctx.fail(where, f"unknown key {unknown[0]!r} (allowed: {', '.join(SURFACE_KEYS)})")
-        for key in ("width", "height", "diameter"):
-            if key in spec and (isinstance(spec[key], bool) or not isinstance(spec[key], (int, float))):
-                ctx.fail(f"{where}.{key}", f"expected a number, got {spec[key]!r}")
+        spec = dict(spec)
+        for key in ("width", "height", "diameter"):  # numbers or expressions over the parameters
+            if key in spec:
+                spec[key] = ctx.number(spec[key], f"{where}.{key}")
         if "segments" in spec and (isinstance(spec["segments"], bool) or not isinstance(spec["segments"], int)):
             ctx.fail(f"{where}.segments", f"expected an integer, got {spec['segments']!r}")
         try:
@@ -257,7 +267,7 @@ def _read_surfaces(table, ctx):
                 outline_from_spec(spec, where=where)
         except InputError as exc:
             ctx.fail(where, exc.problems[0].split(": ", 1)[-1] if exc.problems else str(exc))
-        out[part] = dict(spec)
+        out[part] = spec
     return out
 
 

@@ -77,9 +77,10 @@ class Checkpoint:
         """A :class:`StepCheckpoint` for step ``index`` (``resume``: its restart data)."""
         return StepCheckpoint(self, index, name, resume)
 
-    def complete_step(self, results, stats):
-        """Remember a finished step (for the records of a later restart)."""
-        self.completed.append(step_record(results))
+    def complete_step(self, results, stats, keep_state=False):
+        """Remember a finished step (for the records of a later restart; ``keep_state``: with
+        its end state, for a later step that starts from it)."""
+        self.completed.append(step_record(results, keep_state))
         self.stats = list(stats)
 
     def write(self, meta, arrays):
@@ -206,14 +207,25 @@ class Resume:
             res.times = [float(t) for t in rec["times"]]
             res.history = {k: [float(x) for x in v] for k, v in rec["history"].items()}
             res.info = dict(rec["info"], restored_from_checkpoint=True)
+            if "end_state" in rec:  # (u, v or None) for femb.case.initial_state.end_state
+                u, v = rec["end_state"]["u"], rec["end_state"]["v"]
+                res.end_state = (np.array(u, dtype=np.float64), None if v is None else np.array(v, dtype=np.float64))
             out.append(res)
         return out
 
 
-def step_record(results):
-    """JSON-ready record of a finished step's Results (kind, times, history, info)."""
-    return {"kind": results.kind, "times": [float(t) for t in results.times],
-            "history": {k: [float(x) for x in v] for k, v in results.history.items()}, "info": jsonable(results.info)}
+def step_record(results, keep_state=False):
+    """JSON-ready record of a finished step's Results (kind, times, history, info; with
+    ``keep_state`` also ``end_state`` {"u": [...], "v": [...] or None}, the last frame a
+    later step starts from; JSON keeps floats exactly)."""
+    rec = {"kind": results.kind, "times": [float(t) for t in results.times],
+           "history": {k: [float(x) for x in v] for k, v in results.history.items()}, "info": jsonable(results.info)}
+    if keep_state:
+        from femb.case.initial_state import end_state
+
+        u, v = end_state(results, "")
+        rec["end_state"] = {"u": [float(x) for x in u], "v": None if v is None else [float(x) for x in v]}
+    return rec
 
 
 def record_width(n_var, keys, array_shapes=None):

@@ -12,7 +12,7 @@ SCHEMES = ("midpoint", "newmark", "hht", "generalized-alpha")
 SCHEME_KEYS = {"newmark": ("beta", "gamma"), "hht": ("alpha",), "generalized-alpha": ("rho_inf",), "midpoint": ()}
 MASS_KINDS = ("lumped", "consistent", "invariant")
 KEYS = ["dt", "t_end", "t0", "scheme", "alpha", "rho_inf", "beta", "gamma", "mass", "rayleigh", "record_every", "max_turn",
-        "newton", "probes", "checkpoint_every"]
+        "newton", "probes", "checkpoint_every", "initial_state"]
 SMOKE_FRAMES = 5
 
 
@@ -56,8 +56,10 @@ def parse_dynamic(table, ctx):
     newton = read_newton(table, ctx, defaults=base.newton)
     probes = _read_probes(table, ctx)
     checkpoint_every = table.take("checkpoint_every", "integer", default=1, minimum=0)
+    initial_state = table.take("initial_state", "string")  # checked against the other steps by read_steps
     settings = dataclasses.replace(base, mass=mass, damping=damping, newton=newton, max_turn=max_turn, record_every=record_every)
-    return DynamicStepSettings(dt=dt, t_end=t_end, t0=t0, settings=settings, scheme=scheme, probes=probes, checkpoint_every=checkpoint_every)
+    return DynamicStepSettings(dt=dt, t_end=t_end, t0=t0, settings=settings, scheme=scheme, probes=probes, checkpoint_every=checkpoint_every,
+                               initial_state=initial_state)
 
 
 def _read_probes(table, ctx):
@@ -125,10 +127,10 @@ def smoke_dynamic(step):
     return dataclasses.replace(step, t_end=step.time_at(k, n))
 
 
-def run_dynamic(model, step, on_frame, checkpoint=None):
-    return run_dynamic_step(model, step, on_frame, checkpoint)
+def run_dynamic(model, step, on_frame, checkpoint=None, start=None):
+    return run_dynamic_step(model, step, on_frame, checkpoint, start=start)
 
 
 register_step_type("dynamic", parse_dynamic, run_dynamic, expected_frames,
                    "nonlinear dynamics (energy-conserving mid-point, Newmark, HHT, generalized-alpha)",
-                   smoke=smoke_dynamic, restartable=True, check=check_dynamic)
+                   smoke=smoke_dynamic, restartable=True, check=check_dynamic, end_state=True)

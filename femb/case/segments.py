@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from femb.case.checkpoint import array_shapes, frame_rows
+from femb.case.initial_state import check_prescribed
 from femb.core.errors import ConvergenceError
 from femb.results import Results
 from femb.solvers.dynamic import DynamicSettings, solve_dynamic
@@ -107,7 +108,9 @@ def state_from_arrays(arrays, meta):
 class DynamicStepSettings:
     """A parsed dynamic step: time grid, solver settings, scheme factory, probes and the
     segment length ``checkpoint_every`` (recorded frames per ``solve_dynamic`` call; 0:
-    one call for the whole step, frames written when it returns, no checkpoints)."""
+    one call for the whole step, frames written when it returns, no checkpoints) and
+    ``initial_state``, the name of the earlier step whose end state the step starts from
+    (None: the undeformed state)."""
 
     dt: float
     t_end: float
@@ -116,6 +119,7 @@ class DynamicStepSettings:
     scheme: dict = field(default_factory=lambda: {"name": "midpoint"})
     probes: dict = field(default_factory=dict)
     checkpoint_every: int = 1
+    initial_state: str = None
 
     def make_scheme(self):
         """A new scheme object from ``scheme`` ({"name": ..., parameters})."""
@@ -176,18 +180,29 @@ def _merge(res, seg, totals, keep_first):
                 setattr(totals, key, getattr(totals, key) + seg.history[key][-1])
 
 
-def run_dynamic_step(model, step, on_frame, checkpoint=None):
+def run_dynamic_step(model, step, on_frame, checkpoint=None, start=None):
     """Run a dynamic step (DynamicStepSettings) and return its Results.
 
     ``on_frame(results)`` is called after every segment (it writes the new frames);
     ``checkpoint`` (a femb.case.checkpoint.StepCheckpoint or None) receives the state after
     every segment and carries the restart data in ``checkpoint.resume``.
+    ``start``: None (the undeformed state, the model's initial velocities) or
+    (u0 (n_var,), v0 (n_var,) or None, source step name, strict): the state an earlier step
+    ended in (femb.case.initial_state); its prescribed DOFs must equal their values at t0
+    (InputError otherwise; ``strict=False`` only logs the difference).
     """
-    if step.checkpoint_every == 0:
-        res = solve_dynamic(model, step.dt, step.t_end, step.settings, t0=step.t0, scheme=step.make_scheme(), probes=step.probes)
-        on_frame(res)
-        return res
     problem = DynamicProblem(model, None, step.settings.mass, step.settings.damping)
+    u0 = v0 = None
+    if start is not None:
+        u0, v0, source, strict = start
+        worst = check_prescribed(problem, u0, step.t0, source, strict=strict)
+        if worst > 1e-9:
+            log.warning("start state of step %r: prescribed DOFs moved by up to %.3g (relative) to their values at t0", source, worst)
+    if step.checkpoint_every == 0:
+        res = solve_dynamic(model, step.dt, step.t_end, step.settings, t0=step.t0, u0=u0, v0=v0, scheme=step.make_scheme(),
+                            probes=step.probes, problem=problem)
+        on_frame(res)
+        return _mark_start(res, step)
     n_steps, frames = step.schedule()
     res = Results(problem.table, "dynamic", model)
     totals = _Totals()
@@ -210,8 +225,8 @@ def run_dynamic_step(model, step, on_frame, checkpoint=None):
         carried = scheme.state
         start = time.perf_counter()
         try:
-            seg = solve_dynamic(model, step.dt, tb, step.settings, t0=ta, u0=None if carried is None else carried.u,
-                                v0=None if carried is None else carried.v, scheme=scheme.scheme, probes=step.probes, problem=problem)
+            seg = solve_dynamic(model, step.dt, tb, step.settings, t0=ta, u0=u0 if carried is None else carried.u,
+                                v0=v0 if carried is None else carried.v, scheme=scheme.scheme, probes=step.probes, problem=problem)
         except ConvergenceError as exc:
             if exc.results is not None and len(exc.results):
                 _merge(res, exc.results, totals, keep_first=len(res) == 0)
@@ -239,6 +254,12 @@ def run_dynamic_step(model, step, on_frame, checkpoint=None):
             checkpoint.save(frame_rows(res, saved, keys, shapes), meta, arrays)
             saved = len(res)
     res.info.update(_info(step, n_steps, totals))
+    return _mark_start(res, step)
+
+
+def _mark_start(res, step):
+    if step.initial_state is not None:
+        res.info["initial_state"] = step.initial_state
     return res
 
 

@@ -21,6 +21,11 @@ A step type is registered with :func:`register_step_type` under the name used as
 ``restartable`` (bool)
     ``run`` takes a keyword ``checkpoint`` (a femb.case.checkpoint.StepCheckpoint, or
     None) to write restart data and to continue from ``checkpoint.resume``.
+``end_state`` (bool)
+    the step's last frame is a state of the model (static, dynamic), so that a dynamic step
+    may start from it (``initial_state = "<name>"``, femb.case.initial_state). A step type
+    whose settings have an ``initial_state`` attribute (a step name or None) gets
+    ``run(..., start=(u0, v0, name, strict))`` when it is set.
 
 Built in: ``static``, ``arclength``, ``buckling``; ``dynamic`` (femb.case.dynamic_step)
 and ``modal`` (femb.case.modal_step) register theirs when femb.case is imported.
@@ -53,14 +58,16 @@ class StepType:
     smoke: Callable | None = None
     restartable: bool = False
     check: Callable | None = None
+    end_state: bool = False
 
 
 STEP_TYPES = {}
 
 
-def register_step_type(name, parse, run, expected_frames=None, description="", smoke=None, restartable=False, check=None):
+def register_step_type(name, parse, run, expected_frames=None, description="", smoke=None, restartable=False, check=None,
+                       end_state=False):
     """Register (or replace) the step type ``name``; returns the StepType."""
-    STEP_TYPES[name] = StepType(name, parse, run, expected_frames, description, smoke, restartable, check)
+    STEP_TYPES[name] = StepType(name, parse, run, expected_frames, description, smoke, restartable, check, end_state)
     return STEP_TYPES[name]
 
 
@@ -72,12 +79,20 @@ class Step:
     type: str
     settings: object
 
-    def run(self, model, on_frame=None, checkpoint=None):
+    def run(self, model, on_frame=None, checkpoint=None, start=None):
+        """Run the step; ``start``: (u0, v0 or None, source step name, strict) when the step
+        starts from the state of an earlier step (``initial_state``)."""
         kind = STEP_TYPES[self.type]
         on_frame = on_frame or (lambda results: None)
+        extra = {"start": start} if start is not None else {}
         if kind.restartable:
-            return kind.run(model, self.settings, on_frame, checkpoint=checkpoint)
-        return kind.run(model, self.settings, on_frame)
+            return kind.run(model, self.settings, on_frame, checkpoint=checkpoint, **extra)
+        return kind.run(model, self.settings, on_frame, **extra)
+
+    @property
+    def initial_state(self):
+        """Name of the step whose end state this step starts from, or None."""
+        return getattr(self.settings, "initial_state", None)
 
     @property
     def restartable(self):
@@ -222,7 +237,8 @@ def _smoke_arclength(settings):
     return dict(settings, arclength=dict(settings["arclength"], max_steps=min(5, settings["arclength"].get("max_steps", ArcLengthSettings.max_steps))))
 
 
-register_step_type("static", parse_static, run_static, _static_frames, "nonlinear statics, Newton with load stepping", smoke=_smoke_static)
+register_step_type("static", parse_static, run_static, _static_frames, "nonlinear statics, Newton with load stepping", smoke=_smoke_static,
+                   end_state=True)
 register_step_type("arclength", parse_arclength, run_arclength, _arclength_frames, "arc-length path following (limit points, snap-through)",
                    smoke=_smoke_arclength)
 def check_buckling(model, settings):
@@ -238,8 +254,11 @@ register_step_type("buckling", parse_buckling, run_buckling, lambda s: s["n_mode
 
 
 def read_steps(doc, ctx):
-    """The list of Steps of ``[[steps]]`` (at least one)."""
-    steps = []
+    """The list of Steps of ``[[steps]]`` (at least one); references to earlier steps
+    (``initial_state``) are checked."""
+    from femb.case.initial_state import resolve_references
+
+    steps, parsed = [], []
     tables = doc.array("steps")
     if not tables:
         ctx.problems.append("steps: a case needs at least one [[steps]] table")
@@ -256,4 +275,6 @@ def read_steps(doc, ctx):
                 ctx.fail(t.key_path("name"), f"step name {name!r} is used twice")
             settings = STEP_TYPES[kind].parse(t, ctx)
             steps.append(Step(name, kind, settings))
+            parsed.append(t)
+    resolve_references(steps, parsed, ctx, STEP_TYPES)
     return steps

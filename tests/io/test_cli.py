@@ -95,7 +95,7 @@ MESH_LINE = '[mesh.line]\nname = "beam"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\ne
     ([("[[steps]]", '[output]\nsurfaces = { bam = true }\n[[steps]]')], ["output.surfaces.bam", "unknown part 'bam'", "parts: beam"]),
     ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "circle" } }\n[[steps]]')], ["output.surfaces.beam", "needs a diameter"]),
     ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "circle", diameter = "big" } }\n[[steps]]')],
-     ["output.surfaces.beam.diameter", "expected a number", "'big'"]),
+     ["output.surfaces.beam.diameter", "unknown name 'big'"]),
     ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "rectangle", width = 0.1, height = -1 } }\n[[steps]]')],
      ["output.surfaces.beam", "height > 0", "-1"]),
     ([("[[steps]]", '[output]\nsurfaces = { beam = { shape = "hexagon" } }\n[[steps]]')], ["output.surfaces.beam", "'hexagon'"]),
