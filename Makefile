@@ -30,6 +30,7 @@ validate: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/assembly_throughput.py
 	$(PY) benchmarks/flexible_pendulum.py --check --profile 10 1000
+	$(PY) benchmarks/joint_step_overhead.py
 
 clean:
 	rm -rf $(VENV) demo_out .pytest_cache

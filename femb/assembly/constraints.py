@@ -425,7 +425,9 @@ class ConstraintSet:
 def _rot2(theta):
     """(k, 2, 2) planar rotation matrices of angles θ (k,)."""
     c, s = np.cos(theta), np.sin(theta)
-    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+    R = np.empty(np.shape(theta) + (2, 2))
+    R[..., 0, 0], R[..., 0, 1], R[..., 1, 0], R[..., 1, 1] = c, -s, s, c
+    return R
 
 
 class BodyPoint2D:
@@ -486,11 +488,12 @@ class BodyPoint2D:
 
     def _pattern(self, dtheta_col):
         k = self.ta.size
-        r = np.arange(2 * k).reshape(k, 2)
-        rows = [r.ravel(), r.ravel(), r.ravel()]
-        cols = [self.vb.ravel(), self.va.ravel(), np.repeat(self.ta, 2)]
-        vals = [np.ones(2 * k), -np.ones(2 * k), dtheta_col.ravel()]
-        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        if getattr(self, "_rows", None) is None:  # fixed by the joints
+            r = np.arange(2 * k).reshape(k, 2)
+            self._rows = np.concatenate([r.ravel(), r.ravel(), r.ravel()])
+            self._cols = np.concatenate([self.vb.ravel(), self.va.ravel(), np.repeat(self.ta, 2)])
+            self._ones = np.concatenate([np.ones(2 * k), -np.ones(2 * k)])
+        return self._rows, self._cols, np.concatenate([self._ones, dtheta_col.ravel()])
 
     def evaluate(self, u, t=0.0):
         th = u[self.ta]
@@ -610,12 +613,13 @@ class Slider2D:
 
     def _pattern(self, e, dtheta):
         k, nl = self.k, self.locked.size
-        r = np.arange(k)
-        rl = k + np.arange(nl)
-        rows = [np.repeat(r, 2), np.repeat(r, 2), r, rl, rl]
-        cols = [self.vb.ravel(), self.va.ravel(), self.ta, self.tb, self.ta[self.locked]]
-        vals = [e.ravel(), -e.ravel(), dtheta, np.ones(nl), -np.ones(nl)]
-        return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        if getattr(self, "_rows", None) is None:  # fixed by the joints
+            r = np.arange(k)
+            rl = k + np.arange(nl)
+            self._rows = np.concatenate([np.repeat(r, 2), np.repeat(r, 2), r, rl, rl])
+            self._cols = np.concatenate([self.vb.ravel(), self.va.ravel(), self.ta, self.tb, self.ta[self.locked]])
+            self._locks = np.concatenate([np.ones(nl), -np.ones(nl)])
+        return self._rows, self._cols, np.concatenate([e.ravel(), -e.ravel(), dtheta, self._locks])
 
     def evaluate(self, u, t=0.0):
         d, e = self._relative(u)
