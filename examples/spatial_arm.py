@@ -10,8 +10,8 @@ tensor) on the tip node. Gravity −Z. The springs' preloads θ0 = −M/k are th
 moments about the pins, so the undeformed arm is the rigid-body equilibrium.
 
 Runs the static sag under gravity (compared with the hand value of three Euler–Bernoulli
-cantilevers in series) and the spin-up with the energy-momentum mid-point scheme (lumped
-mass, Δt = 5 ms, 4 s), prints the tip deflection in the rotating frame, the joint angles,
+cantilevers in series) and, starting from that sagged equilibrium, the spin-up with the
+energy-momentum mid-point scheme (lumped mass, Δt = 5 ms, 4 s), prints the tip deflection in the rotating frame, the joint angles,
 the energy balance and the joint constraint residual, and writes a ParaView collection
 (with tube surfaces), history.csv, hub_frame.csv (tip deflection in the frame turning
 with the hub, joint angles) and run.json to --out.
@@ -101,9 +101,17 @@ PROBES = {"hub_angle": ("hub", "rz"), "tip_ux": ("tip", "ux"), "tip_uy": ("tip",
           "elbow_uz": ("elbow_b", "uz"), "tip_vz": ("tip", "uz", "v")}
 
 
-def run(model, t_end=T_END, dt=DT, record_every=RECORD_EVERY):
-    """solve_dynamic with the settings of the ``spinup`` step of spatial_arm.toml."""
-    return solve_dynamic(model, dt, t_end, scheme="midpoint", mass="lumped", record_every=record_every, probes=PROBES)
+def sag(model):
+    """The ``sag`` step of spatial_arm.toml: statics under gravity, two increments."""
+    return solve_static(model, steps=2)
+
+
+def run(model, t_end=T_END, dt=DT, record_every=RECORD_EVERY, start=None):
+    """solve_dynamic with the settings of the ``spinup`` step of spatial_arm.toml, from the
+    last state of the static Results ``start`` (the sagged arm; rotational slots log R) or,
+    when None, from the undeformed arm."""
+    u0 = None if start is None else start.states[-1]
+    return solve_dynamic(model, dt, t_end, scheme="midpoint", mass="lumped", record_every=record_every, probes=PROBES, u0=u0)
 
 
 def tip_in_hub_frame(results):
@@ -146,8 +154,8 @@ def main(argv=None):
     parser.add_argument("--t-end", type=float, default=T_END)
     args = parser.parse_args(argv)
     model = build(args.elements)
-    static = solve_static(model, steps=2)
-    results = run(model, args.t_end)
+    static = sag(model)
+    results = run(model, args.t_end, start=static)
     out = Path(args.out)
     surfaces = {"link1": {"shape": "circle", "diameter": D1}, "link2": {"shape": "circle", "diameter": D2},
                 "hub": {"shape": "circle", "diameter": 0.04}}
