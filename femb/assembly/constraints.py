@@ -145,10 +145,24 @@ class ConstraintSet:
             return out
         phi, rows, cols, vals = out
         if rows.size:
-            G = sp.csr_matrix((vals, (rows, cols)), shape=(self.m, self.table.n_var))
+            G = self._csr(rows, cols, vals, (self.m, self.table.n_var))
         else:
             G = sp.csr_matrix((self.m, self.table.n_var))
         return phi, G
+
+    def _csr(self, rows, cols, vals, shape):
+        """CSR of triplets (duplicates summed), the structure kept per cached pattern."""
+        cache = self.__dict__.setdefault("_csr_structure", {})
+        entry = cache.get(id(rows))
+        if entry is None or entry[0] is not rows or entry[1] is not cols:
+            key = rows * shape[1] + cols
+            uniq, where = np.unique(key, return_inverse=True)
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(uniq // shape[1], minlength=shape[0]))])
+            entry = (rows, cols, where.ravel(), (uniq % shape[1]).astype(np.int32), indptr.astype(np.int32))
+            cache[id(rows)] = entry
+        _, _, where, indices, indptr = entry
+        data = np.bincount(where, weights=vals, minlength=indices.size)
+        return sp.csr_matrix((data, indices.copy(), indptr.copy()), shape=shape)
 
     def _jacobian_triplets(self, u, t, rotations, evaluators, jacobian=True):
         """Φ (m,) and the Jacobian's (rows, variable columns, values), fixed variables
@@ -311,7 +325,9 @@ class ConstraintSet:
         rotations per unit Δθ, of 3-D rotations per unit Cayley vector of the increment).
         ``rotations``: (R0, R1) nodal rotations (n_nodes, 3, 3) of a 3-D model, or None."""
         rows, cols, vals = self._midpoint_triplets(u0, u1, rotations)
-        return sp.csr_matrix((vals, (rows, cols)), shape=(self.m, self.table.n_var))
+        if not rows.size:
+            return sp.csr_matrix((self.m, self.table.n_var))
+        return self._csr(rows, cols, vals, (self.m, self.table.n_var))
 
     def _midpoint_triplets(self, u0, u1, rotations=None):
         _, rows, cols, vals = self._jacobian_triplets(0.5 * (u0 + u1), 0.0, None, False)

@@ -364,6 +364,8 @@ class DynamicProblem:
         ``rotations`` (n_nodes, 3, 3), default from the rotation vectors in u; columns of
         3-D rotational variables per unit spatial spin)."""
         phi, G = self.joints.evaluate(u, t, rotations=rotations)
+        if self.active_rows.size == self.joints.m:  # no redundant rows dropped
+            return phi, G
         return phi[self.active_rows], G[self.active_rows]
 
     def joint_discrete_jacobian(self, u0, u1, rotations=None):
