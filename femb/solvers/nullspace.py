@@ -25,7 +25,19 @@ import scipy.sparse as sp
 from femb.core.errors import ModelError
 
 log = logging.getLogger(__name__)
-_geqp3 = lapack.dgeqp3
+_geqp3, _getrf, _getri = lapack.dgeqp3, lapack.dgetrf, lapack.dgetri
+
+
+def _inverse(A):
+    """A⁻¹ of a small square matrix (LAPACK getrf + getri); LinAlgError when singular."""
+    if A.shape[0] == 0:
+        return np.zeros((0, 0))
+    lu, piv, info = _getrf(A)
+    if info == 0:
+        inv, info = _getri(lu, piv)
+    if info != 0:
+        raise np.linalg.LinAlgError("Singular matrix")
+    return inv
 
 
 def independent_rows(G, rel_tol=1e-10):
@@ -209,12 +221,12 @@ class NullSpace:
         # G_d is chosen by pivoting, hence well conditioned, and small (one row per
         # constraint): an explicit inverse is cheaper than repeated LU solves here
         self.G_d = A[:, dep_local]
-        self._inv = np.linalg.inv(self.G_d)
+        self._inv = _inverse(self.G_d)
         self.X = -self._inv @ A[:, t_local]
         if Ab is None:
             self._inv_bar, self.Xbar = self._inv, self.X
         else:
-            self._inv_bar = np.linalg.inv(Ab[:, dep_local])
+            self._inv_bar = _inverse(Ab[:, dep_local])
             self.Xbar = -self._inv_bar @ Ab[:, t_local]
         self._N = self._Nbar = None
 
