@@ -138,12 +138,46 @@ class SquareBlock:
     __rmul__ = __mul__
 
     def __radd__(self, K):
-        """K + block for a sparse or dense K (n, n)."""
+        """K + block for a sparse or dense K (n, n). A CSR K whose pattern holds the block
+        gets a new data array on the same structure (no sparse addition)."""
         if sp.issparse(K):
-            return (K + self.tocsr()).tocsr()
+            a = self.A.ravel()
+            nz = a != 0.0
+            pos = self._positions(K) if K.format == "csr" else None
+            if pos is None or np.any(pos[nz] < 0):  # an entry outside K's pattern
+                return (K + self.tocsr()).tocsr()
+            data = K.data.copy()
+            data[pos[nz]] += a[nz]
+            return sp.csr_matrix((data, K.indices, K.indptr), shape=K.shape)
         out = np.array(K, dtype=np.float64)
         out[np.ix_(self.cols, self.cols)] += self.A
         return out
+
+    def _positions(self, K):
+        """Positions (k·k,) in K.data of the block's entries (row-major; −1 where K's
+        pattern lacks the entry), or None when K is not in canonical CSR form. Kept per
+        pattern."""
+        key = (id(K.indices), id(K.indptr), self.cols.tobytes())
+        hit = _POSITIONS.get(key)
+        if hit is not None and hit[0] is K.indices and hit[1] is K.indptr:
+            return hit[2]
+        if not K.has_canonical_format:
+            return None
+        out = []
+        for r in self.cols:
+            a, b = K.indptr[r], K.indptr[r + 1]
+            seg = K.indices[a:b]
+            at = np.minimum(np.searchsorted(seg, self.cols), max(seg.size - 1, 0))
+            found = (seg[at] == self.cols) if seg.size else np.zeros(self.cols.size, dtype=bool)
+            out.append(np.where(found, a + at, -1))
+        pos = np.concatenate(out) if out else np.zeros(0, np.int64)
+        if len(_POSITIONS) > 64:
+            _POSITIONS.clear()
+        _POSITIONS[key] = (K.indices, K.indptr, pos)
+        return pos
+
+
+_POSITIONS = {}  # (pattern, block columns) -> positions of the block entries in the CSR data
 
 
 def _dense_columns(G, Gbar):
@@ -270,7 +304,7 @@ class NullSpace:
         """N̄ᵀ K N: CSC for a sparse K; dense (n_ind × n_ind) for a dense K, from the blocks
         K_ii + K_id X + X̄ᵀ K_di + X̄ᵀ K_dd X (X, X̄ on the touched columns)."""
         if sp.issparse(K):
-            return (self.Nbar.T @ K @ self.N).tocsc()
+            return self._reduced_sparse(K.tocsr())
         ind, dep, tp = self.ind, self.dep, self._tpos
         Ki = K.take(ind, axis=0)
         out = Ki.take(ind, axis=1)
@@ -279,6 +313,40 @@ class NullSpace:
         out[tp, :] += B.take(ind, axis=1)
         out[np.ix_(tp, tp)] += B.take(dep, axis=1) @ self.X
         return out
+
+    def _reduced_sparse(self, K):
+        """N̄ᵀ K N (CSC) of a CSR K: K_ii from K's entries between independent coordinates,
+        plus the terms K_id X, X̄ᵀ K_di, X̄ᵀ K_dd X, dense over the few rows/columns the
+        dependent coordinates couple to, in one assembly."""
+        n, ind, dep, tp = self.n, self.ind, self.dep, self._tpos
+        m, t, n_ind = dep.size, tp.size, ind.size
+        indptr, indices, data = K.indptr, K.indices, K.data
+        row_of = np.repeat(np.arange(n), np.diff(indptr))
+        new = np.full(n, -1, dtype=np.int64)
+        new[ind] = np.arange(n_ind)
+        dpos = np.full(n, -1, dtype=np.int64)
+        dpos[dep] = np.arange(m)
+        r_new, c_new = new[row_of], new[indices]
+        keep = (r_new >= 0) & (c_new >= 0)
+        rows, cols, vals = [r_new[keep]], [c_new[keep]], [data[keep]]
+        if m and t:
+            # K_·d (n, m) and K_d· (m, n) dense from the entries in the dependent columns/rows
+            Kc = np.zeros((n, m))
+            sel = dpos[indices] >= 0
+            np.add.at(Kc, (row_of[sel], dpos[indices[sel]]), data[sel])
+            Kr = np.zeros((m, n))
+            sel = dpos[row_of] >= 0
+            np.add.at(Kr, (dpos[row_of[sel]], indices[sel]), data[sel])
+            K_id, K_di, K_dd = Kc[ind], Kr[:, ind], Kc[dep]
+            r1 = np.flatnonzero(np.any(K_id != 0.0, axis=1))
+            C1 = K_id[r1] @ self.X  # (r1, t)
+            c2 = np.flatnonzero(np.any(K_di != 0.0, axis=0))
+            C2 = self.Xbar.T @ K_di[:, c2]  # (t, c2)
+            C3 = self.Xbar.T @ K_dd @ self.X  # (t, t)
+            rows += [np.repeat(r1, t), np.repeat(tp, c2.size), np.repeat(tp, t)]
+            cols += [np.tile(tp, r1.size), np.tile(c2, t), np.tile(tp, t)]
+            vals += [C1.ravel(), C2.ravel(), C3.ravel()]
+        return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_ind, n_ind))
 
     def particular(self, phi):
         """δq_p with G δq_p = −Φ (zero on independent coordinates)."""
