@@ -165,6 +165,21 @@ class NodalRotaryInertia:
         return w + np.einsum("kij,kj->ki", null, fallback)
 
 
+def reference_coordinates(model, table):
+    """(n_var,) the reference coordinate of each translational variable (X of its node
+    along its axis; 0 for rotations): with the displacements, the absolute positions whose
+    rounding sets the round-off level of the residual."""
+    points = np.asarray(model.mesh.points, dtype=np.float64)
+    out = np.zeros(table.n_var)
+    for k, name in enumerate(table.dof_names):
+        axis = {"ux": 0, "uy": 1, "uz": 2}.get(name)
+        if axis is None or axis >= points.shape[1]:
+            continue
+        sel = table.var_dof == k
+        out[sel] = points[table.var_node[sel], axis]
+    return out
+
+
 class DampingModel:
     """Viscous damping: Rayleigh (alpha M + beta K_mat(u)) plus discrete damper elements.
 
@@ -324,6 +339,7 @@ class DynamicProblem:
         self.M_full = _full_matrix(t, self.element_mass)
         self.rot = np.zeros(t.n_var, dtype=bool)
         self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
+        self.reference_coordinates = reference_coordinates(model, t)
         if t.dim == 2:
             self.rot[t.var_dof == t.dof_names.index("rz")] = True
         self.rot_eq = np.flatnonzero(self.rot[t.eq_var])

@@ -157,6 +157,17 @@ class _StepSystem:
     def size(self, z):
         return max(float(np.linalg.norm(z)), float(np.linalg.norm(self.s.u)), self.p.length_scale)
 
+    def absolute_coordinates(self, z):
+        """(n_eq,) magnitudes of the absolute end-of-step coordinates the residual is
+        evaluated from, for its round-off level (femb.solvers.newton.rounding_residual):
+        |X + u_{n+1}| of translations (a position 10 m from the origin is known to 2e-15 m
+        only, whatever its increment), |u_{n+1}| of planar angles, 1 for the slots of 3-D
+        rotations (entries of R)."""
+        p = self.p
+        x = np.abs(p.reference_coordinates + self.s.u + z)
+        x[p.rot3d] = 1.0
+        return x[self.eq_var]
+
     def prescribed_work(self, R, z):
         """Work of the reactions R on the prescribed variables over the increment z."""
         return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))

@@ -158,11 +158,28 @@ def _state_norm(system, x):
     return float(norm(x)) if norm is not None else float(np.linalg.norm(x))
 
 
-def at_noise_floor(history, scale, floor):
-    """True when a system that declares a relative ``noise_floor`` has its residual below
-    floor·scale and no longer falling (the last residual of ``history`` is not 4× below
-    the smallest of the three before it): accepted as converged by the Newton loops."""
-    return bool(floor) and len(history) >= 4 and history[-1] <= floor * scale and history[-1] >= 0.25 * min(history[-4:-1])
+def at_noise_floor(history, scale, floor, rounding=None):
+    """True when the residual has stopped falling (the last residual of ``history`` is not
+    4× below the smallest of the three before it) at a level that is noise: below
+    ``floor``·scale, the relative ``noise_floor`` a system declares, or below ``rounding()``,
+    an absolute estimate of the round-off of the residual (``rounding_residual``; called only
+    for a stalled residual above the relative floor). Accepted as converged by the Newton
+    loops."""
+    if len(history) < 4 or history[-1] < 0.25 * min(history[-4:-1]):
+        return False
+    if floor and history[-1] <= floor * scale:
+        return True
+    return rounding is not None and history[-1] <= rounding()
+
+
+def rounding_residual(K, x):
+    """Round-off level of a residual evaluated at absolute coordinates x (n,): ε‖|K|·|x|‖
+    with K (n, n) its Jacobian (sparse or dense). Each coordinate is known to ε|x_i| only, so
+    the residual of a stiff system is a staircase in the unknowns with steps of about
+    |K_ij|·ε|x_j| (e.g. EA/L × ulp of a position 10 m from the origin) — a level Newton
+    cannot get below however small the loads of the motion are."""
+    A = abs(K) if sp.issparse(K) else np.abs(K)
+    return float(np.finfo(np.float64).eps * np.linalg.norm(A @ np.abs(x)))
 
 
 def projected_newton(evaluate, system, x, settings, table, length_scale):
@@ -202,6 +219,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     limit = getattr(system, "limit", None)
     floor = getattr(system, "noise_floor", None)  # see femb.solvers.step_newton.iterate
     size = getattr(system, "size", None)
+    coordinates = getattr(system, "absolute_coordinates", None)
     dense = getattr(system, "dense_newton", False)
     round_off = False  # the last correction was at round-off
     for it in range(settings.max_iterations + 1):
@@ -225,7 +243,8 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
         if c_ok and round_off and norm <= 1e-4 * scale:
             return NewtonReport(True, it, history, r, "converged (correction at round-off)", state=x, multipliers=lam,
                                 constraint_residual=c_norm)
-        if c_ok and at_noise_floor(history, scale, floor):
+        rounding = (lambda: rounding_residual(K, coordinates(x))) if coordinates is not None else None
+        if c_ok and at_noise_floor(history, scale, floor, rounding):
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=x, multipliers=lam,
                                 constraint_residual=c_norm)
         if it == settings.max_iterations:

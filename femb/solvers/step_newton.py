@@ -13,7 +13,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError
 from femb.solvers.linear import BandLU, Factorization, SingularSystemError
-from femb.solvers.newton import NewtonReport, at_noise_floor, projected_newton
+from femb.solvers.newton import NewtonReport, at_noise_floor, projected_newton, rounding_residual
 
 
 class DirectCorrection:
@@ -132,7 +132,10 @@ def iterate(system, settings, correction, reuse=False):
     the factorization is reused (across iterations, and across steps when ``reuse``) until
     the residual ratio exceeds ``settings.refactor_ratio``. A system with a ``noise_floor``
     attribute (relative, e.g. 1e-9) is also accepted once its residual is below
-    noise_floor·scale and has stopped falling (three iterations without a 4× reduction).
+    noise_floor·scale and has stopped falling (three iterations without a 4× reduction);
+    a system with ``absolute_coordinates(z)`` (the magnitudes of the coordinates its
+    residual is computed from, over the equations) also once a stalled residual is below
+    its round-off level ε‖|K|·|x|‖ (femb.solvers.newton.rounding_residual).
     Systems with joints (``system.constraints(z)`` not None) are iterated by
     femb.solvers.newton.projected_newton with the same tests (the correction-at-round-off
     one included) on the projected residual, plus ‖Φ‖ small.
@@ -144,6 +147,7 @@ def iterate(system, settings, correction, reuse=False):
     history = []
     r = None
     floor = getattr(system, "noise_floor", None)
+    coordinates = getattr(system, "absolute_coordinates", None)
     for it in range(settings.max_iterations + 1):
         r, K, scale = system.evaluate(z)
         norm = float(np.linalg.norm(r))
@@ -152,7 +156,8 @@ def iterate(system, settings, correction, reuse=False):
             return NewtonReport(False, it, history, r, "residual is not finite")
         if norm <= settings.tolerance * scale:
             return NewtonReport(True, it, history, r, "converged", state=z)
-        if at_noise_floor(history, scale, floor):
+        rounding = (lambda: rounding_residual(K, coordinates(z))) if coordinates is not None else None
+        if at_noise_floor(history, scale, floor, rounding):
             # the residual has stopped falling at a level the system declares as its noise
             # floor (e.g. rounding amplified by an energy-consistent correction)
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=z)
