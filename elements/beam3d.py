@@ -112,7 +112,7 @@ import math
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import (hat, left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3)
+from femb.core.rotations import (cayley_spin_jacobian, hat, left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3)
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 
@@ -840,15 +840,6 @@ def _invariant_variation(Q1, Q2, x21, B):
 
 
 @jit
-def _cayley_T(ps, Tp):
-    """Tp (3, 3) = (I + ψ̂/2)/(1 + |ψ|²/4): spatial spin of cay(ψ) R per δψ."""
-    den = 1.0 + 0.25 * (ps[0] * ps[0] + ps[1] * ps[1] + ps[2] * ps[2])
-    Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps[2] / den, 0.5 * ps[1] / den
-    Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps[2] / den, 1.0 / den, -0.5 * ps[0] / den
-    Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
-
-
-@jit
 def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     """Energy- and momentum-conserving algorithmic force of the step (u0, R0n) → (u1, R1n):
     a discrete gradient in quadratic invariants (Gonzalez 1996).
@@ -980,7 +971,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
         # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,
         #     δd̄ = ½ w × d_{n+1}, w_a = T(ψ_a) δψ_a
         for a in range(2):
-            _cayley_T(psi[e, a], Tp[a])
+            cayley_spin_jacobian(psi[e, a], Tp[a])
         for r in range(12):
             for s in range(12):
                 HB[r, s] = 0.0  # derivative over (δx1, w1, δx2, w2)

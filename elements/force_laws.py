@@ -423,3 +423,17 @@ def check_dissipative(law, where, samples=32):
     if law.slope_left[0] < -slope_tol or law.slope_right[-1] < -slope_tol:
         raise InputError(f"{where}: a damper law's end slopes must be ≥ 0 (its linear extrapolation must dissipate), got "
                          f"{law.slope_left[0]:g} at v = {x[0]:g} and {law.slope_right[-1]:g} at v = {x[-1]:g}")
+
+
+def attach_laws(values, law, damper, stiffness):
+    """Put the ForceLaws ``law`` (spring) and ``damper`` (None when absent) into the
+    parameter dict ``values`` of a spring (in place) and let its linear stiffness
+    ``stiffness`` (e.g. "k") default to 0 when either is given: the law carries the
+    force. Returns ``values``."""
+    if law is not None:
+        values["law"] = law
+    if damper is not None:
+        values["damper_law"] = damper
+    if law is not None or damper is not None:
+        values.setdefault(stiffness, 0.0)
+    return values

@@ -137,7 +137,7 @@ from femb.core.errors import InputError
 from femb.core.rotations import phi_over_sin
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
-from .force_laws import WIDTH, as_force_law, check_dissipative, law_divided, law_piece, law_region, law_secant, law_value
+from .force_laws import WIDTH, as_force_law, attach_laws, check_dissipative, law_divided, law_piece, law_region, law_secant, law_value
 from .masses import zero_geometric_stiffness
 from .truss import _set_block, _set_force, central_midpoint_block
 
@@ -736,13 +736,7 @@ def _prepare(name):
         law, damper = _laws(name, values, where)
         for key in LAW_KEYWORDS:
             values.pop(key, None)
-        if law is not None:
-            values["law"] = law
-        if damper is not None:
-            values["damper_law"] = damper
-        if law is not None or damper is not None:
-            values.setdefault("k", 0.0)
-        return values
+        return attach_laws(values, law, damper, "k")
 
     return prepare
 

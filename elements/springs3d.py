@@ -93,6 +93,7 @@ with laws then n_s, n_d and the packed laws (femb.elements.springs3d_input).
 import numpy as np
 
 from femb.core import jit
+from femb.core.rotations import cayley_spin_jacobian
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .force_laws import WIDTH, law_piece, law_region, law_value
@@ -502,15 +503,6 @@ def mass(X, u, R, p, kind, M):
 
 
 @jit
-def _cayley_T(ps, Tp):
-    """Tp (3, 3) = (I + ψ̂/2)/(1 + |ψ|²/4): spatial spin of cay(ψ) R per δψ."""
-    den = 1.0 + 0.25 * (ps[0] * ps[0] + ps[1] * ps[1] + ps[2] * ps[2])
-    Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps[2] / den, 0.5 * ps[1] / den
-    Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps[2] / den, 1.0 / den, -0.5 * ps[0] / den
-    Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
-
-
-@jit
 def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
     """Energy- and momentum-exact discrete gradient of the step R0 → R1 = cay(ψ) R0 (module
     docstring): f̄_ψ1 = B(ā)ᵀ D = −f̄_ψ2 (ground: f̄_ψ = −B(ā)ᵀ D) with Gonzalez's D in the
@@ -607,9 +599,9 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
                         acc += Bm[k, i] * Kp[k, m] * B1[m, j]
                 W1[i, j] = acc + 0.5 * (Y1[i, j] - (s1 if i == j else 0.0))
                 W2[i, j] = -acc + 0.5 * ((s2 if i == j else 0.0) - Y2[j, i])
-        _cayley_T(psi[e, n - 1], T2)
+        cayley_spin_jacobian(psi[e, n - 1], T2)
         if n == 2:
-            _cayley_T(psi[e, 0], T1)
+            cayley_spin_jacobian(psi[e, 0], T1)
         for i in range(3):
             for j in range(3):
                 k2 = W2[i, 0] * T2[0, j] + W2[i, 1] * T2[1, j] + W2[i, 2] * T2[2, j]

@@ -6,7 +6,7 @@ import numpy as np
 
 from femb.core.errors import InputError
 
-from .force_laws import as_force_law, check_dissipative
+from .force_laws import as_force_law, attach_laws, check_dissipative
 
 DEFAULT_FRAME = {"ax": 1.0, "ay": 0.0, "az": 0.0, "bx": 0.0, "by": 1.0, "bz": 0.0}
 
@@ -60,13 +60,7 @@ def prepare_values(values, where):
     law, damper = _laws(values, where)
     for key in ("law", "law_range", "damper_law", "damper_range", "smooth"):
         values.pop(key, None)
-    if law is not None:
-        values["law"] = law
-    if damper is not None:
-        values["damper_law"] = damper
-    if law is not None or damper is not None:
-        values.setdefault("kx", 0.0)  # the law carries the twist stiffness (as k of the other springs)
-    return values
+    return attach_laws(values, law, damper, "kx")  # the twist law carries the twist stiffness
 
 
 def _laws(values, where):

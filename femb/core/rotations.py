@@ -270,3 +270,13 @@ def phi_over_sin(phi):
         return S, dS
     sn = math.sin(phi)
     return phi / sn, (sn - phi * math.cos(phi)) / (sn * sn)
+
+
+@jit
+def cayley_spin_jacobian(ps, Tp):
+    """Tp (3, 3) = (I + ψ̂/2)/(1 + |ψ|²/4): the spatial spin of cay(ψ) R per variation δψ of
+    the Cayley vector ψ (3,) of a rotation increment (written into ``Tp``)."""
+    den = 1.0 + 0.25 * (ps[0] * ps[0] + ps[1] * ps[1] + ps[2] * ps[2])
+    Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps[2] / den, 0.5 * ps[1] / den
+    Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps[2] / den, 1.0 / den, -0.5 * ps[0] / den
+    Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
