@@ -236,18 +236,16 @@ class DampingModel:
                 b.spec.kernels.resultants(b.X, ue, b.props, s)
                 b.spec.kernels.geometric_stiffness(b.X, ue, b.props, s, Kg)
                 C += self.beta * (Ke - Kg)
-            if use_damper and b.spec.kernels.damper_force is not None:
-                matvec_blocks(b.var, C, v, force)  # the Rayleigh part, if any
+            nonlinear = use_damper and b.spec.kernels.damper_force is not None
+            if use_damper and not nonlinear:
+                b.spec.kernels.damping(*lead, b.props, Kg)
+                C += Kg
+            matvec_blocks(b.var, C, v, force)  # Rayleigh part and linear dampers
+            if nonlinear:  # the kernel's own force; C gets its derivative ∂f/∂v
                 ve = np.where(b.var >= 0, v[np.maximum(b.var, 0)], 0.0)
                 b.spec.kernels.damper_force(*lead, ve, b.props, fe, Kg)
                 scatter_vector(b.var, fe, force)
                 C += Kg
-                scatter_matrix(b.pos, C, data)
-                continue
-            if use_damper:
-                b.spec.kernels.damping(*lead, b.props, Kg)
-                C += Kg
-            matvec_blocks(b.var, C, v, force)
             scatter_matrix(b.pos, C, data)
         return force, data
 
