@@ -154,6 +154,19 @@ class _StepSystem:
             turn = max(turn, float(ang.max(initial=0.0)))
         return 1.0 if turn <= cap else cap / turn
 
+    def constraints(self, z):
+        """Joint equations of the step at the increment z (``_joint_equations``), or None
+        without joints; computed once per increment (the Newton loop asks for those of the
+        same z again when it takes a state)."""
+        if self.p.joints is None:
+            return None
+        cached = getattr(self, "_constraints_at", None)
+        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
+            return cached[2]
+        out = self._joint_equations(z)
+        self._constraints_at = (z, z.copy(), out)
+        return out
+
     def size(self, z):
         return max(float(np.linalg.norm(z)), float(np.linalg.norm(self.s.u)), self.p.length_scale)
 
@@ -284,8 +297,8 @@ class _MidPointSystem(_StepSystem):
         scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
         return R[ev], K, scale
 
-    def constraints(self, z):
-        """Joint equations of the step at the increment z, or None without joints:
+    def _joint_equations(self, z):
+        """Joint equations of the step at the increment z:
         (Φ(u_{n+1}) (m,), G = ∂Φ(u_{n+1})/∂z, Ḡ) over the free equations, with the exact
         discrete Jacobian Ḡ of ConstraintSet.midpoint_jacobian: Ḡ·Δu = ΔΦ exactly (the
         Jacobian at the mid-point for the at most quadratic translational kinds, the
@@ -293,11 +306,6 @@ class _MidPointSystem(_StepSystem):
         work over the step. Rotational columns carry the Cayley chain factors (dθ/dτ for
         G, Δθ/τ for Ḡ)."""
         p = self.p
-        if p.joints is None:
-            return None
-        cached = getattr(self, "_constraints_at", None)
-        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
-            return cached[2]
         u1 = self.configuration(z)
         phi, G, Gbar, cols = p.joint_blocks(u1, self.t1, u0=self.s.u)  # dense over the jointed variables
         rot = p.rot[cols]
@@ -310,9 +318,7 @@ class _MidPointSystem(_StepSystem):
         self.Gbar_full = ColumnBlock(Gbar, cols, p.table.n_var)
         pick, eqs = p.joint_equations(cols)
         n_eq = self.eq_var.size
-        out = phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Gbar[:, pick], eqs, n_eq)
-        self._constraints_at = (z, z.copy(), out)
-        return out
+        return phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Gbar[:, pick], eqs, n_eq)
 
     def constraint_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature (Ḡ is taken at the

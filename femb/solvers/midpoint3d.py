@@ -232,8 +232,8 @@ class MidPoint3DSystem(_StepSystem):
             cache[key] = (ext, np.searchsorted(ext, cols), np.searchsorted(ext, triples), first)
         return cache[key]
 
-    def constraints(self, z):
-        """Joint equations of the step at the increment z, or None without joints:
+    def _joint_equations(self, z):
+        """Joint equations of the step at the increment z:
         (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations, as
         ColumnBlocks (dense over the jointed equations). G is the joints' spin Jacobian at
         the end of the step times the Cayley chain T(ψ) (``_spin_map``); Ḡ the exact
@@ -241,11 +241,6 @@ class MidPoint3DSystem(_StepSystem):
         positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions Ḡᵀλ do no work and
         the balance of energy stays exact."""
         p = self.p
-        if p.joints is None:
-            return None
-        cached = getattr(self, "_constraints_at", None)
-        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
-            return cached[2]
         psi, R1 = self.rotations(z)
         u0 = self.s.u
         u1 = u0 + z  # translations; the joints take the rotations from R
@@ -262,9 +257,7 @@ class MidPoint3DSystem(_StepSystem):
         self.Gbar_full = ColumnBlock(Abar, cols, n_var)
         pick, eqs = p.joint_equations(ext)
         pick_b, eqs_b = p.joint_equations(cols)
-        out = phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Abar[:, pick_b], eqs_b, n_eq)
-        self._constraints_at = (z, z.copy(), out)
-        return out
+        return phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Abar[:, pick_b], eqs_b, n_eq)
 
     def constraint_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂z over the free equations at the last discrete Jacobian, multipliers
