@@ -500,27 +500,22 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
 
 # --------------------------------------------------------------------------- driver
 @jit
+def _scratch():
+    """Work arrays of one element evaluation, shared by the static and mid-point drivers:
+    R0, F (3, 3); RR (2, 3, 3); qa, th (2, 3); Lq (6, 7); Hq (6, 7, 7); S (6, 6); qv (7,);
+    rho (6,); G (6, 7); sig (6,); fl (7,); Hl (7, 7) zeroed; W (_N_ROWS, 12); J (5, 3, 3);
+    V (12, 3); an element force (12,)."""
+    return (np.empty((3, 3)), np.empty((3, 3)), np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3)),
+            np.empty((6, 7)), np.empty((6, 7, 7)), np.empty((6, 6)), np.empty(7), np.empty(6), np.empty((6, 7)),
+            np.empty(6), np.empty(7), np.zeros((7, 7)), np.empty((_N_ROWS, 12)), np.empty((5, 3, 3)),
+            np.empty((12, 3)), np.empty(12))
+
+
+@jit
 def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
     3: geometric stiffness from s_in; 4: strain energy."""
-    R0 = np.empty((3, 3))
-    F = np.empty((3, 3))
-    RR = np.empty((2, 3, 3))
-    qa = np.empty((2, 3))
-    th = np.empty((2, 3))
-    Lq = np.empty((6, 7))
-    Hq = np.empty((6, 7, 7))
-    S = np.empty((6, 6))
-    qv = np.empty(7)
-    rho = np.empty(6)
-    G = np.empty((6, 7))
-    sig = np.empty(6)
-    fl = np.empty(7)
-    Hl = np.empty((7, 7))
-    W = np.empty((_N_ROWS, 12))
-    J = np.empty((5, 3, 3))
-    V = np.empty((12, 3))
-    fe = np.empty(12)
+    R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
         _local(ul, th, l0, Lq, Hq, qv, rho, G)
@@ -876,24 +871,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     (the invariant Hessian by forward differences of ∇Ṽ, relative step 1e-7) and the
     derivative of the correction.
     """
-    R0 = np.empty((3, 3))
-    F = np.empty((3, 3))
-    RR = np.empty((2, 3, 3))
-    qa = np.empty((2, 3))
-    th = np.empty((2, 3))
-    Lq = np.empty((6, 7))
-    Hq = np.empty((6, 7, 7))
-    S = np.empty((6, 6))
-    qv = np.empty(7)
-    rho = np.empty(6)
-    G = np.empty((6, 7))
-    sig = np.empty(6)
-    fl = np.empty(7)
-    Hl = np.zeros((7, 7))
-    W = np.empty((_N_ROWS, 12))
-    J = np.empty((5, 3, 3))
-    V = np.empty((12, 3))
-    fcr = np.empty(12)
+    R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     Kd = np.empty((12, 12))
     C = np.empty((3, 3))
     Xt = np.empty((1, 2, 3))
