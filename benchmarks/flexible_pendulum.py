@@ -86,10 +86,10 @@ from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import integrators
 from femb.solvers import HHT, DynamicSettings, GeneralizedAlpha, MidPoint, Newmark, solve_dynamic
-from femb.solvers.dynamic_problem import DynamicProblem
-from femb.solvers.energy import EnergyAccount
-from femb.solvers.newton import NewtonSettings
-from femb.solvers.step_newton import DirectCorrection
+from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics.energy import EnergyAccount
+from femb.solvers.nonlinear.newton import NewtonSettings
+from femb.solvers.nonlinear.step_newton import DirectCorrection
 
 L, RHOA, G = 1.0, 1.0, 9.81
 EI = 6.19

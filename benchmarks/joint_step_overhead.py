@@ -49,8 +49,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from femb.mesh import Mesh  # noqa: E402
 from femb.model import Model  # noqa: E402
 from femb.solvers import solve_dynamic  # noqa: E402
-from femb.solvers.dynamic import DynamicSettings  # noqa: E402
-from femb.solvers.newton import NewtonSettings  # noqa: E402
+from femb.solvers.dynamics.driver import DynamicSettings  # noqa: E402
+from femb.solvers.nonlinear.newton import NewtonSettings  # noqa: E402
 from femb.validation.models import slider_crank as flexible_slider_crank  # noqa: E402
 
 AXIS = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])

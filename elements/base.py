@@ -59,7 +59,7 @@ orientation) is part of ``p``.
   derivative K = ∂f/∂z (non-symmetric in general), where the step increment z holds the
   translation increments u1 − u0 and, for 2-D rotational DOFs (rz), the Cayley parameter
   τ = 2 tan((θ1 − θ0)/2) of the rotation increment (the unknown of the mid-point
-  integrator, femb.solvers.integrators): the rotational entries of f are moments
+  integrator, femb.solvers.dynamics.schemes): the rotational entries of f are moments
   conjugate to τ, and the rotational columns of K derivatives with respect to τ. With
   this convention chords and nodal rotations turn by the same angle under a free rigid
   spin at any step size. ``None`` for element types that have no energy-conserving form

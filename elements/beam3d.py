@@ -94,7 +94,7 @@ In 3-D the rotary inertia of a section turns with the section, so no kind is con
 unless rhoIp = rhoIy = rhoIz (e.g. all zero): ``constant_mass`` is empty. Kinds 0 and 2
 split into a constant translational mass and nodal rigid-body inertias (body frame: the
 rotational block at R = I), which is how the energy-conserving dynamics integrates them
-(``extra["rotary_kinds"]``, femb.solvers.midpoint3d).
+(``extra["rotary_kinds"]``, femb.solvers.dynamics.midpoint3d).
 
 Energy-conserving dynamics: ``midpoint_force_oriented`` (the ``midpoint_force`` kernel of
 oriented elements, signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is the

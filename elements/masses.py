@@ -17,7 +17,7 @@ Element types (all ``cell_type="vertex"``, one node, created with ``Model.add_di
   *oriented* element (kernels take the nodal rotation R): M = diag(m I₃, R J Rᵀ), the
   spatial inertia turning with the body. The translational part is constant; the
   rotational part is integrated by the dynamics as a nodal rigid body (Simo–Wong
-  energy-momentum rule, femb.solvers.midpoint3d), so ``constant_mass`` is empty and
+  energy-momentum rule, femb.solvers.dynamics.midpoint3d), so ``constant_mass`` is empty and
   ``extra["rotary_kinds"]`` lists the kinds (all) whose mass splits that way.
 - ``rigid_body2d``: DOFs (ux, uy, rz) of the body's centre of mass (the node *is* the
   centre of mass); params ``m``, ``J`` (inertia about the centre of mass).

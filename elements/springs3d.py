@@ -55,7 +55,7 @@ on the pair). The tangent is the exact derivative with respect to the spins: the
 invariant Hessian Bᵀ ∇²_r U B plus the turning of the directors (not symmetric away from
 equilibrium, as beam3d's); no geometric stiffness.
 
-Mid-point force (energy-momentum scheme, femb.solvers.midpoint3d): with Cayley
+Mid-point force (energy-momentum scheme, femb.solvers.dynamics.midpoint3d): with Cayley
 increments R_{n+1} = cay(ψ) R_n every director moves by a_{n+1} − a_n = ψ × ā,
 ā = ½ (a_n + a_{n+1}), so the bilinear invariants change exactly by
 Δr = B(ā) (ψ1 − ψ2). Gonzalez's discrete gradient in r,

@@ -359,7 +359,7 @@ class ConstraintSet:
     # ------------------------------------------------------------------ dense blocks
     # The joints touch the variables of a few nodes only (``variables``); the solvers'
     # Newton loops take the Jacobians and curvatures as dense blocks over those columns
-    # (femb.solvers.nullspace.ColumnBlock), without building sparse matrices.
+    # (femb.solvers.linalg.nullspace.ColumnBlock), without building sparse matrices.
     @property
     def variables(self):
         """Sorted variables (k,) any joint row involves (the columns of the blocks)."""

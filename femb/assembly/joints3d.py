@@ -32,7 +32,7 @@ so the joints plug into the solvers' ``evaluate(u, t)`` calls unchanged. Jacobia
 last ``evaluate`` (used as the joints' contribution to the Newton tangent).
 Every equation is bilinear in the positions and the directors (unit vectors R v0 turning
 with a node), which gives the exact discrete derivative of the energy-conserving dynamics
-(femb.solvers.midpoint3d). Over a step with Cayley rotation increments R_1 = cay(ψ) R_0 a
+(femb.solvers.dynamics.midpoint3d). Over a step with Cayley rotation increments R_1 = cay(ψ) R_0 a
 director satisfies d_1 − d_0 = ψ × (d_0 + d_1)/2, and for bilinear terms
 p_1·q_1 − p_0·q_0 = p̄·Δq + Δp·q̄ (bars: averages of the two ends). Hence the Jacobian
 above, evaluated with the *averaged* directors R̄ v0 = (R_0 + R_1) v0/2 and averaged

@@ -5,8 +5,8 @@ import dataclasses
 
 from femb.case.segments import DynamicStepSettings, run_dynamic_step
 from femb.case.steps import read_newton, register_step_type
-from femb.solvers.dynamic import DynamicSettings
-from femb.solvers.dynamic_problem import Rayleigh
+from femb.solvers.dynamics.driver import DynamicSettings
+from femb.solvers.dynamics.problem import Rayleigh
 
 SCHEMES = ("midpoint", "newmark", "hht", "generalized-alpha")
 SCHEME_KEYS = {"newmark": ("beta", "gamma"), "hht": ("alpha",), "generalized-alpha": ("rho_inf",), "midpoint": ()}

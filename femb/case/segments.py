@@ -34,9 +34,10 @@ from femb.case.checkpoint import array_shapes, frame_rows
 from femb.case.initial_state import check_prescribed
 from femb.core.errors import ConvergenceError
 from femb.results import Results
-from femb.solvers.dynamic import DynamicSettings, solve_dynamic
-from femb.solvers.dynamic_problem import DynamicProblem
-from femb.solvers.integrators import HHT, GeneralizedAlpha, MidPoint, Newmark, State
+from femb.solvers.dynamics.driver import DynamicSettings, solve_dynamic
+from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics.schemes import HHT, GeneralizedAlpha, MidPoint, Newmark
+from femb.solvers.dynamics.step_system import State
 
 log = logging.getLogger(__name__)
 

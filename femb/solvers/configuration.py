@@ -18,7 +18,7 @@ components count as 0) and R = exp(λ θ̂_p). Every rotational DOF of such a no
 fixed or prescribed; anything else raises a ModelError. In dynamics the prescribed rotation
 vector follows the DOFs' time functions, θ_p(t) (``RotationLayout.prescribed_at``).
 
-Cayley helpers of the energy-conserving dynamics (femb.solvers.midpoint3d), batched over
+Cayley helpers of the energy-conserving dynamics (femb.solvers.dynamics.midpoint3d), batched over
 nodes, ψ (k, 3) Cayley vectors (|ψ| = 2 tan(φ/2) for a rotation by φ):
 ``cayley(ψ)`` = (I − ψ̂/2)⁻¹(I + ψ̂/2), ``cayley_vector(C)`` its inverse,
 ``cayley_spin(ψ)`` the spin of a variation (δC Cᵀ = (T δψ)^, T = (I + ψ̂/2)/(1 + |ψ|²/4))

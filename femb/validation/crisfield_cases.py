@@ -135,7 +135,7 @@ def pendulum_case(quick):
     """Metrics of ``crisfield-pendulum``: energy drift of the conserving scheme at Δt = 0.5
     over 20 s, the period at Δt = 0.1 against the exact 4.135 s, the fitted order of the
     period error over Δt, and (reported) Newmark's energy growth at Δt = 0.1."""
-    from femb.solvers.dynamic import solve_dynamic
+    from femb.solvers.dynamics.driver import solve_dynamic
 
     steps = (0.5, 0.25, 0.1) if quick else (0.5, 0.25, 0.1, 0.05)
     exact = pendulum_period()
@@ -181,7 +181,7 @@ def free_chain_case(quick):
     """Metrics of ``crisfield-free-chain``: the turn per step at Δt = 2 against
     2 atan(ωΔt/2) = π/2, the left-tip displacement at the steps against 200(1 − cos kπ/2),
     energy and angular-momentum drift (Δt = 2 and 0.1), Newmark's energy growth at 0.1."""
-    from femb.solvers.dynamic import solve_dynamic
+    from femb.solvers.dynamics.driver import solve_dynamic
 
     omega = 1.0
     big = solve_dynamic(four_bar_chain(), 2.0, 20.0)
@@ -219,7 +219,7 @@ def free_chain_case(quick):
 def escape_periods():
     """Linearised periods [s] of the escape model about its initial state from femb's modal
     analysis (lumped mass), ascending."""
-    from femb.solvers.modal import solve_modal
+    from femb.solvers.eigen.modal import solve_modal
 
     modal = solve_modal(escape_model((1.0, 0.0)), n_modes=2, mass="lumped")
     return np.sort(2.0 * np.pi / np.asarray(modal.omega))[::-1]
@@ -239,7 +239,7 @@ def two_dof_case(quick):
     scheme and the number of runs in which the mass crosses the barrier line y = 0
     (none may: τ < τ_cr); femb's linearised periods against the closed form; (reported)
     the smallest clearance y_A / y_A0 and the runs Newmark carries over the barrier at Δt = 1."""
-    from femb.solvers.dynamic import solve_dynamic
+    from femb.solvers.dynamics.driver import solve_dynamic
 
     steps = (0.5, 1.0) if quick else (0.1, 0.5, 1.0)
     drift, escapes, clearance = 0.0, 0, np.inf

@@ -13,7 +13,7 @@ import numpy as np
 
 from femb.mesh import CellBlock, Mesh, line_mesh
 from femb.model import Material, Model, Section
-from femb.solvers.dynamic import solve_dynamic
+from femb.solvers.dynamics.driver import solve_dynamic
 from femb.validation.models import spin_up_angle
 from femb.validation.signals import first_local_extremum, half_amplitude
 

@@ -1,7 +1,7 @@
 """Shared runners of the dynamic validation cases (slider-cranks and spin-ups)."""
 import numpy as np
 
-from femb.solvers.dynamic import solve_dynamic
+from femb.solvers.dynamics.driver import solve_dynamic
 from femb.validation.models import rod_midpoint_deflection, slider_crank, spin_up_angle, spin_up_beam, tip_deflection_in_rotating_frame
 from femb.validation.signals import first_local_extremum, half_amplitude
 

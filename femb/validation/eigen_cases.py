@@ -64,7 +64,7 @@ def rotating_beam_frequencies(n, omega, element="beam3d", n_modes=4, mass="consi
     """First flapwise and chordwise frequencies [rad/s] of the rotating beam at spin rate
     ``omega`` (rotating frame, centrifugal stiffening from the nonlinear relative
     equilibrium); 2-D elements give only the chordwise one (flap is NaN)."""
-    from femb.solvers.steady_spin import steady_spin
+    from femb.solvers.eigen.steady_spin import steady_spin
 
     model = rotating_beam(n, element)
     lin = steady_spin(model, omega, axis=(0.0, 0.0, 1.0), mass=mass)
@@ -133,8 +133,8 @@ def pendulum_linearization_case(quick):
     trajectory-point A at θ = 30°, θ̇ = 1 rad/s, the input matrix of a horizontal force,
     and the same pendulum as a stiff truss mechanism."""
     from femb.mesh import CellBlock
-    from femb.solvers.linearize import linearize
-    from femb.solvers.static import solve_static
+    from femb.solvers.eigen.linearize import linearize
+    from femb.solvers.statics.static import solve_static
 
     m, L, g = 0.5, 1.0, 9.8
     omega = np.sqrt(g / L)

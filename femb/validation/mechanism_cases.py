@@ -17,7 +17,7 @@ import numpy as np
 
 from femb.mesh import Mesh
 from femb.model import Material, Model, Section
-from femb.solvers.dynamic import solve_dynamic
+from femb.solvers.dynamics.driver import solve_dynamic
 
 RW_LENGTH, RW_ROD_MASS, RW_OMEGA, RW_G = 1.0, 0.1, 10.0, 9.81
 

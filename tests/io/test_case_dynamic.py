@@ -14,7 +14,7 @@ from femb.export import read_pvd
 from femb.mesh import Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_dynamic, solve_modal, solve_static
-from femb.solvers.dynamic_problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 
 # A cantilever (EI = 0.1, EA = 10, ρA = 0.01) with a tip point mass and a grounded
 # rotational spring, set swinging by initial velocities; Δt = 2^-8 makes every time of
@@ -103,7 +103,7 @@ def test_dynamic_step_matches_solve_dynamic_bit_for_bit(write_case, tmp_path, sc
     step = case.steps[0].settings
     assert isinstance(step, DynamicStepSettings) and step.checkpoint_every == 1
     (res,) = case.run(tmp_path, progress=False)
-    from femb.solvers.integrators import GeneralizedAlpha
+    from femb.solvers.dynamics.schemes import GeneralizedAlpha
 
     kw = {"scheme": GeneralizedAlpha(0.6), "mass": "invariant"} if api != "midpoint" else {"scheme": "midpoint", "mass": "lumped"}
     ref = solve_dynamic(api_model(), 2.0**-8, 0.5, record_every=4, probes=PROBES, **kw)

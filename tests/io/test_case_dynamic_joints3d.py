@@ -1,6 +1,6 @@
 """A dynamic step of a case file with a 3-D joint: a rigid body on a skew revolute joint to
 ground runs like solve_dynamic on its Python-API twin, with the exact energy balance and
-the joint held at position level (femb.solvers.midpoint3d with eliminated multipliers)."""
+the joint held at position level (femb.solvers.dynamics.midpoint3d with eliminated multipliers)."""
 import numpy as np
 
 from femb.case import load_case

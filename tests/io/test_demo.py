@@ -11,7 +11,7 @@ from femb.case import load_case
 from femb.cli import main
 from femb.export import read_pvd
 from femb.solvers import solve_dynamic
-from femb.solvers.dynamic_problem import DynamicProblem
+from femb.solvers.dynamics.problem import DynamicProblem
 from femb.validation.models import slider_crank
 from tests.io.conftest import EXAMPLES
 

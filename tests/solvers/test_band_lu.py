@@ -1,9 +1,9 @@
-"""BandLU (femb.solvers.linear): compiled band LU with partial pivoting against dense LU."""
+"""BandLU (femb.solvers.linalg.factorization): compiled band LU with partial pivoting against dense LU."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from femb.solvers.linear import BandLU, SingularSystemError, band_widths
+from femb.solvers.linalg.factorization import BandLU, SingularSystemError, band_widths
 
 
 def _band_matrix(n, kl, ku, rng, weak_diagonal=False):

@@ -10,7 +10,7 @@ from femb.core.errors import ModelError
 from femb.mesh import CellBlock, Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import SingularSystemError, solve_static
-from femb.solvers.nullspace import NullSpace, independent_rows
+from femb.solvers.linalg.nullspace import NullSpace, independent_rows
 
 EI, EA, L = 2.0, 1.0e4, 1.0
 

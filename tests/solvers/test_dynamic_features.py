@@ -8,7 +8,7 @@ from femb.core.errors import ConvergenceError, ModelError
 from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import HHT, DirectCorrection, DynamicSettings, GeneralizedAlpha, MidPoint, Newmark, Rayleigh, solve_dynamic
-from femb.solvers.newton import NewtonSettings
+from femb.solvers.nonlinear.newton import NewtonSettings
 from tests.solvers.dynamic_models import chain, pendulum_under_constant_loads
 
 

@@ -1,5 +1,5 @@
 """Complex modes of gyroscopic, damped and circulatory (non-symmetric K) systems through the
-first-order pencil with shift-invert Arnoldi (femb.solvers.eigen)."""
+first-order pencil with shift-invert Arnoldi (femb.solvers.eigen.complex_modes)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,7 +8,7 @@ from femb.core.errors import InputError, ModelError
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_modal
-from femb.solvers.eigen import complex_eigen, solve_complex_modes
+from femb.solvers.eigen.complex_modes import complex_eigen, solve_complex_modes
 
 
 def test_gyroscopic_two_dof_eigenvalues_match_the_closed_form():
@@ -128,7 +128,7 @@ def test_constrained_pendulum_complex_modes_use_the_joint_stiffness():
     the joint's curvature λ∇²Φ the complex modes are exactly ±i·sqrt(g/L); the LinearModel
     of ``linearize`` gives the same through its second-order matrices."""
     from femb.solvers import solve_static
-    from femb.solvers.linearize import linearize
+    from femb.solvers.eigen.linearize import linearize
     from femb.validation.eigen_cases import pendulum_xy
 
     model = pendulum_xy()
@@ -155,7 +155,7 @@ def test_prestressed_3d_shaft_complex_modes_match_the_symmetric_modal_analysis()
     model.fix("shaft_end", ("uy", "uz", "ry", "rz"))
     model.point_load("shaft_end", mx=4.5, moment_type="semitangential")
     static = solve_static(model, steps=2)
-    from femb.solvers.static import StaticProblem
+    from femb.solvers.problem import StaticProblem
 
     prob = StaticProblem(model)
     state = prob.state_of(static)

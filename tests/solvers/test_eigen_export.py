@@ -8,7 +8,7 @@ from femb.export.modes import write_mode_animation
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_modal
-from femb.solvers.steady_spin import steady_spin
+from femb.solvers.eigen.steady_spin import steady_spin
 from femb.validation.eigen_cases import overhung_rotor
 
 

@@ -1,5 +1,5 @@
 """Greenhill buckling of a clamped–clamped shaft under an axial torque, from the lowest
-frequency along the nonlinear static load path (femb.solvers.buckling.critical_load_on_path).
+frequency along the nonlinear static load path (femb.solvers.eigen.buckling.critical_load_on_path).
 
 Reference: the complex lateral displacement u = v + iw of a shaft under an axial torque M
 satisfies EI u'''' − iM u''' = 0; the four clamped conditions give
@@ -19,7 +19,7 @@ from scipy.optimize import brentq
 
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
-from femb.solvers.buckling import critical_load_on_path
+from femb.solvers.eigen.buckling import critical_load_on_path
 
 EI, L = 1.0, 1.0
 

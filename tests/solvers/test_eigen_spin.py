@@ -1,4 +1,4 @@
-"""Linearization about a steady spin (femb.solvers.steady_spin).
+"""Linearization about a steady spin (femb.solvers.eigen.steady_spin).
 
 References
 ----------
@@ -19,7 +19,7 @@ import pytest
 from femb.core.errors import InputError
 from femb.mesh import Mesh
 from femb.model import Model
-from femb.solvers.steady_spin import campbell, steady_spin
+from femb.solvers.eigen.steady_spin import campbell, steady_spin
 from femb.validation.eigen_cases import (overhung_rotor, rotating_beam, rotating_beam_frequencies,
                                          rotor_whirl_closed_form)
 

@@ -187,7 +187,7 @@ def planar_four_bar_3d():
 
 
 def test_redundant_planar_four_bar_in_3d_is_reported_by_joint_name(caplog):
-    from femb.solvers.static import StaticProblem
+    from femb.solvers.problem import StaticProblem
 
     with caplog.at_level(logging.WARNING):
         prob = StaticProblem(planar_four_bar_3d())

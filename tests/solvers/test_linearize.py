@@ -12,7 +12,7 @@ from femb.core.errors import InputError
 from femb.mesh import CellBlock, Mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_modal, solve_static
-from femb.solvers.linearize import linearize
+from femb.solvers.eigen.linearize import linearize
 from femb.validation.eigen_cases import pendulum_xy
 
 M_BOB, L, G = 0.5, 1.0, 9.8

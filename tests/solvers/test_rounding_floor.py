@@ -1,4 +1,4 @@
-"""Round-off level of a step residual: ε‖|K|·|x|‖ (femb.solvers.newton.rounding_residual).
+"""Round-off level of a step residual: ε‖|K|·|x|‖ (femb.solvers.nonlinear.newton.rounding_residual).
 
 Positions are stored as absolute coordinates X + u, each known to ε|X + u| only, so the
 internal force of a stiff member far from the origin is a staircase in the unknowns whose
@@ -12,8 +12,8 @@ from femb.assembly import Assembler
 from femb.correlation import build_table
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
-from femb.solvers.dynamic_problem import reference_coordinates
-from femb.solvers.newton import at_noise_floor, rounding_residual
+from femb.solvers.dynamics.problem import reference_coordinates
+from femb.solvers.nonlinear.newton import at_noise_floor, rounding_residual
 
 
 def stiff_truss_far_away(offset):
@@ -67,7 +67,7 @@ def test_spatial_spin_up_with_stiff_tube_needs_no_iterations_beyond_its_round_of
     force scale for the first seconds) and soft, light channel rotations (their corrections
     are not at round-off while the residual is). Measured over 5 s: 7.3 iterations per
     step (up to the limit of 25) before, 3.96 after."""
-    from femb.solvers.dynamic import solve_dynamic
+    from femb.solvers.dynamics.driver import solve_dynamic
     from femb.validation.dynamic3d_cases import spatial_spin_up_beam
 
     res = solve_dynamic(spatial_spin_up_beam(8, 32), 0.01, 5.0, mass="lumped")

@@ -12,7 +12,7 @@ from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import solve_buckling, solve_modal, solve_static
 from femb.solvers.configuration import Configuration
-from femb.solvers.static import StaticProblem
+from femb.solvers.problem import StaticProblem
 from femb.validation.analytic import rollup_tip
 from femb.validation.models import cantilever, cantilever3d
 

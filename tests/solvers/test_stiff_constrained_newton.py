@@ -17,8 +17,8 @@ import pytest
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import DynamicSettings, MidPoint, solve_dynamic
-from femb.solvers.dynamic_problem import DynamicProblem
-from femb.solvers.newton import NewtonSettings, projected_newton
+from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.nonlinear.newton import NewtonSettings, projected_newton
 
 OMEGA, DT = 3.0, 0.01
 
@@ -120,7 +120,7 @@ def test_projected_newton_converges_quadratically_down_to_the_rounding_of_the_po
 
 
 def test_stiff_beam3d_on_a_spherical_pivot_spins_without_cutbacks():
-    """The 3-D analogue (femb.solvers.midpoint3d): a beam3d of EA = 1e6, EI = 100 spinning
+    """The 3-D analogue (femb.solvers.dynamics.midpoint3d): a beam3d of EA = 1e6, EI = 100 spinning
     at ω = 3 rad/s about a spherical joint to ground at its end. Before the fix the
     projected Newton stalled at ~1e-9 on steps from t ≈ 0.2 s (5-7 iterations, up to 24)."""
     model = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 8, "beam"), dim=3)

@@ -3,7 +3,6 @@ must be mesh-independent: its channel is a centroid line (mass, EA) and a shear-
 (S_t,eff, EI's) joined by stiff links, and any bending rigidity left on the centroid line
 shears it under twist and stiffens the channel more the finer the mesh."""
 import numpy as np
-import pytest
 
 from femb.solvers import solve_static
 from femb.validation.dynamic3d_cases import KRB, spatial_spin_up_beam

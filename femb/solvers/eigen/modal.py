@@ -23,8 +23,8 @@ import scipy.sparse.linalg as spla
 
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import split_state
-from femb.solvers.nullspace import NullSpace
-from femb.solvers.static import StaticProblem
+from femb.solvers.linalg.nullspace import NullSpace
+from femb.solvers.problem import StaticProblem
 
 log = logging.getLogger(__name__)
 

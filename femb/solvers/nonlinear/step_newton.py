@@ -1,6 +1,6 @@
 """Newton iteration of one time step and the linear solve of its corrections.
 
-``iterate`` runs the Newton loop of a step system (femb.solvers.integrators); the linear
+``iterate`` runs the Newton loop of a step system (femb.solvers.dynamics.schemes); the linear
 solve of each correction goes through one replaceable callable ``solve_correction(K, r)
 -> δz`` over the equations (K None: reuse the last factorization), ``DirectCorrection``
 by default, so that a null-space projection for eliminated constraints can be plugged in.
@@ -12,8 +12,13 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError
-from femb.solvers.linear import BandLU, Factorization, SingularSystemError
-from femb.solvers.newton import NewtonReport, at_noise_floor, projected_newton, rounding_residual
+from femb.solvers.linalg.factorization import BandLU, Factorization, SingularSystemError
+from femb.solvers.nonlinear.newton import (
+    NewtonReport,
+    at_noise_floor,
+    projected_newton,
+    rounding_residual,
+)
 
 
 class DirectCorrection:
@@ -24,7 +29,7 @@ class DirectCorrection:
 
     - a band matrix (lower + upper bandwidth ≤ ``band_limit``, typical of beams and chains
       numbered by the table's reverse Cuthill–McKee): femb's compiled band LU
-      (femb.solvers.linear.BandLU, refactorized in place, no wrapper overhead: ~6 µs for a
+      (femb.solvers.linalg.factorization.BandLU, refactorized in place, no wrapper overhead: ~6 µs for a
       10-element beam against ~60 µs through scipy; as fast as LAPACK's gbtrf for long
       chains and ~3 times faster than SuperLU at 3000 equations);
     - other matrices up to ``dense_limit`` equations: dense LAPACK (getrf), 2-4 times
@@ -135,9 +140,9 @@ def iterate(system, settings, correction, reuse=False):
     noise_floor·scale and has stopped falling (three iterations without a 4× reduction);
     a system with ``absolute_coordinates(z)`` (the magnitudes of the coordinates its
     residual is computed from, over the equations) also once a stalled residual is below
-    its round-off level ε‖|K|·|x|‖ (femb.solvers.newton.rounding_residual).
+    its round-off level ε‖|K|·|x|‖ (femb.solvers.nonlinear.newton.rounding_residual).
     Systems with joints (``system.constraints(z)`` not None) are iterated by
-    femb.solvers.newton.projected_newton with the same tests (the correction-at-round-off
+    femb.solvers.nonlinear.newton.projected_newton with the same tests (the correction-at-round-off
     one included) on the projected residual, plus ‖Φ‖ small.
     Returns a NewtonReport whose ``state`` is the converged z.
     """

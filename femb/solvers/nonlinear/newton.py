@@ -10,8 +10,12 @@ import scipy.sparse as sp
 from scipy.linalg import lapack
 
 from femb.core.errors import FembError
-from femb.solvers.linear import Factorization, SingularSystemError, _suspect_dofs
-from femb.solvers.nullspace import NullSpace, SquareBlock
+from femb.solvers.linalg.factorization import (
+    Factorization,
+    SingularSystemError,
+    _suspect_dofs,
+)
+from femb.solvers.linalg.nullspace import NullSpace, SquareBlock
 
 _getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 
@@ -100,7 +104,7 @@ DENSE_LIMIT = 120  # free equations up to which the constrained Newton matrix is
 class _DenseLU:
     """LU with partial pivoting (LAPACK getrf) of a small dense matrix over the equations
     ``index_map`` of ``table``; a singular matrix raises SingularSystemError naming the DOFs
-    involved, as femb.solvers.linear.Factorization does for sparse ones."""
+    involved, as femb.solvers.linalg.factorization.Factorization does for sparse ones."""
 
     def __init__(self, A, table=None, context="system", index_map=None):
         self.shape = A.shape
@@ -203,7 +207,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     positions, so it is a staircase in the unknowns with steps of about stiffness × ulp of
     the positions (≈ EA/l0·2e-16 for positions of order 1); nearly force-free motions of
     stiff members cannot get below it. As in the unconstrained step loop
-    (femb.solvers.step_newton.iterate), a state whose last correction was at round-off
+    (femb.solvers.nonlinear.step_newton.iterate), a state whose last correction was at round-off
     (‖δx‖ ≤ increment_tolerance·size(x), residual ≤ 1e-4·scale) is accepted once it also
     meets the constraint test; ``system.size(x)`` (else ‖x‖) is the size of a state.
 
@@ -217,7 +221,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
     lam = getattr(system, "multipliers_guess", None)  # e.g. the previous time step's multipliers
     stiffness = getattr(system, "constraint_stiffness", None)
     limit = getattr(system, "limit", None)
-    floor = getattr(system, "noise_floor", None)  # see femb.solvers.step_newton.iterate
+    floor = getattr(system, "noise_floor", None)  # see femb.solvers.nonlinear.step_newton.iterate
     size = getattr(system, "size", None)
     coordinates = getattr(system, "absolute_coordinates", None)
     dense = getattr(system, "dense_newton", False)

@@ -51,10 +51,14 @@ from femb.core.errors import ConvergenceError, InputError
 from femb.core.rotations import hat
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import Configuration, split_state
-from femb.solvers.eigen import ComplexModes, complex_eigen, modes_over_variables
-from femb.solvers.newton import NewtonSettings, newton, worst_dofs
-from femb.solvers.nullspace import NullSpace
-from femb.solvers.static import StaticProblem
+from femb.solvers.eigen.complex_modes import (
+    ComplexModes,
+    complex_eigen,
+    modes_over_variables,
+)
+from femb.solvers.linalg.nullspace import NullSpace
+from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
+from femb.solvers.problem import StaticProblem
 
 log = logging.getLogger(__name__)
 

@@ -36,6 +36,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from femb.core.errors import InputError, ModelError
+from femb.solvers.configuration import split_state
+from femb.solvers.eigen.modal import joint_reduction, operating_point
+from femb.solvers.problem import StaticProblem
 
 log = logging.getLogger(__name__)
 
@@ -266,7 +269,7 @@ def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", da
     damping : (n_eq, n_eq) matrix, Rayleigh or (alpha, beta) tuple, optional
         Added to the damping of the model's discrete dampers; a tuple (α, β) gives
         C = αM + βK.
-    gyroscopic : (n_eq, n_eq) matrix added to C (e.g. from femb.solvers.steady_spin).
+    gyroscopic : (n_eq, n_eq) matrix added to C (e.g. from femb.solvers.eigen.steady_spin).
     stiffness : (n_eq, n_eq) matrix added to K (e.g. spin softening, circulatory terms).
     multipliers, load_factor, time : as for ``solve_modal``.
     matrices : (M, C, K), optional
@@ -282,9 +285,6 @@ def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", da
         return ComplexModes(lam, vec.T, None, None, sigma)
     if model is None and problem is None:
         raise InputError("give a model (or matrices=(M, C, K))", "solve_complex_modes")
-    from femb.solvers.configuration import split_state
-    from femb.solvers.modal import joint_reduction, operating_point
-    from femb.solvers.static import StaticProblem
 
     prob = problem or StaticProblem(model)
     tab, asm = prob.table, prob.assembler

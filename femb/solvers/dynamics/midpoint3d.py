@@ -1,6 +1,6 @@
 """Energy-momentum conserving mid-point step for models with 3-D rotations (oriented nodes).
 
-The step t_n → t_n + h of the energy-conserving scheme (femb.solvers.integrators.MidPoint)
+The step t_n → t_n + h of the energy-conserving scheme (femb.solvers.dynamics.schemes.MidPoint)
 when the model has oriented nodes (beam3d, rigid_body3d). Unknowns z (n_var,): the
 translation increments Δx and, in the rotational slots of every oriented node, the Cayley
 vector ψ of its rotation increment::
@@ -40,9 +40,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
-from femb.solvers.configuration import _hat_batch, cayley, cayley_half, cayley_spin, cayley_vector
-from femb.solvers.integrators import State, _StepSystem
-from femb.solvers.nullspace import ColumnBlock, SquareBlock
+from femb.solvers.configuration import (
+    _hat_batch,
+    cayley,
+    cayley_half,
+    cayley_spin,
+    cayley_vector,
+)
+from femb.solvers.dynamics.step_system import State, _StepSystem
+from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 
 
 def initial_rotary_state(problem, u, v):

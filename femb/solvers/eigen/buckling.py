@@ -23,8 +23,10 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import InputError
 from femb.solvers.configuration import Configuration
-from femb.solvers.linear import Factorization
-from femb.solvers.static import StaticProblem
+from femb.solvers.eigen.modal import frequencies_along_path, solve_modal
+from femb.solvers.linalg.factorization import Factorization
+from femb.solvers.problem import StaticProblem
+from femb.solvers.statics.static import solve_static
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +166,6 @@ def critical_load_on_path(model, load_factors, n_modes=1, mass="consistent", tol
 
     Raises InputError when ω² does not change sign on the given path.
     """
-    from femb.solvers.modal import frequencies_along_path, solve_modal
-    from femb.solvers.static import solve_static
 
     prob = StaticProblem(model)
     path = solve_static(model, load_factors=load_factors, settings=settings, problem=prob)

@@ -19,8 +19,8 @@ import logging
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.linalg import lapack
 import scipy.sparse as sp
+from scipy.linalg import lapack
 
 from femb.core.errors import ModelError
 

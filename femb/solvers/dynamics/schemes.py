@@ -1,4 +1,4 @@
-"""Time-integration schemes: the step systems that femb.solvers.step_newton iterates on.
+"""Time-integration schemes: the step systems that femb.solvers.nonlinear.step_newton iterates on.
 
 Every scheme turns one time step t_n → t_n + h into a nonlinear system in the step
 increment z (n_var,) of the variables and supplies the system's residual and Newton
@@ -22,7 +22,7 @@ moments, e.g. from distributed loads on beams, conserve energy too. The Newton m
 ∂f̄/∂z + 2M/h² + C/h (non-symmetric; the configuration dependence of C is left out).
 
 Models with 3-D rotations (oriented nodes) take the energy-momentum step of
-femb.solvers.midpoint3d: Cayley vectors of the nodal rotation increments as unknowns,
+femb.solvers.dynamics.midpoint3d: Cayley vectors of the nodal rotation increments as unknowns,
 Simo–Wong's rule for the rotary inertia, the oriented elements' discrete-gradient force.
 
 ``GeneralizedAlpha`` — Chung & Hulbert (1993) generalized-α with additive rotations and
@@ -32,7 +32,7 @@ not conserve energy for nonlinear problems (the trapezoidal rule gains energy an
 with stiff rotating members, HHT and generalized-α dissipate).
 
 Joints: a step system's ``constraints(z)`` returns (Φ, G, Ḡ) over the free equations and
-the Newton loop eliminates the multipliers (femb.solvers.newton.projected_newton). The
+the Newton loop eliminates the multipliers (femb.solvers.nonlinear.newton.projected_newton). The
 mid-point systems use the exact discrete Jacobian (Ḡ·Δu = ΔΦ: reactions do no work); the
 α systems are index 3 (Ḡ = G at u_{n+1}) with the reactions averaged like the forces g.
 The constraint work of a step includes the joint reactions on the prescribed variables
@@ -41,33 +41,20 @@ The constraint work of a step includes the joint reactions on the prescribed var
 A step system provides ``z0`` (predictor), ``evaluate(z) -> (r, K, scale)`` over the
 equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``size(z)``
 and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
-solve of a correction live in femb.solvers.step_newton.
+solve of a correction live in femb.solvers.nonlinear.step_newton.
 """
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError, ModelError
-from femb.solvers.linear import Factorization
-from femb.solvers.nullspace import ColumnBlock, SquareBlock
-from femb.solvers.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
-
-
-# --------------------------------------------------------------------------- state
-@dataclass
-class State:
-    """Dynamic state at time t: u, v (n_var,) and, for the α schemes, the acceleration a
-    and the internal-plus-damping force g and end-point reactions at u."""
-
-    t: float
-    u: np.ndarray
-    v: np.ndarray
-    a: np.ndarray = None
-    g: np.ndarray = None
-    extra: dict = field(default_factory=dict)
+from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
+from femb.solvers.dynamics.step_system import State, _StepSystem
+from femb.solvers.linalg.factorization import Factorization
+from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
+from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
 
 
 def _kappa(tau):
@@ -87,121 +74,6 @@ def _kappa(tau):
     return k, dk
 
 
-class _StepSystem:
-    """Common parts of a step system: prescribed increments, predictor, apply, size.
-
-    ``dense_newton``: with joints, the projected Newton loop handles a small step matrix
-    dense (femb.solvers.newton.DENSE_LIMIT)."""
-
-    dense_newton = True
-
-    def __init__(self, problem, state, h):
-        self.p = problem
-        self.s = state
-        self.h = h
-        self.t1 = state.t + h
-        t = problem.table
-        self.eq_var = t.eq_var
-        u1p = problem.apply_prescribed(state.u.copy(), self.t1)
-        self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
-        self.last = {}
-        self.multipliers = None  # joint multipliers of the accepted state (set by the driver before finish)
-        self.Gbar_full = None  # discrete joint Jacobian of the last ``constraints`` call (n_rows × n_var)
-
-    def _impose(self, z):
-        for vars_, dz in self.z_prescribed:
-            z[vars_] = dz
-        z[self.p.table.fixed_vars] = 0.0
-        return z
-
-    def apply(self, z, dz):
-        out = z.copy()
-        out[self.eq_var] += dz
-        return out
-
-    def rotation_change(self, z, z_new):
-        """Change of the nodal rotations (rad) from increment z to z_new (n_rot,)."""
-        rot = self.p.rot
-        return z_new[rot] - z[rot]
-
-    def rotation_turn(self, z, z_new):
-        """Largest change of a nodal rotation (rad) from increment z to z_new."""
-        if not self.p.rot.any():
-            return 0.0
-        return float(np.abs(self.rotation_change(z, z_new)).max(initial=0.0))
-
-    def limit(self, z, dz):
-        """Step length η ≤ 1 so that no nodal rotation and no element chord turns by more
-        than ``max_turn`` (rad) in one correction."""
-        cap = self.p.max_turn
-        if not cap or not np.isfinite(cap):
-            return 1.0
-        z_new = z.copy()
-        z_new[self.eq_var] += dz
-        turn = self.rotation_turn(z, z_new)
-        for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
-            if tc is None:
-                continue
-            a = self.s.u + z
-            c0 = X21 + a[b.var[:, tc[1]]] - a[b.var[:, tc[0]]]
-            d = z_new - z
-            c1 = c0 + d[b.var[:, tc[1]]] - d[b.var[:, tc[0]]]
-            if c0.shape[1] == 2:
-                cr = np.abs(c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0])
-            else:
-                cr = np.linalg.norm(np.cross(c0, c1), axis=1)
-            ang = np.arctan2(cr, (c0 * c1).sum(axis=1))
-            turn = max(turn, float(ang.max(initial=0.0)))
-        return 1.0 if turn <= cap else cap / turn
-
-    def constraints(self, z):
-        """Joint equations of the step at the increment z (``_joint_equations``), or None
-        without joints; computed once per increment (the Newton loop asks for those of the
-        same z again when it takes a state)."""
-        if self.p.joints is None:
-            return None
-        cached = getattr(self, "_constraints_at", None)
-        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
-            return cached[2]
-        out = self._joint_equations(z)
-        self._constraints_at = (z, z.copy(), out)
-        return out
-
-    def size(self, z):
-        return max(float(np.linalg.norm(z)), float(np.linalg.norm(self.s.u)), self.p.length_scale)
-
-    def absolute_coordinates(self, z):
-        """(n_eq,) magnitudes of the absolute end-of-step coordinates the residual is
-        evaluated from, for its round-off level (femb.solvers.newton.rounding_residual):
-        |X + u_{n+1}| of translations (a position 10 m from the origin is known to 2e-15 m
-        only, whatever its increment), |u_{n+1}| of planar angles, 1 for the slots of 3-D
-        rotations (entries of R)."""
-        p = self.p
-        x = np.abs(p.reference_coordinates + self.s.u + z)
-        x[p.rot3d] = 1.0
-        return x[self.eq_var]
-
-    def prescribed_work(self, R, z):
-        """Work of the reactions R on the prescribed variables over the increment z."""
-        return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
-
-    def joint_work(self, z, multipliers):
-        """Work of the joint reactions Ḡᵀλ that the energy balance books as constraint
-        work over the increment z: their work on the prescribed (driven) variables,
-        (Ḡᵀλ)_p·z_p, minus λ·Ḡz, the work of time-dependent joints (zero for joints
-        without an explicit time dependence, since Ḡz = ΔΦ = 0). With the free equations
-        r_f + (Ḡᵀλ)_f = 0 this closes the balance: ΔE − W_ext = (r_p + (Ḡᵀλ)_p)·z_p − λ·Ḡz.
-        Ḡ (active rows × n_var, in the units of z) is the one of the accepted state
-        (``self.Gbar_full``, set by ``constraints``); 0 without joints."""
-        Gbar = getattr(self, "Gbar_full", None)
-        if Gbar is None or multipliers is None or not len(multipliers):
-            return 0.0
-        lam = np.asarray(multipliers, dtype=np.float64)
-        g = Gbar.T @ lam
-        driven = float(sum(g[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
-        return driven - float(lam @ (Gbar @ z))
-
-
 # --------------------------------------------------------------------------- energy-conserving mid-point
 class MidPoint:
     """Energy-conserving mid-point scheme with Cayley planar rotations (module docstring)."""
@@ -211,14 +83,12 @@ class MidPoint:
 
     def start(self, problem, t0, u, v):
         if getattr(problem, "oriented", False):
-            from femb.solvers.midpoint3d import initial_rotary_state
             R, pi = initial_rotary_state(problem, u, v)
             return State(t0, u, v, extra={"R": R, "pi": pi})
         return State(t0, u, v)
 
     def system(self, problem, state, h):
         if getattr(problem, "oriented", False):
-            from femb.solvers.midpoint3d import MidPoint3DSystem
             return MidPoint3DSystem(problem, state, h)
         return _MidPointSystem(problem, state, h)
 
@@ -230,13 +100,13 @@ class _MidPointSystem(_StepSystem):
     """One step of the planar energy-conserving scheme.
 
     ``noise_floor``: relative residual accepted once Newton has stopped reducing it (three
-    iterations without a 4× reduction; femb.solvers.step_newton.iterate and
+    iterations without a 4× reduction; femb.solvers.nonlinear.step_newton.iterate and
     newton.projected_newton). Nearly force-free motions of stiff members have a force scale
     far below their inertia and element forces, so the default tolerance can sit under the
     round-off of the residual; the energy error of such a step stays below residual ×
     increment. With joints the projected Newton also accepts a state whose last correction
     was at round-off (the rounding of the absolute end-of-step positions times the member
-    stiffness sets the residual's floor; femb.solvers.newton.projected_newton). The State of
+    stiffness sets the residual's floor; femb.solvers.nonlinear.newton.projected_newton). The State of
     a step keeps the joint multipliers (``extra["multipliers"]``): a continued run starts its
     Newton curvature from them, as an uninterrupted one does.
     """

@@ -1,6 +1,6 @@
 """The discrete dynamic model shared by every time integrator.
 
-``DynamicProblem`` gathers what the schemes of femb.solvers.integrators need from a Model
+``DynamicProblem`` gathers what the schemes of femb.solvers.dynamics.schemes need from a Model
 and its CorrelationTable: the assembler, the constant mass in two layouts (CSR over the
 equations, on the table's pattern, for the Newton matrix; CSR over all variables for
 inertia forces and reactions on constrained DOFs), the load vectors, the damping model,
@@ -17,12 +17,17 @@ import scipy.sparse as sp
 from femb.assembly import Assembler, LoadAssembler
 from femb.assembly.constraints import ConstraintSet
 from femb.core.errors import InputError, ModelError
-from femb.core.scatter import gather_vector, matvec_blocks, scatter_matrix, scatter_vector
+from femb.core.scatter import (
+    gather_vector,
+    matvec_blocks,
+    scatter_matrix,
+    scatter_vector,
+)
 from femb.correlation import build_table
-from femb.solvers.configuration import RotationLayout
-from femb.solvers.nullspace import check_redundancy
-from femb.solvers.static import length_scale
 from femb.elements import MASS_KINDS
+from femb.solvers.configuration import RotationLayout
+from femb.solvers.linalg.nullspace import check_redundancy
+from femb.solvers.problem import length_scale
 
 
 @dataclass(frozen=True)
@@ -296,7 +301,7 @@ class DynamicProblem:
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
             # discrete dampers (translational, and the rotational ones of oriented nodes) act in
-            # the mid-point step at the mid configuration (femb.solvers.midpoint3d)
+            # the mid-point step at the mid configuration (femb.solvers.dynamics.midpoint3d)
         self.loads = LoadAssembler(model, t, self.assembler, mass_kind=self.mass_kind)
         if self.oriented and self.loads.has_moment_loads:
             raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
@@ -325,7 +330,7 @@ class DynamicProblem:
                 rotary.append(Mr)
             self.element_mass.append(Me)
         if self.oriented:
-            # translational mass only; the rotary inertia turns with the nodes (femb.solvers.midpoint3d)
+            # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
             data = t.new_matrix_data()
             for b, Me in zip(t.blocks, self.element_mass):
                 scatter_matrix(b.pos, Me, data)

@@ -1,6 +1,6 @@
 """Nonlinear dynamics: ``solve_dynamic`` with the energy-conserving mid-point scheme.
 
-The default scheme (``MidPoint``, femb.solvers.integrators) is the Crisfield–Shi /
+The default scheme (``MidPoint``, femb.solvers.dynamics.schemes) is the Crisfield–Shi /
 Simo–Tarnow energy-conserving mid-point rule: trapezoidal kinematics, equilibrium at the
 mid-point, the elements' discrete-gradient force (work over a step = strain-energy change
 exactly), constant mass. Consequences, checked by the test suite: under constant loads the
@@ -28,12 +28,12 @@ import numpy as np
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
-from femb.solvers.dynamic_problem import DynamicProblem, Rayleigh
-from femb.solvers.energy import EnergyAccount
-from femb.solvers.integrators import MidPoint, make_scheme
-from femb.solvers.step_newton import DirectCorrection, iterate
-from femb.solvers.linear import SingularSystemError
-from femb.solvers.newton import NewtonSettings, worst_dofs
+from femb.solvers.dynamics.energy import EnergyAccount
+from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.schemes import MidPoint, make_scheme
+from femb.solvers.linalg.factorization import SingularSystemError
+from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
+from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate
 
 log = logging.getLogger(__name__)
 

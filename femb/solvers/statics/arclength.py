@@ -11,9 +11,9 @@ import numpy as np
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
-from femb.solvers.linear import Factorization, SingularSystemError
-from femb.solvers.newton import NewtonSettings, worst_dofs
-from femb.solvers.static import StaticProblem
+from femb.solvers.linalg.factorization import Factorization, SingularSystemError
+from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
+from femb.solvers.problem import StaticProblem
 
 
 @dataclass

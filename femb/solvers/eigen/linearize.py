@@ -17,7 +17,7 @@ M_r δz̈ + C_r δż + K_r δz = B_r δr, and the map N back to all coordinates;
 ``LinearModel.complex_modes`` solves the (non-symmetric) eigenproblem of these matrices.
 
 Models with 3-D rotations and steady motions (spinning beams and rotors) are linearized by
-femb.solvers.steady_spin (rotating or fixed frame, gyroscopic and centrifugal terms).
+femb.solvers.eigen.steady_spin (rotating or fixed frame, gyroscopic and centrifugal terms).
 """
 from dataclasses import dataclass, field
 
@@ -27,8 +27,9 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import InputError
 from femb.elements import MASS_KINDS
-from femb.solvers.nullspace import NullSpace
-from femb.solvers.static import StaticProblem
+from femb.solvers.eigen.complex_modes import ComplexModes, complex_eigen
+from femb.solvers.linalg.nullspace import NullSpace
+from femb.solvers.problem import StaticProblem
 
 
 @dataclass
@@ -59,10 +60,9 @@ class LinearModel:
         return ev[np.lexsort((ev.real, ev.imag))]
 
     def complex_modes(self, n_modes=None, shift=None):
-        """Complex modes of M_r δz̈ + C_r δż + K_r δz = 0 (femb.solvers.eigen.ComplexModes,
+        """Complex modes of M_r δz̈ + C_r δż + K_r δz = 0 (femb.solvers.eigen.complex_modes.ComplexModes,
         one per conjugate pair, frequencies Im λ and damping ratios); ``vectors`` are over
         the independent coordinates z and ``modes`` over all variables (δq = N δz)."""
-        from femb.solvers.eigen import ComplexModes, complex_eigen
 
         k = self.M.shape[0]
         lam, vec, sigma = complex_eigen(self.M, self.C_damping, self.K, n_modes or k, shift)
