@@ -81,12 +81,12 @@ import warnings
 
 import numpy as np
 
-from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+from femb.core.scatter import scatter_matrix, scatter_vector
 from femb.mesh import line_mesh
 from femb.model import Model
-from femb.solvers import integrators
 from femb.solvers import HHT, DynamicSettings, GeneralizedAlpha, MidPoint, Newmark, solve_dynamic
 from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics import step_system
 from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.nonlinear.newton import NewtonSettings
 from femb.solvers.nonlinear.step_newton import DirectCorrection
@@ -463,8 +463,9 @@ def run_checks(dt, tol, exudyn):
 def profile_midpoint(n, dt, t_end, tol, correction=DirectCorrection):
     """Split of one femb mid-point run (full Newton) into measured parts, seconds per step.
 
-    Replaces the step's assembly (DynamicProblem.midpoint_force) by the same operations
-    with perf_counter timers around the element kernel and the whole, and times the Newton
+    Replaces the step's assembly (DynamicProblem.midpoint_force, one ElementLoop pass) by
+    the same operations with perf_counter timers around the element kernel and the whole,
+    and times the Newton
     correction's factorization and triangular solve and the energy snapshot (~1 µs per
     timer); the rest of the loop time is Python/numpy glue (step set-up, residual and
     inertia vectors, norms, rotation limit, Cayley maps, convergence tests)."""
@@ -474,20 +475,18 @@ def profile_midpoint(n, dt, t_end, tol, correction=DirectCorrection):
     solve_dynamic(model, dt, 2 * dt, settings, problem=prob, solve_correction=correction(prob.table))  # warm-up
     acc = dict(assembly=0.0, kernel=0.0, factor=0.0, call=0.0, record=0.0, n_assembly=0, n_factor=0, n_solve=0)
 
-    def timed_midpoint(u0, u1):
+    def timed_midpoint(u0, u1, oriented=None):
         """DynamicProblem.midpoint_force operation by operation, the kernel timed apart."""
         t0 = time.perf_counter()
         f, data = prob.force, prob.K.data
         f[:] = 0.0
         data[:] = 0.0
-        for b, (e0, e1, fe, Ke) in zip(prob.table.blocks, prob._bufs):
-            gather_vector(b.var, u0, e0)
-            gather_vector(b.var, u1, e1)
+        for b, buf, args in prob.assembler.loop.each((u0, u1)):
             t1 = time.perf_counter()
-            b.spec.kernels.midpoint_force(b.X, e0, e1, b.props, fe, Ke)
+            b.spec.kernels.midpoint_force(*args, b.props, buf.f, buf.K)
             acc["kernel"] += time.perf_counter() - t1
-            scatter_vector(b.var, fe, f)
-            scatter_matrix(b.pos, Ke, data)
+            scatter_vector(b.var, buf.f, f)
+            scatter_matrix(b.pos, buf.K, data)
         acc["assembly"] += time.perf_counter() - t0
         acc["n_assembly"] += 1
         return f, prob.K
@@ -506,7 +505,7 @@ def profile_midpoint(n, dt, t_end, tol, correction=DirectCorrection):
             acc["n_solve"] += 1
             return out
 
-    snap, limit = EnergyAccount.snapshot, integrators._StepSystem.limit
+    snap, limit = EnergyAccount.snapshot, step_system._StepSystem.limit
     acc["limit"] = 0.0
 
     def timed_snapshot(self, *args, **kwargs):
@@ -523,12 +522,12 @@ def profile_midpoint(n, dt, t_end, tol, correction=DirectCorrection):
 
     prob.midpoint_force = timed_midpoint
     EnergyAccount.snapshot = timed_snapshot
-    integrators._StepSystem.limit = timed_limit
+    step_system._StepSystem.limit = timed_limit
     try:
         res = solve_dynamic(model, dt, t_end, settings, problem=prob, solve_correction=Timed(prob.table))
     finally:
         EnergyAccount.snapshot = snap
-        integrators._StepSystem.limit = limit
+        step_system._StepSystem.limit = limit
         del prob.midpoint_force
     steps = res.info["steps"]
     loop = res.info["wall_time"]

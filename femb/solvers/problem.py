@@ -53,7 +53,7 @@ class StaticProblem:
         self.include_geometric = include_geometric
         self.length_scale = length_scale(model)
         self.rotations = RotationLayout(self.table)
-        self.oriented = self.assembler.oriented and self.rotations.n > 0
+        self.oriented = self.assembler.has_oriented_blocks and self.rotations.n > 0
         self.joints = None
         if model.joints:
             self.joints = ConstraintSet(model, self.table)

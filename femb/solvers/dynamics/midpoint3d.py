@@ -39,7 +39,6 @@ Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t
 import numpy as np
 import scipy.sparse as sp
 
-from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.solvers.configuration import (
     _hat_batch,
     cayley,
@@ -59,21 +58,6 @@ def initial_rotary_state(problem, u, v):
     w = v[rot.layout.var]
     pi = np.einsum("kij,kj->ki", rot.spatial(R), w)
     return R, pi
-
-
-class _Buffers:
-    def __init__(self, block):
-        n_el, n, nn = block.n_elements, block.spec.n_edof, block.spec.n_nodes
-        self.e0, self.e1, self.em = np.zeros((n_el, n)), np.zeros((n_el, n)), np.zeros((n_el, n))
-        self.f, self.K = np.zeros((n_el, n)), np.zeros((n_el, n, n))
-        if block.spec.oriented:
-            self.R0, self.R1, self.Rm = (np.zeros((n_el, nn, 3, 3)) for _ in range(3))
-            self.psi = np.zeros((n_el, nn, 3))
-            self.D = np.zeros((n_el, nn, 3, 3))
-
-
-def _buffers(problem):
-    return problem.__dict__.setdefault("_mid3d_buffers", [_Buffers(b) for b in problem.table.blocks])
 
 
 class MidPoint3DSystem(_StepSystem):
@@ -114,7 +98,6 @@ class MidPoint3DSystem(_StepSystem):
             z_pres.append((lay.var[rows].ravel(), psi_p.ravel()))
         self.z_prescribed = z_pres
         self.z0 = self._impose(z)
-        self._bufs = _buffers(p)
         # momentum flux of the step: the inertia residuals are differences of momenta / h,
         # which vanish in free flight; their size sets the round-off level of the residual
         pm = p.M_full @ np.where(p.rot3d, 0.0, state.v)
@@ -144,7 +127,6 @@ class MidPoint3DSystem(_StepSystem):
     # ---------------------------------------------------------------- residual
     def evaluate(self, z):
         p, h, lay, rot = self.p, self.h, self.lay, self.p.rotary
-        t = p.table
         u0 = self.s.u
         u1 = u0 + z
         um = u0 + 0.5 * z
@@ -157,25 +139,8 @@ class MidPoint3DSystem(_StepSystem):
         D_n = np.zeros((nn, 3, 3))
         psi_n[lay.nodes] = psi
         D_n[lay.nodes] = cayley_spin(half) @ dhalf
-        f, data = p.force, p.K.data
-        f[:] = 0.0
-        data[:] = 0.0
-        for b, buf in zip(t.blocks, self._bufs):
-            gather_vector(b.var, u0, buf.e0)
-            gather_vector(b.var, u1, buf.e1)
-            if b.spec.oriented:
-                gather_vector(b.var, um, buf.em)
-                np.take(self.R0, b.cells, axis=0, out=buf.R0)
-                np.take(R1, b.cells, axis=0, out=buf.R1)
-                np.take(Rm, b.cells, axis=0, out=buf.Rm)
-                np.take(psi_n, b.cells, axis=0, out=buf.psi)
-                np.take(D_n, b.cells, axis=0, out=buf.D)
-                b.spec.kernels.midpoint_force(b.X, buf.e0, buf.R0, buf.e1, buf.R1, buf.em, buf.Rm, buf.psi, buf.D,
-                                              b.props, buf.f, buf.K)
-            else:
-                b.spec.kernels.midpoint_force(b.X, buf.e0, buf.e1, b.props, buf.f, buf.K)
-            scatter_vector(b.var, buf.f, f)
-            scatter_matrix(b.pos, buf.K, data)
+        f, K = p.midpoint_force(u0, u1, oriented=(u0, self.R0, u1, R1, um, Rm, psi_n, D_n))
+        data = K.data
         fd = None
         if p.damping.active:
             # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
@@ -204,7 +169,7 @@ class MidPoint3DSystem(_StepSystem):
         ev = self.eq_var
         scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(self.f_ext[ev])),
                     self.momentum_scale, 1e-300)
-        return R[ev], p.K, scale
+        return R[ev], K, scale
 
     # ---------------------------------------------------------------- joints
     def _spin_map(self, psi):

@@ -17,12 +17,8 @@ import scipy.sparse as sp
 from femb.assembly import Assembler, LoadAssembler
 from femb.assembly.constraints import ConstraintSet
 from femb.core.errors import InputError, ModelError
-from femb.core.scatter import (
-    gather_vector,
-    matvec_blocks,
-    scatter_matrix,
-    scatter_vector,
-)
+from femb.assembly.element_loop import material_stiffness
+from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.correlation import build_table
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import RotationLayout
@@ -200,13 +196,9 @@ class DampingModel:
         self.p = problem
         self.alpha = float(rayleigh.alpha) if rayleigh else 0.0
         self.beta = float(rayleigh.beta) if rayleigh else 0.0
-        t = problem.table
-        self._dampers = [b for b in t.blocks if b.spec.kernels.damping is not None]
-        self._buf = {}
-        for b in t.blocks:
-            n_el, n = b.n_elements, b.spec.n_edof
-            self._buf[b.part] = (np.zeros((n_el, n)), np.zeros((n_el, n)), np.zeros((n_el, n, n)), np.zeros((n_el, n, n)),
-                                 np.zeros((n_el, len(b.spec.resultant_names))))
+        blocks = problem.table.blocks
+        self._dampers = [i for i, b in enumerate(blocks) if b.spec.kernels.damping is not None]
+        self._blocks = list(range(len(blocks))) if self.beta != 0.0 else self._dampers
 
     @property
     def active(self):
@@ -223,34 +215,24 @@ class DampingModel:
         if self.alpha:
             force += self.alpha * (p.M_full @ v)
             data += self.alpha * p.M_eq.data
-        for b in t.blocks:
-            ue, fe, Ke, Kg, s = self._buf[b.part]
-            use_beta = self.beta != 0.0
-            use_damper = b.spec.kernels.damping is not None
-            if not (use_beta or use_damper):
-                continue
-            ue[:] = np.where(b.var >= 0, u[np.maximum(b.var, 0)], 0.0)
-            lead = (b.X, ue)
-            if b.spec.oriented:
-                if rotations is None:
-                    raise ValueError(f"part {b.part!r}: oriented dampers need the nodal rotations")
-                lead = (b.X, ue, np.ascontiguousarray(rotations[b.cells]))
-            C = np.zeros_like(Ke)
-            if use_beta:
-                b.spec.kernels.tangent(b.X, ue, b.props, fe, Ke)
-                b.spec.kernels.resultants(b.X, ue, b.props, s)
-                b.spec.kernels.geometric_stiffness(b.X, ue, b.props, s, Kg)
-                C += self.beta * (Ke - Kg)
-            nonlinear = use_damper and b.spec.kernels.damper_force is not None
-            if use_damper and not nonlinear:
-                b.spec.kernels.damping(*lead, b.props, Kg)
-                C += Kg
+        oriented = None if rotations is None else (u, rotations, v)
+        for b, buf, args in p.assembler.loop.each((u, v), oriented, only=self._blocks):
+            lead, ve = args[:-1], args[-1]  # (X, u[, R]) and the element velocities
+            C = buf.work("damping", buf.K.shape)
+            C[:] = 0.0
+            if self.beta != 0.0:
+                C += self.beta * material_stiffness(b, buf, lead)
+            kernels = b.spec.kernels
+            nonlinear = kernels.damper_force is not None
+            Kd = buf.work("damper", buf.K.shape)
+            if kernels.damping is not None and not nonlinear:
+                kernels.damping(*lead, b.props, Kd)
+                C += Kd
             matvec_blocks(b.var, C, v, force)  # Rayleigh part and linear dampers
             if nonlinear:  # the kernel's own force; C gets its derivative ∂f/∂v
-                ve = np.where(b.var >= 0, v[np.maximum(b.var, 0)], 0.0)
-                b.spec.kernels.damper_force(*lead, ve, b.props, fe, Kg)
-                scatter_vector(b.var, fe, force)
-                C += Kg
+                kernels.damper_force(*lead, ve, b.props, buf.f, Kd)
+                scatter_vector(b.var, buf.f, force)
+                C += Kd
             scatter_matrix(b.pos, C, data)
         return force, data
 
@@ -319,12 +301,8 @@ class DynamicProblem:
                 self._timed.append((load.amplitude, vec))
         self.element_mass = []
         rotary = []
-        for b in t.blocks:
-            Me = np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof))
-            args = (b.X, np.zeros((b.n_elements, b.spec.n_edof)))
-            if b.spec.oriented:
-                args += (np.tile(np.eye(3), (b.n_elements, b.spec.n_nodes, 1, 1)),)
-            b.spec.kernels.mass(*args, b.props, self.mass_kind, Me)
+        identity = np.tile(np.eye(3), (t.node_var.shape[0], 1, 1))
+        for b, Me in zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=identity)):
             if self.oriented:
                 Me, Mr = split_rotary_mass(b, Me)
                 rotary.append(Mr)
@@ -352,9 +330,6 @@ class DynamicProblem:
         self.damping = DampingModel(self, damping)
         self.prescribed = [(vars_, rec) for vars_, rec in t.prescribed]
         pts = model.mesh.points
-        self._bufs = [(np.zeros((b.n_elements, b.spec.n_edof)), np.zeros((b.n_elements, b.spec.n_edof)),
-                       np.zeros((b.n_elements, b.spec.n_edof)), np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof)))
-                      for b in t.blocks]
         # translational columns of the two end nodes of 2-node line elements (chord turn limit)
         self.chord_columns = []
         for b in t.blocks:
@@ -372,7 +347,7 @@ class DynamicProblem:
         self.length_scale = float(np.abs(pts).max()) if pts.size and np.abs(pts).max() > 0 else 1.0
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
 
-    # ------------------------------------------------------------------ assembly into persistent buffers
+    # ------------------------------------------------------------------ joints
     @property
     def constraint_rows(self):
         """Joint name of each active constraint row (empty without joints)."""
@@ -445,33 +420,27 @@ class DynamicProblem:
         """Parts whose element type has no energy-conserving mid-point force."""
         return [b.part for b in self.table.blocks if b.spec.kernels.midpoint_force is None]
 
-    def midpoint_force(self, u0, u1):
-        """Algorithmic force (n_var,) between u0 and u1 and its derivative: returns
-        (``self.force``, ``self.K``), both overwritten by the next assembly (the
-        allocation-free counterpart of Assembler.midpoint_force)."""
-        f, data = self.force, self.K.data
+    # ------------------------------------------------------------------ assembly into persistent buffers
+    def _assemble(self, kernel, planar, oriented=None):
+        """Element forces (n_var,) and matrices of ``kernel`` into ``self.force`` and
+        ``self.K`` (zeroed first) through the assembler's ElementLoop."""
+        f, K = self.force, self.K
         f[:] = 0.0
-        data[:] = 0.0
-        for b, (e0, e1, fe, Ke) in zip(self.table.blocks, self._bufs):
-            gather_vector(b.var, u0, e0)
-            gather_vector(b.var, u1, e1)
-            b.spec.kernels.midpoint_force(b.X, e0, e1, b.props, fe, Ke)
-            scatter_vector(b.var, fe, f)
-            scatter_matrix(b.pos, Ke, data)
-        return f, self.K
+        K.data[:] = 0.0
+        self.assembler.loop.run(kernel, planar, oriented, force=f, matrix=K.data)
+        return f, K
+
+    def midpoint_force(self, u0, u1, oriented=None):
+        """Algorithmic force (n_var,) between u0 and u1 and its derivative with respect to
+        the step increment: returns (``self.force``, ``self.K``), both overwritten by the
+        next assembly. ``oriented``: the inputs of oriented kernels (u0, R0, u1, R1, um, Rm,
+        ψ, D) of femb.solvers.dynamics.midpoint3d (elements.base)."""
+        return self._assemble("midpoint_force", (u0, u1), oriented)
 
     def tangent(self, u):
-        """Internal force (n_var,) and tangent at u into the persistent buffers (see
-        ``midpoint_force``)."""
-        f, data = self.force, self.K.data
-        f[:] = 0.0
-        data[:] = 0.0
-        for b, (e0, _, fe, Ke) in zip(self.table.blocks, self._bufs):
-            gather_vector(b.var, u, e0)
-            b.spec.kernels.tangent(b.X, e0, b.props, fe, Ke)
-            scatter_vector(b.var, fe, f)
-            scatter_matrix(b.pos, Ke, data)
-        return f, self.K
+        """Internal force (n_var,) and tangent at u (planar models) into the persistent
+        buffers (see ``midpoint_force``)."""
+        return self._assemble("tangent", (u,))
 
     def _spec(self, part):
         return next(b.spec for b in self.table.blocks if b.part == part)

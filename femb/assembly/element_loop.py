@@ -1,0 +1,161 @@
+"""The element-evaluation loop: gather → kernel → scatter over the element blocks of a
+CorrelationTable, for every kernel kind of the element contract (elements.base).
+
+Every assembly of femb — internal force, tangent, mass, damping, energies, resultants, the
+energy-conserving mid-point force of planar and oriented elements — is one pass of
+``ElementLoop`` over the blocks: the inputs are gathered into the block's preallocated
+element arrays, the block's compiled kernel is called once (never a Python loop over
+elements), and its outputs are scattered into global arrays or handed to the caller.
+
+Inputs are given twice, as the argument lists of the two kernel signatures of the contract:
+``planar`` for blocks of ordinary element types and ``oriented`` for blocks of oriented
+types (nodes with 3-D rotations, ``spec.oriented``). Each input is gathered by its kind:
+
+- a 1-D array over *variables* (n_var,) (u, u0, u1, v, ...) → (n_el, n_edof) through
+  ``block.var`` (0 at entries that are not variables);
+- an array over *nodes* (n_nodes, ...) (rotations R (n_nodes, 3, 3), Cayley vectors ψ
+  (n_nodes, 3), ...) → (n_el, n_nodes, ...) through ``block.cells``.
+
+The kernel is then called as ``kernel(X, *gathered, p, *constants, *block_inputs,
+*outputs)``: ``constants`` are the same for every block (the mass kind), ``block_inputs``
+one tuple entry per block (the resultants of ``geometric_stiffness``), and the outputs are
+the block's work arrays named by ``OUTPUTS``: ``f`` (n_el, n_edof), ``K`` (n_el, n_edof,
+n_edof), ``s`` (n_el, n_resultants), ``e`` (n_el,). Every array is allocated on the first
+pass that needs it and reused by all later passes, so a problem that keeps one loop (its
+Assembler's) assembles without allocating. The loop is not re-entrant: a caller iterating
+``evaluate`` or ``each`` may call kernels of the block it holds, never another pass.
+
+Extending the loop (how the element kinds still to come plug in):
+
+- Shells with several stress points per element write per-point outputs: a spec that
+  declares them gets ``s`` of shape (n_el, n_points, n_resultants) from ``BlockBuffers``
+  (the only place output shapes are decided), and resultants per point leave ``evaluate``
+  as they are. Area loads are a kernel kind like the others: add its name and outputs to
+  ``OUTPUTS`` (``("f",)``, a consistent nodal force per element) and the load assembler
+  runs it with the load intensity as a constant or per-block input and ``force=``.
+- Superelements with element-internal variables (Craig–Bampton modal amplitudes) need no
+  change here: the correlation table numbers those variables, ``block.var`` lists them
+  after the nodal DOFs and ``spec.n_edof`` counts them, so gather and scatter treat them
+  like nodal DOFs. Per-part data too large for property rows (reduced matrices, mode
+  shapes) enter as ``block_inputs``, the mechanism the resultants of
+  ``geometric_stiffness`` use.
+"""
+import numpy as np
+
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+
+# the work arrays each kernel kind writes, in the order of its signature
+OUTPUTS = {
+    "internal_force": ("f",),
+    "tangent": ("f", "K"),
+    "resultants": ("s",),
+    "geometric_stiffness": ("K",),
+    "strain_energy": ("e",),
+    "mass": ("K",),
+    "damping": ("K",),
+    "damper_force": ("f", "K"),
+    "midpoint_force": ("f", "K"),
+}
+
+
+class BlockBuffers:
+    """Work arrays of one element block, allocated once.
+
+    f (n_el, n_edof), K (n_el, n_edof, n_edof), s (n_el, n_resultants), e (n_el,): the
+    kernel outputs; ``work(key, shape)`` further arrays (gathered inputs, intermediate
+    matrices), created on first use and kept.
+    """
+
+    def __init__(self, block):
+        n_el, n = block.n_elements, block.spec.n_edof
+        self.f = np.zeros((n_el, n))
+        self.K = np.zeros((n_el, n, n))
+        self.s = np.zeros((n_el, len(block.spec.resultant_names)))
+        self.e = np.zeros(n_el)
+        self._work = {}
+
+    def work(self, key, shape):
+        """The float64 work array ``key`` of ``shape`` (zeros when first created; later
+        calls return it with whatever the last pass wrote)."""
+        arr = self._work.get((key, shape))
+        if arr is None:
+            arr = self._work[(key, shape)] = np.zeros(shape)
+        return arr
+
+
+class ElementLoop:
+    """Gather → kernel → scatter over the element blocks of a CorrelationTable (module
+    docstring). ``buffers[i]`` are the work arrays of ``blocks[i]``."""
+
+    def __init__(self, table):
+        self.table = table
+        self.blocks = table.blocks
+        self.buffers = [BlockBuffers(b) for b in self.blocks]
+
+    def _gather(self, block, buf, inputs):
+        """(X, *inputs gathered into the block's work arrays) for one block."""
+        args = [block.X]
+        for slot, values in enumerate(inputs):
+            if values.ndim == 1:  # over variables
+                out = buf.work(slot, block.var.shape)
+                gather_vector(block.var, values, out)
+            else:  # over nodes
+                out = buf.work(slot, block.cells.shape + values.shape[1:])
+                np.take(values, block.cells, axis=0, out=out)
+            args.append(out)
+        return args
+
+    def _inputs(self, block, planar, oriented):
+        if not block.spec.oriented:
+            return planar
+        if oriented is None:
+            raise ValueError(f"part {block.part!r}: oriented elements ({block.spec.name}) need the nodal rotations")
+        return oriented
+
+    def each(self, planar, oriented=None, only=None):
+        """Yield (block, buffers, args) with args = (X, *inputs gathered) the leading kernel
+        arguments of each block (``only``: indices of the blocks to visit, default all),
+        for callers that combine several kernels per block."""
+        for i in range(len(self.blocks)) if only is None else only:
+            block, buf = self.blocks[i], self.buffers[i]
+            yield block, buf, self._gather(block, buf, self._inputs(block, planar, oriented))
+
+    def _call(self, kernel, block, buf, planar, oriented, constants, block_input):
+        fn = getattr(block.spec.kernels, kernel)
+        if fn is None:
+            raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
+        args = self._gather(block, buf, self._inputs(block, planar, oriented))
+        fn(*args, block.props, *constants, *block_input, *[getattr(buf, name) for name in OUTPUTS[kernel]])
+
+    def evaluate(self, kernel, planar, oriented=None, constants=(), block_inputs=None, only=None):
+        """Yield (block, buffers) after calling ``kernel`` (a name of OUTPUTS) on each
+        block; its outputs are in the buffers (f, K, s, e) until the next pass."""
+        for i in range(len(self.blocks)) if only is None else only:
+            block, buf = self.blocks[i], self.buffers[i]
+            self._call(kernel, block, buf, planar, oriented, constants, () if block_inputs is None else (block_inputs[i],))
+            yield block, buf
+
+    def run(self, kernel, planar, oriented=None, constants=(), block_inputs=None, only=None, force=None, matrix=None):
+        """Call ``kernel`` on every block (or the blocks ``only``) and add its element
+        forces into ``force`` (n_var,) and its element matrices into ``matrix`` (the CSR
+        data (nnz,) over the equations on the table's pattern), each when given."""
+        for i in range(len(self.blocks)) if only is None else only:
+            block, buf = self.blocks[i], self.buffers[i]
+            self._call(kernel, block, buf, planar, oriented, constants, () if block_inputs is None else (block_inputs[i],))
+            if force is not None:
+                scatter_vector(block.var, buf.f, force)
+            if matrix is not None:
+                scatter_matrix(block.pos, buf.K, matrix)
+
+
+def material_stiffness(block, buf, args):
+    """Material (stress-free) part of the tangents of one block into ``buf.K``: the
+    tangent minus the geometric stiffness at the block's own resultants (``args`` from
+    ``ElementLoop.each``); overwrites buf.f and buf.s."""
+    kernels, p = block.spec.kernels, block.props
+    kernels.tangent(*args, p, buf.f, buf.K)
+    kernels.resultants(*args, p, buf.s)
+    kg = buf.work("geometric", buf.K.shape)
+    kernels.geometric_stiffness(*args, p, buf.s, kg)
+    buf.K -= kg
+    return buf.K
