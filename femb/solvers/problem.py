@@ -1,9 +1,31 @@
-"""The assembled discrete equations of a model that every analysis starts from.
+"""The discrete set-up every analysis of a model starts from, and the static equations.
 
-``StaticProblem`` holds the correlation table, the assembler, the load vectors and the joint
-equations of a model; the static, arc-length, buckling, modal, complex-mode, linearization
-and steady-spin solvers are built on it. ``length_scale`` is the model's characteristic
-length used by the tolerances of constraints and rotations.
+``ProblemSetup`` builds, once and the same way for every analysis (statics, arc-length,
+buckling, modal, complex modes, linearization, steady spin, dynamics), the correlation
+table, the assembler (with its element buffers), the load vectors, the joint equations with
+their redundancy check, the layout of the nodal rotations, the model's length scale and its
+"oriented" flag. ``StaticProblem`` (here) and ``DynamicProblem``
+(femb.solvers.dynamics.problem) are problem set-ups that add their analysis: the static
+equations at a load factor λ; mass, damping, rotary inertia and prescribed motions in time.
+
+Oriented models
+---------------
+A model is *oriented* when it has oriented nodes: 3-D nodes that carry the rotational DOFs
+rx, ry, rz (``RotationLayout``, femb.solvers.configuration). This is the one meaning of
+"oriented" in the solvers:
+
+- the state carries a rotation matrix R (3, 3) per node next to the variables u, updated
+  multiplicatively (statics: ``Configuration`` (u, R); dynamics: ``State.extra["R"]``);
+  the rotational slots of u hold log R for output only;
+- rotational entries of forces and equations are conjugate to spatial spins;
+- element types whose nodes carry 3-D rotations are oriented (``spec.oriented``, their
+  kernels take R), so an oriented model is one with oriented element blocks.
+
+Planar models (2-D) are never oriented: their rotations rz are additive angles in u.
+
+``length_scale`` is the model's characteristic length (bounding box, coordinates and the
+sizes its joints mention) that the tolerances of constraints and rotations are relative
+to, the same for every analysis.
 """
 import logging
 
@@ -32,34 +54,84 @@ def length_scale(model):
     return scale if scale > 0.0 else 1.0
 
 
-class StaticProblem:
-    """The discrete static equations f_int(u, R) = λ·f_ref + f_const (+ rotation-dependent
-    moments) of a model.
+class ProblemSetup:
+    """The discrete set-up of a model shared by every analysis (module docstring).
 
-    Holds the table, assembler and load vectors; ``system(lam)`` returns the Newton system
-    for one load factor. Reused by the arc-length, buckling and modal solvers.
+    Parameters
+    ----------
+    model : femb.model.Model
+    table : CorrelationTable, optional (built when None)
+    mass_kind : int, the mass kind of the gravity loads (elements.base)
 
-    States are plain variable vectors u (n_var,), or Configurations (u, R) when the model
-    has oriented nodes (``oriented`` True); the methods taking a ``state`` accept both.
+    Attributes
+    ----------
+    model, table
+    assembler : Assembler (its ElementLoop holds the element buffers of the problem)
+    loads : LoadAssembler
+    rotations : RotationLayout, the oriented nodes and their rotational variables
+    oriented : bool, the model has oriented nodes (module docstring)
+    length_scale : float, the model's characteristic length (``length_scale(model)``)
+    prescribed : list of (vars (k,) int64, Prescribed record), the prescribed DOFs
+    joints : ConstraintSet or None (no joints)
+    active_rows : (m,) int64, the joint rows kept by the redundancy check, evaluated at the
+        start of the analysis (``apply_prescribed`` of zeros at 0)
+
+    An analysis subclass defines ``apply_prescribed(u, x)``: the prescribed values of u at
+    its parameter x (the load factor in statics, the time in dynamics).
     """
 
-    def __init__(self, model, table=None, include_geometric=True, mass_kind=0):
+    def __init__(self, model, table=None, mass_kind=0):
         self.model = model
         self.table = table if table is not None else build_table(model)
         self.assembler = Assembler(self.table)
         self.loads = LoadAssembler(model, self.table, self.assembler, mass_kind=mass_kind)
-        self.f_ref = self.loads.scaled()
-        self.f_const = self.loads.constant()
-        self.include_geometric = include_geometric
-        self.length_scale = length_scale(model)
         self.rotations = RotationLayout(self.table)
-        self.oriented = self.assembler.has_oriented_blocks and self.rotations.n > 0
+        self.oriented = self.rotations.n > 0
+        self.length_scale = length_scale(model)
+        self.prescribed = list(self.table.prescribed)
         self.joints = None
+        self.active_rows = np.zeros(0, dtype=np.int64)
         if model.joints:
             self.joints = ConstraintSet(model, self.table)
             u0 = self.apply_prescribed(np.zeros(self.table.n_var), 0.0)
             G0 = self.joints.evaluate(u0, 0.0)[1][:, self.table.eq_var]
             self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
+
+    def apply_prescribed(self, u, x):
+        """Set the prescribed DOFs of ``u`` (in place) at the analysis parameter x."""
+        raise NotImplementedError
+
+    @property
+    def constraint_rows(self):
+        """Joint name of each active constraint row (empty without joints)."""
+        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
+
+    def all_multipliers(self, multipliers):
+        """(m,) multipliers of every joint row from those of the active rows (0 on the
+        redundant ones)."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        return lam
+
+
+class StaticProblem(ProblemSetup):
+    """The discrete static equations f_int(u, R) = λ·f_ref + f_const (+ rotation-dependent
+    moments) of a model.
+
+    A ProblemSetup with the reference and constant load vectors ``f_ref``, ``f_const``
+    (n_var,); ``system(lam)`` returns the Newton system for one load factor. Reused by the
+    arc-length, buckling, modal, complex-mode, linearization and steady-spin solvers.
+    Prescribed DOFs take value·λ.
+
+    States are plain variable vectors u (n_var,), or Configurations (u, R) when the model
+    is oriented (module docstring); the methods taking a ``state`` accept both.
+    """
+
+    def __init__(self, model, table=None, include_geometric=True, mass_kind=0):
+        super().__init__(model, table, mass_kind=mass_kind)
+        self.f_ref = self.loads.scaled()
+        self.f_const = self.loads.constant()
+        self.include_geometric = include_geometric
 
     # ------------------------------------------------------------------ states
     def initial_state(self, u0=None):
@@ -101,17 +173,10 @@ class StaticProblem:
             return None
         return self.loads.moment_stiffness(split_state(state)[1], lam)
 
-    @property
-    def constraint_rows(self):
-        """Joint name of each active constraint row (empty without joints)."""
-        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
-
     def constraint_stiffness(self, multipliers):
         """Σ λ_i ∇²Φ_i over the free equations (CSR) for multipliers of the active rows."""
-        lam = np.zeros(self.joints.m)
-        lam[self.active_rows] = multipliers
         eq = self.table.eq_var
-        return self.joints.hessian_term(lam)[eq][:, eq]
+        return self.joints.hessian_term(self.all_multipliers(multipliers))[eq][:, eq]
 
     def constraints(self, state, t):
         """(Φ, G over free equations) of the active joint rows at a state, or None (joints
@@ -125,7 +190,7 @@ class StaticProblem:
         """Set the prescribed DOFs of a state (in place) to their values at load factor λ;
         prescribed rotations of oriented nodes set R = exp(λ θ̂_p)."""
         u, R = split_state(state)
-        for vars_, rec in self.table.prescribed:
+        for vars_, rec in self.prescribed:
             u[vars_] = rec.value * lam
         if R is not None:
             self.rotations.set_prescribed(u, R, lam)

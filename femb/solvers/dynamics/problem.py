@@ -1,10 +1,13 @@
 """The discrete dynamic model shared by every time integrator.
 
-``DynamicProblem`` gathers what the schemes of femb.solvers.dynamics.schemes need from a Model
-and its CorrelationTable: the assembler, the constant mass in two layouts (CSR over the
-equations, on the table's pattern, for the Newton matrix; CSR over all variables for
-inertia forces and reactions on constrained DOFs), the load vectors, the damping model,
-prescribed motions and the initial state.
+``DynamicProblem`` is the problem set-up of a Model (femb.solvers.problem.ProblemSetup:
+table, assembler, loads, joints, rotation layout, length scale, "oriented") with what the
+schemes of femb.solvers.dynamics.schemes need besides: the constant mass in two layouts
+(CSR over the equations, on the table's pattern, for the Newton matrix; CSR over all
+variables for inertia forces and reactions on constrained DOFs), the rotary inertia of
+oriented nodes, the time-dependent loads, the damping model, prescribed motions and the
+initial state. Element assemblies of the steps run through the assembler's ElementLoop
+into persistent buffers (``force``, ``K``).
 
 Vectors over *variables* have shape (n_var,) and hold every DOF value, 2-D rotations as
 additive angles θ (rad); vectors over *equations* (n_eq,) are their free part.
@@ -14,16 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from femb.assembly import Assembler, LoadAssembler
-from femb.assembly.constraints import ConstraintSet
-from femb.core.errors import InputError, ModelError
 from femb.assembly.element_loop import material_stiffness
+from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
-from femb.correlation import build_table
 from femb.elements import MASS_KINDS
-from femb.solvers.configuration import RotationLayout
-from femb.solvers.linalg.nullspace import check_redundancy
-from femb.solvers.problem import length_scale
+from femb.solvers.problem import ProblemSetup
 
 
 @dataclass(frozen=True)
@@ -104,9 +102,15 @@ def split_rotary_mass(block, Me):
 class NodalRotaryInertia:
     """Rotary inertia of the oriented nodes of a 3-D model, each node a rigid body.
 
+    Parameters
+    ----------
+    table : CorrelationTable
+    J_full : sparse (n_var, n_var), the rotary part of the assembled element masses
+    layout : RotationLayout of the table (oriented nodes, their variables and equations)
+
     Attributes
     ----------
-    layout : RotationLayout (oriented nodes, their variables and equations)
+    layout : RotationLayout
     J0 : (k, 3, 3) body-frame inertia of each oriented node (the spatial inertia in the
         reference configuration, summed over the elements; zero for the second and later
         nodes that share rotational variables through a tie); spatial inertia R J0 Rᵀ
@@ -115,8 +119,8 @@ class NodalRotaryInertia:
         in the CSR data of the table's pattern (-1 where a component is constrained)
     """
 
-    def __init__(self, table, J_full):
-        self.layout = lay = RotationLayout(table)
+    def __init__(self, table, J_full, layout):
+        self.layout = lay = layout
         k = lay.n
         self.J0 = np.zeros((k, 3, 3))
         seen = set()
@@ -237,7 +241,7 @@ class DampingModel:
         return force, data
 
 
-class DynamicProblem:
+class DynamicProblem(ProblemSetup):
     """Discrete equations of motion of a Model (see the module docstring).
 
     Parameters
@@ -251,28 +255,20 @@ class DynamicProblem:
 
     Attributes
     ----------
+    (those of ProblemSetup: table, assembler, loads, joints, rotations, oriented,
+    length_scale, prescribed, ...; prescribed DOFs follow function(t), or keep their value)
+    mass_kind : int
     M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents)
     M_full : CSR (n_var, n_var), constrained rows and columns included
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta)
+    rotary : NodalRotaryInertia of the oriented nodes (None unless oriented)
     rot : (n_var,) bool, the 2-D rotational variables (rz)
     """
 
     def __init__(self, model, table=None, mass="lumped", damping=None):
-        self.model = model
-        self.table = table if table is not None else build_table(model)
-        t = self.table
-        self.length_scale = length_scale(model)
-        self.joints = None
-        if getattr(model, "joints", None):
-            self.joints = ConstraintSet(model, t)
-            u_ref = np.zeros(t.n_var)
-            for vars_, rec in t.prescribed:
-                u_ref[vars_] = self.prescribed_value(rec, 0.0)
-            G0 = self.joints.evaluate(u_ref, 0.0)[1][:, t.eq_var]
-            self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
         self.mass_kind = mass_kind_of(mass)
-        self.assembler = Assembler(t)
-        self.oriented = bool(t.dim == 3 and np.any(t.var_dof >= 3))
+        super().__init__(model, table, mass_kind=self.mass_kind)
+        t = self.table
         bad = self.assembler.check_mass_kind(self.mass_kind)
         if self.oriented:
             bad = [name for name in bad if not (self._spec(name).oriented and self.mass_kind in self._spec(name).extra.get("rotary_kinds", ()))]
@@ -284,7 +280,6 @@ class DynamicProblem:
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
             # discrete dampers (translational, and the rotational ones of oriented nodes) act in
             # the mid-point step at the mid configuration (femb.solvers.dynamics.midpoint3d)
-        self.loads = LoadAssembler(model, t, self.assembler, mass_kind=self.mass_kind)
         if self.oriented and self.loads.has_moment_loads:
             raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
                              "apply moments about fixed global axes")
@@ -301,8 +296,7 @@ class DynamicProblem:
                 self._timed.append((load.amplitude, vec))
         self.element_mass = []
         rotary = []
-        identity = np.tile(np.eye(3), (t.node_var.shape[0], 1, 1))
-        for b, Me in zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=identity)):
+        for b, Me in zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=self.rotations.identity())):
             if self.oriented:
                 Me, Mr = split_rotary_mass(b, Me)
                 rotary.append(Mr)
@@ -313,7 +307,7 @@ class DynamicProblem:
             for b, Me in zip(t.blocks, self.element_mass):
                 scatter_matrix(b.pos, Me, data)
             self.M_eq = t.csr(data)
-            self.rotary = NodalRotaryInertia(t, _full_matrix(t, rotary))
+            self.rotary = NodalRotaryInertia(t, _full_matrix(t, rotary), self.rotations)
         else:
             self.M_eq = self.assembler.mass_matrix(self.mass_kind)
             self.rotary = None
@@ -328,8 +322,6 @@ class DynamicProblem:
         # external moments on rotational variables need the Cayley factor of the mid-point scheme
         self.rot_loaded = bool(np.any(self.f_const[self.rot] != 0.0) or any(np.any(vec[self.rot] != 0.0) for _, vec in self._timed))
         self.damping = DampingModel(self, damping)
-        self.prescribed = [(vars_, rec) for vars_, rec in t.prescribed]
-        pts = model.mesh.points
         # translational columns of the two end nodes of 2-node line elements (chord turn limit)
         self.chord_columns = []
         for b in t.blocks:
@@ -344,15 +336,9 @@ class DynamicProblem:
         self.max_turn = 0.5  # rad: the largest rotation one Newton correction may apply (set by the driver)
         self.force = np.zeros(t.n_var)
         self.K = t.csr(t.new_matrix_data())  # persistent Newton-matrix buffer on the table's pattern
-        self.length_scale = float(np.abs(pts).max()) if pts.size and np.abs(pts).max() > 0 else 1.0
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
 
     # ------------------------------------------------------------------ joints
-    @property
-    def constraint_rows(self):
-        """Joint name of each active constraint row (empty without joints)."""
-        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
-
     def joint_state(self, u, t, rotations=None):
         """(Φ (m,), G (CSR m × n_var)) of the active joint rows at ``u`` (3-D: nodal
         ``rotations`` (n_nodes, 3, 3), default from the rotation vectors in u; columns of
@@ -371,9 +357,7 @@ class DynamicProblem:
     def joint_discrete_stiffness(self, multipliers):
         """∂(Ḡᵀλ)/∂Δu over all variables (CSR) of the last ``joint_discrete_jacobian``, for
         multipliers of the active rows (ConstraintSet.midpoint_stiffness)."""
-        lam = np.zeros(self.joints.m)
-        lam[self.active_rows] = multipliers
-        return self.joints.midpoint_stiffness(lam)
+        return self.joints.midpoint_stiffness(self.all_multipliers(multipliers))
 
     # dense blocks over the jointed variables (ConstraintSet.variables), for the Newton loops
     def joint_blocks(self, u, t, u0=None, rotations=None, rotations0=None):
@@ -393,8 +377,7 @@ class DynamicProblem:
     def joint_stiffness_block(self, multipliers, discrete=False):
         """(H (k, k), cols): ``joint_discrete_stiffness`` (discrete) or ``joint_stiffness``
         dense over the jointed variables ``cols``."""
-        lam = np.zeros(self.joints.m)
-        lam[self.active_rows] = multipliers
+        lam = self.all_multipliers(multipliers)
         H = self.joints.midpoint_stiffness_block(lam) if discrete else self.joints.hessian_block(lam)
         return H, self.joints.variables
 
@@ -412,9 +395,7 @@ class DynamicProblem:
 
     def joint_stiffness(self, multipliers):
         """Σ λ_i ∇²Φ_i over all variables (CSR) for multipliers of the active rows."""
-        lam = np.zeros(self.joints.m)
-        lam[self.active_rows] = multipliers
-        return self.joints.hessian_term(lam)
+        return self.joints.hessian_term(self.all_multipliers(multipliers))
 
     def missing_midpoint(self):
         """Parts whose element type has no energy-conserving mid-point force."""
@@ -467,7 +448,8 @@ class DynamicProblem:
         return float(rec.function(t)) if rec.function is not None else float(rec.value)
 
     def apply_prescribed(self, u, t):
-        """Set the prescribed variables of ``u`` (in place) to their values at time t."""
+        """Set the prescribed variables of ``u`` (in place) to their values at time t
+        (function(t), or the constant value)."""
         for vars_, rec in self.prescribed:
             u[vars_] = self.prescribed_value(rec, t)
         return u
@@ -501,6 +483,6 @@ class DynamicProblem:
         for vars_, rec in self.prescribed:
             v[vars_] = self.prescribed_rate(rec, t0, h)
         if self.oriented:  # rotational slots hold log R (a continuation passes its own)
-            lay = self.rotary.layout
+            lay = self.rotations
             lay.write_vectors(u, lay.rotations_from_vectors(u))
         return u, v

@@ -74,16 +74,17 @@ def _skew(w):
 
 class _Blocks:
     """Nodal 3-blocks of a table: variables (n_nodes, 3) of translations and of
-    rotations (−1 where a node lacks a component; 2-D models: rz only)."""
+    rotations (−1 where a node lacks a component; 2-D models: rz only), and the oriented
+    nodes (k,) (3-D rotations, ``RotationLayout.nodes``; none in 2-D)."""
 
-    def __init__(self, table):
+    def __init__(self, table, oriented_nodes):
         names = table.dof_names
         self.table = table
         self.trans = np.stack([table.node_var[:, names.index(n)] if n in names else np.full(table.node_var.shape[0], -1)
                                for n in _TRANS], axis=1)
         self.rots = np.stack([table.node_var[:, names.index(n)] if n in names else np.full(table.node_var.shape[0], -1)
                               for n in _ROTS], axis=1)
-        self.oriented = np.flatnonzero((self.rots >= 0).all(axis=1)) if table.dim == 3 else np.zeros(0, np.int64)
+        self.oriented_nodes = oriented_nodes
 
     def block_matrix(self, blocks, which):
         """Sparse (n_eq, n_eq) matrix with the (3, 3) ``blocks[a]`` on the free entries of
@@ -196,7 +197,7 @@ class _PointInertia:
             if J.shape != (3, 3) or not np.all(np.isfinite(J)) or not np.isfinite(m) or m < 0:
                 raise InputError(f"point inertia at {node!r}: m must be >= 0 and J (3,) or (3, 3) finite", "steady spin")
             a = int(model.node(node))
-            if np.any(J != 0.0) and a not in set(blocks.oriented.tolist()):
+            if np.any(J != 0.0) and a not in set(blocks.oriented_nodes.tolist()):
                 raise InputError(f"point inertia at {node!r}: a rotary inertia needs a node with 3-D rotations", "steady spin")
             self.items.append((a, float(m), J))
 
@@ -232,7 +233,7 @@ class _SpinOperators:
 
     def __init__(self, prob, model, omega, point, frame, kind, point_inertia):
         self.prob, self.omega, self.frame, self.kind = prob, omega, frame, kind
-        self.blocks = _Blocks(prob.table)
+        self.blocks = _Blocks(prob.table, prob.rotations.nodes)
         self.point = np.zeros(3) if point is None else np.asarray(point, dtype=np.float64).ravel()
         if self.point.size != 3 and not (prob.table.dim == 2 and self.point.size == 2):
             raise InputError(f"point must have 3 (or, in 2-D, 2) coordinates, got {point!r}", "steady spin")
@@ -243,7 +244,7 @@ class _SpinOperators:
         self.w_hat = _skew(omega)
         n_nodes = prob.table.node_var.shape[0]
         self.W = (self.blocks.block_matrix(np.broadcast_to(self.w_hat, (n_nodes, 3, 3)), "trans")
-                  + self.blocks.block_matrix({a: self.w_hat for a in self.blocks.oriented}, "rots"))
+                  + self.blocks.block_matrix({a: self.w_hat for a in self.blocks.oriented_nodes}, "rots"))
         self.points = _PointInertia(model, self.blocks, point_inertia)
 
     def mass(self, u, R):
@@ -258,7 +259,7 @@ class _SpinOperators:
             x = self.X + self.blocks.get(u, "trans") - self.point
             self.blocks.put(v, np.cross(self.omega, x), "trans")
         spins = np.zeros((self.X.shape[0], 3))
-        spins[self.blocks.oriented] = self.omega
+        spins[self.blocks.oriented_nodes] = self.omega
         self.blocks.put(v, spins, "rots")
         return v
 
@@ -274,7 +275,7 @@ class _SpinOperators:
         self.blocks.put(f, -np.cross(self.omega, self.blocks.get(h, "trans")), "trans")
         hr = self.blocks.get(h, "rots")
         fr = np.zeros_like(hr)
-        fr[self.blocks.oriented] = -np.cross(self.omega, hr[self.blocks.oriented])
+        fr[self.blocks.oriented_nodes] = -np.cross(self.omega, hr[self.blocks.oriented_nodes])
         self.blocks.put(f, fr, "rots")
         return f
 
@@ -286,12 +287,12 @@ class _SpinOperators:
         """(G, K_Ω) over the equations at (u, R)."""
         M = self.mass(u, R) if M is None else M
         hr = self._rotational_h(u, R)
-        H = self.blocks.block_matrix({a: _skew(hr[a]) for a in self.blocks.oriented}, "rots")
+        H = self.blocks.block_matrix({a: _skew(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
         if self.frame == "inertial":
             return (-H).tocsr(), sp.csr_matrix(M.shape)
         W = self.W
         G = M @ W - W.T @ M - H
-        WH = self.blocks.block_matrix({a: self.w_hat @ _skew(hr[a]) for a in self.blocks.oriented}, "rots")
+        WH = self.blocks.block_matrix({a: self.w_hat @ _skew(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
         K = -(W.T @ M @ W) - WH
         return G.tocsr(), K.tocsr()
 
