@@ -73,6 +73,7 @@ class BlockBuffers:
         self.s = np.zeros((n_el, len(block.spec.resultant_names)))
         self.e = np.zeros(n_el)
         self._work = {}
+        self.calls = {}  # (kernel, n_inputs) -> what ElementLoop._call needs besides the inputs
 
     def work(self, key, shape):
         """The float64 work array ``key`` of ``shape`` (zeros when first created; later
@@ -92,25 +93,32 @@ class ElementLoop:
         self.blocks = table.blocks
         self.buffers = [BlockBuffers(b) for b in self.blocks]
 
-    def _gather(self, block, buf, inputs):
-        """(X, *inputs gathered into the block's work arrays) for one block."""
-        args = [block.X]
+    @staticmethod
+    def _slots(block, buf, inputs):
+        """[(over variables?, work array)] receiving each input of one block."""
+        slots = []
         for slot, values in enumerate(inputs):
             if values.ndim == 1:  # over variables
-                out = buf.work(slot, block.var.shape)
-                gather_vector(block.var, values, out)
+                slots.append((True, buf.work(slot, block.var.shape)))
             else:  # over nodes
-                out = buf.work(slot, block.cells.shape + values.shape[1:])
-                np.take(values, block.cells, axis=0, out=out)
-            args.append(out)
-        return args
+                slots.append((False, buf.work(slot, block.cells.shape + values.shape[1:])))
+        return slots
 
-    def _inputs(self, block, planar, oriented):
-        if not block.spec.oriented:
-            return planar
-        if oriented is None:
+    @staticmethod
+    def _gather(block, slots, inputs):
+        """Gather the inputs of one block into their work arrays ``slots``."""
+        for (by_variable, out), values in zip(slots, inputs):
+            if by_variable:
+                gather_vector(block.var, values, out)
+            else:
+                np.take(values, block.cells, axis=0, out=out)
+
+    @staticmethod
+    def _inputs(block, planar, oriented):
+        inputs = oriented if block.spec.oriented else planar
+        if inputs is None:
             raise ValueError(f"part {block.part!r}: oriented elements ({block.spec.name}) need the nodal rotations")
-        return oriented
+        return inputs
 
     def each(self, planar, oriented=None, only=None):
         """Yield (block, buffers, args) with args = (X, *inputs gathered) the leading kernel
@@ -118,14 +126,29 @@ class ElementLoop:
         for callers that combine several kernels per block."""
         for i in range(len(self.blocks)) if only is None else only:
             block, buf = self.blocks[i], self.buffers[i]
-            yield block, buf, self._gather(block, buf, self._inputs(block, planar, oriented))
+            inputs = self._inputs(block, planar, oriented)
+            slots = self._slots(block, buf, inputs)
+            self._gather(block, slots, inputs)
+            yield block, buf, (block.X, *(out for _, out in slots))
 
     def _call(self, kernel, block, buf, planar, oriented, constants, block_input):
-        fn = getattr(block.spec.kernels, kernel)
-        if fn is None:
-            raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
-        args = self._gather(block, buf, self._inputs(block, planar, oriented))
-        fn(*args, block.props, *constants, *block_input, *[getattr(buf, name) for name in OUTPUTS[kernel]])
+        """Gather the inputs of one block and call its ``kernel``. What a call needs besides
+        the inputs (the function, the work arrays of the inputs, the leading arguments
+        (X, *work arrays, p), the outputs) is set up once per kernel kind and number of
+        inputs and kept in ``buf.calls``: the hot path only gathers and calls."""
+        inputs = oriented if block.spec.oriented else planar
+        call = buf.calls.get((kernel, None if inputs is None else len(inputs)))
+        if call is None:
+            inputs = self._inputs(block, planar, oriented)
+            fn = getattr(block.spec.kernels, kernel)
+            if fn is None:
+                raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
+            slots = self._slots(block, buf, inputs)
+            lead = (block.X, *(out for _, out in slots), block.props)
+            call = buf.calls[(kernel, len(inputs))] = (fn, slots, lead, tuple(getattr(buf, name) for name in OUTPUTS[kernel]))
+        fn, slots, lead, outputs = call
+        self._gather(block, slots, inputs)
+        fn(*lead, *constants, *block_input, *outputs)
 
     def evaluate(self, kernel, planar, oriented=None, constants=(), block_inputs=None, only=None):
         """Yield (block, buffers) after calling ``kernel`` (a name of OUTPUTS) on each
