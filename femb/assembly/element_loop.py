@@ -18,12 +18,14 @@ types (nodes with 3-D rotations, ``spec.oriented``). Each input is gathered by i
 
 The kernel is then called as ``kernel(X, *gathered, p, *constants, *block_inputs,
 *outputs)``: ``constants`` are the same for every block (the mass kind), ``block_inputs``
-one tuple entry per block (the resultants of ``geometric_stiffness``), and the outputs are
-the block's work arrays named by ``OUTPUTS``: ``f`` (n_el, n_edof), ``K`` (n_el, n_edof,
-n_edof), ``s`` (n_el, n_resultants), ``e`` (n_el,). Every array is allocated on the first
-pass that needs it and reused by all later passes, so a problem that keeps one loop (its
-Assembler's) assembles without allocating. The loop is not re-entrant: a caller iterating
-``evaluate`` or ``each`` may call kernels of the block it holds, never another pass.
+a sequence with one array per block (the resultants of ``geometric_stiffness``), and the
+outputs are the block's work arrays named by ``OUTPUTS``: ``f`` (n_el, n_edof), ``K``
+(n_el, n_edof, n_edof), ``s`` (n_el, n_resultants), ``e`` (n_el,). Every array is
+allocated on the first pass that needs it and reused by all later passes, so a problem
+that keeps one loop (its Assembler's) allocates no element arrays after its first steps
+(the dynamic steps scatter into persistent global buffers too). The loop is not
+re-entrant: a caller iterating ``evaluate`` or ``each`` may call kernels of the block it
+holds, never another pass.
 
 Extending the loop (how the element kinds still to come plug in):
 
