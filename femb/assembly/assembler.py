@@ -84,17 +84,16 @@ class Assembler:
         self.loop.run("internal_force", *self._state(u, R), force=out)
         return out
 
-    def tangent(self, u, include_geometric=True, R=None, out=None):
+    def tangent(self, u, include_geometric=True, R=None):
         """Internal force (n_var,) and tangent stiffness (CSR over equations) at ``u``
         [and rotations R]. Oriented elements: derivative with respect to spatial spins, not
         symmetric away from equilibrium.
 
         With ``include_geometric=False`` the stress-dependent part is removed (material
-        stiffness only), for studies of its influence. ``out``: (f (n_var,), K CSR on the
-        table's pattern) overwritten and returned instead of new arrays.
+        stiffness only), for studies of its influence.
         """
-        f, data = (np.zeros(self.table.n_var), self._K_data) if out is None else (out[0], out[1].data)
-        f[:] = 0.0
+        f = np.zeros(self.table.n_var)
+        data = self._K_data
         data[:] = 0.0
         planar, oriented = self._state(u, R)
         if include_geometric:
@@ -104,7 +103,7 @@ class Assembler:
                 material_stiffness(block, buf, args)
                 scatter_vector(block.var, buf.f, f)
                 scatter_matrix(block.pos, buf.K, data)
-        return (f, self.table.csr(data.copy())) if out is None else out
+        return f, self.table.csr(data.copy())
 
     def geometric_stiffness(self, u, resultants, R=None):
         """Stress-dependent stiffness (CSR over equations) at ``u`` [and rotations R] for
