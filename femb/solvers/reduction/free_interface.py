@@ -150,51 +150,62 @@ class ComponentModeSynthesis:
         return self.cache[key]
 
     def _assemble(self):
+        """T, K = Tᵀ K̄ T and M = Tᵀ M̄ T, component block by component block (K̄, M̄, Φ̄ and
+        Ḡ are block-diagonal; the compatibility touches only interface rows)."""
         offsets = np.cumsum([0] + [c.n_dofs for c in self.components])
         mode_offsets = np.cumsum([0] + [r.modes.shape[1] for r in self.reduced])
-        n, n_p = int(offsets[-1]), int(mode_offsets[-1])
+        n_p = int(mode_offsets[-1])
         self.offsets, self.mode_offsets = offsets, mode_offsets
-        Phi = np.zeros((n, n_p))
-        G = np.zeros((n, n))
-        Kbar = np.zeros((n, n))
-        Mbar = np.zeros((n, n))
         first = {}
-        rows = []
-        for ci, (c, r) in enumerate(zip(self.components, self.reduced)):
-            s = slice(offsets[ci], offsets[ci + 1])
-            Phi[s, mode_offsets[ci]:mode_offsets[ci + 1]] = r.modes
-            G[s, s] = r.residual_flexibility
-            Kbar[s, s] = c.K
-            Mbar[s, s] = c.M
+        pairs = []  # (component, row) that must move with (component, row)
+        for ci, c in enumerate(self.components):
             for i, key in enumerate(c.dofs):
                 if key in first:
-                    rows.append((first[key], offsets[ci] + i))
+                    pairs.append((first[key], (ci, i)))
                 else:
-                    first[key] = offsets[ci] + i
-        if not rows and len(self.components) > 1:
+                    first[key] = (ci, i)
+        if not pairs and len(self.components) > 1:
             raise ModelError("the components share no DOF: nothing joins them", "components")
-        A = np.zeros((len(rows), n))
-        for k, (a, b) in enumerate(rows):
-            A[k, a], A[k, b] = 1.0, -1.0
-        if rows:
-            S = A @ G @ A.T
+        # per component: its interface rows and their compatibility signs (constraints × rows)
+        touched = [dict() for _ in self.components]
+        for k, ((ca, ia), (cb, ib)) in enumerate(pairs):
+            touched[ca].setdefault(ia, []).append((k, 1.0))
+            touched[cb].setdefault(ib, []).append((k, -1.0))
+        blocks = []
+        for ci, r in enumerate(self.reduced):
+            rows = np.array(sorted(touched[ci]), dtype=np.int64)
+            A_c = np.zeros((len(pairs), rows.size))
+            for j, row in enumerate(rows):
+                for k, sign in touched[ci][row]:
+                    A_c[k, j] = sign
+            blocks.append((rows, A_c))
+        n_con = len(pairs)
+        S = np.zeros((n_con, n_con))
+        APhi = np.zeros((n_con, n_p))
+        for ci, (r, (rows, A_c)) in enumerate(zip(self.reduced, blocks)):
+            S += A_c @ r.residual_flexibility[np.ix_(rows, rows)] @ A_c.T
+            APhi[:, mode_offsets[ci]:mode_offsets[ci + 1]] += A_c @ r.modes[rows]
+        if n_con:
             s = np.linalg.eigvalsh(0.5 * (S + S.T))
             if s[0] <= 1e-12 * max(s[-1], 1e-300):
                 raise ModelError("the interface residual flexibility A·G·Aᵀ is singular: keep fewer modes per "
                                  "component (the left-out modes must be able to flex every interface DOF)",
                                  "components")
-            T = Phi - G @ A.T @ np.linalg.solve(S, A @ Phi)
-        else:
-            T = Phi
-        self.T, self.Kbar, self.Mbar, self.A = T, Kbar, Mbar, A
-        K = T.T @ Kbar @ T
-        M = T.T @ Mbar @ T
+            X = np.linalg.solve(S, APhi)  # interface forces per unit modal amplitude (sign: −μ)
+        T = np.zeros((int(offsets[-1]), n_p))
+        K = np.zeros((n_p, n_p))
+        M = np.zeros((n_p, n_p))
+        for ci, (c, r, (rows, A_c)) in enumerate(zip(self.components, self.reduced, blocks)):
+            T_c = np.zeros((c.n_dofs, n_p))
+            T_c[:, mode_offsets[ci]:mode_offsets[ci + 1]] = r.modes
+            if n_con:
+                T_c -= r.residual_flexibility[:, rows] @ (A_c.T @ X)
+            T[offsets[ci]:offsets[ci + 1]] = T_c
+            K += T_c.T @ c.K @ T_c
+            M += T_c.T @ c.M @ T_c
+        self.T = T
         self.K, self.M = 0.5 * (K + K.T), 0.5 * (M + M.T)
-        self.interface_keys = sorted({self.components[self._component_of(a)].dofs[a - offsets[self._component_of(a)]]
-                                      for a, _ in rows})
-
-    def _component_of(self, row: int) -> int:
-        return int(np.searchsorted(self.offsets, row, side="right") - 1)
+        self.interface_keys = sorted(self.components[ca].dofs[ia] for (ca, ia), _ in pairs)
 
     @property
     def n_coordinates(self) -> int:

@@ -30,7 +30,7 @@ import scipy.linalg as sla
 from femb.core.errors import ConvergenceError, InputError
 from femb.model import Model
 from femb.solvers.reduction.free_interface import ComponentModeSynthesis
-from femb.solvers.reduction.substructures import element_set_matrices
+from femb.solvers.reduction.substructures import element_set_matrices, model_matrices
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,17 @@ class DesignVariable:
         The component whose matrices change.
     K, M : (n_c, n_c) float64
         ∂K_c/∂α and ∂M_c/∂α over the component's DOFs.
+    parts : tuple of str
+        The model's parts the variable scales (empty for variables given as matrices).
+    mass_kind : str
     """
 
     name: str
     component: str
     K: np.ndarray
     M: np.ndarray
+    parts: tuple = ()
+    mass_kind: str = "consistent"
 
 
 def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
@@ -58,7 +63,7 @@ def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, par
     linear in E) of ``parts`` scaled by 1 + α; the parts must belong to ``component``."""
     c = cms.components[cms.component_index(component)]
     K, M = element_set_matrices(model, parts, c.dofs, mass)
-    return DesignVariable(f"E of {'+'.join(parts)}", component, K, np.zeros_like(M))
+    return DesignVariable(f"E of {'+'.join(parts)}", component, K, np.zeros_like(M), tuple(parts), mass)
 
 
 def density(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
@@ -66,7 +71,7 @@ def density(model: Model, cms: ComponentModeSynthesis, component: str, parts: Se
     """Design variable α: density of ``parts`` scaled by 1 + α (mass linear in ρ)."""
     c = cms.components[cms.component_index(component)]
     K, M = element_set_matrices(model, parts, c.dofs, mass)
-    return DesignVariable(f"density of {'+'.join(parts)}", component, np.zeros_like(K), M)
+    return DesignVariable(f"density of {'+'.join(parts)}", component, np.zeros_like(K), M, tuple(parts), mass)
 
 
 @dataclass(frozen=True)
@@ -191,3 +196,48 @@ class StructuralModification:
             a = a - np.linalg.lstsq(J, r, rcond=None)[0]
         raise ConvergenceError(f"inverse modification did not reach the targets in {max_iter} iterations "
                                f"(relative residual {history[-1]:.2e})", history)
+
+    def full_reanalysis(self, model: Model, alpha, mass: str = "consistent") -> np.ndarray:
+        """Eigenvalues (ascending) of the unreduced ``model`` with the changes ``alpha``: K and
+        M of the whole model plus α_j times each variable's element-set matrices (exact for
+        these linear variables). The check forward and inverse results are judged by."""
+        a = self._alpha(alpha)
+        full = model_matrices(model, mass)
+        K, M = full.K.copy(), full.M.copy()
+        for aj, v in zip(a, self.variables):
+            if not v.parts:
+                raise InputError("a variable given as matrices has no parts to re-assemble", v.name)
+            Kj, Mj = element_set_matrices(model, v.parts, full.dofs, v.mass_kind)
+            if np.any(v.K):  # a stiffness variable (E): the element set's K scales
+                K += aj * Kj
+            if np.any(v.M):  # a mass variable (density): the element set's M scales
+                M += aj * Mj
+        return sla.eigh(K, M, eigvals_only=True)
+
+    def report(self, model: Model, alpha, modes: Sequence[int], targets: Mapping[int, float] = None) -> list:
+        """Rows of a modification table, one per mode i of ``modes``: baseline ω, forward
+        ω, full re-analysis ω (unreduced model), the forward result's relative error, and
+        the target ω where ``targets`` (i -> λ*) names one. Frequencies in rad per time unit."""
+        a = self._alpha(alpha)
+        forward = self.modify(a).frequencies
+        full = np.sqrt(np.maximum(self.full_reanalysis(model, a), 0.0))
+        rows = []
+        for i in modes:
+            rows.append({"mode": int(i), "baseline": float(self.baseline.frequencies[i]), "modified": float(forward[i]),
+                         "full": float(full[i]), "error": float(forward[i] / full[i] - 1.0) if full[i] > 0 else 0.0,
+                         "target": float(np.sqrt(targets[i])) if targets and i in targets else None,
+                         "alpha": {v.name: float(x) for v, x in zip(self.variables, a)}})
+        return rows
+
+
+def format_report(rows: Sequence[dict]) -> str:
+    """A plain-text table of ``StructuralModification.report`` rows."""
+    head = f"{'mode':>4}  {'baseline':>12}  {'modified':>12}  {'full':>12}  {'error':>10}  {'target':>12}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        target = f"{r['target']:12.6g}" if r["target"] is not None else " " * 12
+        lines.append(f"{r['mode']:>4}  {r['baseline']:12.6g}  {r['modified']:12.6g}  {r['full']:12.6g}  "
+                     f"{r['error']:10.2e}  {target}")
+    if rows:
+        lines.append("α: " + ", ".join(f"{k} = {v:.6g}" for k, v in rows[0]["alpha"].items()))
+    return "\n".join(lines)
