@@ -14,7 +14,8 @@
 Exit codes: 0 success; 1 analysis failure (no convergence, singular system, rendering
 impossible: the diagnostics are printed and results computed so far stay on disk);
 2 bad input (unknown keys, sets or values, unreadable files: the message names the
-culprit, no traceback).
+culprit, no traceback); 130 interrupted by Ctrl-C (history.csv and run.json are written,
+a dynamic step can be resumed with --restart).
 """
 import argparse
 import logging
@@ -24,7 +25,7 @@ from pathlib import Path
 import femb
 from femb.core.errors import FembError, InputError
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _parser():
@@ -84,8 +85,16 @@ def cmd_run(args):
     results = case.run(out, progress=not args.no_progress, restart=args.restart)
     for step, res in zip(case.steps[len(case.steps) - len(results):], results):
         print(f"  {step.name} ({step.type}): {len(res)} frames, last time/load factor {res.times[-1]:.6g}")
-    print(f"  written: {out / (case.output.name + '.pvd')}, {out / 'history.csv'}, {out / 'run.json'}")
+    print(f"  written: {', '.join(str(p) for p in written_files(case, out))}")
     return EXIT_OK
+
+
+def written_files(case, out):
+    """The result files a finished case run left in ``out`` (those its settings ask for)."""
+    names = ([case.output.name + ".pvd"] if case.output.vtk else []) + (["history.csv"] if case.output.history else []) + ["run.json"]
+    if case.output.vtk and case.output.surfaces is not None and (out / f"{case.output.name}_surface.pvd").exists():
+        names.insert(1, f"{case.output.name}_surface.pvd")
+    return [out / n for n in names if (out / n).exists()]
 
 
 def cmd_sweep(args):
@@ -139,6 +148,18 @@ def cmd_render(args):
     return EXIT_OK
 
 
+def _resume_hint(args, exc):
+    """The lines after "femb: interrupted": where the results are and how to continue."""
+    from femb.case.case import RunInterrupted
+
+    if not isinstance(exc, RunInterrupted):
+        return ""
+    text = f" in step {exc.step!r}; history.csv and run.json so far are in {exc.out_dir}"
+    if exc.restartable:
+        return text + f"\nfemb: resume with: femb run {args.case} --out {exc.out_dir} --restart"
+    return text + "\nfemb: this step cannot be resumed (only dynamic steps write checkpoints); run the case again"
+
+
 def _fmt(v):
     return "(" + ", ".join(f"{x:.6g}" for x in v) + ")"
 
@@ -158,6 +179,9 @@ def main(argv=None):
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
+    except KeyboardInterrupt as exc:  # Ctrl-C: what was computed is on disk (RunInterrupted says where)
+        print(f"\nfemb: interrupted{_resume_hint(args, exc)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
 
@@ -166,7 +190,7 @@ def main(argv=None):
     except InputError as exc:  # ModelError included
         print(f"femb: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         print(f"femb: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except _toml_error_types() as exc:

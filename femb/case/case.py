@@ -1,12 +1,14 @@
 """``load_case(path) -> Case`` and ``Case.run(out_dir)``: a TOML case file end to end."""
+import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from femb.case.build import ModelBuilder, build_mesh, read_materials, read_sections
-from femb.case.checkpoint import Checkpoint, case_fingerprint
+from femb.case.checkpoint import CHECKPOINT, FRAMES, Checkpoint, case_fingerprint
 from femb.case.schema import Context, Table, read_parameters
 from femb.case.steps import read_steps
 from femb.core.errors import InputError, ModelError
@@ -69,8 +71,17 @@ class Case:
         collection, grouped by step name), ``history.csv`` (a ``step`` column when there
         are several steps) and ``run.json``. Output is refreshed after every step, and
         after every increment or segment where the solver reports them, so a failed or
-        killed run keeps what was computed. Dynamic steps also keep ``checkpoint.npz``
-        (+ ``checkpoint_frames.bin``) current at every recorded frame.
+        killed run keeps what was computed (history.csv and run.json while a step runs: at
+        its first frame, then every few seconds). Dynamic steps also keep
+        ``checkpoint.npz`` (+ ``checkpoint_frames.bin``) current at every recorded frame.
+
+        A fresh run first removes what an earlier run wrote into ``out_dir`` (the files of
+        :func:`output_files`, for this output name and the one in the earlier run.json);
+        other files in the folder are left alone. An ``out_dir`` that is an existing file
+        is an InputError.
+
+        Ctrl-C (KeyboardInterrupt) stops the run after writing history.csv and run.json
+        (the step's status "interrupted") and raises :class:`RunInterrupted`.
 
         ``restart=True`` continues from the checkpoint in ``out_dir`` (InputError when
         there is none, or it belongs to another case): steps finished before it are not
@@ -83,21 +94,25 @@ class Case:
         SingularSystemError propagates after the frames computed so far have been
         written and run.json records the failure.
         """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        writer = PVDWriter(out, self.output.name, surfaces=self.output.surfaces) if self.output.vtk else None
+        out = prepare_output_folder(out_dir)
         ckpt = Checkpoint(out, self.fingerprint())
-        ckpt.writer = writer
-        done, stats, first, resume = [], [], 0, None
         if restart:
             resume = ckpt.load(self._n_var())
+        else:
+            removed = clear_previous_outputs(out, self.output.name)
+            if removed:
+                log.info("removed %d files of an earlier run from %s", len(removed), out)
+        writer = PVDWriter(out, self.output.name, surfaces=self.output.surfaces) if self.output.vtk else None
+        ckpt.writer = writer
+        done, stats, first = [], [], 0
+        if restart:
             first = resume.step_index
             done, stats = resume.completed_results(self.model), list(ckpt.stats)
             if writer is not None:
                 writer.restore(resume.meta["pvd_entries"])
             log.info("restarting step %r at frame %d", self.steps[first].name, resume.n_frames - 1)
         else:
-            ckpt.clear()
+            resume = None
         settings = {s.name: {"type": s.type, "settings": s.settings} for s in self.steps}
         referenced = {s.initial_state for s in self.steps if s.initial_state is not None}
         names = [s.name for s in self.steps]
@@ -110,7 +125,9 @@ class Case:
             streamer = FrameStreamer(writer, group=step.name, every=self.output.every, on_frame=_ticker(bar, dt)) if writer else None
             if streamer is not None:
                 streamer.resume(n_before)
-            on_frame = streamer if streamer else _catch_up(bar, dt)
+            recorder = _Recorder(streamer if streamer else _catch_up(bar, dt),
+                                 lambda latest: self._write_records(out, done + [latest], settings, stats + [{"step": step.name, "status": "running"}]))
+            on_frame = recorder
             checkpoint = ckpt.step(index, step.name, step_resume) if step.restartable else None
             start = time.perf_counter()
             try:
@@ -121,6 +138,16 @@ class Case:
                     u0, v0 = end_state(done[names.index(step.initial_state)], step.initial_state)
                     initial = (u0, v0, step.initial_state, not self.smoke)
                 results = step.run(self.model, on_frame, checkpoint, start=initial)
+            except KeyboardInterrupt:
+                if checkpoint is not None:
+                    checkpoint.close()
+                bar.close()
+                runs = done + ([recorder.latest] if recorder.latest is not None else [])
+                stats.append({"step": step.name, "status": "interrupted", "seconds": time.perf_counter() - start,
+                              "frames": len(recorder.latest) if recorder.latest is not None else 0})
+                self._write_records(out, runs, settings, stats)
+                restartable = step.restartable and ckpt.path.exists()
+                raise RunInterrupted(out, step.name, restartable) from None
             except Exception as exc:
                 if checkpoint is not None:
                     checkpoint.close()
@@ -155,8 +182,93 @@ class Case:
     def _write_records(self, out, runs, settings, stats):
         if self.output.history and runs:
             write_history_csv(runs if len(self.steps) > 1 else runs[0], out / "history.csv")
-        extra = {"case": str(self.path), "title": self.title, "parameters": self.parameters, "smoke": self.smoke, "steps": stats}
+        extra = {"case": str(self.path), "title": self.title, "parameters": self.parameters, "smoke": self.smoke,
+                 "output": {"name": self.output.name, "vtk": self.output.vtk, "history": self.output.history}, "steps": stats}
         write_run_json(out / "run.json", self.model, runs, settings, extra)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A case run stopped by Ctrl-C (SIGINT) after writing what it had computed:
+    ``out_dir``, the interrupted ``step`` name and whether ``--restart`` can continue it
+    (``restartable``: a dynamic step with a checkpoint). A KeyboardInterrupt, so code that
+    does not handle it stops as on any Ctrl-C."""
+
+    def __init__(self, out_dir, step, restartable):
+        self.out_dir = Path(out_dir)
+        self.step = step
+        self.restartable = restartable
+        super().__init__(f"run interrupted in step {step!r}; results so far in {self.out_dir}")
+
+
+def prepare_output_folder(out_dir):
+    """Create the output folder ``out_dir`` (and its parents); InputError when it, or a
+    parent, is an existing file."""
+    out = Path(out_dir)
+    for p in (out, *out.parents):
+        if p.exists() and not p.is_dir():
+            raise InputError(f"output folder {str(out)!r}: {str(p)!r} is an existing file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+FIXED_OUTPUTS = ("history.csv", "run.json", CHECKPOINT, FRAMES)
+
+
+def output_files(out_dir, name):
+    """The files of ``out_dir`` that a case run with output name ``name`` writes:
+    ``<name>.pvd``, ``<name>_<5 digits>.vtu``, the surface collection ``<name>_surface.pvd``
+    and its ``<name>_surface_<5 digits>.vtu``, history.csv, run.json, the checkpoint files
+    and femb's temporary files of them (``<file>.part``, ``.<file>.*.tmp``)."""
+    out = Path(out_dir)
+    frame = re.compile(rf"{re.escape(name)}(_surface)?_\d{{5}}\.vtu(\.part)?")
+    fixed = {f"{name}.pvd", f"{name}_surface.pvd", *FIXED_OUTPUTS}
+    temporary = re.compile(r"\.(" + "|".join(re.escape(f) for f in fixed) + r")\..+\.tmp")
+    return sorted(p for p in out.iterdir() if p.is_file() and (p.name in fixed or frame.fullmatch(p.name) or temporary.fullmatch(p.name)))
+
+
+def clear_previous_outputs(out_dir, name):
+    """Remove what an earlier case run wrote into ``out_dir`` (its output name read from
+    its run.json, and ``name``): the files listed by :func:`output_files`, nothing else.
+    Returns the removed paths."""
+    out = Path(out_dir)
+    names = {name}
+    try:
+        previous = json.loads((out / "run.json").read_text(encoding="utf-8"))["output"]["name"]
+        if isinstance(previous, str) and previous:
+            names.add(previous)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    removed = []
+    for n in sorted(names):
+        for p in output_files(out, n):
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
+
+
+class _Recorder:
+    """on_frame wrapper of a running step: passes every call on to ``inner``, keeps the
+    latest Results (``latest``) and refreshes history.csv and run.json through
+    ``write(latest)`` at the first frame and then at most every few seconds (and never
+    taking more than a tenth of the run time), so a killed run leaves a readable history."""
+
+    def __init__(self, inner, write, interval=2.0):
+        self.inner = inner
+        self.write = write
+        self.interval = interval
+        self.latest = None
+        self._last = None
+        self._cost = 0.0
+
+    def __call__(self, results):
+        value = self.inner(results)
+        self.latest = results
+        now = time.perf_counter()
+        if len(results) and (self._last is None or now - self._last > max(self.interval, 10.0 * self._cost)):
+            self.write(results)
+            self._last = time.perf_counter()
+            self._cost = self._last - now
+        return value
 
 
 class _NoBar:
@@ -369,4 +481,4 @@ def run_case(path, out_dir, progress=True, restart=False, smoke=None):
     return load_case(path, smoke).run(out_dir, progress, restart)
 
 
-__all__ = ["Case", "OutputSettings", "load_case", "run_case"]
+__all__ = ["Case", "OutputSettings", "RunInterrupted", "clear_previous_outputs", "load_case", "output_files", "run_case"]
