@@ -3,6 +3,7 @@ import json
 import logging
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,10 @@ class Case:
         continues from its last recorded frame, and the collection, history.csv and
         run.json are continued. The continuation is bit for bit the same as an
         uninterrupted run.
+
+        ``progress``: show a progress display on stderr: a tqdm bar when stderr is a
+        terminal, otherwise a line at every tenth of a step's frames (and at least every
+        minute), so logs of batch runs are not flooded; False: none.
 
         Returns the list of Results (one per step). A ConvergenceError or
         SingularSystemError propagates after the frames computed so far have been
@@ -315,14 +320,65 @@ def _catch_up(bar, dt=None):
     return tick
 
 
-def _progress_bar(step, progress, initial=0):
+class _LineProgress:
+    """Progress for a stream that is not a terminal (a log file, a pipe, CI): whole lines
+    ``<desc>: k/N frames (p %), t=..., ...`` at every tenth of the frames and at most every
+    ``interval`` seconds otherwise, and a last line when the step ends, instead of a bar
+    redrawn with carriage returns for every frame."""
+
+    def __init__(self, total, initial, desc, stream, interval=60.0):
+        self.total = total
+        self.n = initial
+        self.desc = desc
+        self.stream = stream
+        self.interval = interval
+        self.postfix = {}
+        self._last_time = time.monotonic()
+        self._last_tenth = self._tenth()
+        self._last_n = None
+
+    def _tenth(self):
+        return int(10 * self.n / self.total) if self.total else 0
+
+    def update(self, k=1):
+        self.n += k
+
+    def set_postfix(self, postfix=None, refresh=True, **kwargs):
+        self.postfix = dict(postfix or {}, **kwargs)
+        now = time.monotonic()
+        tenth = self._tenth()
+        if tenth > self._last_tenth or now - self._last_time >= self.interval:
+            self._emit()
+            self._last_tenth, self._last_time = tenth, now
+
+    def _emit(self):
+        count = f"{self.n}/{self.total}" if self.total else f"{self.n}"
+        share = f" ({100.0 * self.n / self.total:.0f} %)" if self.total else ""
+        status = "".join(f", {k}={v}" for k, v in self.postfix.items())
+        self.stream.write(f"{self.desc}: {count} frames{share}{status}\n")
+        self.stream.flush()
+        self._last_n = self.n
+
+    def close(self):
+        if self._last_n != self.n:
+            self._emit()
+
+
+def _progress_bar(step, progress, initial=0, stream=None):
+    """Progress display of a step on ``stream`` (default sys.stderr): None/False: nothing;
+    True: a tqdm bar on a terminal, sparse whole lines (:class:`_LineProgress`) otherwise."""
     if not progress:
         bar = _NoBar()
         bar.n = initial
         return bar
+    stream = sys.stderr if stream is None else stream
+    desc = f"{step.name} ({step.type})"
+    isatty = getattr(stream, "isatty", None)
+    if not (isatty is not None and isatty()):
+        return _LineProgress(step.expected_frames(), initial, desc, stream)
     from tqdm import tqdm
 
-    return tqdm(total=step.expected_frames(), initial=initial, desc=f"{step.name} ({step.type})", unit="frame", leave=True)
+    return tqdm(total=step.expected_frames(), initial=initial, desc=desc, unit="frame", leave=True, file=stream)
 
 
 def _read_output(table, ctx):
