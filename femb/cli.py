@@ -3,12 +3,15 @@
     femb run CASE.toml --out DIR      run a case file (progress bar, results in DIR)
         --restart                     continue a killed run from DIR/checkpoint.npz
         --smoke                       shortened steps (also: FEMB_SMOKE=1), a quick check
+        --max-memory-gb / --max-output-gb GB
+                                      size limits of the run (estimated before it starts)
     femb sweep CASE.toml --param NAME=v1,v2 [--param ...] --out DIR
                                       run a case per combination of parameter values
         --jobs N / --scheduler ADDR   local process pool / Dask cluster; DIR/sweep.csv
     femb info MESH                    sets, cell types, counts and bounding box of a mesh file
     femb render DIR --frame N --png FILE
                                       picture of one frame of a result folder
+        --scalars NAME --warp W --length-unit m --title TEXT
     femb --version
 
 Exit codes: 0 success; 1 analysis failure (no convergence, singular system, rendering
@@ -41,6 +44,10 @@ def _parser():
     run.add_argument("--restart", action="store_true", help="continue from the checkpoint in the output folder (dynamic steps)")
     run.add_argument("--smoke", action="store_true",
                      help="smoke run: every step shortened to a few increments or recorded frames (also FEMB_SMOKE=1)")
+    run.add_argument("--max-memory-gb", type=float, metavar="GB",
+                     help="refuse a run estimated to need more memory (default: [output] max_memory_gb, else 8)")
+    run.add_argument("--max-output-gb", type=float, metavar="GB",
+                     help="refuse a run estimated to write more (default: [output] max_output_gb, else 10)")
     run.set_defaults(func=cmd_run)
 
     sweep = sub.add_parser("sweep", help="run a case for every combination of parameter values")
@@ -61,8 +68,11 @@ def _parser():
     render.add_argument("source", help="result folder, .pvd or .vtu")
     render.add_argument("--frame", type=int, default=-1, help="frame index (negative: from the end; default: last)")
     render.add_argument("--png", required=True, help="output PNG file")
-    render.add_argument("--scalars", default="displacement", help="point or cell array to colour by")
-    render.add_argument("--warp", type=float, default=1.0, help="displacement scale")
+    render.add_argument("--scalars", default="displacement", help="point or cell array to colour by (an unknown name lists the arrays)")
+    render.add_argument("--warp", type=float, default=1.0,
+                        help="scale of the deformation relative to each part's rigid motion (default 1: the computed shape)")
+    render.add_argument("--length-unit", default="", metavar="UNIT", help="unit of the coordinates for the axis titles, e.g. m")
+    render.add_argument("--title", help="title of the picture (default: frame, time, what the colour shows, the warp)")
     render.add_argument("--backend", choices=("auto", "pyvista", "matplotlib"), default="auto")
     render.set_defaults(func=cmd_render)
 
@@ -75,7 +85,11 @@ def _parser():
 def cmd_run(args):
     from femb.case import load_case
 
-    case = load_case(args.case, smoke=True if args.smoke else None)
+    for flag, value in (("--max-memory-gb", args.max_memory_gb), ("--max-output-gb", args.max_output_gb)):
+        if value is not None and not value > 0:
+            raise InputError(f"{flag} must be > 0, got {value:g}")
+    limits = {"memory_gb": args.max_memory_gb, "output_gb": args.max_output_gb}
+    case = load_case(args.case, smoke=True if args.smoke else None, limits=limits)
     out = Path(args.out) if args.out else Path(f"{Path(args.case).stem}_out")
     mode = " [smoke run]" if case.smoke else ""
     print(f"femb {femb.__version__}: {case.title or case.model.name} ({case.model.mesh.n_nodes} nodes, {len(case.steps)} step(s)) -> {out}{mode}")
@@ -142,7 +156,8 @@ def cmd_info(args):
 def cmd_render(args):
     from femb.export import render_png
 
-    backend = render_png(args.source, args.frame, args.png, scalars=args.scalars, warp=args.warp, backend=args.backend)
+    backend = render_png(args.source, args.frame, args.png, scalars=args.scalars, warp=args.warp, backend=args.backend,
+                         title=args.title, length_unit=args.length_unit or None)
     note = " (pyvista could not render off-screen; matplotlib fallback)" if backend == "matplotlib" and args.backend == "auto" else ""
     print(f"wrote {args.png} with {backend}{note}")
     return EXIT_OK

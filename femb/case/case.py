@@ -10,6 +10,7 @@ from pathlib import Path
 
 from femb.case.build import ModelBuilder, build_mesh, read_materials, read_sections
 from femb.case.checkpoint import CHECKPOINT, FRAMES, Checkpoint, case_fingerprint
+from femb.case.limits import DEFAULT_MEMORY_GB, DEFAULT_OUTPUT_GB, Limits, check_case_size
 from femb.case.schema import Context, Table, read_parameters
 from femb.case.steps import read_steps
 from femb.core.errors import InputError, ModelError
@@ -24,7 +25,7 @@ log = logging.getLogger(__name__)
 
 TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "discrete", "rigid_links", "fix", "prescribe", "ties", "joints",
                   "markers", "loads", "initial_velocity", "steps", "output"]
-OUTPUT_KEYS = ["vtk", "frames", "history", "name", "surfaces"]
+OUTPUT_KEYS = ["vtk", "frames", "history", "name", "surfaces", "max_memory_gb", "max_output_gb"]
 SURFACE_KEYS = ["shape", "width", "height", "diameter", "segments"]
 
 
@@ -34,13 +35,16 @@ class OutputSettings:
     last frame of each step always) into ``<name>.pvd``, ``history`` as history.csv;
     run.json is always written. ``surfaces``: None, or True (every bar/beam part with a
     section) or {part: outline dict} — the extruded cross-sections, ``<name>_surface.pvd``
-    (femb.export.surfaces)."""
+    (femb.export.surfaces). ``max_memory_gb``, ``max_output_gb``: the size limits of
+    the run (femb.case.limits; None: the defaults)."""
 
     vtk: bool = True
     frames: object = "all"
     history: bool = True
     name: str = "results"
     surfaces: object = None
+    max_memory_gb: float = None
+    max_output_gb: float = None
 
     @property
     def every(self):
@@ -61,6 +65,7 @@ class Case:
     parameters: dict = field(default_factory=dict)
     title: str = ""
     smoke: bool = False
+    limits: Limits = field(default_factory=Limits)
 
     def fingerprint(self):
         return case_fingerprint(self.path, self.smoke)
@@ -91,6 +96,9 @@ class Case:
         run.json are continued. The continuation is bit for bit the same as an
         uninterrupted run.
 
+        Before anything runs, the memory and output the run needs are estimated; beyond
+        ``self.limits`` (femb.case.limits) it is an InputError naming the keys.
+
         ``progress``: show a progress display on stderr: a tqdm bar when stderr is a
         terminal, otherwise a line at every tenth of a step's frames (and at least every
         minute), so logs of batch runs are not flooded; False: none.
@@ -99,6 +107,7 @@ class Case:
         SingularSystemError propagates after the frames computed so far have been
         written and run.json records the failure.
         """
+        check_case_size(self, self.limits)
         out = prepare_output_folder(out_dir)
         ckpt = Checkpoint(out, self.fingerprint())
         if restart:
@@ -393,6 +402,8 @@ def _read_output(table, ctx):
         if frames != "all" and (isinstance(frames, bool) or not isinstance(frames, int) or frames < 1):
             ctx.fail(table.key_path("frames"), f"expected \"all\" or a positive integer (every n-th frame), got {frames!r}")
         out.frames = frames
+        out.max_memory_gb = table.take("max_memory_gb", "number", positive=True)
+        out.max_output_gb = table.take("max_output_gb", "number", positive=True)
     with ctx.guard():
         out.surfaces = _read_surfaces(table, ctx)
     table.done()
@@ -465,7 +476,7 @@ def smoke_requested():
     return os.environ.get("FEMB_SMOKE", "").strip().lower() in ("1", "yes", "true", "on")
 
 
-def load_case(path, smoke=None, parameters=None):
+def load_case(path, smoke=None, parameters=None, limits=None):
     """Read the TOML case file ``path`` into a validated :class:`Case`.
 
     ``smoke=True`` shortens every step for a quick check that the case runs (static: the
@@ -473,6 +484,9 @@ def load_case(path, smoke=None, parameters=None):
     buckling and modal unchanged); None: as the environment variable FEMB_SMOKE says.
     ``parameters``: {name: number} replacing entries of the case's ``[parameters]``
     (parameters defined from them follow); an unknown name is an InputError.
+    ``limits``: {"memory_gb": GB, "output_gb": GB} overriding ``[output] max_memory_gb``
+    and ``max_output_gb`` (femb.case.limits); a generated mesh beyond the memory limit is
+    refused before it is generated, a run beyond them by ``Case.run``.
 
     Raises InputError naming the file and every problem (key path and value), or
     ModelError when the model assembled from valid tables is inconsistent.
@@ -501,6 +515,14 @@ def load_case(path, smoke=None, parameters=None):
         title = doc.take("title", "string", default="")
     with ctx.guard():
         read_parameters(doc.sub("parameters"), ctx)
+    output = OutputSettings()
+    with ctx.guard():
+        output = _read_output(doc.sub("output", OUTPUT_KEYS), ctx)
+    size_limits = Limits(output.max_memory_gb or DEFAULT_MEMORY_GB, output.max_output_gb or DEFAULT_OUTPUT_GB)
+    for key, value in (limits or {}).items():
+        if value is not None:
+            setattr(size_limits, key, float(value))
+    ctx.limits = size_limits
     mesh, materials, sections = None, {}, {}
     with ctx.guard():
         mesh = build_mesh(doc.sub("mesh", required=True), ctx, path.parent)
@@ -508,11 +530,9 @@ def load_case(path, smoke=None, parameters=None):
         materials = read_materials(doc.sub("materials"), ctx)
     with ctx.guard():
         sections = read_sections(doc.sub("sections"), ctx)
-    steps, output = [], OutputSettings()
+    steps = []
     with ctx.guard():
         steps = read_steps(doc, ctx)
-    with ctx.guard():
-        output = _read_output(doc.sub("output", OUTPUT_KEYS), ctx)
     model = None
     if mesh is not None:
         with ctx.guard():
@@ -529,7 +549,7 @@ def load_case(path, smoke=None, parameters=None):
         raise ModelError(problems, f"{where}: model {model.name!r}")
     if smoke:
         steps = [s.smoke() for s in steps]
-    return Case(path, model, steps, output, dict(ctx.parameters), title, smoke)
+    return Case(path, model, steps, output, dict(ctx.parameters), title, smoke, size_limits)
 
 
 def run_case(path, out_dir, progress=True, restart=False, smoke=None):
