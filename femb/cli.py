@@ -170,6 +170,8 @@ def _resume_hint(args, exc):
     if not isinstance(exc, RunInterrupted):
         return ""
     text = f" in step {exc.step!r}; history.csv and run.json so far are in {exc.out_dir}"
+    if args.command != "run":  # a sweep's runs carry parameter overrides: rerun the sweep
+        return text
     if exc.restartable:
         return text + f"\nfemb: resume with: femb run {args.case} --out {exc.out_dir} --restart"
     return text + "\nfemb: this step cannot be resumed (only dynamic steps write checkpoints); run the case again"

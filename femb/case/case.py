@@ -68,7 +68,7 @@ class Case:
     limits: Limits = field(default_factory=Limits)
 
     def fingerprint(self):
-        return case_fingerprint(self.path, self.smoke)
+        return case_fingerprint(self.path, self.smoke, self.parameters)
 
     def run(self, out_dir, progress=True, restart=False):
         """Run every step in order, each from the undeformed state (a dynamic step with

@@ -131,3 +131,58 @@ def test_ctrl_c_in_a_static_step_says_it_cannot_resume(capsys, write_case, tmp_p
     code, _, err = run_cli(capsys, "run", write_case(), "--out", tmp_path / "o", "--no-progress")
     assert code == 130 and "cannot be resumed" in err and "--restart" not in err
     assert json.loads((tmp_path / "o" / "run.json").read_text())["steps"][-1]["status"] == "interrupted"
+
+
+def test_restart_refuses_a_checkpoint_of_other_parameter_values(write_case, tmp_path, monkeypatch):
+    """A sweep's run (parameters overridden) must not be continued with the case's own
+    values: that would splice two different models into one history."""
+    from femb.core.errors import InputError
+
+    path = write_case(DYNAMIC_CASE.replace("SCHEME", ""))
+    _stop_after(monkeypatch, 3, Killed())
+    with pytest.raises(Killed):
+        load_case(path, parameters={"v0": 2.0}).run(tmp_path / "out", progress=False)
+    monkeypatch.undo()
+    with pytest.raises(InputError, match="other parameter values"):
+        load_case(path).run(tmp_path / "out", progress=False, restart=True)
+    done = load_case(path, parameters={"v0": 2.0}).run(tmp_path / "out", progress=False, restart=True)
+    assert len(done[0]) == 33
+
+
+def test_ctrl_c_of_a_real_process_exits_130_and_resumes(tmp_path):
+    """SIGINT to a running ``femb run`` (wherever it lands: numba kernels, sparse solves,
+    file writes): exit 130, no traceback, a history, the resume command; the resumed run
+    ends as the uninterrupted one."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.io.conftest import ROOT
+    from tests.io.test_restart import checkpoint_meta, small_slider_crank
+
+    case = small_slider_crank(tmp_path)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "femb.cli", "run", str(case), "--out", str(out)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if checkpoint_meta(out)["frames"] >= 10:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "femb: interrupted in step 'crank'" in err
+    assert f"femb run {case} --out {out} --restart" in err
+    rows = history_rows(out / "history.csv")
+    assert len(rows) >= 10 and json.loads((out / "run.json").read_text())["steps"][-1]["status"] == "interrupted"
+    resumed = subprocess.run(cmd + ["--restart", "--no-progress"], env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(history_rows(out / "history.csv")) == 127 and len(read_pvd(out / "results.pvd")) == 127
