@@ -69,3 +69,10 @@ def test_frame_schedule_is_computed_on_demand():
     assert len(huge) == 10**15 + 1 and huge[-1] == 10**15 and huge[123] == 123
     with pytest.raises(IndexError):
         huge[10**15 + 1]
+
+
+def test_smoke_run_of_a_huge_static_step_runs_its_first_two_increments(write_case, tmp_path):
+    code, out, err = run_capped("run", write_case(replace=[("steps = 2", "steps = 1000000000")]), "--out", tmp_path / "o",
+                                "--no-progress", "--smoke")
+    assert code == 0, err
+    assert "step0 (static): 3 frames, last time/load factor 2e-09" in out
