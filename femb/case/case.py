@@ -130,62 +130,70 @@ class Case:
         settings = {s.name: {"type": s.type, "settings": s.settings} for s in self.steps}
         referenced = {s.initial_state for s in self.steps if s.initial_state is not None}
         names = [s.name for s in self.steps]
-        for index in range(first, len(self.steps)):
-            step = self.steps[index]
-            step_resume = resume if resume is not None and index == first else None
-            n_before = step_resume.n_frames if step_resume is not None else 0
-            bar = _progress_bar(step, progress, n_before)
-            dt = step.settings.get("dt") if isinstance(step.settings, dict) else getattr(step.settings, "dt", None)
-            streamer = FrameStreamer(writer, group=step.name, every=self.output.every, on_frame=_ticker(bar, dt)) if writer else None
-            if streamer is not None:
-                streamer.resume(n_before)
-            recorder = _Recorder(streamer if streamer else _catch_up(bar, dt),
-                                 lambda latest: self._write_records(out, done + [latest], settings, stats + [{"step": step.name, "status": "running"}]))
-            on_frame = recorder
-            checkpoint = ckpt.step(index, step.name, step_resume) if step.restartable else None
-            start = time.perf_counter()
-            try:
-                initial = None
-                if step.initial_state is not None and not (step_resume is not None and n_before):
-                    from femb.case.initial_state import end_state
+        index = first
+        try:
+            for index in range(first, len(self.steps)):
+                step = self.steps[index]
+                step_resume = resume if resume is not None and index == first else None
+                n_before = step_resume.n_frames if step_resume is not None else 0
+                bar = _progress_bar(step, progress, n_before)
+                dt = step.settings.get("dt") if isinstance(step.settings, dict) else getattr(step.settings, "dt", None)
+                streamer = FrameStreamer(writer, group=step.name, every=self.output.every, on_frame=_ticker(bar, dt)) if writer else None
+                if streamer is not None:
+                    streamer.resume(n_before)
+                running = [{"step": step.name, "status": "running"}]
+                recorder = _Recorder(streamer if streamer else _catch_up(bar, dt),
+                                     lambda latest, running=running: self._write_records(out, done + [latest], settings, stats + running))
+                on_frame = recorder
+                checkpoint = ckpt.step(index, step.name, step_resume) if step.restartable else None
+                start = time.perf_counter()
+                try:
+                    initial = None
+                    if step.initial_state is not None and not (step_resume is not None and n_before):
+                        from femb.case.initial_state import end_state
 
-                    u0, v0 = end_state(done[names.index(step.initial_state)], step.initial_state)
-                    initial = (u0, v0, step.initial_state, not self.smoke)
-                results = step.run(self.model, on_frame, checkpoint, start=initial)
-            except KeyboardInterrupt:
+                        u0, v0 = end_state(done[names.index(step.initial_state)], step.initial_state)
+                        initial = (u0, v0, step.initial_state, not self.smoke)
+                    results = step.run(self.model, on_frame, checkpoint, start=initial)
+                except KeyboardInterrupt:
+                    if checkpoint is not None:
+                        checkpoint.close()
+                    bar.close()
+                    runs = done + ([recorder.latest] if recorder.latest is not None else [])
+                    stats.append({"step": step.name, "status": "interrupted", "seconds": time.perf_counter() - start,
+                                  "frames": len(recorder.latest) if recorder.latest is not None else 0})
+                    self._write_records(out, runs, settings, stats)
+                    restartable = step.restartable and ckpt.path.exists()
+                    raise RunInterrupted(out, step.name, restartable) from None
+                except Exception as exc:
+                    if checkpoint is not None:
+                        checkpoint.close()
+                    partial = getattr(exc, "results", None)
+                    if partial is not None and streamer is not None:
+                        streamer.finish(partial)
+                    runs = done + ([partial] if partial is not None else [])
+                    stats.append({"step": step.name, "status": "failed", "error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - start})
+                    self._write_records(out, runs, settings, stats)
+                    bar.close()
+                    if type(exc) in (InputError, ModelError) and exc.where is None:  # a solver's refusal: name the case and step
+                        raise type(exc)(exc.problems, f"{self.path}: steps[{index}] ({step.name})") from exc
+                    raise
                 if checkpoint is not None:
                     checkpoint.close()
+                if streamer is not None:
+                    streamer.finish(results)
                 bar.close()
-                runs = done + ([recorder.latest] if recorder.latest is not None else [])
-                stats.append({"step": step.name, "status": "interrupted", "seconds": time.perf_counter() - start,
-                              "frames": len(recorder.latest) if recorder.latest is not None else 0})
-                self._write_records(out, runs, settings, stats)
-                restartable = step.restartable and ckpt.path.exists()
-                raise RunInterrupted(out, step.name, restartable) from None
-            except Exception as exc:
-                if checkpoint is not None:
-                    checkpoint.close()
-                partial = getattr(exc, "results", None)
-                if partial is not None and streamer is not None:
-                    streamer.finish(partial)
-                runs = done + ([partial] if partial is not None else [])
-                stats.append({"step": step.name, "status": "failed", "error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - start})
-                self._write_records(out, runs, settings, stats)
-                bar.close()
-                if type(exc) in (InputError, ModelError) and exc.where is None:  # a solver's refusal: name the case and step
-                    raise type(exc)(exc.problems, f"{self.path}: steps[{index}] ({step.name})") from exc
-                raise
-            if checkpoint is not None:
-                checkpoint.close()
-            if streamer is not None:
-                streamer.finish(results)
-            bar.close()
-            done.append(results)
-            stats.append({"step": step.name, "status": "completed", "frames": len(results), "seconds": time.perf_counter() - start,
-                          **({"restarted_at_frame": n_before - 1} if n_before else {})})
-            ckpt.complete_step(results, stats, keep_state=step.name in referenced)
+                done.append(results)
+                stats.append({"step": step.name, "status": "completed", "frames": len(results), "seconds": time.perf_counter() - start,
+                              **({"restarted_at_frame": n_before - 1} if n_before else {})})
+                ckpt.complete_step(results, stats, keep_state=step.name in referenced)
+                self._write_records(out, done, settings, stats)
+                log.info("step %r: %d frames in %.2f s", step.name, len(results), stats[-1]["seconds"])
+        except RunInterrupted:
+            raise
+        except KeyboardInterrupt:  # between two steps, or while a finished step's records were written
             self._write_records(out, done, settings, stats)
-            log.info("step %r: %d frames in %.2f s", step.name, len(results), stats[-1]["seconds"])
+            raise RunInterrupted(out, self.steps[min(index, len(self.steps) - 1)].name, ckpt.path.exists()) from None
         return done
 
     def _n_var(self):

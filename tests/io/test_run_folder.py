@@ -186,3 +186,17 @@ def test_ctrl_c_of_a_real_process_exits_130_and_resumes(tmp_path):
     resumed = subprocess.run(cmd + ["--restart", "--no-progress"], env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert len(history_rows(out / "history.csv")) == 127 and len(read_pvd(out / "results.pvd")) == 127
+
+
+def test_ctrl_c_between_steps_is_a_clean_stop(capsys, write_case, tmp_path, monkeypatch):
+    import femb.case.checkpoint as checkpoint
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(checkpoint.Checkpoint, "complete_step", interrupted)
+    code, _, err = run_cli(capsys, "run", write_case(), "--out", tmp_path / "o", "--no-progress")
+    assert code == 130 and "interrupted in step 'step0'" in err and "cannot be resumed" in err
+    record = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert record["steps"] == [{**record["steps"][0], "step": "step0", "status": "completed"}]
+    assert len(history_rows(tmp_path / "o" / "history.csv")) == 3
