@@ -261,11 +261,13 @@ def coincident_unconnected_nodes(model, node_var, points, used):
         return []
     candidates = sorted((int(index[a]), int(index[b])) if index[a] < index[b] else (int(index[b]), int(index[a])) for a, b in pairs)
     linked = set()
-    for part in model.parts.values():  # nodes of one element
+    involved = np.unique(np.array(candidates, dtype=np.int64).ravel())
+    wanted = set(involved.tolist())
+    for part in model.parts.values():  # nodes of one element (one pass over the cells)
         conn = model.mesh.cells[part.cells].connectivity
-        for i, j in candidates:
-            if np.any(np.any(conn == i, axis=1) & np.any(conn == j, axis=1)):
-                linked.add((i, j))
+        for row in conn[np.isin(conn, involved).sum(axis=1) >= 2]:
+            nodes = sorted(n for n in set(row.tolist()) if n in wanted)
+            linked.update((a, b) for k, a in enumerate(nodes) for b in nodes[k + 1:])
     for joint in model.joints:  # nodes named by one joint
         named = set()
         for sel in (joint.node_a, joint.node_b, *(t[0] for t in (joint.terms or ()))):

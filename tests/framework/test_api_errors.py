@@ -122,6 +122,19 @@ def test_coincident_unconnected_nodes_are_named(caplog):
     assert "same position" not in caplog.text
 
 
+def test_coincident_nodes_joined_by_a_joint_are_not_named(caplog):
+    from femb.correlation import build_table
+
+    mesh = Mesh.merge(line_mesh((0, 0), (1, 0), 2, "a"), line_mesh((1, 0), (2, 0), 2, "b"))
+    model = Model(mesh, name="hinged")
+    for p in "ab":
+        model.add_part(p, p, "beam2d", Material(E=1.0), Section(A=1.0, I=1.0))
+    model.coincide(2, 3, name="hinge")
+    with caplog.at_level(logging.WARNING):
+        build_table(model)
+    assert "same position" not in caplog.text
+
+
 @pytest.mark.xfail(strict=True, reason="the check lives in femb/solvers (static): a one-line change the lead applies")
 def test_solve_static_steps_0_is_an_input_error_naming_the_argument():
     model = cantilever()
