@@ -87,7 +87,7 @@ class Section:
 
     def __post_init__(self):
         _check_numbers(self, "section", ("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"),
-                       optional=("I", "Iy", "Iz", "J", "shear_factor", "Ip"))
+                       optional=("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"))  # a missing area: the element says it needs one
 
     @property
     def second_moment_z(self):
