@@ -135,8 +135,9 @@ def main(argv=None):
     k = nearest_frame(pvd, t[int(np.argmin(np.abs(theta - angle)))] if np.isfinite(angle) else t[-1])
     t_k = read_pvd(pvd)[k][0]
     mech = out / "mechanism_first_peak.png"
-    backend = render_png(pvd, k, mech, scalars="M1", backend=args.backend, label="bending moment M1 [N m]",
-                         title=f"rod at the first deflection peak: t = {1e3 * t_k:.2f} ms, crank angle {np.degrees(p['omega'] * t_k):.1f} deg")
+    backend = render_png(pvd, k, mech, scalars="M1", backend=args.backend, label="bending moment M1 [N m]", length_unit="m",
+                         title=f"rod at the first deflection peak: t = {1e3 * t_k:.2f} ms, crank angle {np.degrees(p['omega'] * t_k):.1f} deg\n"
+                               "true deformed shape, coloured by the bending moment")
     plot_deflection(out / "midpoint_deflection.png", theta, w, peak, angle)
     plot_energy(out / "energy_balance.png", t, h)
 

@@ -9,6 +9,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from femb.core.errors import ModelError
+
 DOF_NAMES_2D = ("ux", "uy", "rz")
 DOF_NAMES_3D = ("ux", "uy", "uz", "rx", "ry", "rz")
 FORCE_TO_DOF = {"fx": "ux", "fy": "uy", "fz": "uz", "mx": "rx", "my": "ry", "mz": "rz"}
@@ -97,6 +99,59 @@ class Tie:
     node_b: object
     dofs: tuple
     name: str = "tie"
+
+
+def real_number(value, where):
+    """``value`` as a float; ModelError naming ``where`` when it is not a real number (a
+    string, a bool, None, an array ...)."""
+    if not isinstance(value, (str, bytes, bool, np.bool_)) and np.ndim(value) == 0:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise ModelError(f"{where}: expected a number, got {type(value).__name__} {_short(value)}")
+
+
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...]"
+
+
+class TableFunction:
+    """a(t) from a table of (t, a) pairs: linear interpolation, constant beyond the ends
+    (the tables of case files); ``points`` keeps the pairs."""
+
+    def __init__(self, points):
+        self.points = [(float(t), float(a)) for t, a in points]
+        self._t = np.array([p[0] for p in self.points])
+        self._a = np.array([p[1] for p in self.points])
+
+    def __call__(self, t):
+        return float(np.interp(t, self._t, self._a))
+
+    def __repr__(self):
+        return f"TableFunction({self.points!r})"
+
+
+def as_function_of_t(value, where):
+    """A load amplitude or prescribed-motion function as a callable a(t) (or None):
+    a callable is kept, a table [[t, a], ...] (times increasing strictly) becomes a
+    :class:`TableFunction`; anything else is a ModelError naming ``where``."""
+    if value is None or callable(value):
+        return value
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        raise ModelError(f"{where}: expected a callable a(t) or a table [[t, a], ...], got {type(value).__name__} {_short(value)}")
+    try:
+        table = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ModelError(f"{where}: a table must hold number pairs [[t, a], ...], got {_short(value)}") from None
+    if table.ndim != 2 or table.shape[1] != 2 or table.shape[0] < 1:
+        raise ModelError(f"{where}: a table must hold pairs [[t, a], ...], got shape {table.shape}")
+    if not np.all(np.isfinite(table)):
+        raise ModelError(f"{where}: the table holds NaN or Inf")
+    if np.any(np.diff(table[:, 0]) <= 0):
+        raise ModelError(f"{where}: the times must increase strictly, got {table[:, 0].tolist()}")
+    return TableFunction(table.tolist())
 
 
 def evaluate_amplitude(amplitude, t):

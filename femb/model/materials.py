@@ -1,6 +1,26 @@
 """Materials and cross-sections (any consistent unit system)."""
+import numbers
 from dataclasses import dataclass
 from typing import Optional
+
+from femb.core.errors import ModelError
+
+
+def _check_numbers(obj, what, fields, optional=()):
+    """Every field of ``fields`` of the frozen dataclass ``obj`` is a real number (None
+    allowed for ``optional``); stored as float. ModelError naming the object and field."""
+    bad = []
+    for key in fields:
+        value = getattr(obj, key)
+        if value is None and key in optional:
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            text = repr(value)
+            bad.append(f"{what} {obj.name!r}: {key} must be a number, got {type(value).__name__} {text[:60]}")
+            continue
+        object.__setattr__(obj, key, float(value))
+    if bad:
+        raise ModelError(bad)
 
 
 @dataclass(frozen=True)
@@ -16,6 +36,9 @@ class Material:
     G: Optional[float] = None
     rho: float = 0.0
     name: str = "material"
+
+    def __post_init__(self):
+        _check_numbers(self, "material", ("E", "nu", "G", "rho"), optional=("nu", "G"))
 
     @property
     def shear_modulus(self):
@@ -61,6 +84,10 @@ class Section:
     Ip: Optional[float] = None
     orientation: Optional[tuple] = None
     name: str = "section"
+
+    def __post_init__(self):
+        _check_numbers(self, "section", ("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"),
+                       optional=("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"))  # a missing area: the element says it needs one
 
     @property
     def second_moment_z(self):

@@ -19,7 +19,9 @@ from femb.model.loads import (
     PointLoad,
     Prescribed,
     Tie,
+    as_function_of_t,
     dof_names_for,
+    real_number,
 )
 from femb.model.joints import JOINT_KINDS, JOINTS_3D, Joint
 from femb.model.materials import Material, Section
@@ -122,7 +124,8 @@ class Model:
 
     def prescribe(self, nodes, dof, value=0.0, function=None, name=None):
         """Prescribe DOF ``dof`` at ``nodes``: value·λ in statics, function(t) in dynamics."""
-        self.prescribed.append(Prescribed(nodes, dof, float(value), function, name or f"prescribe {nodes!r} {dof}"))
+        name = name or f"prescribe {nodes!r} {dof}"
+        self.prescribed.append(Prescribed(nodes, dof, real_number(value, f"{name!r}: value"), as_function_of_t(function, f"{name!r}: function"), name))
 
     def tie(self, node_a, node_b, dofs="all", name=None):
         """Share ``dofs`` between two nodes (exact, costs no equations)."""
@@ -183,8 +186,15 @@ class Model:
         between ``node_a`` and ground (node_b None; ``point`` defaults to node a's reference
         position). ``axis``: the joint axis in the reference configuration (revolute,
         cylindrical, prismatic; universal: the first cross axis, carried by node a), fixed in
-        node a's frame. See femb.model.joints for the equations."""
-        return self._joint(Joint(kind, name or f"{kind} {node_a!r}-{node_b!r}", node_a, node_b,
+        node a's frame. See femb.model.joints for the equations.
+
+        ``point`` is only for a joint to ground: between two nodes the joint sits at node
+        b (body-fixed attachment points do not exist yet), so giving one is a ModelError."""
+        name = name or f"{kind} {node_a!r}-{node_b!r}"
+        if node_b is not None and point is not None:
+            raise ModelError(f"joint {name!r}: point={tuple(point)!r} is only for a joint to ground (node_b=None); between two "
+                             f"nodes the joint sits at node b (attachment points away from the nodes are not supported)")
+        return self._joint(Joint(kind, name, node_a, node_b,
                                  point=None if point is None else tuple(point), axis=None if axis is None else tuple(axis)))
 
     def rigid_link2d(self, name, node_a, node_b, m, J=None, com=None):
@@ -213,19 +223,22 @@ class Model:
 
         ``moment_type`` ("dead", "semitangential" or "follower") says how the moments act
         at nodes with 3-D rotations (see femb.model.loads.PointLoad); forces are dead."""
+        name = name or f"point load {nodes!r}"
         mapped = {}
         for key, val in values.items():
             dof = FORCE_TO_DOF.get(key, key)
-            mapped[dof] = float(val)
-        self.loads.append(PointLoad(nodes, mapped, amplitude, constant, name or f"point load {nodes!r}", moment_type))
+            mapped[dof] = real_number(val, f"load {name!r}: {key}")
+        self.loads.append(PointLoad(nodes, mapped, as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name, moment_type))
 
     def distributed_load(self, cells, q, amplitude=None, constant=False, name=None):
         """Dead load per unit length ``q`` (dim,) on the line cells of ``cells``."""
-        self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()), amplitude, constant, name or f"distributed load {cells!r}"))
+        name = name or f"distributed load {cells!r}"
+        self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()), as_function_of_t(amplitude, f"load {name!r}: amplitude"),
+                                          constant, name))
 
     def gravity(self, g, amplitude=None, constant=False):
         """Uniform gravity ``g`` (dim,) acting on all masses."""
-        self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), amplitude, constant))
+        self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), as_function_of_t(amplitude, "gravity: amplitude"), constant))
 
     def initial_velocity(self, nodes, **values):
         """Initial velocity of DOFs at ``nodes``, e.g. ``initial_velocity("tip", uy=2.0)``
