@@ -16,7 +16,9 @@ A case folder ``<root>/<name>/`` holds
   from: "paper" (a published number or claim), "analytic" (a closed form, conservation law
   or theoretical order) or "converged-femb" (femb's own converged run: a regression, not a
   validation). A judged metric must name its origin; a metric without a reference has none.
-  Optional keys: "notes" (free text shown in the report).
+  ``"full_only": true`` marks a metric the quick variant does not compute (it is then
+  neither required nor reported in a quick run). Optional keys: "notes" (free text shown
+  in the report).
 * ``case.py`` defining ``run(quick: bool, out_dir: pathlib.Path) -> dict`` that returns
   ``{"metrics": {name: float}, "series": {...}}`` (series optional, see femb.validation.plots).
 """
@@ -45,6 +47,7 @@ class MetricSpec:
     tolerance_kind: str = "abs"
     units: str = ""
     origin: str = None
+    full_only: bool = False
 
     @property
     def judged(self):
@@ -87,7 +90,7 @@ def _metric_spec(name, raw, where, problems):
     if not isinstance(raw, dict):
         problems.append(f"{where}: must be an object")
         return None
-    unknown = set(raw) - {"reference", "tolerance", "tolerance_kind", "units", "origin", "notes"}
+    unknown = set(raw) - {"reference", "tolerance", "tolerance_kind", "units", "origin", "notes", "full_only"}
     if unknown:
         problems.append(f"{where}: unknown keys {sorted(unknown)}")
     kind = raw.get("tolerance_kind", "abs")
@@ -104,6 +107,9 @@ def _metric_spec(name, raw, where, problems):
         problems.append(f"{where}: a judged metric must name the origin of its reference {ORIGINS}")
     if reference is None and origin is not None:
         problems.append(f"{where}: origin {origin!r} given for a metric without a reference (only reported: omit it)")
+    full_only = raw.get("full_only", False)
+    if not isinstance(full_only, bool):
+        problems.append(f"{where}: full_only must be true or false, not {full_only!r}")
     return MetricSpec(
         name=name,
         reference=reference,
@@ -111,6 +117,7 @@ def _metric_spec(name, raw, where, problems):
         tolerance_kind=kind,
         units=str(raw.get("units", "")),
         origin=origin,
+        full_only=full_only is True,
     )
 
 

@@ -140,8 +140,9 @@ def compare_metric(spec, value, name=None):
     return out
 
 
-def evaluate(spec, outcome):
-    """Build the CaseResult of ``spec`` from the raw outcome of ``execute_case``."""
+def evaluate(spec, outcome, quick=False):
+    """Build the CaseResult of ``spec`` from the raw outcome of ``execute_case``; in a
+    ``quick`` run, metrics marked ``full_only`` that the case did not return are left out."""
     result = CaseResult(
         name=spec.name, title=spec.title, source=spec.source, seconds=float(outcome.get("seconds", 0.0)),
         error=outcome.get("error"), traceback=outcome.get("traceback"), series=outcome.get("series") or {},
@@ -150,12 +151,16 @@ def evaluate(spec, outcome):
     values = outcome.get("metrics") or {}
     if result.error is None:
         for name, mspec in spec.metrics.items():
+            if quick and mspec.full_only and name not in values:
+                continue
             result.metrics.append(compare_metric(mspec, values.get(name)))
         for name in values:
             if name not in spec.metrics:
                 result.metrics.append(compare_metric(None, values[name], name))
     else:
         for name, mspec in spec.metrics.items():
+            if quick and mspec.full_only:
+                continue
             m = compare_metric(mspec, None)
             m.message = "not computed (the case raised)"
             result.metrics.append(m)

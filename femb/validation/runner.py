@@ -137,7 +137,7 @@ def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, roo
     results = [None] * len(specs)
 
     def done(i, outcome):
-        results[i] = evaluate(specs[i], outcome)
+        results[i] = evaluate(specs[i], outcome, quick)
         if progress is not None:
             progress(results[i], sum(r is not None for r in results), len(specs))
 
