@@ -65,3 +65,24 @@ def elastica_tip_load(k, n_points=2001, tol=1e-10):
     if sol.status != 0:
         raise ConvergenceError(f"elastica boundary-value problem (k = {k}) did not converge: {sol.message}")
     return float(sol.y[3, -1]), float(1.0 - sol.y[2, -1]), float(sol.y[0, -1])
+
+
+def rotating_cantilever_flap(gamma, n_terms=10):
+    """First flapwise frequency of a uniform Euler–Bernoulli cantilever clamped on the axis
+    of a hub spinning at Ω, non-dimensional: ω √(ρA L⁴/EI) against γ = Ω √(ρA L⁴/EI).
+
+    Rayleigh–Ritz on ρA ẅ + (EI w'')'' − (N w')' = 0 with the centrifugal tension
+    N(x) = ½ ρA Ω² (L² − x²), trial functions (x/L)^(k+1), k = 1..n_terms (clamped at the
+    root), integrals in closed form; independent of femb's elements. Converged to 1e-10
+    with 10 terms (3.516015 at rest, the Euler–Bernoulli 1.875104²; 4.797279 at γ = 3,
+    the classic rotating-beam table value 4.7973). The chordwise (in-plane) frequency of
+    the same beam without Coriolis coupling is √(ω_f² − γ²).
+    """
+    import scipy.linalg
+
+    i = np.arange(1, n_terms + 1, dtype=np.float64)[:, None]
+    j = i.T
+    bending = (i + 1) * i * (j + 1) * j / (i + j - 1)
+    centrifugal = 0.5 * gamma**2 * (i + 1) * (j + 1) * (1.0 / (i + j + 1) - 1.0 / (i + j + 3))
+    mass = 1.0 / (i + j + 3)
+    return float(np.sqrt(scipy.linalg.eigh(bending + centrifugal, mass, eigvals_only=True)[0]))

@@ -115,7 +115,7 @@ def free_flight_3d(quick=True):
 
 
 # ---------------------------------------------------------------------------- spatial spin-up
-# Kane–Ryan–Banerjee tube-and-channel beam (reference digest B7). Where the source is
+# Kane–Ryan–Banerjee tube-and-channel beam (Meijaard 1993, Figs. 5–6). Where the source is
 # illegible: channel I_y = 4.85e-9 m⁴ (digits "4.8?46"; exponent from the section: a
 # channel with A = 73 mm², I_z = 8.2e-9 m⁴ and a shear centre 18.75 mm from the centroid
 # has flanges about as wide as its web, 30 × 25 × 0.92 mm, hence I_y ≈ 5e-9 m⁴; with
@@ -127,7 +127,7 @@ KRB = dict(E=6.895e10, G=2.6519e10, rho=2766.67, arm=8.0, tube=2.5, channel=5.5,
 
 
 def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2), small=0.0):
-    """Spatial spin-up of the Kane–Ryan–Banerjee beam (digest B7) with beam3d elements.
+    """Spatial spin-up of the Kane–Ryan–Banerjee beam (Meijaard 1993) with beam3d elements.
 
     A shaft along global Z turns by θ(t) (Meijaard eq. 22, Ω = 6 rad/s, T = 15 s); a rigid
     arm of 8 m carries, along global X at t = 0, a doubly symmetric aluminium tube (2.5 m,
@@ -137,7 +137,7 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
     (the shaft), so in-plane bending uses the channel's strong I_z.
 
     The channel's shear centre lies z0 = −0.01875 m from its centroid (along the shaft).
-    As in the source (digest §1.9), it is a pair of parallel lines joined at every node
+    As in Meijaard's model of the channel, it is a pair of parallel lines joined at every node
     by a short link along Z: the centroid line carries the mass, the rotary inertia and
     the axial stiffness only; the shear-centre line carries S_t,eff = S_t L/(L − √(EΓ/S_t))
     and both flexural rigidities only. The links are stiff beam3d elements (EA = 1e6 N,
