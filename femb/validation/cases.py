@@ -13,8 +13,9 @@ A case folder ``<root>/<name>/`` holds
   ``reference`` and ``tolerance`` may be null (the metric is then only reported);
   ``tolerance_kind`` is "abs", "rel", "upper_bound" (value ≤ reference + tolerance) or
   "lower_bound" (value ≥ reference − tolerance). ``origin`` says where the reference comes
-  from: "paper" (a published number or claim), "analytic" (a closed form, conservation law
-  or theoretical order) or "converged-femb" (femb's own converged run: a regression, not a
+  from: "paper" (a published number or claim), "analytic" (a closed form, conservation law,
+  theoretical order, or an independent solution of the governing equations computed in
+  femb.validation.analytic) or "converged-femb" (femb's own converged run: a regression, not a
   validation). A judged metric must name its origin; a metric without a reference has none.
   ``"full_only": true`` marks a metric the quick variant does not compute (it is then
   neither required nor reported in a quick run). Optional keys: "notes" (free text shown

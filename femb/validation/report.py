@@ -157,8 +157,9 @@ def _blocks(results, images, meta):
         ("p", f"femb {__version__}, {when}, {mode} run. {summary(results)}."),
         ("table", COLUMNS, table_rows(results)),
         ("p", "Origin of each reference: paper (a published number or claim), analytic (a closed form, "
-              "conservation law or theoretical order), converged-femb (femb's own converged run: a regression "
-              "check, not a validation); reported: no verdict. Metrics judged per origin:"),
+              "conservation law, theoretical order, or an independent solution of the governing equations computed "
+              "in femb.validation.analytic), converged-femb (femb's own converged run: a regression check, not a "
+              "validation); reported: no verdict. Metrics judged per origin:"),
         ("table", ORIGIN_COLUMNS, origin_rows(results)),
     ]
     for res in results:
