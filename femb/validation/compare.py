@@ -60,6 +60,7 @@ class CaseResult:
     name: str
     title: str = ""
     source: str = ""
+    notes: str = ""
     passed: bool = False
     seconds: float = 0.0
     metrics: list = field(default_factory=list)
@@ -144,7 +145,7 @@ def evaluate(spec, outcome, quick=False):
     """Build the CaseResult of ``spec`` from the raw outcome of ``execute_case``; in a
     ``quick`` run, metrics marked ``full_only`` that the case did not return are left out."""
     result = CaseResult(
-        name=spec.name, title=spec.title, source=spec.source, seconds=float(outcome.get("seconds", 0.0)),
+        name=spec.name, title=spec.title, source=spec.source, notes=spec.notes, seconds=float(outcome.get("seconds", 0.0)),
         error=outcome.get("error"), traceback=outcome.get("traceback"), series=outcome.get("series") or {},
         out_dir=outcome.get("out_dir"),
     )

@@ -166,6 +166,8 @@ def _blocks(results, images, meta):
         blocks.append(("h2", f"{res.name}: {res.title}" if res.title else res.name))
         blocks.append(("p", f"Status: {'passed' if res.passed else 'FAILED'} ({res.seconds:.2f} s); {origin_text(res)}. "
                             f"Source: {res.source}"))
+        if res.notes:
+            blocks.append(("p", f"Notes: {res.notes}"))
         fails = res.failures()
         if fails:
             blocks.append(("pre", "\n".join(fails)))

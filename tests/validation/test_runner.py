@@ -25,7 +25,8 @@ def write_case(root, name, code, metrics, quick=True):
     folder = root / name
     folder.mkdir(parents=True)
     (folder / "case.py").write_text(textwrap.dedent(code))
-    ref = {"name": name, "title": f"test case {name}", "source": "tests/validation", "quick": quick, "metrics": metrics}
+    ref = {"name": name, "title": f"test case {name}", "source": "tests/validation", "quick": quick, "metrics": metrics,
+           "notes": f"the notes of the {name} case"}
     (folder / "reference.json").write_text(json.dumps(ref))
     return folder
 
@@ -283,6 +284,7 @@ def test_origin_of_every_reference_is_shown_in_table_json_and_report_with_per_ca
         text = (report / page).read_text()
         assert "converged-femb" in text and "judged against 2 paper, 2 analytic, 1 converged-femb" in text
         assert "reported only" in text
+    assert "Notes: the notes of the origins case" in (report / "report.md").read_text()
 
 
 def test_one_sided_bounds_and_origin_rules():
