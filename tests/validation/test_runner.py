@@ -310,13 +310,48 @@ def test_a_judged_metric_must_name_its_origin_and_a_reported_one_has_none(tmp_pa
 
 
 def test_every_reference_names_only_what_is_in_the_repository():
-    """Sources, notes and the README cite the literature and files of this repository only."""
-    texts = [(ROOT / "README.md").read_text()]
+    """Sources, notes and the README cite the literature and files of this repository only:
+    every file they name exists (in the repository or the case folder), every
+    ``femb.…`` function they name can be imported, and no private notes are cited."""
+    import importlib
+    import re
+
+    repo = ROOT.parent
+    texts = [("README", (ROOT / "README.md").read_text(), ROOT)]
     for spec in discover(ROOT):
-        texts += [spec.source, spec.notes, spec.code]
-    for text in texts:
+        texts += [(spec.name, spec.source, spec.directory), (spec.name, spec.notes, spec.directory),
+                  (f"{spec.name}/case.py", spec.code, spec.directory)]
+    for where, text, folder in texts:
         for banned in ("/work/", "digest", "references/"):
-            assert banned not in text.lower(), (banned, text[:200])
+            assert banned not in text.lower(), (where, banned)
+        files = [] if where.endswith("case.py") else re.findall(r"[\w./-]+\.(?:csv|md|json|toml|msh|inp|py)\b", text)
+        for path in files:  # (a case's code may name the files it writes)
+            if where == "README" and (path.startswith(("report/", "out.")) or any(ROOT.glob(f"*/{Path(path).name}"))):
+                continue  # the generic files of a case folder and the generated report
+            assert (repo / path).exists() or (folder / path).exists() or (folder / Path(path).name).exists(), (where, path)
+        for dotted in re.findall(r"\bfemb(?:\.\w+)+", text):
+            parts = dotted.split(".")
+            for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+                try:
+                    obj = importlib.import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr, None)
+                    assert obj is not None, (where, dotted)
+                break
+            else:
+                raise AssertionError((where, dotted))
+
+
+def test_the_regression_against_femb_itself_runs_in_make_test():
+    """Every case with a reference from femb's own converged run is in the quick subset
+    (which `make test` runs), with those metrics judged in its quick variant too."""
+    regression = [s for s in discover(ROOT) if any(m.origin == "converged-femb" for m in s.metrics.values())]
+    assert [s.name for s in regression] == ["meijaard-spinup-spatial"]
+    for spec in regression:
+        assert spec.quick
+        assert all(not m.full_only for m in spec.metrics.values() if m.origin == "converged-femb")
 
 
 def test_progress_lines_come_as_cases_finish_with_a_pool(tmp_path):
