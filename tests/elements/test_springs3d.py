@@ -88,9 +88,11 @@ def test_force_is_the_spin_gradient_of_the_energy_and_the_tangent_its_derivative
     fs = np.abs(f).max()
     assert np.abs(f[0] - f_fd).max() <= 1e-8 * max(fs, 1.0)
     assert np.allclose(f[0], force(R, p), rtol=0, atol=1e-15 * fs)
+    assert np.all(np.asarray(np.abs(K).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(K[0] - K_fd).max() <= 1e-7 * np.abs(K).max()
     assert np.all(f[0].reshape(n, 6)[:, :3] == 0.0) and np.all(K[0].reshape(n, 6, -1)[:, :3] == 0.0)
     if n == 2:
+        assert np.all(np.asarray(fs) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(f[0, 3:6] + f[0, 9:12]).max() <= 1e-14 * fs
 
 
@@ -115,6 +117,7 @@ def test_single_axis_rotation_gives_M_equal_k_theta_at_any_angle(phi):
         f = force(R, p)
         assert np.allclose(f[9:12], k * phi * axis, rtol=1e-12, atol=1e-12)
         assert np.allclose(f[3:6], -k * phi * axis, rtol=1e-12, atol=1e-12)
+        assert np.all(np.asarray(k * phi * phi) > 0)  # a zero scale would let an all-zero output pass
         assert abs(energy(R, p) - 0.5 * k * phi * phi) <= 1e-13 * k * phi * phi
 
 
@@ -166,8 +169,10 @@ def test_midpoint_force_is_energy_exact_balanced_and_its_matrix_exact(n):
         for a in range(n):
             z[6 * a + 3:6 * a + 6] = psi[0, a]
         dV = energy(R1, p) - energy(R0, p)
+        assert np.all(np.asarray(abs(dV)) > 0)  # a zero scale would let an all-zero output pass
         assert abs(f @ z - dV) <= 1e-12 * abs(dV)
         if n == 2:
+            assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
             assert np.abs(f[3:6] + f[9:12]).max() <= 1e-14 * np.abs(f).max()
         h = 1e-6
         K_fd = np.zeros_like(K)
@@ -176,6 +181,7 @@ def test_midpoint_force_is_energy_exact_balanced_and_its_matrix_exact(n):
                 dp = np.zeros_like(psi)
                 dp[0, a, k] = h
                 K_fd[:, 6 * a + 3 + k] = (midpoint(R0, psi + dp, p)[0] - midpoint(R0, psi - dp, p)[0]) / (2 * h)
+        assert np.all(np.asarray(np.abs(K).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K - K_fd).max() <= 1e-7 * np.abs(K).max()
         done += 1
         if done == 20:
@@ -238,7 +244,9 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
             w = h * np.eye(3)[k]
             f_fd[6 * a + 3 + k] = (energy(spun(R, a, w), p) - energy(spun(R, a, -w), p)) / (2 * h)
             K_fd[:, 6 * a + 3 + k] = (force(spun(R, a, w), p) - force(spun(R, a, -w), p)) / (2 * h)
+    assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(f[0] - f_fd).max() <= 1e-8 * np.abs(f).max()
+    assert np.all(np.asarray(np.abs(K).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(K[0] - K_fd).max() <= 1e-7 * np.abs(K).max()
     done = 0
     for _ in range(30):
@@ -249,6 +257,7 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
         except ValueError:
             continue
         dV = energy(R1, p) - energy(R0, p)
+        assert np.all(np.asarray(abs(dV)) > 0)  # a zero scale would let an all-zero output pass
         assert abs(fm[3:6] @ psi[0, 0] + fm[9:12] @ psi[0, 1] - dV) <= 1e-12 * abs(dV)
         done += 1
     assert done >= 10
@@ -297,6 +306,7 @@ def test_twist_damper_law_gives_its_moment_and_derivative():
         KER.damper_force(X, u, R, v + dv, p, fp, np.zeros((1, 12, 12)))
         KER.damper_force(X, u, R, v - dv, p, fm, np.zeros((1, 12, 12)))
         C_fd[:, j] = (fp - fm)[0] / (2 * h)
+    assert np.all(np.asarray(np.abs(C).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(C[0] - C_fd).max() <= 1e-7 * np.abs(C).max()
     C0 = np.zeros((1, 12, 12))
     KER.damping(X, u, R, p, C0)
@@ -330,6 +340,7 @@ def test_damper_moment_is_balanced_dissipative_and_linear(n):
     assert f[0] @ v[0] == pytest.approx(float(np.sum(np.array([0.5, 1.5, 2.5]) * om * om)), rel=1e-13)
     assert np.allclose(f[0, 6 * (n - 1) + 3:6 * n], E @ (np.array([0.5, 1.5, 2.5]) * om), rtol=1e-13)
     if n == 2:
+        assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(f[0, 3:6] + f[0, 9:12]).max() <= 1e-14 * np.abs(f).max()
     assert np.all(f[0].reshape(n, 6)[:, :3] == 0.0)
 

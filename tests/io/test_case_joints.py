@@ -243,6 +243,7 @@ def test_rigid_body3d_on_a_cantilever(write_case):
         runs.append(solve_dynamic(model, 0.05, 0.5))
     assert np.array_equal(np.array(runs[0].states), np.array(runs[1].states))
     E = runs[0].series("total_energy")
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(runs[0].series("energy_residual")).max() < 1e-9 * E[0]
 
 
@@ -267,6 +268,7 @@ mass = "lumped"
     api.initial_velocity("beam_end", rx=3.0, uy=0.01)
     ref = solve_dynamic(api, 0.05, 0.5, mass="lumped")
     assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-10, atol=1e-14)
+    assert np.all(np.asarray(res.series("total_energy")[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() < 1e-9 * res.series("total_energy")[0]
 
 

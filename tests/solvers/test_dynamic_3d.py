@@ -42,7 +42,9 @@ def test_free_rigid_body_tumbles_with_exact_energy_and_angular_momentum():
     res = solve_dynamic(model, 0.5, 500.0, record_every=5)
     E = res.series("total_energy")
     L, p = momentum_series(res)
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
+    assert np.all(np.asarray(np.linalg.norm(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
     assert np.abs(p - p[0]).max() <= 1e-12
     # body-frame angular velocity about the middle axis flips: a real tumbling motion
@@ -91,9 +93,13 @@ def test_free_flying_beam_after_a_pulse_keeps_energy_and_angular_momentum(dt):
     after = t >= 0.5 - 1e-9
     i0 = np.flatnonzero(after)[0]
     assert abs(E[i0] - E[0]) > 1e-3 * E[0]  # the pulse did work
+    assert np.all(np.asarray(E[i0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E[after] - E[i0]).max() <= 1e-9 * E[i0]
+    assert np.all(np.asarray(np.linalg.norm(L[i0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L[after] - L[i0]).max() <= 1e-9 * np.linalg.norm(L[i0])
+    assert np.all(np.asarray(np.linalg.norm(p[i0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(p[after] - p[i0]).max() <= 1e-9 * np.linalg.norm(p[i0])
+    assert np.all(np.asarray(E.max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-9 * E.max()
     assert res.series("strain_energy").max() > 1e-4 * E[0]  # the beam deforms
 
@@ -114,6 +120,7 @@ def test_rigid_spin_produces_no_strain_at_any_step_size(mass, dt):
     model.initial_rigid_velocity(omega=omega, center=(1.0, 0.15, 0.1))
     res = solve_dynamic(model, dt, 20 * dt, mass=mass)
     T = res.series("kinetic_energy")
+    assert np.all(np.asarray(T[0]) > 0)  # a zero scale would let an all-zero output pass
     assert res.series("strain_energy").max() <= 1e-7 * T[0]
     R = np.asarray(res.arrays["rotations"])
 
@@ -125,6 +132,7 @@ def test_rigid_spin_produces_no_strain_at_any_step_size(mass, dt):
         # neighbouring nodes keep the same orientation: no bending, no twist
         assert angles(R[k, 1:] @ R[k, :-1].transpose(0, 2, 1)).max() < 1e-7
     E = res.series("total_energy")
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
 
 
@@ -173,10 +181,13 @@ def test_discrete_gradient_is_exact_conservative_and_smooth_in_the_deformation_i
         f, K, dq, dV, xm = _kernel_step(psi_r, s)
         F = f.reshape(2, 6)
         assert abs(f @ dq - dV) <= 1e-12 * max(abs(dV), np.abs(f * dq).sum())
+        assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(F[:, :3].sum(axis=0)).max() <= 1e-12 * np.abs(f).max()
         moment = np.cross(xm[0], F[0, :3]) + np.cross(xm[1], F[1, :3]) + F[0, 3:] + F[1, 3:]
+        assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(moment).max() <= 1e-12 * np.abs(f).max()
         quot.append((f - f0) / s)
+    assert np.all(np.asarray(np.abs(quot[2]).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(quot[1] - quot[2]).max() <= 0.02 * np.abs(quot[2]).max()
 
 
@@ -210,6 +221,7 @@ def test_discrete_gradient_newton_matrix_matches_finite_differences():
     assert np.allclose(f1, f, rtol=0, atol=1e-9 * np.abs(f).max())
     eps = 1e-6
     Kfd = np.column_stack([(force(dq + eps * e)[0] - force(dq - eps * e)[0]) / (2 * eps) for e in np.eye(12)])
+    assert np.all(np.asarray(np.abs(Kfd).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(K1 - Kfd).max() <= 1e-6 * np.abs(Kfd).max()
 
 
@@ -277,6 +289,7 @@ def test_beam3d_in_a_plane_reproduces_the_planar_beam():
         assert np.ptp(tip2[1]) > 0.5  # a large swing
         diffs.append(np.abs(tip3 - tip2).max())
         E = r3.series("total_energy")
+        assert np.all(np.asarray(abs(r3.series("kinetic_energy")).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(E - E[0]).max() <= 1e-10 * abs(r3.series("kinetic_energy")).max()
     # the rest is the difference of the element formulations (beam3d's second-order
     # strains against beam2d's), not of the time integration: it does not shrink with Δt
@@ -297,6 +310,7 @@ def test_prescribed_hub_rotation_is_followed_and_its_work_is_booked():
     ang = np.arctan2(R[:, root, 1, 0], R[:, root, 0, 0])
     assert np.allclose(ang, [theta(t) for t in res.times], atol=1e-12)
     assert abs(res.series("constraint_work")[-1]) > 0.1
+    assert np.all(np.asarray(res.series("total_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-9 * res.series("total_energy").max()
 
 
@@ -323,8 +337,11 @@ def test_beam_with_rigid_bodies_and_point_masses_flies_with_exact_momenta():
     res = solve_dynamic(model, 0.05, 15.0, record_every=10)
     E = res.series("total_energy")
     L, p = momentum_series(res)
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
+    assert np.all(np.asarray(np.linalg.norm(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
+    assert np.all(np.asarray(np.linalg.norm(p[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(p - p[0]).max() <= 1e-10 * np.linalg.norm(p[0])
     assert res.series("strain_energy").max() > 1e-4 * E[0]
 

@@ -101,6 +101,7 @@ def test_newton_matrix_of_the_joint_forces_is_their_exact_derivative(kind):
     K = cs.midpoint_stiffness(lam).toarray()
     e = 1e-6
     fd = np.column_stack([(force(z + e * col) - force(z - e * col)) / (2 * e) for col in np.eye(table.n_var)])
+    assert np.all(np.asarray(np.abs(fd).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(K - fd).max() <= 1e-8 * np.abs(fd).max()
     assert np.abs(fd).max() > 0.1
 
@@ -176,6 +177,7 @@ def test_body_on_a_prismatic_joint_slides_in_closed_form_and_carries_the_cross_l
     lam = np.asarray(res.arrays["multipliers"])[1:]
     force = np.outer(lam[:, 0], t1) + np.outer(lam[:, 1], t2)
     g_perp = g - (g @ n0) * n0
+    assert np.all(np.asarray(BODY["m"] * 9.81) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(force + BODY["m"] * g_perp).max() <= 1e-9 * BODY["m"] * 9.81
 
 
@@ -259,6 +261,7 @@ def test_joint_on_a_driven_hub_books_the_drive_work_exactly():
     res = solve_dynamic(model, 0.02, 2.0)
     W = res.series("constraint_work")
     assert W[-1] > 10.0  # the drive spins the body up: ½ m (2·0.8·t·1)² ≈ 10 J at t = 2 s
+    assert np.all(np.asarray(np.abs(res.series("total_energy")).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-9 * np.abs(res.series("total_energy")).max()
     assert res.series("constraint_residual").max() <= 1e-10
 
@@ -282,6 +285,7 @@ def test_chain_on_a_spherical_pivot_keeps_its_angular_momentum_vector(inner):
     res = solve_dynamic(model, 0.05, 5.0)
     L = np.column_stack([res.series(f"angular_momentum_{c}") for c in "xyz"])
     assert np.linalg.norm(L[0]) > 0.5
+    assert np.all(np.asarray(np.linalg.norm(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
     assert energy_error(res) <= 1e-9
     assert res.series("constraint_residual").max() <= 1e-10

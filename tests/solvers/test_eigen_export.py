@@ -48,5 +48,6 @@ def test_a_whirl_mode_animates_as_a_circular_orbit_of_the_disk(tmp_path):
     orbit = np.array([meshio.read(f).point_data["displacement"][tip] for _, f in read_pvd(paths[0])])
     radius = np.linalg.norm(orbit[:, 1:], axis=1)
     assert np.allclose(radius, radius[0], rtol=1e-9)  # circular whirl, no axial motion
+    assert np.all(np.asarray(radius[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(orbit[:, 0]).max() < 1e-9 * radius[0]
     assert "damping_ratio" in read_pvd(paths[0])[3][1].read_text()

@@ -110,6 +110,7 @@ def test_rotor_in_the_rotating_frame_sees_the_whirls_shifted_by_the_spin():
     expected = np.concatenate([np.abs(forward - speed), backward + speed])
     for e in expected:
         assert np.min(np.abs(rot - e)) < 1e-8 * e
+    assert np.all(np.asarray(forward[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.min(np.abs(fixed - forward[0])) < 1e-8 * forward[0]
 
 

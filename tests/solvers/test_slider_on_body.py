@@ -180,8 +180,11 @@ def test_bead_on_a_freely_spinning_rod_keeps_energy_and_angular_momentum():
     theta = res.dof(0, "rz")
     L = J_ROD * w + M_BEAD * _cross(x, v)
     E = 0.5 * J_ROD * w**2 + 0.5 * M_BEAD * np.einsum("ki,ki->k", v, v)
+    assert np.all(np.asarray(abs(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-9 * abs(L[0])
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-9 * E[0]
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("total_energy") - E[0]).max() <= 1e-9 * E[0]
     # the bead stays on the rod: Φ = x·(−sin θ, cos θ)
     phi = -x[:, 0] * np.sin(theta) + x[:, 1] * np.cos(theta)
@@ -194,7 +197,9 @@ def test_bead_on_a_freely_spinning_rod_keeps_energy_and_angular_momentum():
     sol = solve_ivp(lambda t, y: [y[1], y[0] * (L0 / (J_ROD + M_BEAD * y[0] ** 2)) ** 2, L0 / (J_ROD + M_BEAD * y[0] ** 2)],
                     (0.0, res.times[-1]), [R0, radial, 0.0], rtol=1e-12, atol=1e-12, dense_output=True)
     exact = sol.sol(np.asarray(res.times))
+    assert np.all(np.asarray(exact[0].max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(r - exact[0]).max() <= 3e-4 * exact[0].max()  # measured 6e-5
+    assert np.all(np.asarray(exact[2].max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(np.unwrap(theta) - exact[2]).max() <= 3e-4 * exact[2].max()
 
 
@@ -211,6 +216,7 @@ def test_bead_on_a_driven_rod_slides_out_as_cosh_with_a_second_order_error():
         theta = res.dof(0, "rz")
         assert np.abs(theta - omega * t).max() <= 1e-12  # the drive
         assert np.abs(np.arctan2(x[:, 1], x[:, 0]) - omega * t).max() <= 1e-10  # on the rod
+        assert np.all(np.asarray(np.max(res.series("kinetic_energy"))) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(res.series("energy_residual")).max() <= 1e-10 * np.max(res.series("kinetic_energy"))
         errors.append(np.abs(r - R0 * np.cosh(omega * t)).max())
     assert errors[0] <= 1e-2 * R0 * np.cosh(omega * t_end)
@@ -253,6 +259,7 @@ def test_prismatic_pair_of_free_bodies_keeps_relative_rotation_energy_and_moment
     assert np.ptp(s) > 0.1, "B must actually slide"
     # energy and the momenta of the free system
     E = res.series("total_energy")
+    assert np.all(np.asarray(np.max(res.series("kinetic_energy"))) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-9 * np.max(res.series("kinetic_energy"))
     P, Lz = [], []
     for u, v in zip(res.states, res.velocities):
@@ -265,7 +272,9 @@ def test_prismatic_pair_of_free_bodies_keeps_relative_rotation_energy_and_moment
         P.append(p)
         Lz.append(l)
     P, Lz = np.array(P), np.array(Lz)
+    assert np.all(np.asarray(np.abs(P[0]).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(P - P[0]).max() <= 1e-10 * np.abs(P[0]).max()
+    assert np.all(np.asarray(abs(Lz[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(Lz - Lz[0]).max() <= 1e-9 * abs(Lz[0])
     assert res.series("constraint_residual").max() <= 1e-10
 
@@ -309,7 +318,9 @@ def test_bead_on_the_tip_line_of_a_spinning_flexible_beam_keeps_energy_and_angul
     model.initial_rigid_velocity(omega=3.0)
     res = solve_dynamic(model, 0.01, 1.0)
     E, L = res.series("total_energy"), res.series("angular_momentum")
+    assert np.all(np.asarray(res.series("kinetic_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-9 * res.series("kinetic_energy").max()
+    assert np.all(np.asarray(abs(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-9 * abs(L[0])
     assert res.series("constraint_residual").max() <= 1e-10
     # the bead stays on the tip's tangent line: (x_bead − x_tip)·R(θ_tip) e_y = 0

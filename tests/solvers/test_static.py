@@ -128,6 +128,7 @@ def test_arch_snap_through_follows_closed_form_past_limit_point(element):
     assert w[-1] > 2.0 * h, "did not snap through"
     assert np.any(P < 0), "the unstable (negative-load) branch was not traced"
     ref = arch_closed_form(w, element)
+    assert np.all(np.asarray(np.max(np.abs(ref))) > 0)  # a zero scale would let an all-zero output pass
     assert np.max(np.abs(P - ref)) < 1e-6 * np.max(np.abs(ref))
     # the first limit load (before the apex passes the supports) agrees with the analytic maximum
     ws = np.linspace(0, h, 20001)

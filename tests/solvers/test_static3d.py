@@ -325,6 +325,7 @@ def test_frequency_along_the_torque_path_vanishes_at_the_linear_buckling_load():
     res = solve_static(model, load_factors=[0.5, 0.99 * lam, 1.01 * lam])
     omega = frequencies_along_path(model, res, n_modes=2)[:, 0]
     assert omega[0] > omega[1] > omega[2] > 0.1 * omega[0]
+    assert np.all(np.asarray(omega[0]) > 0)  # a zero scale would let an all-zero output pass
     assert omega[3] < 0 and abs(omega[3]) < 0.2 * omega[0]
 
 
@@ -337,6 +338,7 @@ def test_assembler_without_R_uses_the_rotation_vectors_in_u():
     asm = Assembler(res.table)
     f_R, K_R = asm.tangent(state.u, R=state.R)
     f_u, K_u = asm.tangent(res.final)  # R = exp(log R): equal up to round-off (EA = 1e7)
+    assert np.all(np.asarray(abs(K_R).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.allclose(f_u, f_R, rtol=0, atol=1e-9) and abs(K_u - K_R).max() < 1e-14 * abs(K_R).max()
     assert np.allclose(Configuration.from_vector(prob.rotations, res.final).R, state.R, rtol=0, atol=1e-14)
 

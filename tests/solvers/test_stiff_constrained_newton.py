@@ -40,6 +40,7 @@ def check_run(res, t_end):
     assert res.times[-1] == pytest.approx(t_end)
     assert np.sum(res.series("cutbacks")) == 0
     assert np.max(res.series("iterations")) <= 4
+    assert np.all(np.asarray(kinetic.max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-12 * kinetic.max()
     assert res.series("constraint_residual").max() <= 1e-12
     # the spin goes on: the rigid kinetic energy ½ ω² I_O, I_O = ρA((1.1³ − 0.1³)/3)
@@ -107,6 +108,7 @@ def test_projected_newton_converges_quadratically_down_to_the_rounding_of_the_po
     assert len(d) >= 3
     for dk, dk1 in zip(d, d[1:]):
         if dk1 > 1e-14:  # above round-off
+            assert np.all(np.asarray(dk * dk) > 0)  # a zero scale would let an all-zero output pass
             assert dk1 <= 100.0 * dk * dk
     assert d[-1] <= 1e-13 * system.size(report.state)
     r, K, scale = system.evaluate(report.state)
@@ -134,5 +136,6 @@ def test_stiff_beam3d_on_a_spherical_pivot_spins_without_cutbacks():
     assert res.times[-1] == pytest.approx(0.3)
     assert np.sum(res.series("cutbacks")) == 0
     assert np.max(res.series("iterations")) <= 4
+    assert np.all(np.asarray(kinetic.max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-12 * kinetic.max()
     assert res.series("constraint_residual").max() <= 1e-12
