@@ -135,15 +135,15 @@ def test_coincident_nodes_joined_by_a_joint_are_not_named(caplog):
     assert "same position" not in caplog.text
 
 
-@pytest.mark.xfail(strict=True, reason="the check lives in femb/solvers (static): a one-line change the lead applies")
 def test_solve_static_steps_0_is_an_input_error_naming_the_argument():
     model = cantilever()
     model.point_load("beam_end", fy=1e-3)
     with pytest.raises(InputError, match="steps"):
         solve_static(model, steps=0)
+    with pytest.raises(InputError, match="integer"):
+        solve_static(model, steps=2.5)
 
 
-@pytest.mark.xfail(strict=True, reason="the warning belongs in femb/solvers (modal): a one-line change the lead applies")
 def test_solve_modal_more_modes_than_dofs_warns(caplog):
     model = cantilever(4)  # 12 free DOFs
     with caplog.at_level(logging.WARNING):

@@ -113,6 +113,8 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
     if N is not None:
         K, M = K.tocsc(), (N.T @ M @ N).tocsc()
     n = K.shape[0]
+    if n_modes > n:
+        log.warning("solve_modal: n_modes = %d but the model has %d independent DOFs; returning %d modes", n_modes, n, n)
     k = min(n_modes, n)
     if shift is None:
         scale = abs(K.diagonal()).max() / max(abs(M.diagonal()).max(), 1e-300)

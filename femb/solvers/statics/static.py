@@ -13,7 +13,7 @@ import logging
 
 import numpy as np
 
-from femb.core.errors import ConvergenceError
+from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.linalg.factorization import SingularSystemError
@@ -27,11 +27,11 @@ def _load_factors(steps, load_factors):
     if load_factors is not None:
         lf = np.asarray(load_factors, dtype=np.float64).ravel()
         if lf.size == 0 or np.any(~np.isfinite(lf)):
-            raise ValueError("load_factors must be a non-empty sequence of finite numbers")
+            raise InputError("load_factors must be a non-empty sequence of finite numbers", "solve_static(load_factors=...)")
         return lf
-    if int(steps) < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
-    return np.linspace(1.0 / steps, 1.0, int(steps))
+    if isinstance(steps, bool) or not float(steps).is_integer() or int(steps) < 1:
+        raise InputError(f"steps must be an integer >= 1, got {steps!r}", "solve_static(steps=...)")
+    return np.linspace(1.0 / int(steps), 1.0, int(steps))
 
 
 def solve_static(model, steps=10, load_factors=None, settings=None, table=None, include_geometric=True, u0=None, problem=None, on_frame=None):
