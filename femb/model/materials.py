@@ -18,14 +18,15 @@ class Material:
     name: str = "material"
 
     @property
-    def shear_modulus(self):
+    def shear_modulus(self) -> Optional[float]:
+        """G, or E/(2(1 + nu)) when only nu is given, or None."""
         if self.G is not None:
             return self.G
         if self.nu is not None:
             return self.E / (2.0 * (1.0 + self.nu))
         return None
 
-    def problems(self):
+    def problems(self) -> list[str]:
         """List of problems with the data (non-positive modulus, negative density ...)."""
         out = []
         if not (self.E > 0):
@@ -59,18 +60,21 @@ class Section:
     J: Optional[float] = None
     shear_factor: Optional[float] = None
     Ip: Optional[float] = None
-    orientation: Optional[tuple] = None
+    orientation: Optional[tuple[float, float, float]] = None
     name: str = "section"
 
     @property
-    def second_moment_z(self):
+    def second_moment_z(self) -> Optional[float]:
+        """Iz, or I when Iz is not given (in-plane bending of 2-D beams)."""
         return self.Iz if self.Iz is not None else self.I
 
     @property
-    def second_moment_y(self):
+    def second_moment_y(self) -> Optional[float]:
+        """Iy, or I when Iy is not given."""
         return self.Iy if self.Iy is not None else self.I
 
-    def problems(self):
+    def problems(self) -> list[str]:
+        """List of problems with the data (non-positive area or moments, bad orientation)."""
         out = []
         if not (self.A > 0):
             out.append(f"section {self.name!r}: A must be > 0, got {self.A}")

@@ -19,17 +19,25 @@ M_r δz̈ + C_r δż + K_r δz = B_r δr, and the map N back to all coordinates;
 Models with 3-D rotations and steady motions (spinning beams and rotors) are linearized by
 femb.solvers.eigen.steady_spin (rotating or fixed frame, gyroscopic and centrifugal terms).
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import InputError
 from femb.elements import MASS_KINDS
 from femb.solvers.eigen.complex_modes import ComplexModes, complex_eigen
 from femb.solvers.linalg.nullspace import NullSpace
 from femb.solvers.problem import StaticProblem
+
+if TYPE_CHECKING:
+    from femb.model import Model
 
 
 @dataclass
@@ -50,16 +58,16 @@ class LinearModel:
     C_damping: np.ndarray
     K: np.ndarray
     B_force: np.ndarray
-    independent: list
+    independent: list[tuple[Any, str]]
     N: np.ndarray
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
-    def eigenvalues(self):
+    def eigenvalues(self) -> NDArray[np.complex128]:
         """Eigenvalues of A, sorted by imaginary part then real part."""
         ev = np.linalg.eigvals(self.A)
         return ev[np.lexsort((ev.real, ev.imag))]
 
-    def complex_modes(self, n_modes=None, shift=None):
+    def complex_modes(self, n_modes: Optional[int] = None, shift: Optional[complex] = None) -> ComplexModes:
         """Complex modes of M_r δz̈ + C_r δż + K_r δz = 0 (femb.solvers.eigen.complex_modes.ComplexModes,
         one per conjugate pair, frequencies Im λ and damping ratios); ``vectors`` are over
         the independent coordinates z and ``modes`` over all variables (δq = N δz)."""
@@ -152,7 +160,10 @@ def _dof_equations(table, pairs, model, what):
     return np.array(eqs, dtype=np.int64)
 
 
-def linearize(model, u, v=None, t=None, inputs=(), outputs=(), independent=None, mass="lumped", problem=None):
+def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Optional[float] = None,
+              inputs: Sequence[tuple[Any, str]] = (), outputs: Sequence[tuple[Any, str]] = (),
+              independent: Optional[Sequence[tuple[Any, str]]] = None, mass: Union[str, int] = "lumped",
+              problem: Optional[StaticProblem] = None) -> LinearModel:
     """Linearize ``model`` about the state (u, v) in independent coordinates.
 
     Parameters
@@ -169,7 +180,8 @@ def linearize(model, u, v=None, t=None, inputs=(), outputs=(), independent=None,
     independent : sequence of (node, dof), optional
         Independent coordinates; default: chosen by pivoting on the constraint Jacobian.
         A choice that leaves the dependent block singular raises InputError.
-    mass : mass kind used for M(q).
+    mass : mass kind used for M(q) ("lumped", the default as in every femb analysis,
+        "consistent", "invariant").
     """
     prob = problem or StaticProblem(model)
     tab = prob.table
