@@ -7,7 +7,7 @@ grounding) belong to the table instead: ``Model.pin``, ``Model.weld``, ``Model.f
 Kinds (``Joint.kind``) and their equations (x: current node position X + u):
 
 ``distance``
-    Φ = (|x_b − x_a|² − L²)/(2L): node b keeps the distance L from node a (or from a fixed
+    Φ = (‖x_b − x_a‖² − L²)/(2L): node b keeps the distance L from node a (or from a fixed
     ``point`` when node_a is None). One equation.
 ``on_line``
     Φ_k = n_k·(x − p) for the dim−1 unit normals n_k of the line through ``point`` with

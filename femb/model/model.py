@@ -66,13 +66,30 @@ class Part:
 class Model:
     """A finite-element multibody model.
 
+    Declare parts, supports, ties, joints, loads and initial velocities with the methods
+    below, then hand the model to a ``solve_*`` function (``validate()`` is called on the
+    way and reports every problem at once).
+
     Parameters
     ----------
-    mesh : femb.mesh.Mesh
+    mesh : femb.Mesh
+        Points (n_nodes, dim) and named cell and node sets.
     dim : int, optional
         Spatial dimension of the analysis (defaults to the mesh's). A 2-D model uses DOFs
         (ux, uy, rz); a 3-D model (ux, uy, uz, rx, ry, rz).
     name : str
+        Used in messages and run records.
+
+    Notes
+    -----
+    Units are any consistent set (no unit is assumed): lengths and positions in the mesh's
+    length unit, rotations in radians, forces ``fx, fy, fz`` in force units and moments
+    ``mx, my, mz`` in force·length (``point_load``), distributed loads in force per length,
+    gravity in length/time², velocities in length/time and angular velocities in
+    rad/time. Nodes are named by node selectors (``NodeSelector``): a marker name, a
+    node-set name (``line_mesh`` makes ``<name>_start`` and ``<name>_end``), a node index
+    or a sequence of indices. Vectors (points, directions, offsets, axes) have ``dim``
+    components.
     """
 
     def __init__(self, mesh: "Mesh", dim: Optional[int] = None, name: str = "model") -> None:
@@ -134,17 +151,19 @@ class Model:
         return self.add_part(name, element, name, values=values)
 
     def add_marker(self, name: str, node: NodeSelector) -> str:
-        """A named point (node) to attach loads and joints to."""
+        """A named point (one node) to attach loads and joints to; returns ``name``."""
         self.markers[name] = node
         return name
 
     def fix(self, nodes: NodeSelector, dofs: DofSelector = "all", name: Optional[str] = None) -> None:
-        """Clamp ``dofs`` ("all", "translations", "rotations" or a tuple of names)."""
+        """Clamp ``dofs`` ("all", "translations", "rotations" or a tuple of DOF names) of
+        ``nodes``: they are removed from the equations (no cost)."""
         self.fixed.append(Fixed(nodes, self._dof_tuple(dofs), name or f"fix {nodes!r}"))
 
     def prescribe(self, nodes: NodeSelector, dof: str, value: float = 0.0,
                   function: Optional[Callable[[float], float]] = None, name: Optional[str] = None) -> None:
-        """Prescribe DOF ``dof`` at ``nodes``: value·λ in statics, function(t) in dynamics."""
+        """Prescribe DOF ``dof`` at ``nodes`` [length or rad]: value·λ in statics (λ the
+        load factor), function(t) in dynamics (``value`` when no function is given)."""
         self.prescribed.append(Prescribed(nodes, dof, float(value), function, name or f"prescribe {nodes!r} {dof}"))
 
     def tie(self, node_a: NodeSelector, node_b: NodeSelector, dofs: DofSelector = "all", name: Optional[str] = None) -> None:
@@ -162,24 +181,28 @@ class Model:
     # ------------------------------------------------------------------ joints (constraints)
     def distance(self, node_a: Optional[NodeSelector], node_b: NodeSelector, length: Optional[float] = None,
                  point: Optional[Sequence[float]] = None, name: Optional[str] = None) -> str:
-        """Keep node ``node_b`` at distance ``length`` (default: the reference distance)
-        from ``node_a``, or from the fixed ``point`` when ``node_a`` is None."""
+        """Keep node ``node_b`` at distance ``length`` [length] (default: the reference
+        distance) from ``node_a``, or from the fixed ``point`` (dim,) when ``node_a`` is None.
+        One equation; returns the joint name."""
         return self._joint(Joint("distance", name or f"distance {node_a!r}-{node_b!r}", node_a, node_b,
                                  point=None if point is None else tuple(point), length=length))
 
     def on_line(self, node: NodeSelector, point: Sequence[float], direction: Sequence[float], name: Optional[str] = None) -> str:
-        """Node ``node`` slides on the fixed line through ``point`` along ``direction``."""
+        """Node ``node`` slides on the fixed line through ``point`` (dim,) along
+        ``direction`` (dim,, any length): dim − 1 equations; returns the joint name."""
         return self._joint(Joint("on_line", name or f"on_line {node!r}", None, node, point=tuple(point), direction=tuple(direction)))
 
     def coincide(self, node_a: NodeSelector, node_b: NodeSelector, offset: Optional[Sequence[float]] = None,
                  name: Optional[str] = None) -> str:
-        """Positions of two nodes coincide (up to a constant ``offset`` x_b − x_a)."""
+        """Positions of two nodes coincide, up to a constant ``offset`` x_b − x_a (dim,)
+        [length]: dim equations; returns the joint name."""
         return self._joint(Joint("coincide", name or f"coincide {node_a!r}-{node_b!r}", node_a, node_b, offset=None if offset is None else tuple(offset)))
 
     def linear_constraint(self, terms: Sequence[tuple[NodeSelector, str, float]],
                           value: Union[None, float, Callable[[float], float]] = None, name: Optional[str] = None) -> str:
         """Σ c·u(node, dof) = value(t) (value: a callable of time, or a number, or None
-        for 0); ``terms`` is a list of (node, dof, coefficient)."""
+        for 0); ``terms`` is a list of (node, dof, coefficient). One equation; returns the
+        joint name."""
         fn = value if callable(value) or value is None else (lambda t, v=float(value): v)
         return self._joint(Joint("linear", name or "linear constraint", terms=tuple(tuple(t) for t in terms), value=fn))
 
@@ -253,23 +276,28 @@ class Model:
 
     def distributed_load(self, cells: str, q: ArrayLike, amplitude: Optional[Callable[[float], float]] = None,
                          constant: bool = False, name: Optional[str] = None) -> None:
-        """Dead load per unit length ``q`` (dim,) on the line cells of ``cells``."""
+        """Dead load per unit length ``q`` (dim,) [force/length] on the line cells of the
+        cell set ``cells``; scaled by ``amplitude`` a(t) or the load factor unless
+        ``constant``."""
         self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()), amplitude, constant, name or f"distributed load {cells!r}"))
 
     def gravity(self, g: ArrayLike, amplitude: Optional[Callable[[float], float]] = None, constant: bool = False) -> None:
-        """Uniform gravity ``g`` (dim,) acting on all masses."""
+        """Uniform gravity ``g`` (dim,) [length/time²] acting on all masses (M·g with the
+        analysis' mass kind); scaled by ``amplitude`` a(t) or the load factor unless
+        ``constant``."""
         self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), amplitude, constant))
 
     def initial_velocity(self, nodes: NodeSelector, **values: float) -> None:
         """Initial velocity of DOFs at ``nodes``, e.g. ``initial_velocity("tip", uy=2.0)``
-        (rotational DOFs: angular velocity)."""
+        [length/time] (rotational DOFs: angular velocity [rad/time])."""
         self.initial_velocities.append((nodes, {k: float(v) for k, v in values.items()}))
 
     def initial_rigid_velocity(self, velocity: Optional[ArrayLike] = None, omega: Union[float, ArrayLike] = 0.0,
                                center: Optional[ArrayLike] = None, nodes: Optional[NodeSelector] = None) -> None:
         """Initial velocity field of a rigid motion: v = velocity + ω × (x − center) at
-        every node (or ``nodes``); rotational DOFs get ω. In 2-D ``omega`` is the scalar
-        spin about z; in 3-D a 3-vector."""
+        every node (or ``nodes``); rotational DOFs get ω. ``velocity`` (dim,) [length/time],
+        ``center`` (dim,) [length]; in 2-D ``omega`` is the scalar spin about z, in 3-D a
+        3-vector [rad/time]."""
         sel = np.arange(self.mesh.n_nodes) if nodes is None else self.nodes(nodes)
         x = np.zeros((sel.size, 3))
         x[:, : self.mesh.dim] = self.mesh.points[sel]

@@ -20,18 +20,34 @@ if TYPE_CHECKING:
 class Results:
     """Frames and histories of one analysis.
 
+    A frame is a time (dynamics) or load factor (statics) with the state vector u over all
+    variables of the correlation table (translations in length units, rotations in
+    radians: 2-D rz additive, 3-D rotation vectors log R). Read DOFs with ``dof``, history
+    columns with ``series``, nodal fields with ``nodal_displacements`` and
+    ``nodal_rotation_matrices``; write ParaView files with ``to_vtk``.
+
     Attributes
     ----------
     table : CorrelationTable
-    kind : str ("static", "arclength", "dynamic", ...)
-    times : list of float, the time or load factor of each frame
-    states : list of (n_var,) arrays, u at each frame
-    velocities : list of (n_var,) arrays (dynamics) or empty
-    history : dict name -> list of float, one entry per recorded frame
-    arrays : dict name -> list of arrays, one per recorded frame (e.g. reactions over the
-        constrained variables ``table.constrained_vars``; ``rotations`` (n_nodes, 3, 3),
-        the nodal rotation matrices of 3-D models with oriented nodes)
-    info : dict of run information (settings, counts, timings)
+        The global numbering (``table.var_of(node, dof)``).
+    kind : str
+        "static", "arclength", "dynamic", "modal", ...
+    model : Model or None
+        The model that was solved.
+    times : list of float
+        The time or load factor of each frame.
+    states : list of (n_var,) arrays
+        u at each frame.
+    velocities : list of (n_var,) arrays
+        Velocities at each frame (dynamics), or empty.
+    history : dict of str to list of float
+        One entry per recorded frame (NaN where a frame did not record the column).
+    arrays : dict of str to list of arrays
+        One array per recorded frame, e.g. ``reactions`` over the constrained variables
+        ``table.constrained_vars``, ``multipliers`` of the joints, ``rotations``
+        (n_nodes, 3, 3), the nodal rotation matrices of 3-D models with oriented nodes.
+    info : dict
+        Run information (settings, counts, timings).
     """
 
     def __init__(self, table: CorrelationTable, kind: str, model: Optional[Model] = None) -> None:
@@ -130,14 +146,22 @@ class Results:
                surfaces: Union[None, bool, str, dict[str, Any]] = None, time_mode: str = "auto") -> Path:
         """Write frames to ParaView files (femb.export); returns the written path.
 
-        path : a folder (written as ``<folder>/results.pvd`` + ``results_<k>.vtu``), a
+        Parameters
+        ----------
+        path : str or Path
+            A folder (written as ``<folder>/results.pvd`` + ``results_<k>.vtu``), a
             ``.pvd`` file (its folder and stem name the collection) or a ``.vtu`` file
             (one frame: ``frames`` as an int, default the last).
-        frames : indices of the frames to write (default all), or one int for a ``.vtu``.
-        surfaces : True, "auto" or {part: outline} — also the extruded cross-section
-            surfaces (``<name>_surface.pvd``, see femb.export.surfaces).
-        time_mode : see femb.export.PVDWriter.
+        frames : list of int or int, optional
+            Indices of the frames to write (default all), or one int for a ``.vtu``.
+        surfaces : True, "auto" or dict, optional
+            {part: SectionOutline}: also the extruded cross-section surfaces
+            (``<name>_surface.pvd``, see femb.export.surfaces).
+        time_mode : str
+            See femb.export.PVDWriter.
 
+        Notes
+        -----
         femb.export sits above femb.results in the layering: the writer is imported when
         this method is called (an allowed deferred import, see tests/framework/test_layering),
         so importing Results never imports femb.export.

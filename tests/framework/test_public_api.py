@@ -191,3 +191,16 @@ def test_public_methods_of_the_model_layer_are_annotated(cls):
         function = member.fget if isinstance(member, property) else member
         if inspect.isfunction(function) and function.__module__.startswith("femb"):
             assert _annotated(function) == [], f"{cls}.{name}"
+
+
+def test_static_case_steps_hand_over_every_increment_as_it_converges(tmp_path):
+    """docs/case_files.md: static frames are written after every converged increment (the
+    writer is the step's on_frame callback), not once at the end of the step."""
+    (tmp_path / "case.toml").write_text(CASE.split("[[steps]]")[0] + '[[loads]]\ntype = "point"\nnodes = "beam_end"\nfy = -1e-3\n'
+                                        '[[steps]]\ntype = "static"\nname = "sag"\nsteps = 3\n')
+    case = femb.load_case(tmp_path / "case.toml")
+    seen = []
+    results = case.steps[0].run(case.model, lambda res: seen.append((len(res), res.times[-1])))
+    assert [n for n, _ in seen] == [1, 2, 3, 4]
+    assert [t for _, t in seen] == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0])
+    assert len(results) == 4

@@ -53,21 +53,30 @@ def _default_newton():
 class DynamicSettings:
     """Settings of ``solve_dynamic``.
 
-    scheme: "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
+    Attributes
+    ----------
+    scheme
+        "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
         "generalized-alpha", or a scheme object (``MidPoint()``, ``HHT(alpha)``,
         ``GeneralizedAlpha(rho_inf)``, ``Newmark(beta, gamma)``).
-    mass: mass kind "lumped" (default, as in every femb analysis), "consistent" or
+    mass
+        mass kind "lumped" (default, as in every femb analysis), "consistent" or
         "invariant" (must be constant for every part; beams: "lumped" or "invariant").
-    damping: ``Rayleigh(alpha, beta)`` or None.
-    newton: NewtonSettings (tolerance relative to the largest of the internal, inertia
+    damping
+        ``Rayleigh(alpha, beta)`` or None.
+    newton
+        NewtonSettings (tolerance relative to the largest of the internal, inertia
         and external force norms; the per-step energy error is about residual × step
         increment, so the tolerance is the energy tolerance). ``modified=True`` reuses the
         factorization across iterations and steps. ``max_cutbacks``: halvings of a step
         that does not converge before ConvergenceError.
-    max_turn: the largest rotation (rad) of a nodal rotation or an element chord that one
+    max_turn
+        the largest rotation (rad) of a nodal rotation or an element chord that one
         Newton correction may apply; longer corrections are scaled down (None: no limit).
-    record_every: record a frame (state and history) every k steps (the last one always).
-    progress: show a tqdm progress bar.
+    record_every
+        record a frame (state and history) every k steps (the last one always).
+    progress
+        show a tqdm progress bar.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"

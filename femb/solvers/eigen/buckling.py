@@ -43,7 +43,19 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class BucklingResult:
-    """Critical load factors (ascending positive) and mode shapes over all variables."""
+    """Linear buckling (``solve_buckling``).
+
+    Attributes
+    ----------
+    load_factors : (k,) array
+        Critical load factors, positive, ascending.
+    modes : (k, n_var) array
+        Buckling mode shapes over all variables.
+    prestress_state : (n_var,) array
+        Displacements of the linear pre-solve at load factor 1.
+    table : CorrelationTable
+        The numbering of the variables.
+    """
 
     load_factors: np.ndarray
     modes: np.ndarray  # (n_modes, n_var)
@@ -152,12 +164,18 @@ def solve_buckling(model: Model, n_modes: int = 5, table: Optional[CorrelationTa
 
 @dataclass
 class PathBucklingResult:
-    """Critical load factor found on a nonlinear static load path.
+    """Critical load factor found on a nonlinear static load path (``critical_load_on_path``).
 
-    load_factor : the load factor where the lowest squared frequency ω² (signed) is zero
-    path : Results of the static path (frames at the requested load factors)
-    omega : (len(path), n_modes) signed frequencies along the path (−sqrt(−ω²) beyond)
-    iterations : secant refinements done after bracketing
+    Attributes
+    ----------
+    load_factor : float
+        The load factor where the lowest squared frequency ω² (signed) is zero.
+    path : Results
+        The static path (frames at the requested load factors).
+    omega : (len(path), n_modes) array
+        Signed frequencies along the path [rad/time] (−sqrt(−ω²) beyond).
+    iterations : int
+        Secant refinements done after bracketing.
     """
 
     load_factor: float

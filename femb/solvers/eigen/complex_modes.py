@@ -56,11 +56,17 @@ log = logging.getLogger(__name__)
 class ComplexModes:
     """Complex eigen-solutions of M q̈ + C q̇ + K q = 0 (one per conjugate pair).
 
-    eigenvalues : (k,) complex λ [1/time], ascending |λ| (Im λ ≥ 0)
-    vectors : (k, n) complex mode shapes over the coordinates of the matrices
-    modes : (k, n_var) complex mode shapes over all variables of ``table`` (None when the
-        matrices were given without a table); constraint-reduced shapes mapped back by N
-    shift : the shift σ used
+    Attributes
+    ----------
+    eigenvalues : (k,) complex
+        λ [1/time], ascending abs(λ) (Im λ ≥ 0).
+    vectors : (k, n) complex
+        Mode shapes over the coordinates of the matrices.
+    modes : (k, n_var) complex or None
+        Mode shapes over all variables of ``table`` (None when the matrices were given
+        without a table); constraint-reduced shapes mapped back by N.
+    shift : complex
+        The shift σ used.
     """
 
     eigenvalues: np.ndarray
@@ -77,7 +83,7 @@ class ComplexModes:
 
     @property
     def natural_frequency(self) -> np.ndarray:
-        """|λ| [rad/time] (the undamped frequency for light damping)."""
+        """abs(λ) [rad/time] (the undamped frequency for light damping)."""
         return np.abs(self.eigenvalues)
 
     @property
@@ -87,7 +93,7 @@ class ComplexModes:
 
     @property
     def damping_ratio(self) -> np.ndarray:
-        """ζ = −Re λ / |λ| (0 for undamped and gyroscopic modes, negative when growing)."""
+        """ζ = −Re λ / abs(λ) (0 for undamped and gyroscopic modes, negative when growing)."""
         mag = np.abs(self.eigenvalues)
         return np.where(mag > 0, -self.eigenvalues.real / np.where(mag > 0, mag, 1.0), 0.0)
 

@@ -42,12 +42,20 @@ if TYPE_CHECKING:
 
 @dataclass
 class LinearModel:
-    """A linearized model in independent coordinates z (see the module docstring).
+    """A linearized model in independent coordinates z (``linearize``; see the module
+    docstring of femb.solvers.eigen.linearize).
 
-    A, B, C, D : state-space matrices for the state x = (δz, δż)
-    M, C_damping, K, B_force : second-order matrices (n_z × n_z, n_z × n_inputs)
-    independent : list of (node, dof) naming each coordinate of z
-    N : (n_var, n_z) map δq = N δz to all variables
+    Attributes
+    ----------
+    A, B, C, D : arrays
+        State-space matrices for the state x = (δz, δż): A (2n_z, 2n_z), B (2n_z,
+        n_inputs), C (n_outputs, 2n_z), D (n_outputs, n_inputs).
+    M, C_damping, K, B_force : arrays
+        Second-order matrices (n_z, n_z) and the input map (n_z, n_inputs).
+    independent : list of (node, dof)
+        The DOF naming each coordinate of z.
+    N : (n_var, n_z) array
+        The map δq = N δz to all variables.
     """
 
     A: np.ndarray

@@ -41,12 +41,19 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class ModalResult:
-    """Natural frequencies and mode shapes.
+    """Natural frequencies and mode shapes (``solve_modal``).
 
-    omega: (k,) circular frequencies [rad/time] ascending (0 for rigid-body modes,
-    negative for unstable directions: −sqrt(−λ)); frequency_hz: omega/2π;
-    modes: (k, n_var) mode shapes over all variables, mass-normalized;
-    eigenvalues: (k,) λ = ω² (signed).
+    Attributes
+    ----------
+    omega : (k,) array
+        Circular frequencies [rad/time] ascending (0 for rigid-body modes, negative for
+        unstable directions: −sqrt(−λ)); ``frequency_hz`` is omega/2π.
+    eigenvalues : (k,) array
+        λ = ω² (signed).
+    modes : (k, n_var) array
+        Mode shapes over all variables, mass-normalized.
+    table : CorrelationTable
+        The numbering of the variables.
     """
 
     omega: np.ndarray

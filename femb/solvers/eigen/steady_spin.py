@@ -130,12 +130,21 @@ class _Blocks:
 class SteadySpin:
     """A model linearized about a steady spin: M δq̈ + G δq̇ + K δq = 0 over the equations.
 
-    omega : (3,) spin vector ω = Ω e [rad/time]; frame : "rotating" | "inertial"
-    state : the relative equilibrium (vector u or Configuration (u, R))
-    M, G, K : (n_eq, n_eq) CSR mass, gyroscopic (skew) and stiffness (tangent with the
-        centrifugal stiffening, spin softening; not symmetric in general)
-    N : (n_eq, n_ind) null-space basis of the joints (None without joints)
-    multipliers : joint multipliers at the equilibrium
+    Attributes
+    ----------
+    omega : (3,) array
+        Spin vector ω = Ω e [rad/time].
+    frame : str
+        "rotating" or "inertial".
+    state : (n_var,) array or Configuration
+        The relative equilibrium (vector u or Configuration (u, R)).
+    M, G, K : (n_eq, n_eq) CSR matrices
+        Mass, gyroscopic (skew) and stiffness (tangent with the centrifugal stiffening,
+        spin softening; not symmetric in general).
+    N : (n_eq, n_ind) matrix or None
+        Null-space basis of the joints (None without joints).
+    multipliers : (m,) array or None
+        Joint multipliers at the equilibrium.
     """
 
     omega: np.ndarray

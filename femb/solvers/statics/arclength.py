@@ -28,12 +28,19 @@ if TYPE_CHECKING:
 class ArcLengthSettings:
     """Arc-length control.
 
-    arc_length: initial Δl (displacement norm of an increment); None: from the first
+    Attributes
+    ----------
+    arc_length
+        initial Δl (displacement norm of an increment); None: from the first
         linear increment Δλ = ``initial_load_factor``.
-    max_steps: increments to take.
-    max_load_factor / min_load_factor: stop once λ leaves [min, max].
-    stop: optional callable stop(results) -> bool checked after each increment.
-    desired_iterations: Δl is scaled by sqrt(desired/actual) after each increment.
+    max_steps
+        increments to take.
+    max_load_factor, min_load_factor
+        stop once λ leaves [min, max].
+    stop
+        optional callable stop(results) -> bool checked after each increment.
+    desired_iterations
+        Δl is scaled by sqrt(desired/actual) after each increment.
     """
 
     arc_length: Optional[float] = None
