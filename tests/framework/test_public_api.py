@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import femb
+from tests.io.conftest import BASE_CASE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,26 +110,8 @@ def test_add_part_in_the_old_order_names_the_new_one():
     model.validate()
 
 
-CASE = """\
-[mesh.line]
-name = "beam"
-start = [0.0, 0.0]
-end = [1.0, 0.0]
-elements = 2
-[materials.unit]
-E = 1.0
-rho = 1.0
-[sections.strip]
-A = 1.0
-I = 1.0
-[[parts]]
-name = "beam"
-cells = "beam"
-element = "beam2d"
-material = "unit"
-section = "strip"
-[[fix]]
-nodes = "beam_start"
+# the io tests' small cantilever with a density, a modal and a dynamic step
+CASE = BASE_CASE.replace("E = 1.0\n", "E = 1.0\nrho = 1.0\n").split("[[steps]]")[0] + """\
 [[steps]]
 type = "modal"
 name = "modes"
@@ -196,8 +179,7 @@ def test_public_methods_of_the_model_layer_are_annotated(cls):
 def test_static_case_steps_hand_over_every_increment_as_it_converges(tmp_path):
     """docs/case_files.md: static frames are written after every converged increment (the
     writer is the step's on_frame callback), not once at the end of the step."""
-    (tmp_path / "case.toml").write_text(CASE.split("[[steps]]")[0] + '[[loads]]\ntype = "point"\nnodes = "beam_end"\nfy = -1e-3\n'
-                                        '[[steps]]\ntype = "static"\nname = "sag"\nsteps = 3\n')
+    (tmp_path / "case.toml").write_text(BASE_CASE.replace("steps = 2", "steps = 3"))
     case = femb.load_case(tmp_path / "case.toml")
     seen = []
     results = case.steps[0].run(case.model, lambda res: seen.append((len(res), res.times[-1])))
