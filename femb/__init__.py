@@ -55,6 +55,15 @@ _EXPORTS = {
     "SteadySpin": "femb.solvers",
     "linearize": "femb.solvers",
     "LinearModel": "femb.solvers",
+    # component reduction and structural modification (docs/reduction.md)
+    "reduce_component": "femb.solvers.reduction.component",
+    "craig_bampton": "femb.solvers.reduction.craig_bampton",
+    "CraigBampton": "femb.solvers.reduction.craig_bampton",
+    "reduce_matrix_files": "femb.solvers.reduction.matrix_files",
+    "component_matrices": "femb.solvers.reduction.substructures",
+    "model_matrices": "femb.solvers.reduction.substructures",
+    "ComponentModeSynthesis": "femb.solvers.reduction.free_interface",
+    "StructuralModification": "femb.solvers.reduction.modification",
     # dynamics
     "solve_dynamic": "femb.solvers",
     "DynamicSettings": "femb.solvers",

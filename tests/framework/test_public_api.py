@@ -13,10 +13,12 @@ from tests.io.conftest import BASE_CASE
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# modules that examples may import besides the facade: the element catalogue and the
-# validation runner's measuring helpers (an example that reproduces a benchmark measures
-# it the way the benchmark does)
-PUBLIC_MODULES = ("femb.elements", "femb.validation.models", "femb.validation.signals")
+# modules that examples and docs may import besides the facade: the element catalogue,
+# the design-variable constructors of structural modification, and the validation
+# runner's measuring helpers (an example that reproduces a benchmark measures it the way
+# the benchmark does)
+PUBLIC_MODULES = ("femb.elements", "femb.solvers.reduction.modification", "femb.validation.models",
+                  "femb.validation.signals")
 
 SOLVE_FUNCTIONS = ("solve_static", "solve_arclength", "solve_buckling", "critical_load_on_path", "solve_modal",
                    "frequencies_along_path", "solve_complex_modes", "steady_spin", "campbell", "linearize",
