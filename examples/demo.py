@@ -22,9 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.case import load_case
-from femb.core.errors import FembError
-from femb.export import read_pvd, render_png
+from femb import FembError, load_case, read_pvd, render_png
 from femb.validation.models import rod_midpoint_deflection
 from femb.validation.signals import first_local_extremum
 

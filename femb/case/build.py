@@ -212,7 +212,7 @@ class ModelBuilder(MultibodyReaders):
                     self.ctx.fail(t.key_path("name"), f"part {name!r} is defined twice")
                 if element in FLOATING_ELEMENTS:
                     cells = self.floating_body_cells(t, cells, frame or "chord")
-                model.add_part(name, cells, element, self.materials[mat], self.sections[sec])
+                model.add_part(name, element, cells, self.materials[mat], self.sections[sec])
 
     def floating_body_cells(self, t, cells, frame):
         """The cell set ``"<cells> floating"`` of a floating-frame body: each 2-node line of

@@ -262,7 +262,7 @@ class MultibodyReaders:
             if abs(gap) > 1e-8 * scale:
                 ctx.fail(t.key_path("point"), f"the line through {list(point)} along {list(direction)} misses node "
                                               f"{int(model.node(node))} ({node!r}) by {gap:.6g}: the node must start on it")
-        model.slider(node, body, point=point, direction=direction, lock_rotation=lock, name=name)
+        model.slider(body, node, point=point, direction=direction, lock_rotation=lock, name=name)
 
     def carries(self, selector, dof, oriented=False):
         """Whether the node of ``selector`` belongs to a part whose element has DOF ``dof``

@@ -5,7 +5,7 @@ multiplied by the load factor λ unless ``constant=True`` (a dead preload applie
 from the start). In dynamics a load is multiplied by a(t) (1 when None).
 """
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class PointLoad:
     conservative) and are treated as dead.
     """
 
-    nodes: object
+    nodes: Any
     values: dict
     amplitude: Optional[Callable] = None
     constant: bool = False
@@ -74,7 +74,7 @@ class Gravity:
 class Fixed:
     """Zero displacement of ``dofs`` at ``nodes``."""
 
-    nodes: object
+    nodes: Any
     dofs: tuple
     name: str = "fixed"
 
@@ -84,7 +84,7 @@ class Prescribed:
     """Prescribed value of one DOF at ``nodes``: value·λ in statics (value·a(t) in
     dynamics, or ``function(t)`` when given)."""
 
-    nodes: object
+    nodes: Any
     dof: str
     value: float = 0.0
     function: Optional[Callable] = None
@@ -95,8 +95,8 @@ class Prescribed:
 class Tie:
     """DOFs shared one-to-one between two nodes (pin: translations, weld: all)."""
 
-    node_a: object
-    node_b: object
+    node_a: Any
+    node_b: Any
     dofs: tuple
     name: str = "tie"
 
@@ -126,7 +126,8 @@ class TableFunction:
         self._t = np.array([p[0] for p in self.points])
         self._a = np.array([p[1] for p in self.points])
 
-    def __call__(self, t):
+    def __call__(self, t: float) -> float:
+        """a(t), interpolated linearly (the end values beyond the table)."""
         return float(np.interp(t, self._t, self._a))
 
     def __repr__(self):
@@ -160,6 +161,7 @@ def evaluate_amplitude(amplitude, t):
 
 
 def as_vector(values, dim, where):
+    """``values`` as a (dim,) float array; ValueError naming ``where`` for another size."""
     v = np.asarray(values, dtype=np.float64).ravel()
     if v.size != dim:
         raise ValueError(f"{where}: expected {dim} components, got {v.size}")

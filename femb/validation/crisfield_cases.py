@@ -34,7 +34,7 @@ def bathe_pendulum(EA=1e10):
     (pivot) and ``bar_end`` (tip)."""
     length = PENDULUM_LENGTH
     model = Model(line_mesh((0.0, 0.0), (0.0, -length), 1, "bar"), name="bathe-pendulum")
-    model.add_part("bar", "bar", "truss2d", values={"EA": EA, "rhoA": 2.0 * PENDULUM_MASS / length})
+    model.add_part("bar", "truss2d", "bar", values={"EA": EA, "rhoA": 2.0 * PENDULUM_MASS / length})
     model.fix("bar_start")
     model.gravity((0.0, -PENDULUM_G))
     model.initial_velocity("bar_end", ux=PENDULUM_V0)
@@ -45,7 +45,7 @@ def four_bar_chain(EA=1e10):
     """Free-flying straight four-bar chain (paper §4.1): length 400, 1 mass/length
     (lumped 50, 100, 100, 100, 50), rigid spin ω = 1 about the right-hand end."""
     model = Model(line_mesh((0.0, 0.0), (400.0, 0.0), 4, "chain"), name="four-bar-chain")
-    model.add_part("chain", "chain", "truss2d", values={"EA": EA, "rhoA": 1.0})
+    model.add_part("chain", "truss2d", "chain", values={"EA": EA, "rhoA": 1.0})
     model.initial_rigid_velocity(omega=1.0, center=(400.0, 0.0))
     return model
 
@@ -65,8 +65,8 @@ def escape_model(direction, tau=ESCAPE_TAU):
     mesh = Mesh(np.array([[0.0, 0.0], A, B]), {"bar": CellBlock("line", np.array([[0, 1]])), "spring": CellBlock("line", np.array([[2, 1]]))},
                 {"O": [0], "A": [1], "B": [2]})
     model = Model(mesh, name="escape")
-    model.add_part("bar", "bar", "truss2d", values={"EA": 500.0, "rhoA": 2.0 / 100.0})
-    model.add_part("spring", "spring", "truss2d", values={"EA": 100.0, "rhoA": 0.0})  # K = EA/l = 1
+    model.add_part("bar", "truss2d", "bar", values={"EA": 500.0, "rhoA": 2.0 / 100.0})
+    model.add_part("spring", "truss2d", "spring", values={"EA": 100.0, "rhoA": 0.0})  # K = EA/l = 1
     model.fix("O")
     model.fix("B", "ux")
     model.tie("A", "B", "uy")

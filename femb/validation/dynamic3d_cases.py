@@ -29,7 +29,7 @@ def spin_up_beam_3d(n=16):
     model = Model(mesh, dim=3, name="spin-up B (3-D beams)")
     material = Material(E=2.8e7, G=1.0e7, rho=1.2, name="Simo-Vu-Quoc beam")
     section = Section(A=1.0, Iy=5.0e-4, Iz=5.0e-4, J=1.0e-3, shear_factor=1.0, name="EA=2.8e7, EI=1.4e4")
-    model.add_part("beam", "beam", "beam3d_timoshenko", material, section)
+    model.add_part("beam", "beam3d_timoshenko", "beam", material, section)
     model.fix("beam_start", ("ux", "uy", "uz", "rx", "ry"))
     model.prescribe("beam_start", "rz", function=spin_up_angle(omega, T))
     model.info.update(length=L, omega=omega, T=T)
@@ -77,7 +77,7 @@ def free_flying_beam(n=8):
     initial tumbling spin, translation and deformation rate, hit by a force and moment
     pulse sin²(πt/0.5) during 0 ≤ t ≤ 0.5 s at its end."""
     model = Model(line_mesh((0.0, 0.0, 0.0), (2.0, 0.3, 0.2), n, "b"), dim=3, name="free-flying beam")
-    model.add_part("b", "b", "beam3d", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
+    model.add_part("b", "beam3d", "b", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
                                                "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012})
     model.initial_rigid_velocity(velocity=(0.3, -0.2, 0.1), omega=(0.2, -0.3, 0.8), center=(0.5, -0.2, 0.1))
     model.initial_velocity("b_end", ux=0.2, uy=-0.1, uz=0.1)
@@ -171,17 +171,17 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
                 {"root": [0], "tip": [cen[-1]], "tip_sc": [sc[-1]], "joint": [n_c0]}, source="spatial spin-up")
     model = Model(mesh, dim=3, name="spatial spin-up (Kane-Ryan-Banerjee beam)")
     It = p["tube_I"]
-    model.add_part("tube", "tube", "beam3d", values={
+    model.add_part("tube", "beam3d", "tube", values={
         "EA": E * p["tube_A"], "GJ": p["tube_St"], "EIy": E * It, "EIz": E * It, "rhoA": rho * p["tube_A"],
         "rhoIp": rho * 2.0 * It, "rhoIy": rho * It, "rhoIz": rho * It})
     St_eff = p["ch_St"] * p["channel"] / (p["channel"] - np.sqrt(E * p["ch_Gamma"] / p["ch_St"]))
     EIy, EIz, EA = E * p["ch_Iy"], E * p["ch_Iz"], E * p["ch_A"]
-    model.add_part("channel", "channel", "beam3d", values={
+    model.add_part("channel", "beam3d", "channel", values={
         "EA": EA, "GJ": small * St_eff, "EIy": small * EIy, "EIz": small * EIz, "rhoA": rho * p["ch_A"],
         "rhoIp": rho * (p["ch_Iy"] + p["ch_Iz"]), "rhoIy": rho * p["ch_Iy"], "rhoIz": rho * p["ch_Iz"]})
-    model.add_part("channel_sc", "channel_sc", "beam3d", values={
+    model.add_part("channel_sc", "beam3d", "channel_sc", values={
         "EA": small * EA, "GJ": St_eff, "EIy": EIy, "EIz": EIz, "rhoA": 0.0, "rhoIp": 0.0, "rhoIy": 0.0, "rhoIz": 0.0})
-    model.add_part("links", "links", "beam3d", values={
+    model.add_part("links", "beam3d", "links", values={
         "EA": link_rigidity[0], "GJ": link_rigidity[1], "EIy": link_rigidity[1], "EIz": link_rigidity[1],
         "rhoA": 0.0, "rhoIp": 0.0, "rhoIy": 0.0, "rhoIz": 0.0})
     theta = spin_up_angle(p["omega"], p["T"])

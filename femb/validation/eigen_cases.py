@@ -34,12 +34,12 @@ def rotating_beam(n, element="beam3d", hub=0.0, data=None):
     if element.startswith("beam2d"):
         mesh = line_mesh((hub, 0.0), (hub + L, 0.0), n, "beam")
         model = Model(mesh, name=f"rotating beam 2-D ({n})")
-        model.add_part("beam", "beam", element, Material(E=d["E"], G=d["G"], rho=d["rho"]),
+        model.add_part("beam", element, "beam", Material(E=d["E"], G=d["G"], rho=d["rho"]),
                        Section(A=d["A"], I=I, shear_factor=1.0))
     else:
         mesh = line_mesh((hub, 0.0, 0.0), (hub + L, 0.0, 0.0), n, "beam")
         model = Model(mesh, dim=3, name=f"rotating beam 3-D ({n})")
-        model.add_part("beam", "beam", element, Material(E=d["E"], G=d["G"], rho=d["rho"]),
+        model.add_part("beam", element, "beam", Material(E=d["E"], G=d["G"], rho=d["rho"]),
                        Section(A=d["A"], Iy=I, Iz=I, J=2.0 * I, shear_factor=1.0))
     model.fix("beam_start")
     model.info.update(length=L, EI=d["E"] * I, rhoA=d["rho"] * d["A"], omega=d["omega"])
@@ -94,7 +94,7 @@ def overhung_rotor(n=2, data=None):
                 dict(mesh.node_sets, ground=np.array([n + 1])), source="overhung rotor")
     model = Model(mesh, dim=3, name="overhung rotor")
     EI = d["EI"]
-    model.add_part("shaft", "shaft", "beam3d", Material(E=1.0, G=1.0, rho=0.0),
+    model.add_part("shaft", "beam3d", "shaft", Material(E=1.0, G=1.0, rho=0.0),
                    Section(A=1.0e3 * EI, Iy=EI, Iz=EI, J=EI))
     model.add_discrete("support", "bushing3d", ("ground", "shaft_start"), k=d["k_support"])
     model.fix("ground")
@@ -151,7 +151,7 @@ def pendulum_linearization_case(quick):
     mesh = Mesh(np.array([[0.0, 0.0], [L, 0.0]]), {"rod": CellBlock("line", np.array([[0, 1]]))},
                 {"pivot": np.array([0]), "bob": np.array([1])})
     truss = Model(mesh, name="pendulum as a truss mechanism")
-    truss.add_part("rod", "rod", "truss2d", Material(E=1e9, rho=0.0), Section(A=1.0))
+    truss.add_part("rod", "truss2d", "rod", Material(E=1e9, rho=0.0), Section(A=1.0))
     truss.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=m)
     truss.fix("pivot")
     truss.gravity((g, 0.0), constant=True)

@@ -139,7 +139,7 @@ def rw_flexible_double_pendulum(n=8, omega=RW_OMEGA, g=RW_G):
     material = Material(E=1.0e4, G=1.0e5, rho=1.0, name="R&W Table 2")
     section = Section(A=0.1, I=1.0e-2, shear_factor=5.0 / 6.0)
     for part in ("link 1", "link 2"):
-        model.add_part(part, part, "beam2d_timoshenko", material, section)
+        model.add_part(part, "beam2d_timoshenko", part, material, section)
     model.pin("elbow", "elbow 2", name="elbow pin")
     model.add_discrete("elbow mass", "point_mass2d_translational", "elbow", m=0.1)
     model.add_discrete("tip mass", "point_mass2d_translational", "tip", m=0.1)
@@ -180,7 +180,7 @@ def without_geometric_stiffening(model, part="rod", frame="chord"):
     element = "beam2d_floating_timoshenko" if old.element.endswith("timoshenko") else "beam2d_floating"
     cells = f"{part} floating"
     model.mesh.add_cells(cells, "line4", floating_cells(model.mesh.cells[old.cells].connectivity, frame))
-    model.add_part(part, cells, element, old.material, old.section, old.values)
+    model.add_part(part, element, cells, old.material, old.section, old.values)
     model.name += " (no geometric stiffening)"
     return model
 

@@ -19,8 +19,8 @@ def two_component_beam(rho_b=1.0):
     mesh.add_cells("A", "line", conn[:10])
     mesh.add_cells("B", "line", conn[10:])
     model = Model(mesh, name="two-component beam")
-    model.add_part("A", "A", "beam2d", values=dict(EA=1e4, EI=1.0, rhoA=1.0, rhoI=0.0))
-    model.add_part("B", "B", "beam2d", values=dict(EA=1e4, EI=1.0, rhoA=rho_b, rhoI=0.0))
+    model.add_part("A", "beam2d", "A", values=dict(EA=1e4, EI=1.0, rhoA=1.0, rhoI=0.0))
+    model.add_part("B", "beam2d", "B", values=dict(EA=1e4, EI=1.0, rhoA=rho_b, rhoI=0.0))
     return model
 
 
@@ -43,13 +43,13 @@ def portal_frame(beam_scale=1.0, n=8):
     model = Model(mesh, name="portal frame")
     for name in ("left", "right", "beam"):
         s = beam_scale if name == "beam" else 1.0
-        model.add_part(name, name, "beam2d", values=dict(EA=1e3 * s, EI=1.0 * s, rhoA=1.0, rhoI=0.0))
+        model.add_part(name, "beam2d", name, values=dict(EA=1e3 * s, EI=1.0 * s, rhoA=1.0, rhoI=0.0))
     model.fix("feet")
     return model
 
 
 def _elastic(model, first, count):
-    full = model_matrices(model)
+    full = model_matrices(model, mass="consistent")
     return np.sqrt(np.abs(sla.eigvalsh(full.K, full.M)[first:first + count]))
 
 
@@ -57,7 +57,7 @@ def modification_case(quick):
     """Metrics of hs-modification (validation/hs-modification/reference.json)."""
     beam = two_component_beam()
     exact = _elastic(beam, 3, 6)
-    comps = [component_matrices(beam, ["A"], "A"), component_matrices(beam, ["B"], "B")]
+    comps = [component_matrices(beam, ["A"], "A", mass="consistent"), component_matrices(beam, ["B"], "B", mass="consistent")]
     errors = {}
     upper = True
     for k in (5, 7, 10):
@@ -65,11 +65,11 @@ def modification_case(quick):
         upper &= bool(np.all(w >= exact * (1 - 1e-12)))
         errors[k] = w / exact - 1.0
     cms = ComponentModeSynthesis(comps, 5)
-    sm = StructuralModification(cms, [density(beam, cms, "B", ["B"])])
+    sm = StructuralModification(cms, [density(beam, cms, "B", ["B"], mass="consistent")])
     forward = sm.modify([1.907]).frequencies[3:]
-    again = cms.replace(component_matrices(two_component_beam(rho_b=2.907), ["B"], "B"))
+    again = cms.replace(component_matrices(two_component_beam(rho_b=2.907), ["B"], "B", mass="consistent"))
     redo = again.eigen().frequencies[3:]
-    variables = [density(beam, cms, c, [c]) for c in "AB"] + [young_modulus(beam, cms, c, [c]) for c in "AB"]
+    variables = [density(beam, cms, c, [c], mass="consistent") for c in "AB"] + [young_modulus(beam, cms, c, [c], mass="consistent") for c in "AB"]
     s = StructuralModification(cms, variables).normalised_sensitivities([3, 4, 5])
     target = (0.9 * exact[1]) ** 2
     inv = sm.inverse({4: target})
@@ -78,12 +78,12 @@ def modification_case(quick):
     # portal frame: forward modification of the beam's stiffness against full re-analysis
     frame = portal_frame()
     parts = ("left", "right", "beam")
-    fcomps = [component_matrices(frame, [p], p) for p in parts]
+    fcomps = [component_matrices(frame, [p], p, mass="consistent") for p in parts]
     alphas = np.linspace(-0.5, 1.0, 4 if quick else 7)
     frame_err = {}
     for k in (6, 10, 14):
         fcms = ComponentModeSynthesis(fcomps, k)
-        fsm = StructuralModification(fcms, [young_modulus(frame, fcms, "beam", ["beam"])])
+        fsm = StructuralModification(fcms, [young_modulus(frame, fcms, "beam", ["beam"], mass="consistent")])
         worst = 0.0
         for a in alphas:
             w_fwd = fsm.modify([a]).frequencies[:4]

@@ -411,7 +411,7 @@ def test_beam_and_rotational_spring_in_series_add_their_flexibilities(load):
     k = {"mx": 4.0, "my": 6.0}[load]
     rig = {"mx": GJ, "my": EIy}[load]
     model = Model(line_mesh((0.0, 0.0, 0.0), (L, 0.0, 0.0), 4, "b"), dim=3, name="beam on spring")
-    model.add_part("b", "b", "beam3d", Material(E=1.0, G=1.0), Section(A=1e6, Iy=EIy, Iz=3.0, J=GJ))
+    model.add_part("b", "beam3d", "b", Material(E=1.0, G=1.0), Section(A=1e6, Iy=EIy, Iz=3.0, J=GJ))
     model.add_discrete("root spring", "rotational_spring3d_ground", "b_start", kx=4.0, ky=6.0, kz=8.0)
     model.fix("b_start", "translations")
     M = 0.8

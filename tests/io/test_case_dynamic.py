@@ -76,7 +76,7 @@ def api_model(v0=0.5):
     """The Python-API twin of DYNAMIC_CASE."""
     mesh = line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam")
     model = Model(mesh, name="model")
-    model.add_part("beam", "beam", "beam2d", Material(E=1000.0, rho=1.0), Section(A=0.01, I=1e-4))
+    model.add_part("beam", "beam2d", "beam", Material(E=1000.0, rho=1.0), Section(A=0.01, I=1e-4))
     model.fix("beam_start", ("ux", "uy"))
     model.add_discrete("tip_mass", "point_mass2d_translational", "beam_end", m=0.02)
     model.add_discrete("root_spring", "rotational_spring2d_ground", "beam_start", k=2 * 0.1)
@@ -263,7 +263,7 @@ def joint_api_model():
     mesh = Mesh.merge(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam"), line_mesh((1.0, 0.1), (1.5, 0.1), 2, "arm"), tolerance=1e-9)
     model = Model(mesh, name="model")
     for part in ("beam", "arm"):
-        model.add_part(part, part, "beam2d", Material(E=1000.0), Section(A=0.01, I=1e-4))
+        model.add_part(part, "beam2d", part, Material(E=1000.0), Section(A=0.01, I=1e-4))
     model.fix("beam_start", name="fix[0] ('beam_start')")
     model.coincide("beam_end", "arm_start", offset=(0.0, 0.1), name="joints[0] (coincide)")
     model.linear_constraint([("arm_start", "rz", 1.0), ("beam_end", "rz", -1.0)], 0.0, name="same rotation")

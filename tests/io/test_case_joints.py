@@ -80,7 +80,7 @@ def spans_api(kind, axis, load):
     model = Model(spans_mesh(), dim=3, name="model")
     section = Section(A=1e3, Iy=1.0, Iz=2.0, J=1.0, name="s")  # moderate EA: negligible membrane action
     for part in ("span1", "span2"):
-        model.add_part(part, part, "beam3d", Material(E=1.0, G=1.0, name="unit"), section)
+        model.add_part(part, "beam3d", part, Material(E=1.0, G=1.0, name="unit"), section)
     model.fix("root")
     model.fix("end")
     model.joint3d(kind, "hinge1", "hinge2", axis=axis, name="hinge")
@@ -173,7 +173,7 @@ def test_3d_joints_to_ground_make_a_simply_supported_beam(write_case):
     res = solve_static(case.model, steps=1)
     mesh = line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 8, "beam")
     api = Model(mesh, dim=3, name="model")
-    api.add_part("beam", "beam", "beam3d", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0, orientation=(0.0, 1.0, 0.0)))
+    api.add_part("beam", "beam3d", "beam", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0, orientation=(0.0, 1.0, 0.0)))
     api.joint3d("revolute", "beam_start", axis=(0.0, 0.0, 1.0), name="root hinge")
     api.joint3d("spherical", "beam_end", point=(1.0, 0.0, 0.0), name="tip ball")
     api.point_load(4, fy=-P)
@@ -222,7 +222,7 @@ steps = 1
 
 def body3d_api():
     model = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 4, "beam"), dim=3, name="model")
-    model.add_part("beam", "beam", "beam3d", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0))
+    model.add_part("beam", "beam3d", "beam", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0))
     model.add_discrete("body", "rigid_body3d", "beam_end", m=2.0, Jxx=0.02, Jyy=0.03, Jzz=0.04, Jxy=0.005)
     model.fix("beam_start")
     model.gravity((0.0, 0.0, -1e-4))

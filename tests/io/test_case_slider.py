@@ -81,8 +81,8 @@ def slider_api():
     model.fix("rod", ("ux", "uy"))
     model.prescribe("rod", "rz", function=lambda t: OMEGA * t)
     model.initial_rigid_velocity(omega=OMEGA)
-    model.slider("bead", "rod", direction=(1.0, 0.0), name="bead slider")
-    model.slider("block", "rod", point=(0.0, 0.1), direction=(2.0, 0.0), lock_rotation=True, name="block prismatic")
+    model.slider("rod", "bead", direction=(1.0, 0.0), name="bead slider")
+    model.slider("rod", "block", point=(0.0, 0.1), direction=(2.0, 0.0), lock_rotation=True, name="block prismatic")
     return model
 
 

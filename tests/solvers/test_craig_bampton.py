@@ -25,7 +25,7 @@ N_EL = 20
 def unit_beam(n_el=N_EL):
     mesh = line_mesh([0.0, 0.0], [1.0, 0.0], n_el, name="beam")
     model = femb.Model(mesh)
-    model.add_part("beam", "beam", "beam2d", values=dict(EA=1e4, EI=1.0, rhoA=1.0, rhoI=0.0))
+    model.add_part("beam", "beam2d", "beam", values=dict(EA=1e4, EI=1.0, rhoA=1.0, rhoI=0.0))
     return model
 
 
@@ -45,7 +45,7 @@ def test_free_free_frequency_converges_from_above_as_modes_are_added():
     model = unit_beam()
     previous = np.inf
     for k, ref in expected.items():
-        w1 = elastic_frequencies(reduce_component(model, ENDS, k).basis)[0]
+        w1 = elastic_frequencies(reduce_component(model, ENDS, k, mass="consistent").basis)[0]
         assert w1 == pytest.approx(ref, abs=6e-5)
         assert w1 < previous  # nested Ritz subspaces: monotone from above
         previous = w1
@@ -56,7 +56,7 @@ def test_guyan_frequencies_of_the_unit_beam():
     """k = 0: the constraint modes of an Euler–Bernoulli beam are the cubic Hermite
     functions, so Guyan reduction gives the one-element values √720, √8400 and √120000
     (closed form of the 4×4 Hermite stiffness/consistent mass pencil, free–free)."""
-    w = elastic_frequencies(reduce_component(unit_beam(), ENDS, 0).basis, 3)
+    w = elastic_frequencies(reduce_component(unit_beam(), ENDS, 0, mass="consistent").basis, 3)
     np.testing.assert_allclose(w, np.sqrt([720.0, 8400.0, 120000.0]), rtol=1e-9)
 
 
@@ -65,7 +65,7 @@ def test_block_structure_and_fixed_interface_frequencies():
     61.6738, 120.911, 199.894 (the digest's run of the same 20-element mesh), above the
     analytic clamped–clamped values (β_nL)² with β_nL = 4.730041, 7.853205, 10.995608,
     14.137165 (a consistent-mass Ritz model bounds them from above) and within 2e-4."""
-    rc = reduce_component(unit_beam(), ENDS, 4)
+    rc = reduce_component(unit_beam(), ENDS, 4, mass="consistent")
     b = rc.basis
     T = b.transformation()
     K_full, M_full = _full_matrices(rc)
@@ -91,7 +91,7 @@ def _full_matrices(rc):
 def test_rigid_body_motion_is_exact():
     """CB-1: K_r R_b = 0 and R_bᵀ M_r R_b = Rᵀ M R = [[1, 0, 0], [0, 1, ½], [0, ½, ⅓]]
     (total mass, first and second moments of the unit beam about its first node)."""
-    rc = reduce_component(unit_beam(), ENDS, 4)
+    rc = reduce_component(unit_beam(), ENDS, 4, mass="consistent")
     b = rc.basis
     t = rc.table
     dofs = rc.boundary_dofs()
@@ -116,7 +116,7 @@ def test_boundary_statics_are_exact_for_any_number_of_modes(k):
     θ = PL²/2EI = 1/2 (analytic); a uniform load q = 1 (reduced by Tᵀ f) gives the tip
     deflection qL⁴/8EI = 1/8 for any k, while the mid-span deflection reaches its exact
     value 17qL⁴/384EI = 0.04427083 only as k grows (CB-4: Guyan gives 0.04166667)."""
-    rc = reduce_component(unit_beam(), ENDS, k)
+    rc = reduce_component(unit_beam(), ENDS, k, mass="consistent")
     b = rc.basis
     dofs = rc.boundary_dofs()
     free = [i for i, (node, _) in enumerate(dofs) if node == N_EL]
@@ -184,13 +184,13 @@ def test_bad_input_is_named():
     with pytest.raises(InputError, match="n_modes must lie in 0..1"):
         craig_bampton(K, np.eye(2), [0], 2)
     with pytest.raises(InputError, match="interface node set is empty"):
-        reduce_component(unit_beam(4), np.array([], dtype=np.int64), 1)
+        reduce_component(unit_beam(4), np.array([], dtype=np.int64), 1, mass="consistent")
 
 
 def test_exported_matrices_reduce_like_the_model_and_are_cached(tmp_path):
     """Matrices written as Matrix Market / scipy npz with a DOF map reduce to the same basis
     as the model itself; a second reduction with the same inputs reads the cache."""
-    rc = reduce_component(unit_beam(), ENDS, 4)
+    rc = reduce_component(unit_beam(), ENDS, 4, mass="consistent")
     K, M = _full_matrices(rc)
     t = rc.table
     scipy.io.mmwrite(str(tmp_path / "K.mtx"), sp.csr_matrix(K))

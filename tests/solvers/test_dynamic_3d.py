@@ -23,7 +23,7 @@ def rigid_body(**inertia):
 def free_beam(n=4, length=2.0, **params):
     """A skew straight beam3d from the origin (not in a coordinate plane)."""
     model = Model(line_mesh((0.0, 0.0, 0.0), (length, 0.3 * length / 2, 0.2 * length / 2), n, "b"), dim=3, name="free beam")
-    model.add_part("b", "b", "beam3d", values={**BEAM3D, **params})
+    model.add_part("b", "beam3d", "b", values={**BEAM3D, **params})
     return model
 
 
@@ -260,12 +260,12 @@ def planar_pendulum(dim, n=4):
     EA, EI, rhoA, rhoI = 1e3, 5.0, 1.0, 0.01
     if dim == 2:
         model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "p"), name="pendulum 2-D")
-        model.add_part("p", "p", "beam2d", values={"EA": EA, "EI": EI, "rhoA": rhoA, "rhoI": rhoI})
+        model.add_part("p", "beam2d", "p", values={"EA": EA, "EI": EI, "rhoA": rhoA, "rhoI": rhoI})
         model.gravity((0.0, -9.81))
         model.initial_velocity("p_end", uy=1.0)
     else:
         model = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n, "p"), dim=3, name="pendulum 3-D")
-        model.add_part("p", "p", "beam3d", values={"EA": EA, "GJ": 3.0, "EIy": 7.0, "EIz": EI, "rhoA": rhoA,
+        model.add_part("p", "beam3d", "p", values={"EA": EA, "GJ": 3.0, "EIy": 7.0, "EIz": EI, "rhoA": rhoA,
                                                    "rhoIp": 0.02, "rhoIy": 0.015, "rhoIz": rhoI})
         model.gravity((0.0, -9.81, 0.0))
         model.initial_velocity("p_end", uy=1.0)
@@ -300,7 +300,7 @@ def test_prescribed_hub_rotation_is_followed_and_its_work_is_booked():
     """A beam clamped to a hub whose rotation about z is prescribed: the root follows the
     function exactly and the energy balance (work of the hub moment) closes."""
     model = Model(line_mesh((0.0, 0.0, 0.0), (2.0, 0.0, 0.0), 4, "b"), dim=3, name="hub")
-    model.add_part("b", "b", "beam3d", values={**BEAM3D, "EA": 1e5})
+    model.add_part("b", "beam3d", "b", values={**BEAM3D, "EA": 1e5})
     model.fix("b_start", ("ux", "uy", "uz", "rx", "ry"))
     theta = lambda t: 0.5 * t * t
     model.prescribe("b_start", "rz", function=theta)

@@ -15,7 +15,7 @@ from tests.solvers.dynamic_models import chain, pendulum_under_constant_loads
 def cantilever(n=8):
     """A clamped beam given a small tip velocity: nearly linear vibration."""
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "b"))
-    model.add_part("b", "b", "beam2d", values={"EA": 1e4, "EI": 1.0, "rhoA": 1.0, "rhoI": 1e-4})
+    model.add_part("b", "beam2d", "b", values={"EA": 1e4, "EI": 1.0, "rhoA": 1.0, "rhoI": 1e-4})
     model.fix("b_start")
     model.initial_velocity("b_end", uy=1e-4)
     return model
@@ -116,7 +116,7 @@ def test_time_dependent_loads_and_moments_close_the_work_balance():
 def test_prescribed_rotation_is_followed_and_its_work_is_booked():
     """A beam driven at its root: rz(t) prescribed (a crank), translations pinned."""
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "b"))
-    model.add_part("b", "b", "beam2d", values={"EA": 1e4, "EI": 5.0, "rhoA": 1.0, "rhoI": 1e-3})
+    model.add_part("b", "beam2d", "b", values={"EA": 1e4, "EI": 5.0, "rhoA": 1.0, "rhoI": 1e-3})
     model.fix("b_start", "translations")
     drive = lambda t: 2.0 * t + 0.3 * np.sin(5.0 * t)
     model.prescribe("b_start", "rz", function=drive)
@@ -144,7 +144,7 @@ def test_pinned_parts_fly_freely_with_exact_momenta():
     mesh = Mesh(points, {"left": CellBlock("line", conn[:2]), "right": CellBlock("line", conn[2:])}, {"hinge_a": [2], "hinge_b": [5]})
     model = Model(mesh)
     for part in ("left", "right"):
-        model.add_part(part, part, "beam2d", values={"EA": 1e5, "EI": 10.0, "rhoA": 1.0, "rhoI": 0.01})
+        model.add_part(part, "beam2d", part, values={"EA": 1e5, "EI": 10.0, "rhoA": 1.0, "rhoI": 0.01})
     model.pin("hinge_a", "hinge_b")
     model.initial_rigid_velocity(omega=0.5, center=(0.3, 0.1))
     model.initial_velocity(0, uy=1.0)
@@ -161,7 +161,7 @@ def test_discrete_masses_springs_and_dampers():
     """A rigid body on a central spring-damper to ground and a rotational spring: energy
     balance with the damper's dissipation."""
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 1, "link"))
-    model.add_part("link", "link", "beam2d", values={"EA": 1e4, "EI": 5.0, "rhoA": 0.1, "rhoI": 1e-3})
+    model.add_part("link", "beam2d", "link", values={"EA": 1e4, "EI": 5.0, "rhoA": 0.1, "rhoI": 1e-3})
     model.fix("link_start", "translations")
     model.add_discrete("body", "rigid_body2d", "link_end", m=2.0, J=0.1)
     model.add_discrete("torsion", "rotational_spring2d_ground", "link_start", k=3.0)

@@ -47,7 +47,7 @@ def double_pendulum():
     pts = np.array([[0.0, 0.0], [np.sin(1.2), -np.cos(1.2)], [np.sin(1.2) + np.sin(2.0), -np.cos(1.2) - np.cos(2.0)]])
     mesh = Mesh(pts, {"rods": CellBlock("line", np.array([[0, 1], [1, 2]]))}, {"pivot": [0], "joint": [1], "tip": [2]})
     model = Model(mesh, name="rigid double pendulum")
-    model.add_part("rods", "rods", "truss2d", Material(E=1e-9, rho=1.0), Section(A=0.1))
+    model.add_part("rods", "truss2d", "rods", Material(E=1e-9, rho=1.0), Section(A=0.1))
     model.add_discrete("m_joint", "point_mass2d_translational", "joint", m=0.2)
     model.add_discrete("m_tip", "point_mass2d_translational", "tip", m=0.2)
     model.fix("pivot")
@@ -200,7 +200,7 @@ def test_nearly_force_free_spin_of_a_tethered_beam_is_not_stopped_by_round_off()
     from femb.solvers import DynamicSettings
 
     model = Model(line_mesh((0.1, 0.0), (1.1, 0.0), 8, "beam"))
-    model.add_part("beam", "beam", "beam2d", Material(E=1e4, rho=1.0), Section(A=1e-2, I=1e-6))
+    model.add_part("beam", "beam2d", "beam", Material(E=1e4, rho=1.0), Section(A=1e-2, I=1e-6))
     model.distance(None, "beam_start", point=(0.0, 0.0), length=0.1, name="tether")
     model.initial_rigid_velocity(omega=3.0, center=(0.0, 0.0))
     res = solve_dynamic(model, 0.01, 2.0, DynamicSettings(mass="lumped"))

@@ -228,7 +228,7 @@ def test_flexible_beam_hinged_to_ground_carries_a_body_on_a_cylindrical_joint():
     mesh = Mesh(np.vstack([line.points, [[1.0, 0.0, 0.0], [1.2, 0.1, 0.0]]]), line.cells,
                 {**line.node_sets, "slider": [n], "bob": [n + 1]})
     model = Model(mesh, dim=3, name="beam chain")
-    model.add_part("b", "b", "beam3d", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
+    model.add_part("b", "beam3d", "b", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
                                                 "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012})
     model.add_discrete("slider", "rigid_body3d", "slider", m=0.5, Jxx=0.01, Jyy=0.02, Jzz=0.02)
     model.add_discrete("bob", "rigid_body3d", "bob", m=0.3, Jxx=0.01, Jyy=0.01, Jzz=0.01)

@@ -25,19 +25,19 @@ def two_beams(rho_b=1.0, ei_a=1.0):
     mesh.add_cells("A", "line", conn[:10])
     mesh.add_cells("B", "line", conn[10:])
     model = femb.Model(mesh, name="two-component beam")
-    model.add_part("A", "A", "beam2d", values=dict(EA=1e4 * ei_a, EI=ei_a, rhoA=1.0, rhoI=0.0))
-    model.add_part("B", "B", "beam2d", values=dict(EA=1e4, EI=1.0, rhoA=rho_b, rhoI=0.0))
+    model.add_part("A", "beam2d", "A", values=dict(EA=1e4 * ei_a, EI=ei_a, rhoA=1.0, rhoI=0.0))
+    model.add_part("B", "beam2d", "B", values=dict(EA=1e4, EI=1.0, rhoA=rho_b, rhoI=0.0))
     return model
 
 
 def exact_elastic(model, count=6):
-    full = model_matrices(model)
+    full = model_matrices(model, mass="consistent")
     lam = sla.eigvalsh(full.K, full.M)
     return np.sqrt(np.abs(lam[3:3 + count]))
 
 
 def synthesis(model, k):
-    return ComponentModeSynthesis([component_matrices(model, ["A"], "A"), component_matrices(model, ["B"], "B")], k)
+    return ComponentModeSynthesis([component_matrices(model, ["A"], "A", mass="consistent"), component_matrices(model, ["B"], "B", mass="consistent")], k)
 
 
 def test_exact_model_matches_the_free_free_beam():
@@ -80,9 +80,9 @@ def test_forward_mass_change_equals_complete_reanalysis_and_reuses_unchanged_com
     span T unchanged); the re-analysis reduces only B (A comes from the cache)."""
     model = two_beams()
     cms = synthesis(model, 5)
-    sm = StructuralModification(cms, [density(model, cms, "B", ["B"])])
+    sm = StructuralModification(cms, [density(model, cms, "B", ["B"], mass="consistent")])
     forward = sm.modify([1.907]).frequencies[3:]
-    again = cms.replace(component_matrices(two_beams(rho_b=2.907), ["B"], "B"))
+    again = cms.replace(component_matrices(two_beams(rho_b=2.907), ["B"], "B", mass="consistent"))
     assert again.reductions_computed == 1
     redo = again.eigen().frequencies[3:]
     assert np.max(np.abs(forward - redo) / redo) < 1e-10
@@ -94,10 +94,10 @@ def test_forward_stiffness_change_is_an_approximation_bounded_by_the_reanalysis(
     the re-analysed CMS model, so it lies above it, within 1 % for the first two."""
     model = two_beams()
     cms = synthesis(model, 5)
-    sm = StructuralModification(cms, [young_modulus(model, cms, "A", ["A"])])
+    sm = StructuralModification(cms, [young_modulus(model, cms, "A", ["A"], mass="consistent")])
     forward = sm.modify([-0.5]).frequencies[3:6]
     changed = two_beams(ei_a=0.5)
-    redo = cms.replace(component_matrices(changed, ["A"], "A")).eigen().frequencies[3:6]
+    redo = cms.replace(component_matrices(changed, ["A"], "A", mass="consistent")).eigen().frequencies[3:6]
     exact = exact_elastic(changed, 3)
     np.testing.assert_allclose(exact, [4.5407, 13.0820, 24.8822], rtol=2e-5)
     np.testing.assert_allclose(redo[:2], exact[:2], rtol=1e-5)
@@ -109,7 +109,7 @@ def test_sensitivities_sum_to_minus_one_and_plus_one():
     (strain energy shares), exactly (1e-10)."""
     model = two_beams()
     cms = synthesis(model, 5)
-    variables = [density(model, cms, c, [c]) for c in "AB"] + [young_modulus(model, cms, c, [c]) for c in "AB"]
+    variables = [density(model, cms, c, [c], mass="consistent") for c in "AB"] + [young_modulus(model, cms, c, [c], mass="consistent") for c in "AB"]
     s = StructuralModification(cms, variables).normalised_sensitivities([3, 4, 5])
     np.testing.assert_allclose(s[:, :2].sum(axis=1), -1.0, atol=1e-10)
     np.testing.assert_allclose(s[:, 2:].sum(axis=1), 1.0, atol=1e-10)
@@ -122,7 +122,7 @@ def test_inverse_modification_round_trip():
     model = two_beams()
     exact = exact_elastic(model)
     cms = synthesis(model, 5)
-    sm = StructuralModification(cms, [density(model, cms, "B", ["B"])])
+    sm = StructuralModification(cms, [density(model, cms, "B", ["B"], mass="consistent")])
     target = (0.9 * exact[1]) ** 2
     res = sm.inverse({4: target})
     assert res.alpha[0] == pytest.approx(0.549849, rel=1e-5)
@@ -137,7 +137,7 @@ def test_inverse_modification_round_trip():
 def test_two_variables_one_target_takes_the_minimum_norm_change():
     model = two_beams()
     cms = synthesis(model, 5)
-    sm = StructuralModification(cms, [density(model, cms, "B", ["B"]), young_modulus(model, cms, "A", ["A"])])
+    sm = StructuralModification(cms, [density(model, cms, "B", ["B"], mass="consistent"), young_modulus(model, cms, "A", ["A"], mass="consistent")])
     target = (0.9 * sm.baseline.frequencies[4]) ** 2
     res = sm.inverse({4: target})
     assert res.modified.eigenvalues[4] == pytest.approx(target, rel=1e-12)
@@ -148,9 +148,9 @@ def test_two_variables_one_target_takes_the_minimum_norm_change():
 
 def test_bad_input():
     model = two_beams()
-    A = component_matrices(model, ["A"], "A")
+    A = component_matrices(model, ["A"], "A", mass="consistent")
     with pytest.raises(InputError, match="rigid-body modes"):
-        ComponentModeSynthesis([A, component_matrices(model, ["B"], "B")], 2)
+        ComponentModeSynthesis([A, component_matrices(model, ["B"], "B", mass="consistent")], 2)
     with pytest.raises(ModelError, match="share no DOF"):
         mesh = line_mesh((0.0, 0.0), (3.0, 0.0), 3, "beam")
         conn = mesh.cells["beam"].connectivity
@@ -158,12 +158,12 @@ def test_bad_input():
         mesh.add_cells("Q", "line", conn[2:])
         m = femb.Model(mesh)
         for p in "PQ":
-            m.add_part(p, p, "beam2d", values=dict(EA=1.0, EI=1.0, rhoA=1.0, rhoI=0.0))
-        ComponentModeSynthesis([component_matrices(m, ["P"], "P"), component_matrices(m, ["Q"], "Q")], 3)
+            m.add_part(p, "beam2d", p, values=dict(EA=1.0, EI=1.0, rhoA=1.0, rhoI=0.0))
+        ComponentModeSynthesis([component_matrices(m, ["P"], "P", mass="consistent"), component_matrices(m, ["Q"], "Q", mass="consistent")], 3)
     with pytest.raises(ModelError, match="unknown part"):
-        component_matrices(model, ["C"], "C")
+        component_matrices(model, ["C"], "C", mass="consistent")
     cms = synthesis(model, 5)
-    sm = StructuralModification(cms, [density(model, cms, "B", ["B"])])
+    sm = StructuralModification(cms, [density(model, cms, "B", ["B"], mass="consistent")])
     with pytest.raises(InputError, match="unknown design variable"):
         sm.modify({"E of Q": 0.1})
 

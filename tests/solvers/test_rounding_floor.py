@@ -20,7 +20,7 @@ def stiff_truss_far_away(offset):
     """truss2d chain (8 elements, EA = 1e8 N, 1 m) along x starting ``offset`` m from the
     origin, slightly stretched."""
     model = Model(line_mesh((offset, 0.0), (offset + 1.0, 0.0), 8, "bar"))
-    model.add_part("bar", "bar", "truss2d", Material(E=1e10, rho=1.0), Section(A=1e-2))
+    model.add_part("bar", "truss2d", "bar", Material(E=1e10, rho=1.0), Section(A=1e-2))
     return model
 
 

@@ -42,8 +42,8 @@ def _two_sliders():
     model.add_discrete("body", "rigid_body2d", "body", m=1.0, J=0.1)
     model.add_discrete("bead", "point_mass2d_translational", "bead", m=0.3)
     model.add_discrete("block", "rigid_body2d", "block", m=1.0, J=0.1)
-    model.slider("bead", "body", direction=(0.8, 0.3), name="bead slider")
-    model.slider("block", "body", point=(0.5, -2.4), direction=(-0.2, 1.0), lock_rotation=True, name="prismatic")
+    model.slider("body", "bead", direction=(0.8, 0.3), name="bead slider")
+    model.slider("body", "block", point=(0.5, -2.4), direction=(-0.2, 1.0), lock_rotation=True, name="prismatic")
     return model
 
 
@@ -101,7 +101,7 @@ def _static_model(joint):
         model.prescribe("b", "ux", value=SHIFT[0])
         model.prescribe("b", "uy", value=SHIFT[1])
         model.prescribe("b", "rz", value=ALPHA)
-        model.slider("n", "b", point=point, direction=DIRECTION, name="slider")
+        model.slider("b", "n", point=point, direction=DIRECTION, name="slider")
     else:
         moved = XB + SHIFT + _rot(ALPHA) @ (point - XB)
         model.on_line("n", moved, _rot(ALPHA) @ DIRECTION, name="slider")
@@ -160,7 +160,7 @@ def _bead_on_rod(omega, radial=0.0, driven=False):
     else:
         model.initial_velocity("rod", rz=omega)
     model.initial_velocity("bead", ux=radial, uy=omega * R0)
-    model.slider("bead", "rod", direction=(1.0, 0.0), name="bead slider")
+    model.slider("rod", "bead", direction=(1.0, 0.0), name="bead slider")
     return model
 
 
@@ -236,7 +236,7 @@ def test_prismatic_pair_of_free_bodies_keeps_relative_rotation_energy_and_moment
     model.add_discrete("body B", "rigid_body2d", "B", m=masses["B"][0], J=masses["B"][1])
     model.add_discrete("mass C", "point_mass2d_translational", "C", m=0.4)
     model.add_discrete("spring", "spring2d", ("B", "C"), k=40.0, L0=0.6)  # central spring, stretched at the start
-    model.slider("B", "A", point=(0.0, 0.2), direction=(1.0, 0.3), lock_rotation=True, name="prismatic")
+    model.slider("A", "B", point=(0.0, 0.2), direction=(1.0, 0.3), lock_rotation=True, name="prismatic")
     omega, d = 2.5, np.array([1.0, 0.3]) / np.hypot(1.0, 0.3)
     rel = XB_ - XA
     model.initial_velocity("A", ux=0.1, uy=-0.2, rz=omega)
@@ -310,11 +310,11 @@ def test_bead_on_the_tip_line_of_a_spinning_flexible_beam_keeps_energy_and_angul
     mesh = Mesh(pts, {"beam": CellBlock("line", np.column_stack([np.arange(4), np.arange(1, 5)]))},
                 {"root": [0], "tip": [4], "bead": [5]})
     model = Model(mesh, name="bead on a flexible beam")
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0e4, rho=1.0), Section(A=1e-2, I=1e-6))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0e4, rho=1.0), Section(A=1e-2, I=1e-6))
     model.add_discrete("bead", "point_mass2d_translational", "bead", m=0.05)
     model.add_discrete("spring", "spring2d", ("root", "bead"), k=2.0, L0=1.0)
     model.fix("root", ("ux", "uy"))
-    model.slider("bead", "tip", direction=(1.0, 0.0), name="tip slider")
+    model.slider("tip", "bead", direction=(1.0, 0.0), name="tip slider")
     model.initial_rigid_velocity(omega=3.0)
     res = solve_dynamic(model, 0.01, 1.0)
     E, L = res.series("total_energy"), res.series("angular_momentum")

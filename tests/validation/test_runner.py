@@ -145,7 +145,7 @@ from femb.solvers import solve_static
 
 def run(quick, out_dir):
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "b"))
-    model.add_part("b", "b", "beam2d", values={"EA": 1e4, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.01})
+    model.add_part("b", "beam2d", "b", values={"EA": 1e4, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.01})
     model.fix("b_start")
     model.point_load("b_end", fy=-1.0)
     results_to_vtk(solve_static(model, steps=2), out_dir / "frames")

@@ -19,21 +19,28 @@ Baselines behind the same interface: ``Newmark`` (trapezoidal), ``HHT``,
 ``GeneralizedAlpha`` (Chung–Hulbert). Rayleigh damping and discrete dampers for all; the
 energy balance books damping, the work of time-varying loads and of prescribed motions.
 """
+from __future__ import annotations
+
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
-from femb.solvers.dynamics.schemes import MidPoint, make_scheme
+from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
 
 log = logging.getLogger(__name__)
 
@@ -46,25 +53,34 @@ def _default_newton():
 class DynamicSettings:
     """Settings of ``solve_dynamic``.
 
-    scheme: "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
+    Attributes
+    ----------
+    scheme
+        "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
         "generalized-alpha", or a scheme object (``MidPoint()``, ``HHT(alpha)``,
         ``GeneralizedAlpha(rho_inf)``, ``Newmark(beta, gamma)``).
-    mass: mass kind "lumped", "consistent" or "invariant" (must be constant for every
-        part; beams: "lumped" or "invariant").
-    damping: ``Rayleigh(alpha, beta)`` or None.
-    newton: NewtonSettings (tolerance relative to the largest of the internal, inertia
+    mass
+        mass kind "lumped" (default, as in every femb analysis), "consistent" or
+        "invariant" (must be constant for every part; beams: "lumped" or "invariant").
+    damping
+        ``Rayleigh(alpha, beta)`` or None.
+    newton
+        NewtonSettings (tolerance relative to the largest of the internal, inertia
         and external force norms; the per-step energy error is about residual × step
         increment, so the tolerance is the energy tolerance). ``modified=True`` reuses the
         factorization across iterations and steps. ``max_cutbacks``: halvings of a step
         that does not converge before ConvergenceError.
-    max_turn: the largest rotation (rad) of a nodal rotation or an element chord that one
+    max_turn
+        the largest rotation (rad) of a nodal rotation or an element chord that one
         Newton correction may apply; longer corrections are scaled down (None: no limit).
-    record_every: record a frame (state and history) every k steps (the last one always).
-    progress: show a tqdm progress bar.
+    record_every
+        record a frame (state and history) every k steps (the last one always).
+    progress
+        show a tqdm progress bar.
     """
 
-    scheme: object = "midpoint"
-    mass: object = "lumped"
+    scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
+    mass: Union[str, int] = "lumped"
     damping: Optional[Rayleigh] = None
     newton: NewtonSettings = field(default_factory=_default_newton)
     max_turn: Optional[float] = 0.5
@@ -85,8 +101,13 @@ def _probe_vars(table, model, probes):
     return out
 
 
-def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, damping=None, record_every=None, probes=None,
-                  t0=0.0, u0=None, v0=None, table=None, solve_correction=None, problem=None):
+def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[DynamicSettings] = None, *,
+                  scheme: Union[None, str, MidPoint, GeneralizedAlpha] = None, mass: Union[None, str, int] = None,
+                  damping: Optional[Rayleigh] = None, record_every: Optional[int] = None,
+                  probes: Optional[dict[str, tuple[Any, ...]]] = None, t0: float = 0.0, u0: Optional[ArrayLike] = None,
+                  v0: Optional[ArrayLike] = None, table: Optional[CorrelationTable] = None,
+                  solve_correction: Optional[DirectCorrection] = None,
+                  problem: Optional[DynamicProblem] = None) -> Results:
     """Integrate the equations of motion of ``model`` from t0 to t_end with step dt.
 
     Parameters
@@ -105,8 +126,8 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         the history under ``name``.
     u0, v0 : (n_var,) arrays, optional
         Initial state (default: undeformed, velocities from the model).
-    solve_correction : callable, optional
-        ``(K, r) -> δz`` linear solve of a Newton correction over the equations (K None:
+    solve_correction : DirectCorrection or alike, optional
+        A callable ``(K, r) -> δz`` with a ``reset()`` method: the linear solve of a Newton correction over the equations (K None:
         reuse the last factorization). Default: ``DirectCorrection`` (sparse LU).
 
     Returns
@@ -157,7 +178,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     res.info.update(sch.describe(), dt=dt, t0=t0, t_end=t_end, mass_kind=prob.mass_kind, n_equations=tab.n_eq,
                     n_variables=tab.n_var, nnz=tab.nnz, newton_tolerance=newton.tolerance, modified_newton=newton.modified)
 
-    joints = {"multipliers": np.zeros(len(prob.constraint_rows)), "residual": 0.0}
+    joints: dict[str, Any] = {"multipliers": np.zeros(len(prob.constraint_rows)), "residual": 0.0}
     carried = state.extra.get("multipliers")  # a continued mid-point state: its last step's joint multipliers
     if carried is not None and np.size(carried) == len(prob.constraint_rows):
         joints["multipliers"] = np.array(carried, dtype=np.float64)

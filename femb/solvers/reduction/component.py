@@ -41,6 +41,7 @@ class ReducedComponent:
 
     @property
     def table(self):
+        """The correlation table of the component's model."""
         return self.problem.table
 
     def boundary_dofs(self) -> list:
@@ -62,12 +63,13 @@ class ReducedComponent:
         return self.basis.reduce_load(self.table.free(f))
 
 
-def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "consistent",
+def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "lumped",
                      dense_limit: int = DENSE_LIMIT) -> ReducedComponent:
     """Craig–Bampton reduction of ``model`` on the nodes ``interface`` (a node set name,
     marker, node index or indices) with ``n_modes`` fixed-interface modes.
 
-    ``mass``: "consistent", "lumped" or "invariant" (the element mass kind). The model must
+    ``mass``: "lumped" (femb's one default mass kind), "consistent" or "invariant" (the
+    element mass kind; "consistent" gives more accurate beam frequencies). The model must
     have no joints (a component is one linear body; joints belong to the model it is used
     in). Raises InputError/ModelError naming an empty or unknown interface set, interface
     nodes without free DOFs, and (from craig_bampton) an interior mechanism with its DOFs.

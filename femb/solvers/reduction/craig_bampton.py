@@ -66,14 +66,17 @@ class CraigBampton:
 
     @property
     def n_boundary(self) -> int:
+        """Number of boundary DOFs n_b."""
         return int(self.boundary.size)
 
     @property
     def n_modes(self) -> int:
+        """Number of fixed-interface modes k kept."""
         return int(self.frequencies.size)
 
     @property
     def n_full(self) -> int:
+        """Number of DOFs of the unreduced component (boundary plus interior)."""
         return int(self.boundary.size + self.interior.size)
 
     def transformation(self) -> np.ndarray:

@@ -213,6 +213,7 @@ class ComponentModeSynthesis:
         return int(self.K.shape[0])
 
     def component_index(self, name: str) -> int:
+        """Position of the component called ``name``; KeyError naming the components when absent."""
         for i, c in enumerate(self.components):
             if c.name == name:
                 return i

@@ -58,7 +58,7 @@ class DesignVariable:
 
 
 def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
-                  mass: str = "consistent") -> DesignVariable:
+                  mass: str = "lumped") -> DesignVariable:
     """Design variable α: Young's modulus (and every stiffness of the elements, which is
     linear in E) of ``parts`` scaled by 1 + α; the parts must belong to ``component``."""
     c = cms.components[cms.component_index(component)]
@@ -67,8 +67,9 @@ def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, par
 
 
 def density(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
-            mass: str = "consistent") -> DesignVariable:
-    """Design variable α: density of ``parts`` scaled by 1 + α (mass linear in ρ)."""
+            mass: str = "lumped") -> DesignVariable:
+    """Design variable α: density of ``parts`` scaled by 1 + α (mass linear in ρ); ``mass``
+    the element mass kind of the component's matrices (default "lumped", as everywhere)."""
     c = cms.components[cms.component_index(component)]
     K, M = element_set_matrices(model, parts, c.dofs, mass)
     return DesignVariable(f"density of {'+'.join(parts)}", component, np.zeros_like(K), M, tuple(parts), mass)
@@ -88,6 +89,7 @@ class Modified:
 
     @property
     def frequencies(self) -> np.ndarray:
+        """Circular frequencies [rad/time] of the modified model (0 for negative eigenvalues)."""
         return np.sqrt(np.maximum(self.eigenvalues, 0.0))
 
 

@@ -43,6 +43,7 @@ class ComponentMatrices:
 
     @property
     def n_dofs(self) -> int:
+        """Number of DOFs of the component."""
         return len(self.dofs)
 
     def rows_of(self, keys: Sequence[tuple]) -> np.ndarray:
@@ -67,7 +68,7 @@ def _sub_model(model: Model, parts: Sequence[str], name: str) -> Model:
     nodes = set()
     for p in parts:
         part = model.parts[p]
-        sub.add_part(p, part.cells, part.element, part.material, part.section, part.values)
+        sub.add_part(p, part.element, part.cells, part.material, part.section, part.values)
         nodes.update(np.unique(model.mesh.cells[part.cells].connectivity).tolist())
     for fixed in model.fixed:
         held = [int(n) for n in np.atleast_1d(model.nodes(fixed.nodes)) if int(n) in nodes]
@@ -89,13 +90,14 @@ def _matrices(model: Model, mass: str):
     return 0.5 * (K + K.T), 0.5 * (M + M.T), dofs
 
 
-def component_matrices(model: Model, parts: Sequence[str], name: str, mass: str = "consistent") -> ComponentMatrices:
-    """K and M of the component made of ``parts`` of ``model`` (module docstring)."""
+def component_matrices(model: Model, parts: Sequence[str], name: str, mass: str = "lumped") -> ComponentMatrices:
+    """K and M of the component made of ``parts`` of ``model`` (module docstring); ``mass``
+    the element mass kind ("lumped", femb's one default, "consistent", "invariant")."""
     K, M, dofs = _matrices(_sub_model(model, parts, name), mass)
     return ComponentMatrices(name, K, M, dofs)
 
 
-def element_set_matrices(model: Model, parts: Sequence[str], dofs: Sequence[tuple], mass: str = "consistent"):
+def element_set_matrices(model: Model, parts: Sequence[str], dofs: Sequence[tuple], mass: str = "lumped"):
     """(K_set, M_set) (n, n) of the elements of ``parts`` alone, over the rows ``dofs``
     ((node, dof) keys, e.g. a component's): the sensitivity matrices of Young's modulus and
     of density of those parts (K and M are linear in each)."""
@@ -112,7 +114,7 @@ def element_set_matrices(model: Model, parts: Sequence[str], dofs: Sequence[tupl
     return K_full, M_full
 
 
-def model_matrices(model: Model, mass: str = "consistent") -> ComponentMatrices:
+def model_matrices(model: Model, mass: str = "lumped") -> ComponentMatrices:
     """K and M of the whole model (the reference an exact re-analysis solves)."""
     K, M, dofs = _matrices(model, mass)
     return ComponentMatrices(model.name, K, M, dofs)

@@ -9,9 +9,14 @@ multiplicatively, R ← exp(δŵ) R, and the rotational slots of u hold log R. O
 keep a plain variable vector u as state. Prescribed rotations at oriented nodes are
 rotations about a global axis, R = exp(λ θ̂_p).
 """
+from __future__ import annotations
+
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
@@ -19,6 +24,10 @@ from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
 from femb.solvers.problem import StaticProblem
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +43,9 @@ def _load_factors(steps, load_factors):
     return np.linspace(1.0 / int(steps), 1.0, int(steps))
 
 
-def solve_static(model, steps=10, load_factors=None, settings=None, table=None, include_geometric=True, u0=None, problem=None, on_frame=None):
+def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike] = None, settings: Optional[NewtonSettings] = None,
+                 table: Optional[CorrelationTable] = None, include_geometric: bool = True, u0: Optional[Union[NDArray[np.float64], Configuration]] = None,
+                 problem: Optional[StaticProblem] = None, on_frame: Optional[Callable[[Results], None]] = None) -> Results:
     """Solve the nonlinear static equilibrium of ``model`` along a load path.
 
     Parameters
