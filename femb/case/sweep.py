@@ -5,49 +5,20 @@ values, each combination overriding the case's parameters and writing its usual 
 into ``out_dir/<NAME=value,...>/``; ``out_dir/sweep.csv`` gets one row per run (the
 parameter values, status, seconds, error, and the last value of every history column of
 the run's final step). Runs go serially, on a local process pool (``jobs``) or on a Dask
-scheduler (femb.validation.runner.map_tasks); a failing run is recorded, never stops
+scheduler (femb.batch.map_tasks); a failing run is recorded, never stops
 the others.
 """
 import csv
 import io
 import itertools
 import math
-import re
 import time
 from pathlib import Path
 
+from femb.batch import connect_scheduler, map_tasks
 from femb.core.errors import InputError
 
 FIXED_COLUMNS = ("status", "seconds", "error")
-CONNECT_TIMEOUT = 5.0  # seconds to reach a Dask scheduler
-_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")
-
-
-def check_scheduler_address(address):
-    """``address`` of a Dask scheduler as "[protocol://]host:port" (protocol tcp, tls, ws
-    or wss; default tcp://); InputError naming the address when it is not one."""
-    text = str(address).strip()
-    match = _ADDRESS.fullmatch(text)
-    if match is None or not 0 < int(match.group(3)) < 65536:
-        shown = text if len(text) <= 80 else text[:77] + "..."
-        raise InputError(f"--scheduler {shown!r}: expected a Dask scheduler address such as tcp://127.0.0.1:8786")
-    return text if match.group(1) else f"tcp://{text}"
-
-
-def connect_scheduler(address, timeout=CONNECT_TIMEOUT):
-    """A ``distributed.Client`` connected to the scheduler at ``address`` within
-    ``timeout`` seconds; InputError (one line naming the address) when the address is
-    malformed, nothing answers, or dask[distributed] is not installed."""
-    url = check_scheduler_address(address)
-    try:
-        from distributed import Client
-    except ImportError:  # optional dependency
-        raise InputError("running on a Dask scheduler needs dask[distributed]: pip install 'femb[dist]'") from None
-    try:
-        return Client(url, timeout=timeout)
-    except (OSError, TimeoutError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"--scheduler {url}: no Dask scheduler answered within {timeout:g} s ({reason[:120]})") from None
 
 
 def parse_param(text):
@@ -118,7 +89,6 @@ def sweep(case_path, values, out_dir, jobs=1, scheduler=None, smoke=None):
     and writes ``out_dir/sweep.csv``.
     """
     from femb.case.case import load_case
-    from femb.validation.runner import map_tasks
 
     case_path = Path(case_path).resolve()
     base = load_case(case_path, smoke=smoke)
@@ -160,4 +130,4 @@ def write_sweep_csv(path, names, combos, outcomes):
     return Path(path)
 
 
-__all__ = ["sweep", "check_scheduler_address", "connect_scheduler", "parse_param", "combinations", "folder_name", "run_one", "write_sweep_csv"]
+__all__ = ["sweep", "parse_param", "combinations", "folder_name", "run_one", "write_sweep_csv"]

@@ -3,15 +3,11 @@
 Every case runs in its own output folder ``out_dir/<name>/``; results come back in the
 order of the selection whatever the order of completion.
 """
-import concurrent.futures
 import logging
-import multiprocessing
-import os
 import tempfile
-import uuid
 from pathlib import Path
 
-from femb.core.errors import InputError
+from femb.batch import map_tasks
 from femb.validation.cases import discover, select
 from femb.validation.compare import evaluate
 from femb.validation.execute import execute_case
@@ -25,78 +21,6 @@ def _crashed(spec, out_dir, exc):
         "name": spec.name, "metrics": {}, "series": {}, "seconds": 0.0, "out_dir": str(out_dir),
         "error": f"worker failure: {type(exc).__name__}: {exc}", "traceback": None,
     }
-
-
-def map_tasks(func, tasks, jobs=1, scheduler=None, crashed=None, key="femb", on_done=None):
-    """``[func(*args) for args in tasks]``, serially, on a local process pool or on Dask.
-
-    ``jobs`` > 1 (and more than one task): a local ProcessPoolExecutor of that many
-    workers (spawn start method: no fork of a threaded parent); 0: one per CPU.
-    ``scheduler``: a Dask address ("tcp://host:8786") or a ``distributed.Client``
-    (takes precedence over ``jobs``); workers need femb installed and write their
-    outputs on their own file system. ``func`` must be importable by the workers.
-    Outcomes come back in task order whatever the order of completion; a task whose
-    worker died or whose future failed gets ``crashed(i, exc)`` (serially, exceptions
-    of ``func`` propagate: ``func`` catches its own). ``key`` prefixes the Dask keys.
-    ``on_done(i, outcome)``, when given, is called in this process as each task finishes
-    (in the order of completion), e.g. to show progress.
-    """
-    tasks = [tuple(args) for args in tasks]
-    if jobs is not None and jobs <= 0:
-        jobs = os.cpu_count() or 1
-    if scheduler is not None:
-        log.info("running %d tasks on Dask scheduler %s", len(tasks), scheduler)
-        return _run_dask(func, tasks, scheduler, crashed, key, on_done)
-    if jobs and jobs > 1 and len(tasks) > 1:
-        log.info("running %d tasks on %d local processes", len(tasks), min(jobs, len(tasks)))
-        return _run_pool(func, tasks, min(jobs, len(tasks)), crashed, on_done)
-    outcomes = []
-    for i, args in enumerate(tasks):
-        outcomes.append(func(*args))
-        if on_done is not None:
-            on_done(i, outcomes[i])
-    return outcomes
-
-
-def _run_pool(func, tasks, jobs, crashed, on_done):
-    outcomes = [None] * len(tasks)
-    ctx = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {pool.submit(func, *args): i for i, args in enumerate(tasks)}
-        for fut in concurrent.futures.as_completed(futures):
-            i = futures[fut]
-            try:
-                outcomes[i] = fut.result()
-            except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, pickling errors ...
-                outcomes[i] = crashed(i, exc)
-            if on_done is not None:
-                on_done(i, outcomes[i])
-    return outcomes
-
-
-def _run_dask(func, tasks, scheduler, crashed, key, on_done):
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:  # optional dependency
-        raise InputError("running on a Dask scheduler needs dask[distributed]: pip install 'femb[dist]'") from exc
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        futures = [client.submit(func, *args, key=f"{key}-{i}-{uuid.uuid4().hex[:10]}", pure=False) for i, args in enumerate(tasks)]
-        index = {fut.key: i for i, fut in enumerate(futures)}
-        outcomes = [None] * len(tasks)
-        for fut in as_completed(futures):
-            i = index[fut.key]
-            try:
-                outcomes[i] = fut.result()
-            except Exception as exc:  # noqa: BLE001 - lost worker, cancelled future ...
-                outcomes[i] = crashed(i, exc)
-            if on_done is not None:
-                on_done(i, outcomes[i])
-        return outcomes
-    finally:
-        if own:
-            client.close()
 
 
 def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, root=None, specs=None, progress=None):

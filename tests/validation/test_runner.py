@@ -382,3 +382,28 @@ def test_full_only_metrics_are_required_in_full_runs_only(tmp_path):
     write_case(root, "broken", "def run(quick, out_dir):\n    return {'metrics': {'x': 1.0}}\n",
                {"x": metric(1.0, 0.1), "late": dict(metric(0.0, 0.1), full_only=True)})
     assert not run_cases(["broken"], root=root, out_dir=tmp_path / "b")[0].passed  # missing in a full run
+
+
+@pytest.mark.parametrize("address", ["tcp//127.0.0.1:8786", "127.0.0.1", "x" * 300])
+def test_validate_malformed_scheduler_is_exit_2_in_one_line(capsys, address):
+    code = main(["euler-column", "--no-report", "--scheduler", address])
+    err = capsys.readouterr().err
+    assert code == 2 and "expected a Dask scheduler address such as tcp://127.0.0.1:8786" in err
+    assert len(err.strip().splitlines()) == 1 and len(err) < 250
+
+
+def test_validate_refused_scheduler_port_is_exit_2_quickly(capsys):
+    """Nothing listens on the port: one line naming the address, after the short connect
+    timeout (femb.batch.CONNECT_TIMEOUT), not the Dask default of 30 s."""
+    import socket
+    import time
+
+    pytest.importorskip("distributed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    code = main(["euler-column", "--no-report", "--scheduler", f"tcp://127.0.0.1:{port}"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--scheduler tcp://127.0.0.1:{port}: no Dask scheduler answered within 5 s" in err
+    assert time.monotonic() - start < 15
