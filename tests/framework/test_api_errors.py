@@ -18,13 +18,13 @@ def two_beams3d():
                 {"a": [1], "b": [2]})
     model = Model(mesh, dim=3)
     for part in ("one", "two"):
-        model.add_part(part, part, "beam3d", Material(E=1.0, G=1.0), Section(A=1.0, Iy=1.0, Iz=1.0, J=1.0))
+        model.add_part(part, "beam3d", part, Material(E=1.0, G=1.0), Section(A=1.0, Iy=1.0, Iz=1.0, J=1.0))
     return model
 
 
 def cantilever(n=4):
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "beam"), name="cantilever")
-    model.add_part("beam", "beam", "beam2d", Material(E=1000.0, rho=1.0), Section(A=0.01, I=1e-4))
+    model.add_part("beam", "beam2d", "beam", Material(E=1000.0, rho=1.0), Section(A=0.01, I=1e-4))
     model.fix("beam_start")
     return model
 
@@ -107,7 +107,7 @@ def test_coincident_unconnected_nodes_are_named(caplog):
     mesh = Mesh.merge(line_mesh((0, 0), (1, 0), 2, "a"), line_mesh((1, 0), (2, 0), 2, "b"))
     model = Model(mesh, name="split")
     for p in "ab":
-        model.add_part(p, p, "beam2d", Material(E=1.0), Section(A=1.0, I=1.0))
+        model.add_part(p, "beam2d", p, Material(E=1.0), Section(A=1.0, I=1.0))
     model.fix("a_start")
     model.point_load("b_end", fy=1.0)
     with caplog.at_level(logging.WARNING), pytest.raises(Exception):
@@ -128,7 +128,7 @@ def test_coincident_nodes_joined_by_a_joint_are_not_named(caplog):
     mesh = Mesh.merge(line_mesh((0, 0), (1, 0), 2, "a"), line_mesh((1, 0), (2, 0), 2, "b"))
     model = Model(mesh, name="hinged")
     for p in "ab":
-        model.add_part(p, p, "beam2d", Material(E=1.0), Section(A=1.0, I=1.0))
+        model.add_part(p, "beam2d", p, Material(E=1.0), Section(A=1.0, I=1.0))
     model.coincide(2, 3, name="hinge")
     with caplog.at_level(logging.WARNING):
         build_table(model)

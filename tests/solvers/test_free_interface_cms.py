@@ -176,7 +176,7 @@ def test_report_compares_forward_with_the_unreduced_model():
 
     model = two_beams()
     cms = synthesis(model, 7)
-    sm = StructuralModification(cms, [density(model, cms, "B", ["B"])])
+    sm = StructuralModification(cms, [density(model, cms, "B", ["B"], mass="consistent")])
     rows = sm.report(model, [0.5], [3, 4, 5], targets={4: 13.0 ** 2})
     rebuilt = exact_elastic(two_beams(rho_b=1.5), 3)
     np.testing.assert_allclose([r["full"] for r in rows], rebuilt, rtol=1e-9)

@@ -54,7 +54,7 @@ class DesignVariable:
     K: np.ndarray
     M: np.ndarray
     parts: tuple = ()
-    mass_kind: str = "consistent"
+    mass_kind: str = "lumped"
 
 
 def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
@@ -199,12 +199,16 @@ class StructuralModification:
         raise ConvergenceError(f"inverse modification did not reach the targets in {max_iter} iterations "
                                f"(relative residual {history[-1]:.2e})", history)
 
-    def full_reanalysis(self, model: Model, alpha, mass: str = "consistent") -> np.ndarray:
+    def full_reanalysis(self, model: Model, alpha) -> np.ndarray:
         """Eigenvalues (ascending) of the unreduced ``model`` with the changes ``alpha``: K and
-        M of the whole model plus α_j times each variable's element-set matrices (exact for
-        these linear variables). The check forward and inverse results are judged by."""
+        M of the whole model (the variables' mass kind) plus α_j times each variable's
+        element-set matrices (exact for these linear variables). The check forward and
+        inverse results are judged by."""
         a = self._alpha(alpha)
-        full = model_matrices(model, mass)
+        kinds = {v.mass_kind for v in self.variables}
+        if len(kinds) != 1:
+            raise InputError(f"design variables of different mass kinds {sorted(kinds)}", "full_reanalysis")
+        full = model_matrices(model, kinds.pop())
         K, M = full.K.copy(), full.M.copy()
         for aj, v in zip(a, self.variables):
             if not v.parts:
