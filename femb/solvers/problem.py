@@ -10,7 +10,7 @@ import logging
 import numpy as np
 
 from femb.assembly import Assembler, LoadAssembler
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.correlation import build_table
 from femb.solvers.configuration import Configuration, RotationLayout, split_state
 from femb.solvers.linalg.nullspace import check_redundancy

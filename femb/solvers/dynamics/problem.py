@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly import Assembler, LoadAssembler
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import (
     gather_vector,
