@@ -83,8 +83,9 @@ class JointEvaluator(ABC):
     @abstractmethod
     def hessian(self, lam: FloatArray) -> Triplets:
         """Σ_i λ_i ∇²Φ_i (symmetric part) as triplets over variables × variables, at the
-        state of the last ``evaluate`` (or ``midpoint``: then at the averaged state);
-        ``lam`` (m,) holds one multiplier per row. Empty arrays for linear equations."""
+        state of the last ``evaluate`` (the 3-D joints: or of the last ``midpoint``, at the
+        averaged state); ``lam`` (m,) holds one multiplier per row. Empty arrays for
+        linear equations."""
 
     @abstractmethod
     def midpoint(self, u0: FloatArray, u1: FloatArray, rotations: Optional[tuple] = None) -> Triplets:
@@ -97,6 +98,7 @@ class JointEvaluator(ABC):
         """∂(Ḡᵀλ)/∂Δq over variables × variables for the Ḡ of the last ``midpoint``,
         multipliers ``lam`` (m,) fixed. Default: half the curvature ``hessian`` (exact for
         equations at most quadratic in the positions, whose Ḡ is the Jacobian at the
-        mid-point); kinds with rotations give their exact derivative."""
+        mid-point; an approximation of the Newton matrix for the planar body kinds); the
+        3-D joints give their exact derivative per unit Cayley vector."""
         rows, cols, vals = self.hessian(lam)
         return rows, cols, 0.5 * np.asarray(vals, dtype=np.float64)

@@ -170,7 +170,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         arrays = {"rotations": state.extra["R"]} if prob.oriented else {}
         if prob.joints is not None:
             R = state.extra["R"] if prob.oriented else None
-            hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t, rotations=R)[0]))
+            hist["constraint_residual"] = prob.dropped_rows.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}", rotations=R)
             arrays["multipliers"] = joints["multipliers"]
         arrays = arrays or None
         res.record(state.t, state.u, state.v, arrays=arrays, iterations=iterations, cutbacks=cutbacks, **hist)
@@ -215,6 +215,9 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
             if report is not None and report.converged:
                 system.multipliers = report.multipliers  # joint reactions of the accepted state (constraint work)
                 state, terms = system.finish(report.state)
+                if prob.joints is not None and prob.dropped_rows.rows.size:  # every step: the dropped joint equations hold
+                    prob.dropped_rows.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}",
+                                               rotations=state.extra["R"] if prob.oriented else None)
                 if report.multipliers is not None:
                     joints["multipliers"] = system.multipliers
                 account.add(**terms)
@@ -259,6 +262,7 @@ def _consistent_initial_state(prob, u, v, t0, project=True):
     joints' velocity constraint (G v + Φ_t = 0, the smallest change), warning when that
     changed them. A state passed in by
     the caller (a continuation) is taken as it is."""
+    prob.dropped_rows.residual(u, t0, prob.length_scale, f"the start, t = {t0:.6g}")  # contradictory joints
     phi, G = prob.joint_state(u, t0)
     if np.linalg.norm(phi) > 1e-8 * prob.length_scale:
         bad = [prob.constraint_rows[i] for i in np.flatnonzero(np.abs(phi) > 1e-8 * prob.length_scale)]
