@@ -35,7 +35,9 @@ DEPENDENCE × its norm."""
 def _names(joints, rows):
     """'a', 'b' and 'c': the joints of constraint rows."""
     names = [repr(n) for n in joints.describe(rows)]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) < 2:
+        return names[0] if names else "no other joint"
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 class DroppedRows:
@@ -64,7 +66,7 @@ class DroppedRows:
         if self.rows.size:
             Gd = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
             for r, c in zip(self.rows, self._combinations(Gd)[0].T):
-                self.depends[int(r)] = self.active[np.abs(c) > 1e-8 * max(np.abs(c).max(), 1e-300)]
+                self.depends[int(r)] = self._support(c)
 
     def _combinations(self, G):
         """(C (k, d), dependent (d,) bool): G_dropped ≈ Cᵀ G_kept by least squares, and
@@ -73,6 +75,11 @@ class DroppedRows:
         C = np.linalg.lstsq(Gk.T, Gr.T, rcond=None)[0]
         remainder = np.linalg.norm(Gr.T - Gk.T @ C, axis=0)
         return C, remainder <= DEPENDENCE * np.maximum(np.linalg.norm(Gr, axis=1), 1e-300)
+
+    def _support(self, c):
+        """The kept rows with a non-negligible coefficient in the combination c (k,)."""
+        a = np.abs(c)
+        return self.active[a > 1e-8 * max(a.max(initial=0.0), 1e-300)]
 
     def residual(self, u, t, length_scale, where, rotations=None):
         """‖Φ‖ (float) of every joint row, the dropped ones included, at a solution state
@@ -93,7 +100,7 @@ class DroppedRows:
         problems = []
         for i, r in enumerate(self.rows):
             if dependent[i] and abs(mismatch[i]) > tol:
-                with_ = self.active[np.abs(C[:, i]) > 1e-8 * max(np.abs(C[:, i]).max(), 1e-300)]
+                with_ = self._support(C[:, i])
                 problems.append(
                     f"joints {_names(self.joints, [r, *with_])} contradict each other: an equation of "
                     f"{self.joints.row_joint[r]!r} was dropped as redundant (a combination of those of "
