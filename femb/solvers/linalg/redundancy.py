@@ -14,12 +14,16 @@ for
   the equations depend on each other there but not next to it, so a dropped equation is
   violated once the mechanism moves.
 
-``DroppedRows`` keeps the dropped rows and the joints each depended on, and ``residual``
+``DroppedRows`` keeps the dropped rows and the joints each depended on. ``residual``
 checks every dropped equation at a solution state (every load increment of a static
 solve, every step of a dynamic one): a dropped row r with |Φ_r − cᵀΦ_kept| above the
 tolerance (c: G_r = cᵀG_kept at that state; with the kept rows solved this is |Φ_r|) is
 an error naming the joints, and so is a dropped row that no longer depends on the kept
 ones (the rank went up: the set-up configuration was singular) and no longer holds.
+``regain`` re-checks the rank at a solution state and takes back the dropped rows that
+have become independent while they still hold, so that a mechanism started in a singular
+configuration is solved with all its equations once it has left it (the dynamic driver
+calls it after every step; the first step must stay within the tolerance).
 """
 import numpy as np
 
@@ -30,6 +34,9 @@ VIOLATION = 1e-8
 DEPENDENCE = 1e-8
 """A row depends on others when the least-squares remainder of its gradient is at most
 DEPENDENCE × its norm."""
+REGAIN = 1e-4
+"""A dropped row is solved again once the remainder of its gradient exceeds REGAIN × its
+norm (well clear of dependence, so the coordinate partition stays well conditioned)."""
 
 
 def _names(joints, rows):
@@ -90,9 +97,35 @@ class DroppedRows:
         phi = self.joints.evaluate(u, t, jacobian=False, rotations=rotations)
         tol = VIOLATION * length_scale
         if self.rows.size and np.abs(phi).max() > tol:
-            G = self.joints.evaluate(u, t, rotations=rotations)[1][:, self.columns].toarray()
-            self._check(phi, G, tol, where)
+            self._check(phi, self._jacobian(u, t, rotations)[1], tol, where)
         return float(np.linalg.norm(phi))
+
+    def _jacobian(self, u, t, rotations):
+        """(Φ (m,), G (m, c)): the equations and their Jacobian, dense over the free
+        columns some row involves."""
+        phi, G = self.joints.evaluate(u, t, rotations=rotations)
+        G = G[:, self.columns].tocsc()
+        return phi, G[:, np.flatnonzero(np.diff(G.indptr))].toarray()
+
+    def regain(self, u, t, length_scale, rotations=None):
+        """Take back the dropped rows that no longer depend on the kept ones at the solution
+        state ``u`` and still hold there (|Φ| ≤ VIOLATION × ``length_scale``): the set-up
+        configuration was a singular one the mechanism has left. They move from ``rows`` to
+        ``active``; returns them (sorted, possibly empty)."""
+        phi, G = self._jacobian(u, t, rotations)
+        back = []
+        for r in self.rows:
+            if abs(phi[r]) > VIOLATION * length_scale:
+                continue
+            keep = np.union1d(self.active, back).astype(np.int64)
+            c = np.linalg.lstsq(G[keep].T, G[r], rcond=None)[0]
+            if np.linalg.norm(G[r] - G[keep].T @ c) > REGAIN * np.linalg.norm(G[r]):
+                back.append(int(r))
+        back = np.array(back, dtype=np.int64)
+        if back.size:
+            self.active = np.union1d(self.active, back).astype(np.int64)
+            self.rows = np.setdiff1d(self.rows, back)
+        return back
 
     def _check(self, phi, G, tol, where):
         C, dependent = self._combinations(G)
@@ -110,7 +143,8 @@ class DroppedRows:
                 problems.append(
                     f"joint {self.joints.row_joint[r]!r} does not hold (|Φ| = {abs(phi[r]):.3e} at {where}): one of its "
                     f"equations was dropped as redundant at the start, where it depended on joint(s) "
-                    f"{_names(self.joints, self.depends[int(r)])}, but it is independent of them here, so the start "
-                    f"configuration is a singular one of the mechanism; start it away from that configuration")
+                    f"{_names(self.joints, self.depends[int(r)])}, but it is independent of them here: the start "
+                    f"configuration is a singular one of the mechanism, left too far in one step for the equation to be "
+                    f"taken back; start away from that configuration, or take a smaller first step")
         if problems:
             raise ModelError(list(dict.fromkeys(problems)))
