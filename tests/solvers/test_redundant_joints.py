@@ -75,6 +75,37 @@ def test_contradictory_distance_joints_in_dynamics_are_an_error_naming_both(leng
     assert "'rod 0'" in msg and "'rod 1'" in msg and "contradict" in msg
 
 
+def ball_and_tether(tether):
+    """A rigid body (3-D, centre at X = (1, 0, 0.2)) on a spherical joint to ground at the
+    origin, plus a distance joint from its centre to the origin of length ``tether`` × |X|:
+    the tether's row is a combination of the ball's three rows."""
+    X = np.array([1.0, 0.0, 0.2])
+    model = Model(Mesh(X[None, :], {}, {"body": [0]}), dim=3)
+    model.add_discrete("body", "rigid_body3d", "body", m=1.0, Jxx=0.1, Jyy=0.2, Jzz=0.25)
+    model.joint3d("spherical", "body", None, point=(0.0, 0.0, 0.0), name="ball")
+    model.distance(None, "body", point=(0.0, 0.0, 0.0), length=tether * np.linalg.norm(X), name="tether")
+    model.gravity((0.0, 0.0, -9.81))
+    model.initial_velocity("body", uy=0.5, rz=0.5)
+    return model
+
+
+def test_contradictory_3d_joints_are_an_error_naming_both():
+    with pytest.raises(ModelError) as err:
+        solve_dynamic(ball_and_tether(0.9), 0.01, 0.2)
+    msg = str(err.value)
+    assert "'ball'" in msg and "'tether'" in msg and "contradict" in msg
+
+
+def test_consistent_3d_tether_is_dropped_and_holds_while_the_body_swings():
+    res = solve_dynamic(ball_and_tether(1.0), 0.01, 0.3)
+    assert len(res.info["constraint_rows"]) == 3
+    cs = ConstraintSet(ball_and_tether(1.0), res.table)
+    worst = max(np.abs(cs.evaluate(u, 0.0, jacobian=False, rotations=R)).max()
+                for u, R in zip(res.states, res.arrays["rotations"]))
+    assert worst < 1e-12 and res.series("constraint_residual").max() < 1e-12
+    assert res.dof(0, "uz", -1) < -0.05  # it swings down
+
+
 def test_constraint_residual_history_counts_the_dropped_equations():
     """Rods of 0.9 and 0.9·(1 + 1e-10): within the violation tolerance, so the run goes on,
     and the history shows the dropped rod's residual 0.9e-10, not the kept rod's round-off."""
