@@ -36,7 +36,7 @@ Kinds (``Joint.kind``) and their equations (x: current node position X + u):
     discrete derivative.
 
 3-D joints between oriented nodes (beam3d nodes) or an oriented node and ground
-(femb.assembly.joints3d; ``axis`` is a unit vector fixed in node a's frame, given in the
+(femb.assembly.joints.spatial; ``axis`` is a unit vector fixed in node a's frame, given in the
 reference configuration; node_b None means ground):
 
 ``spherical``

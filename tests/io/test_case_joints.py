@@ -17,7 +17,7 @@ from femb.model import Material, Model, Section
 from femb.solvers import solve_dynamic, solve_static
 from femb.validation.mechanism_cases import without_geometric_stiffening
 from femb.validation.models import spin_up_beam
-from tests.io.conftest import EXAMPLES
+from tests.io.conftest import BASE_CASE, EXAMPLES
 
 P = 1e-4  # small load: linear response, the closed forms hold to ~1e-6
 
@@ -563,3 +563,14 @@ def test_bad_joint_and_body_input_exit_2(capsys, write_case, tmp_path, text, rep
     assert str(path) in err
     for c in culprits:
         assert c in err, (c, err)
+
+
+def test_contradictory_joints_exit_2_naming_both(capsys, write_case):
+    """Two distance joints from the cantilever's tip to one point, lengths 1.0 and 0.9: one
+    is dropped as redundant, and it cannot hold where the other does (issue 15 item 1)."""
+    joints = ('[[joints]]\nkind = "distance"\nname = "long tie"\nb = "beam_end"\npoint = [1.0, 1.0]\nlength = 1.0\n'
+              '[[joints]]\nkind = "distance"\nname = "short tie"\nb = "beam_end"\npoint = [1.0, 1.0]\nlength = 0.9\n[[steps]]')
+    path = write_case(BASE_CASE, replace=[("[[steps]]", joints)])
+    code, _, err = run_cli(capsys, "run", path, "--out", path.parent / "out", "--no-progress")
+    assert code == 2, err
+    assert "'long tie'" in err and "'short tie'" in err and "contradict" in err

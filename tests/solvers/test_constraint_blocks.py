@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.core.rotations import exp_batch
 from femb.correlation import build_table
 from femb.mesh import Mesh

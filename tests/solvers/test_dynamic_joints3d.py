@@ -11,8 +11,8 @@ the 2-D pendulum on a pin, and a prismatic joint gives the closed-form sliding m
 import numpy as np
 import pytest
 
-from femb.assembly.constraints import ConstraintSet
-from femb.assembly.joints3d import joint_frame
+from femb.assembly.joints import ConstraintSet
+from femb.assembly.joints import joint_frame
 from femb.core.rotations import exp_batch
 from femb.correlation import build_table
 from femb.mesh import Mesh, line_mesh

@@ -5,8 +5,8 @@ import logging
 import numpy as np
 import pytest
 
-from femb.assembly.constraints import ConstraintSet
-from femb.assembly.joints3d import joint_frame
+from femb.assembly.joints import ConstraintSet
+from femb.assembly.joints import joint_frame
 from femb.core.errors import ModelError
 from femb.core.rotations import exp_batch, log_batch
 from femb.correlation import build_table

@@ -167,7 +167,7 @@ def test_rigid_link_mass_is_the_rigid_body_kinetic_energy():
 
 
 def test_body_point_midpoint_jacobian_is_an_exact_discrete_derivative():
-    from femb.assembly.constraints import ConstraintSet
+    from femb.assembly.joints import ConstraintSet
     from femb.correlation import build_table
 
     model = slider_crank("rigid_body2d")

@@ -1,4 +1,4 @@
-"""Slider joints on a line carried by a moving body (``Model.slider``; femb.assembly.constraints.Slider2D).
+"""Slider joints on a line carried by a moving body (``Model.slider``; femb.assembly.joints.planar.Slider2D).
 
 Φ = (x_node − x_body − R(θ_body)·o)·(R(θ_body)·ν): the node stays on the body-fixed line;
 ``lock_rotation`` adds θ_node − θ_body = 0 (planar prismatic joint). Checked:
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.correlation import build_table
 from femb.mesh import Mesh
 from femb.model import Model

@@ -191,7 +191,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
         arrays = {"rotations": state.extra["R"]} if prob.oriented else {}
         if prob.joints is not None:
             R = state.extra["R"] if prob.oriented else None
-            hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t, rotations=R)[0]))
+            hist["constraint_residual"] = prob.dropped_rows.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}", rotations=R)
             arrays["multipliers"] = joints["multipliers"]
         arrays = arrays or None
         res.record(state.t, state.u, state.v, arrays=arrays, iterations=iterations, cutbacks=cutbacks, **hist)
@@ -238,6 +238,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                 state, terms = system.finish(report.state)
                 if report.multipliers is not None:
                     joints["multipliers"] = system.multipliers
+                if prob.joints is not None and prob.dropped_rows.rows.size:
+                    _check_dropped_rows(prob, state, joints, res, correction)
                 account.add(**terms)
                 iters_since += report.iterations
                 if level and report.iterations <= 4:
@@ -274,12 +276,53 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     return res
 
 
+def _check_dropped_rows(prob, state, joints, res, correction):
+    """After a step: every joint equation dropped as redundant must still hold
+    (ModelError naming the joints otherwise, femb.solvers.linalg.redundancy), and the ones
+    that no longer depend on the solved equations are solved again from the next step on
+    (the start was a singular configuration): the active rows, the carried multipliers and
+    those of the recorded frames (zero for a row that was not solved) take them in."""
+    R = state.extra["R"] if prob.oriented else None
+    dropped = prob.dropped_rows
+    dropped.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}", rotations=R)
+    back = dropped.regain(state.u, state.t, prob.length_scale, rotations=R)
+    if not back.size:
+        return
+    old = prob.active_rows
+    prob.active_rows = dropped.active
+    at = np.searchsorted(prob.active_rows, old)
+
+    def widened(lam):
+        out = np.zeros(prob.active_rows.size)
+        out[at] = lam
+        return out
+
+    joints["multipliers"] = widened(joints["multipliers"])
+    for key in ("multipliers", "lam"):  # the multipliers a scheme carries to the next step
+        if state.extra.get(key) is not None and np.size(state.extra[key]) == old.size:
+            state.extra[key] = widened(state.extra[key])
+    res.arrays["multipliers"] = [widened(lam) for lam in res.arrays.get("multipliers", [])]
+    res.info["constraint_rows"] = prob.constraint_rows
+    correction.reset()  # the reduced system changes size
+    _log_taken_back(prob, back, state.t)
+
+
+def _log_taken_back(prob, back, t):
+    log.info("joint(s) %s: equation(s) dropped as redundant at the start solved again from t = %.6g on "
+             "(independent of the others there)", ", ".join(map(repr, prob.joints.describe(back))), t)
+
+
 def _consistent_initial_state(prob, u, v, t0, project=True):
     """Check that the initial positions satisfy the joints (InputError naming them
     otherwise) and, with ``project``, project the initial velocities of the model onto the
     joints' velocity constraint (G v + Φ_t = 0, the smallest change), warning when that
     changed them. A state passed in by
     the caller (a continuation) is taken as it is."""
+    prob.dropped_rows.residual(u, t0, prob.length_scale, f"the start, t = {t0:.6g}")  # contradictory joints
+    back = prob.dropped_rows.regain(u, t0, prob.length_scale) if prob.dropped_rows.rows.size else ()
+    if len(back):  # a continued run, out of the singular configuration the set-up saw
+        prob.active_rows = prob.dropped_rows.active
+        _log_taken_back(prob, back, t0)
     phi, G = prob.joint_state(u, t0)
     if np.linalg.norm(phi) > 1e-8 * prob.length_scale:
         bad = [prob.constraint_rows[i] for i in np.flatnonzero(np.abs(phi) > 1e-8 * prob.length_scale)]

@@ -243,7 +243,7 @@ class MidPoint3DSystem(_StepSystem):
         (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations, as
         ColumnBlocks (dense over the jointed equations). G is the joints' spin Jacobian at
         the end of the step times the Cayley chain T(ψ) (``_spin_map``); Ḡ the exact
-        discrete derivative of femb.assembly.joints3d (Jacobian with averaged directors and
+        discrete derivative of femb.assembly.joints.spatial (Jacobian with averaged directors and
         positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions Ḡᵀλ do no work and
         the balance of energy stays exact."""
         p = self.p

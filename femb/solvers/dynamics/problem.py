@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly import Assembler, LoadAssembler
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import (
     gather_vector,
@@ -27,6 +27,7 @@ from femb.correlation import build_table
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import RotationLayout
 from femb.solvers.linalg.nullspace import check_redundancy
+from femb.solvers.linalg.redundancy import DroppedRows
 from femb.solvers.problem import length_scale
 
 
@@ -288,6 +289,7 @@ class DynamicProblem:
                 u_ref[vars_] = self.prescribed_value(rec, 0.0)
             G0 = self.joints.evaluate(u_ref, 0.0)[1][:, t.eq_var]
             self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
+            self.dropped_rows = DroppedRows(self.joints, G0, self.active_rows, t.eq_var)
         self.mass_kind = mass_kind_of(mass)
         self.assembler = Assembler(t)
         self.oriented = bool(t.dim == 3 and np.any(t.var_dof >= 3))

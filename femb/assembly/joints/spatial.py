@@ -1,5 +1,6 @@
 """3-D joints between oriented nodes (or an oriented node and ground) as holonomic
-constraints on (x, R), evaluated for ``ConstraintSet`` (femb.assembly.constraints).
+constraints on (x, R), evaluated for ``ConstraintSet`` (femb.assembly.joints.constraint_set)
+through the evaluator protocol (femb.assembly.joints.protocol).
 
 Node a carries the joint frame: the unit axis n0 (reference configuration) and two unit
 normals t1, t2 (n0, t1, t2 right-handed), all turning with node a's rotation R_a. Node b
@@ -46,6 +47,7 @@ through log R, which is ill-conditioned near a half turn).
 """
 import numpy as np
 
+from femb.assembly.joints.protocol import JointEvaluator
 from femb.core.errors import ModelError
 from femb.core.rotations import exp_batch
 
@@ -114,9 +116,10 @@ class _Spec:
     __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
 
 
-class Joints3D:
+class Joints3D(JointEvaluator):
     """All 3-D joints of a model (evaluator of ``ConstraintSet``)."""
 
+    kinds = frozenset(ROWS)
     takes_rotations = True  # evaluate/midpoint accept the solver's nodal rotations
 
     def __init__(self, model, table, joints):
