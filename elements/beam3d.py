@@ -113,6 +113,7 @@ import numpy as np
 
 from femb.core import jit
 from femb.core.rotations import (cayley_spin_jacobian, hat, left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3)
+from femb.core.rotations import cayley as _cayley_matrix
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 
@@ -695,23 +696,6 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
         V += 0.5 * acc * rho[k]
     _local_force(G, sig, fl)
     return V, l0, l, h, g
-
-
-@jit
-def _cayley_matrix(c, C):
-    """C (3, 3) = cay(c) = I + (ĉ + ĉ²/2)/(1 + |c|²/4)."""
-    den = 1.0 + 0.25 * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2])
-    hat(c, C)
-    H = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            H[i, j] = C[i, j]
-    for i in range(3):
-        for j in range(3):
-            acc = 0.0
-            for k in range(3):
-                acc += H[i, k] * H[k, j]
-            C[i, j] = ((1.0 if i == j else 0.0) + (H[i, j] + 0.5 * acc) / den)
 
 
 @jit

@@ -93,7 +93,7 @@ with laws then n_s, n_d and the packed laws (femb.elements.springs3d_input).
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import cayley_spin_jacobian
+from femb.core.rotations import add_cross, cayley_spin_jacobian
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .force_laws import WIDTH, law_piece, law_region, law_value
@@ -172,14 +172,6 @@ def _reduced(A1, A2, r):
 
 
 @jit
-def _cross_into(a, b, out, scale):
-    """out += scale · a × b (a, b, out (3,))."""
-    out[0] += scale * (a[1] * b[2] - a[2] * b[1])
-    out[1] += scale * (a[2] * b[0] - a[0] * b[2])
-    out[2] += scale * (a[0] * b[1] - a[1] * b[0])
-
-
-@jit
 def _variation(A1, A2, B):
     """B (4, 3): δr = B (δw1 − δw2) for directors A1, A2 (any 3×3, averaged ones
     included), from δq_ij = (a1_i × a2_j)·(δw1 − δw2)."""
@@ -197,11 +189,11 @@ def _variation(A1, A2, B):
         for t in range(3):
             a[t] = A1[t, i]
             b[t] = A2[t, j]
-        _cross_into(a, b, row, 0.5)
+        add_cross(a, b, 0.5, row)
         for t in range(3):
             a[t] = A1[t, k]
             b[t] = A2[t, m]
-        _cross_into(a, b, row, -0.5)
+        add_cross(a, b, -0.5, row)
         for t in range(3):
             B[r, t] = row[t]
     row[:] = 0.0
@@ -209,7 +201,7 @@ def _variation(A1, A2, B):
         for t in range(3):
             a[t] = A1[t, i]
             b[t] = A2[t, i]
-        _cross_into(a, b, row, 0.5)
+        add_cross(a, b, 0.5, row)
     for t in range(3):
         B[3, t] = row[t]
 
@@ -401,7 +393,7 @@ def _static(X, u, R, p, f, K, want_K):
                 for t in range(3):
                     a[t] = A1[t, i]
                     b[t] = A2[t, j]
-                _cross_into(a, b, Z, P[i, j])
+                add_cross(a, b, P[i, j], Z)
         f[e, :] = 0.0
         o = 6 * (n - 1) + 3  # rotational slots of the last node
         for t in range(3):
@@ -566,7 +558,7 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
                 for t in range(3):
                     a[t] = A1m[t, i]
                     b[t] = A2m[t, j]
-                _cross_into(a, b, Z, P[i, j])
+                add_cross(a, b, P[i, j], Z)
         f[e, :] = 0.0
         K[e, :, :] = 0.0
         o = 6 * (n - 1) + 3

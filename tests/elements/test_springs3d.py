@@ -9,12 +9,11 @@ from scipy.integrate import quad
 from scipy.spatial.transform import Rotation
 
 from femb.core.errors import InputError
-from femb.core.rotations import left_jacobian
+from femb.core.rotations import cayley_batch, left_jacobian
 from femb.elements import get_spec
 from femb.mesh import Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_static
-from femb.solvers.configuration import cayley
 
 SPEC = get_spec("rotational_spring3d")
 GROUND = get_spec("rotational_spring3d_ground")
@@ -132,7 +131,7 @@ def test_general_rotation_moment_is_the_left_jacobian_transpose_form():
 def midpoint(R0, psi, p):
     n = R0.shape[1]
     X, u = arrays(n)
-    R1 = np.stack([cayley(psi[0, a:a + 1])[0] @ R0[0, a] for a in range(n)])[None]
+    R1 = np.stack([cayley_batch(psi[0, a:a + 1])[0] @ R0[0, a] for a in range(n)])[None]
     f = np.zeros((1, 6 * n))
     K = np.zeros((1, 6 * n, 6 * n))
     KER.midpoint_force(X, u, R0, u, R1, u, R0, psi, np.zeros((1, n, 3, 3)), p, f, K)
