@@ -94,7 +94,7 @@ In 3-D the rotary inertia of a section turns with the section, so no kind is con
 unless rhoIp = rhoIy = rhoIz (e.g. all zero): ``constant_mass`` is empty. Kinds 0 and 2
 split into a constant translational mass and nodal rigid-body inertias (body frame: the
 rotational block at R = I), which is how the energy-conserving dynamics integrates them
-(``extra["rotary_kinds"]``, femb.solvers.dynamics.midpoint3d).
+(``spec.rotary_kinds``, femb.solvers.dynamics.midpoint3d).
 
 Energy-conserving dynamics: ``midpoint_force_oriented`` (the ``midpoint_force`` kernel of
 oriented elements, signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is the
@@ -1094,7 +1094,7 @@ PARAMS = ("EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy
 _COMMON = dict(cell_type="line", n_nodes=2, dim=3, node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"),
                resultant_names=("N", "Vy", "Vz", "T", "My1", "Mz1", "My2", "Mz2"), kernels=KERNELS,
                constant_mass=(), oriented=True, defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0},
-               extra={"rotary_kinds": (LUMPED, INVARIANT)})
+               rotary_kinds=(LUMPED, INVARIANT))
 
 SPECS = {
     "beam3d": ElementSpec(name="beam3d", params=PARAMS, properties=properties_euler_bernoulli,

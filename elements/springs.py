@@ -811,7 +811,8 @@ def _spec(name, cell_type, n_nodes, dim, node_dofs, params, defaults, resultant_
         requires_length=requires_length,
         description=description,
         defaults=defaults,
-        extra={"prepare_values": _prepare(name)},
+        prepare_values=_prepare(name),
+        law_stiffness="k",
         table_params=("law", "damper_law"),
         pack=_packer(name),
     )

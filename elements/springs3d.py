@@ -714,8 +714,9 @@ def _spec(name, cell_type, n_nodes, description):
         requires_length=False,
         defaults=dict(DEFAULTS),
         description=description,
-        extra={"prepare_values": prepare_values, "relative_rotation": relative_rotation,
-               "parameter_aliases": ALIASES, "law_stiffness": "kx"},
+        prepare_values=prepare_values,
+        parameter_aliases=ALIASES,
+        law_stiffness="kx",
         table_params=("law", "damper_law"),
         pack=pack,
     )

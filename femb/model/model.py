@@ -99,9 +99,8 @@ class Model:
         against the elongation rate; ``smooth=True`` interpolates tables by monotone cubics.
         Bad laws raise InputError naming the part."""
         spec = element_library.get_spec(element)
-        prepare = spec.extra.get("prepare_values")
-        if prepare is not None:
-            values = prepare(values, f"part {name!r}")
+        if spec.prepare_values is not None:
+            values = spec.prepare_values(values, f"part {name!r}")
         if spec.n_nodes == 1:
             conn = self.nodes(nodes).reshape(-1, 1)
         else:

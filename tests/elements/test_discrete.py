@@ -519,7 +519,7 @@ def test_offset_rigid_body_velocity_force_is_lagrangian():
     rng = np.random.default_rng(17)
     spec, X, p, u = offset_batch(rng)
     v = rng.normal(size=u.shape)
-    hk = spec.extra["velocity_force"]
+    hk = spec.kernels.velocity_force
     h = np.zeros_like(u)
     hk(X, u, v, p, h)
     eps = 1e-6

@@ -26,7 +26,7 @@ def expm(theta):
 
 def row(**values):
     """Property row (1, 15) from Model.add_discrete-style keywords."""
-    v = {**SPEC.defaults, **SPEC.extra["prepare_values"](values, "test")}
+    v = {**SPEC.defaults, **SPEC.prepare_values(values, "test")}
     return SPEC.property_row(None, None, v)[None, :]
 
 
@@ -213,7 +213,7 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
     and the mid-point force pass the same finite-difference and energy checks as the
     linear spring (random states and 1–2.5 rad steps)."""
     p = row(kx=1.0, ky=3.0, kz=5.0, axis=(1.0, 2.0, 0.5), second=(0.0, 0.0, 1.0), **TWIST_LAW)
-    law = SPEC.extra["prepare_values"](dict(TWIST_LAW), "t")["law"]
+    law = SPEC.prepare_values(dict(TWIST_LAW), "t")["law"]
     assert p.shape[1] > len(SPEC.params)
     n_ax = np.array([1.0, 2.0, 0.5]) / np.linalg.norm([1.0, 2.0, 0.5])
     X, u = arrays(2)
@@ -260,7 +260,7 @@ def test_half_turn_is_refused_and_frame_input_is_checked():
     with pytest.raises(ValueError, match="half turn"):
         energy(expm([0.0, 0.0, np.pi])[None, None], p)
     assert energy(expm([0.0, 0.0, np.pi - 1e-3])[None, None], p) == pytest.approx(0.5 * (np.pi - 1e-3) ** 2, rel=1e-12)
-    prep = SPEC.extra["prepare_values"]
+    prep = SPEC.prepare_values
     with pytest.raises(InputError, match="parallel"):
         prep(dict(k=1.0, axis=(1.0, 0.0, 0.0), second=(2.0, 0.0, 0.0)), "part 'hinge'")
     with pytest.raises(InputError, match="hinge"):
