@@ -1,6 +1,6 @@
-"""Discrete elements (elements/masses.py, elements/springs.py): point masses, rigid bodies,
-central springs, bushings and rotational springs, against closed forms and finite
-differences, the exact discrete-gradient identities of their mid-point forces (Cayley step
+"""Discrete elements (elements/masses.py, translational_springs.py, rotational_springs2d.py):
+point masses, rigid bodies, central springs, bushings and rotational springs, against closed
+forms and finite differences, the exact discrete-gradient identities of their mid-point forces (Cayley step
 parameters for rotations), small end-to-end mid-point integrations, and statics through a
 Model."""
 import os

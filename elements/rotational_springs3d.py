@@ -78,7 +78,7 @@ f, C)`` gives it at rotations R and nodal angular velocities v (rotational slots
 rotations with the step's angular velocity ψ/Δt, so the damper's work f·z =
 Δt Σ c_i ω_i² ≥ 0 is booked as dissipated energy and closes the balance exactly.
 
-Force laws (as the 1-D springs, femb.elements.springs and force_laws): ``law`` — a table
+Force laws (as the 1-D springs, femb.elements.spring_laws and force_laws): ``law`` — a table
 of (θ, M) pairs (``smooth=True``: monotone cubic), a ForceLaw or a callable with
 ``law_range`` — adds a moment M_law(θ_x − θ0_x) on the twist about the axis (k_x
 defaults to 0 then), with energy ∫_0 M_law and slope M_law' in the tangent and in the
@@ -88,18 +88,18 @@ correction in r carries the whole mid-point mismatch.
 
 Property rows: (kx, ky, kz, cx, cy, cz, theta0x, theta0y, theta0z, ax, ay, az, bx, by,
 bz): stiffnesses, damping constants, reference twists, the axis and the second vector;
-with laws then n_s, n_d and the packed laws (femb.elements.springs3d_input).
+with laws then n_s, n_d and the packed laws (femb.elements.spring_input).
 """
 import numpy as np
 
 from femb.core import jit
 from femb.core.rotations import add_cross, cayley_spin_jacobian
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .base import ElementKernels
 from .force_laws import WIDTH, law_piece, law_region, law_value
-from .springs3d_input import ALIASES, pack, prepare_values
+from .spring_input import spring_spec
+from .spring_laws import law_counts, zero_mass
 
-ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
 PARAMS = ("kx", "ky", "kz", "cx", "cy", "cz", "theta0x", "theta0y", "theta0z", "ax", "ay", "az", "bx", "by", "bz")
 DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0,
@@ -242,20 +242,12 @@ def _turn(A1, A2, P, Y):
 
 
 @jit
-def _counts(p, e):
-    """(n_s, n_d): points of the twist spring law and of the twist damper law (0: none)."""
-    if p.shape[1] <= N_PARAMS:
-        return 0, 0
-    return int(p[e, N_PARAMS]), int(p[e, N_PARAMS + 1])
-
-
-@jit
 def _damper_axis(p, e, a, w):
     """(M_d, dM_d/dω) of the damper about joint axis ``a`` at the rate ``w``: c_a w, plus the
     damper law on the twist axis (a = 0)."""
     F = p[e, 3 + a] * w
     dF = p[e, 3 + a]
-    n_s, n_d = _counts(p, e)
+    n_s, n_d = law_counts(p, e, N_PARAMS)
     if a == 0 and n_d > 0:
         o = LAW_COL + WIDTH * n_s
         Fl, dFl = law_piece(p, e, o, n_d, law_region(p, e, o, n_d, w), w)
@@ -331,7 +323,7 @@ def _energy(p, e, r, grad, hess, want):
         M[a] = p[e, a] * d
         Ks[a] = p[e, a]
         U += 0.5 * p[e, a] * d * d
-    n_s = _counts(p, e)[0]
+    n_s = law_counts(p, e, N_PARAMS)[0]
     if n_s > 0:  # the spring law on the twist about the axis
         Vl, Fl, dFl = law_value(p, e, LAW_COL, n_s, th[0] - p[e, 6])
         U += Vl
@@ -486,9 +478,7 @@ def geometric_stiffness(X, u, R, p, s, K):
 @jit
 def mass(X, u, R, p, kind, M):
     """Massless: M = 0 for every kind."""
-    if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
-        raise ValueError("mass kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
-    M[:, :, :] = 0.0
+    zero_mass(X, u, p, kind, M)
 
 
 # ---------------------------------------------------------------------------- mid-point force
@@ -678,11 +668,6 @@ def damper_force(X, u, R, v, p, f, C):
 # ---------------------------------------------------------------------------- specs
 
 
-def properties(material, section):
-    """Rotational springs take their parameters directly (``Model.add_discrete``)."""
-    raise ValueError("rotational springs take direct values (k, c, axis, ...) via Model.add_discrete, not a material and section")
-
-
 KERNELS = ElementKernels(
     internal_force=internal_force,
     tangent=tangent,
@@ -699,27 +684,8 @@ _DOFS = ("ux", "uy", "uz", "rx", "ry", "rz")
 
 
 def _spec(name, cell_type, n_nodes, description):
-    return ElementSpec(
-        name=name,
-        cell_type=cell_type,
-        n_nodes=n_nodes,
-        dim=3,
-        node_dofs=_DOFS,
-        params=PARAMS,
-        resultant_names=("Mx", "My", "Mz"),
-        properties=properties,
-        kernels=KERNELS,
-        constant_mass=ALL_KINDS,
-        oriented=True,
-        requires_length=False,
-        defaults=dict(DEFAULTS),
-        description=description,
-        prepare_values=prepare_values,
-        parameter_aliases=ALIASES,
-        law_stiffness="kx",
-        table_params=("law", "damper_law"),
-        pack=pack,
-    )
+    return spring_spec(name, cell_type, n_nodes, 3, _DOFS, PARAMS, dict(DEFAULTS), ("Mx", "My", "Mz"), KERNELS, False,
+                       description, oriented=True)
 
 
 SPECS = {
