@@ -27,7 +27,7 @@ For a rotation about one joint axis by φ (|φ| < π) the moment about it is exa
 M = k φ at any angle. An isotropic spring (kx = ky = kz) is invariant under a change of
 joint frame. ``Model.add_discrete`` also takes ``k`` (all three stiffnesses),
 ``c`` (all three damping constants), ``theta0`` (3 values), ``axis`` and ``second``
-(3-vectors; the default ``second`` is y, or a normal from femb.assembly.joints3d's rule
+(3-vectors; the default ``second`` is y, or a normal by the 3-D joints' rule
 when the axis is along y).
 
 Range: the rotation-vector (log-map) energy is defined for relative rotations |θ| < π;
