@@ -130,6 +130,7 @@ LUMPED = 0
 CONSISTENT = 1
 INVARIANT = 2
 MASS_KINDS = {"lumped": LUMPED, "consistent": CONSISTENT, "invariant": INVARIANT}
+ALL_MASS_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
 Kernel = Callable[..., None]
 """A compiled batch kernel: takes the arrays of the module docstring, writes its outputs,

@@ -56,9 +56,8 @@ import numpy as np
 
 from femb.core import jit
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .base import ALL_MASS_KINDS, CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 
-ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
 
 # ---------------------------------------------------------------------------- zero kernels (no stiffness)
@@ -289,21 +288,21 @@ def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, rot
 
 SPECS = {
     "point_mass2d": _spec(
-        "point_mass2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_KINDS,
+        "point_mass2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_MASS_KINDS,
         "2-D point mass m with rotary inertia J about the node; M = diag(m, m, J)"),
     "point_mass2d_translational": _spec(
-        "point_mass2d_translational", 2, ("ux", "uy"), ("m",), POINT_KERNELS, ALL_KINDS,
+        "point_mass2d_translational", 2, ("ux", "uy"), ("m",), POINT_KERNELS, ALL_MASS_KINDS,
         "2-D point mass m on the translations only (adds no rz DOF); M = diag(m, m)"),
     "point_mass3d": _spec(
-        "point_mass3d", 3, ("ux", "uy", "uz"), ("m",), POINT_KERNELS, ALL_KINDS,
+        "point_mass3d", 3, ("ux", "uy", "uz"), ("m",), POINT_KERNELS, ALL_MASS_KINDS,
         "3-D point mass m (translations); M = m I"),
     "rigid_body3d": _spec(
         "rigid_body3d", 3, ("ux", "uy", "uz", "rx", "ry", "rz"), ("m", "Jxx", "Jyy", "Jzz", "Jxy", "Jxz", "Jyz"),
         RIGID3D_KERNELS, (),
         "3-D rigid body, node at the centre of mass, body-frame inertia tensor J about it; M = diag(m I, R J R^T)",
-        rotary_kinds=ALL_KINDS, oriented=True, defaults={"Jxy": 0.0, "Jxz": 0.0, "Jyz": 0.0}),
+        rotary_kinds=ALL_MASS_KINDS, oriented=True, defaults={"Jxy": 0.0, "Jxz": 0.0, "Jyz": 0.0}),
     "rigid_body2d": _spec(
-        "rigid_body2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_KINDS,
+        "rigid_body2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_MASS_KINDS,
         "planar rigid body, node at the centre of mass, J about the centre of mass; constant M = diag(m, m, J)"),
     "rigid_body2d_offset": _spec(
         "rigid_body2d_offset", 2, ("ux", "uy", "rz"), ("m", "J", "cx", "cy"), OFFSET_KERNELS, (),

@@ -97,13 +97,12 @@ from femb.core.rotations import add_cross, cayley_spin_jacobian
 
 from .base import ElementKernels
 from .force_laws import WIDTH, law_piece, law_region, law_value
-from .spring_input import spring_spec
+from .spring_input import DEFAULT_FRAME, spring_spec
 from .spring_laws import law_counts, zero_mass
 
 
 PARAMS = ("kx", "ky", "kz", "cx", "cy", "cz", "theta0x", "theta0y", "theta0z", "ax", "ay", "az", "bx", "by", "bz")
-DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0,
-            "ax": 1.0, "ay": 0.0, "az": 0.0, "bx": 0.0, "by": 1.0, "bz": 0.0}
+DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0, **DEFAULT_FRAME}
 N_PARAMS = len(PARAMS)
 LAW_COL = N_PARAMS + 2  # property rows with laws: params, n_s, n_d, spring law, damper law
 EPS_DG = 1e-8  # regularization of the discrete-gradient quotient (r is dimensionless)

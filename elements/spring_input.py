@@ -18,10 +18,9 @@ import numpy as np
 
 from femb.core.errors import InputError
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementSpec
+from .base import ALL_MASS_KINDS, ElementSpec
 from .force_laws import as_force_law, attach_laws, check_dissipative
 
-ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 LAW_KEYWORDS = ("law", "law_range", "damper_law", "damper_range", "smooth")
 
 
@@ -123,6 +122,7 @@ _properties = direct_values_only("springs and dampers", "k, c")
 # ---------------------------------------------------------------------------- 3-D rotational springs
 
 
+# the joint frame of a 3-D rotational spring without axis/second: axis x, second vector y
 DEFAULT_FRAME = {"ax": 1.0, "ay": 0.0, "az": 0.0, "bx": 0.0, "by": 1.0, "bz": 0.0}
 
 
@@ -218,7 +218,7 @@ def spring_spec(name, cell_type, n_nodes, dim, node_dofs, params, defaults, resu
         params=params,
         resultant_names=resultant_names,
         kernels=kernels,
-        constant_mass=ALL_KINDS,
+        constant_mass=ALL_MASS_KINDS,
         oriented=oriented,
         requires_length=requires_length,
         description=description,
