@@ -222,6 +222,9 @@ def build_table(model, renumber=True):
     raw = []
     for part in model.parts.values():
         spec = element_library.get_spec(part.element)
+        if spec.n_internal or spec.n_stress_points > 1:
+            raise ModelError(f"part {part.name!r}: element type {spec.name!r} has element-internal variables or several "
+                             "stress points, which femb does not support yet")
         conn = mesh.cells[part.cells].connectivity
         cols = np.array([names.index(d) for d in spec.node_dofs], dtype=np.int64)
         var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)

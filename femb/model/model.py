@@ -134,15 +134,14 @@ class Model:
         node selector for one-node elements; a pair of selectors for two-node ones), with
         its parameters as keywords. Creates the cell set ``name`` in the mesh.
 
-        Springs and dampers also take force laws (femb.elements.springs): ``law`` — a table
+        Springs and dampers also take force laws (femb.elements.spring_laws): ``law`` — a table
         of (deflection, force) pairs, a ``ForceLaw`` or a callable F(δ) with ``law_range``
         = (δ_min, δ_max) — and ``damper_law`` (with ``damper_range``) for the damper force
         against the elongation rate; ``smooth=True`` interpolates tables by monotone cubics.
         Bad laws raise InputError naming the part. Returns the Part."""
         spec = element_library.get_spec(element)
-        prepare = spec.extra.get("prepare_values")
-        if prepare is not None:
-            values = prepare(values, f"part {name!r}")
+        if spec.prepare_values is not None:
+            values = spec.prepare_values(values, f"part {name!r}")
         if spec.n_nodes == 1:
             conn = self.nodes(cast(NodeSelector, nodes)).reshape(-1, 1)
         else:

@@ -1,6 +1,6 @@
-"""Discrete elements (elements/masses.py, elements/springs.py): point masses, rigid bodies,
-central springs, bushings and rotational springs, against closed forms and finite
-differences, the exact discrete-gradient identities of their mid-point forces (Cayley step
+"""Discrete elements (elements/masses.py, translational_springs.py, rotational_springs2d.py):
+point masses, rigid bodies, central springs, bushings and rotational springs, against closed
+forms and finite differences, the exact discrete-gradient identities of their mid-point forces (Cayley step
 parameters for rotations), small end-to-end mid-point integrations, and statics through a
 Model."""
 import os
@@ -530,7 +530,7 @@ def test_offset_rigid_body_velocity_force_is_lagrangian():
     rng = np.random.default_rng(17)
     spec, X, p, u = offset_batch(rng)
     v = rng.normal(size=u.shape)
-    hk = spec.extra["velocity_force"]
+    hk = spec.kernels.velocity_force
     h = np.zeros_like(u)
     hk(X, u, v, p, h)
     eps = 1e-6

@@ -1,6 +1,6 @@
-"""Tabulated force laws of springs and dampers (elements/force_laws.py, elements/springs.py):
-exact energies and divided differences (against adaptive quadrature and exact rational
-arithmetic), the cubic law reproduced by a sampled table, kernel derivatives by finite
+"""Tabulated force laws of springs and dampers (elements/force_laws.py, spring_laws.py,
+spring_input.py): exact energies and divided differences (against adaptive quadrature and
+exact rational arithmetic), the cubic law reproduced by a sampled table, kernel derivatives by finite
 differences, the mid-point energy identity, statics and dynamics through a Model (energy
 residuals at round-off with large steps; a quadratic damper against its closed-form
 decay) and named input errors."""

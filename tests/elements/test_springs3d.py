@@ -9,12 +9,11 @@ from scipy.integrate import quad
 from scipy.spatial.transform import Rotation
 
 from femb.core.errors import InputError
-from femb.core.rotations import left_jacobian
+from femb.core.rotations import cayley_batch, left_jacobian
 from femb.elements import get_spec
 from femb.mesh import Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_static
-from femb.solvers.configuration import cayley
 
 SPEC = get_spec("rotational_spring3d")
 GROUND = get_spec("rotational_spring3d_ground")
@@ -27,7 +26,7 @@ def expm(theta):
 
 def row(**values):
     """Property row (1, 15) from Model.add_discrete-style keywords."""
-    v = {**SPEC.defaults, **SPEC.extra["prepare_values"](values, "test")}
+    v = {**SPEC.defaults, **SPEC.prepare_values(values, "test")}
     return SPEC.property_row(None, None, v)[None, :]
 
 
@@ -135,7 +134,7 @@ def test_general_rotation_moment_is_the_left_jacobian_transpose_form():
 def midpoint(R0, psi, p):
     n = R0.shape[1]
     X, u = arrays(n)
-    R1 = np.stack([cayley(psi[0, a:a + 1])[0] @ R0[0, a] for a in range(n)])[None]
+    R1 = np.stack([cayley_batch(psi[0, a:a + 1])[0] @ R0[0, a] for a in range(n)])[None]
     f = np.zeros((1, 6 * n))
     K = np.zeros((1, 6 * n, 6 * n))
     KER.midpoint_force(X, u, R0, u, R1, u, R0, psi, np.zeros((1, n, 3, 3)), p, f, K)
@@ -220,7 +219,7 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
     and the mid-point force pass the same finite-difference and energy checks as the
     linear spring (random states and 1–2.5 rad steps)."""
     p = row(kx=1.0, ky=3.0, kz=5.0, axis=(1.0, 2.0, 0.5), second=(0.0, 0.0, 1.0), **TWIST_LAW)
-    law = SPEC.extra["prepare_values"](dict(TWIST_LAW), "t")["law"]
+    law = SPEC.prepare_values(dict(TWIST_LAW), "t")["law"]
     assert p.shape[1] > len(SPEC.params)
     n_ax = np.array([1.0, 2.0, 0.5]) / np.linalg.norm([1.0, 2.0, 0.5])
     X, u = arrays(2)
@@ -270,7 +269,7 @@ def test_half_turn_is_refused_and_frame_input_is_checked():
     with pytest.raises(ValueError, match="half turn"):
         energy(expm([0.0, 0.0, np.pi])[None, None], p)
     assert energy(expm([0.0, 0.0, np.pi - 1e-3])[None, None], p) == pytest.approx(0.5 * (np.pi - 1e-3) ** 2, rel=1e-12)
-    prep = SPEC.extra["prepare_values"]
+    prep = SPEC.prepare_values
     with pytest.raises(InputError, match="parallel"):
         prep(dict(k=1.0, axis=(1.0, 0.0, 0.0), second=(2.0, 0.0, 0.0)), "part 'hinge'")
     with pytest.raises(InputError, match="hinge"):

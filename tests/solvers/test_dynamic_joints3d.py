@@ -18,7 +18,7 @@ from femb.correlation import build_table
 from femb.mesh import Mesh, line_mesh
 from femb.model import Model
 from femb.solvers import solve_dynamic
-from femb.solvers.configuration import cayley
+from femb.core.rotations import cayley_batch
 
 AXIS = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
 KINDS = ["spherical", "revolute", "universal", "cylindrical", "prismatic"]
@@ -61,7 +61,7 @@ def test_discrete_jacobian_is_an_exact_derivative_at_large_increments(kind):
         R0 = np.stack([expm(rng.normal(size=3)) for _ in range(2)])
         psi = rng.normal(size=(2, 3))
         psi *= (2.0 * np.tan(0.5 * rng.uniform(1.5, 2.5, size=2)) / np.linalg.norm(psi, axis=1))[:, None]
-        R1 = cayley(psi) @ R0
+        R1 = cayley_batch(psi) @ R0
         u0, u1 = rng.normal(scale=0.5, size=table.n_var), np.zeros(table.n_var)
         u1[:] = u0 + rng.normal(scale=0.5, size=table.n_var)
         z = u1 - u0
@@ -95,7 +95,7 @@ def test_newton_matrix_of_the_joint_forces_is_their_exact_derivative(kind):
     u0, z, lam = rng.normal(scale=0.3, size=table.n_var), rng.normal(scale=0.5, size=table.n_var), rng.normal(size=cs.m)
 
     def force(z):
-        return cs.midpoint_jacobian(u0, u0 + z, rotations=(R0, cayley(z[rot]) @ R0)).T @ lam
+        return cs.midpoint_jacobian(u0, u0 + z, rotations=(R0, cayley_batch(z[rot]) @ R0)).T @ lam
 
     force(z)
     K = cs.midpoint_stiffness(lam).toarray()

@@ -49,25 +49,16 @@ import numpy as np
 
 from femb.assembly.joints.protocol import JointEvaluator
 from femb.core.errors import ModelError
-from femb.core.rotations import exp_batch
+from femb.core.rotations import cayley_spin_jacobian_batch, cayley_vector_batch, exp_batch
+from femb.core.rotations import cross_batch as _cross
+from femb.core.rotations import hat_batch as _skew
 
 ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
 
 
-def _cross(a, b):
-    """a × b of two 3-vectors (np.cross is slow for single vectors)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-
-
 def _cayley_spin_of(C):
-    """T(ψ) = (I + ψ̂/2)/(1 + |ψ|²/4) of the Cayley vector ψ of rotation C (3, 3),
-    ψ = 2 axial(C − Cᵀ)/(1 + tr C), so that δC Cᵀ = (T δψ)^."""
-    psi = 2.0 * np.array([C[2, 1] - C[1, 2], C[0, 2] - C[2, 0], C[1, 0] - C[0, 1]]) / (1.0 + np.trace(C))
-    return (np.eye(3) + 0.5 * _skew(psi)) / (1.0 + 0.25 * psi @ psi)
-
-
-def _skew(v):
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    """T(ψ) (3, 3) of the Cayley vector ψ of rotation C (3, 3), so that δC Cᵀ = (T δψ)^."""
+    return cayley_spin_jacobian_batch(cayley_vector_batch(C))
 
 
 def joint_frame(axis):

@@ -53,7 +53,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import ConvergenceError, InputError
-from femb.core.rotations import hat
+from femb.core.rotations import hat_batch
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.eigen.complex_modes import (
@@ -73,12 +73,6 @@ log = logging.getLogger(__name__)
 
 _TRANS = ("ux", "uy", "uz")
 _ROTS = ("rx", "ry", "rz")
-
-
-def _skew(w):
-    out = np.empty((3, 3))
-    hat(np.ascontiguousarray(w, dtype=np.float64), out)
-    return out
 
 
 class _Blocks:
@@ -259,7 +253,7 @@ class _SpinOperators:
         X = model.mesh.points
         self.X = np.zeros((X.shape[0], 3))
         self.X[:, : X.shape[1]] = X
-        self.w_hat = _skew(omega)
+        self.w_hat = hat_batch(omega)
         n_nodes = prob.table.node_var.shape[0]
         self.W = (self.blocks.block_matrix(np.broadcast_to(self.w_hat, (n_nodes, 3, 3)), "trans")
                   + self.blocks.block_matrix({a: self.w_hat for a in self.blocks.oriented}, "rots"))
@@ -305,12 +299,12 @@ class _SpinOperators:
         """(G, K_Ω) over the equations at (u, R)."""
         M = self.mass(u, R) if M is None else M
         hr = self._rotational_h(u, R)
-        H = self.blocks.block_matrix({a: _skew(hr[a]) for a in self.blocks.oriented}, "rots")
+        H = self.blocks.block_matrix({a: hat_batch(hr[a]) for a in self.blocks.oriented}, "rots")
         if self.frame == "inertial":
             return (-H).tocsr(), sp.csr_matrix(M.shape)
         W = self.W
         G = M @ W - W.T @ M - H
-        WH = self.blocks.block_matrix({a: self.w_hat @ _skew(hr[a]) for a in self.blocks.oriented}, "rots")
+        WH = self.blocks.block_matrix({a: self.w_hat @ hat_batch(hr[a]) for a in self.blocks.oriented}, "rots")
         K = -(W.T @ M @ W) - WH
         return G.tocsr(), K.tocsr()
 
