@@ -39,7 +39,6 @@ Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t
 import numpy as np
 import scipy.sparse as sp
 
-from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.core.rotations import (
     cayley_batch,
     cayley_half_batch,
@@ -47,6 +46,7 @@ from femb.core.rotations import (
     cayley_vector_batch,
     hat_batch,
 )
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 
