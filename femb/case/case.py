@@ -14,7 +14,7 @@ from femb.case.limits import DEFAULT_MEMORY_GB, DEFAULT_OUTPUT_GB, Limits, check
 from femb.case.schema import Context, Table, read_parameters
 from femb.case.steps import read_steps
 from femb.core.errors import InputError, ModelError
-from femb.export import FrameStreamer, PVDWriter, write_history_csv, write_run_json
+from femb.export import FrameStreamer, PVDWriter, write_history_csv, write_run_json, write_step_modes
 
 try:
     import tomllib
@@ -182,6 +182,8 @@ class Case:
                     checkpoint.close()
                 if streamer is not None:
                     streamer.finish(results)
+                    if results.kind in MODE_STEP_KINDS:
+                        write_step_modes(results, out, mode_series_name(self.output.name, step.name))
                 bar.close()
                 done.append(results)
                 stats.append({"step": step.name, "status": "completed", "frames": len(results), "seconds": time.perf_counter() - start,
@@ -234,18 +236,29 @@ def prepare_output_folder(out_dir):
 
 
 FIXED_OUTPUTS = ("history.csv", "run.json", CHECKPOINT, FRAMES)
+MODE_STEP_KINDS = ("modal", "buckling")  # steps whose frames are modes: also written as animated series
+
+
+def mode_series_name(name, step):
+    """Base name of the animated mode series of step ``step``: ``<name>_<step>_mode``
+    (characters other than letters, digits, '-' and '_' in the step name become '_'), so
+    mode j is ``<name>_<step>_mode_<j>.pvd`` with its frames."""
+    return f"{name}_{re.sub(r'[^A-Za-z0-9_-]', '_', step)}_mode"
 
 
 def output_files(out_dir, name):
     """The files of ``out_dir`` that a case run with output name ``name`` writes:
     ``<name>.pvd``, ``<name>_<5 digits>.vtu``, the surface collection ``<name>_surface.pvd``
-    and its ``<name>_surface_<5 digits>.vtu``, history.csv, run.json, the checkpoint files
+    and its ``<name>_surface_<5 digits>.vtu``, the mode series of modal and buckling steps
+    ``<name>_<step>_mode_<j>.pvd`` and their frames, history.csv, run.json, the checkpoint files
     and femb's temporary files of them (``<file>.part``, ``.<file>.*.tmp``)."""
     out = Path(out_dir)
-    frame = re.compile(rf"{re.escape(name)}(_surface)?_\d{{5}}\.vtu(\.part)?")
+    frame = re.compile(rf"{re.escape(name)}(_surface|_[A-Za-z0-9_-]+_mode_\d+)?_\d{{5}}\.vtu(\.part)?")
+    modes = re.compile(rf"{re.escape(name)}_[A-Za-z0-9_-]+_mode_\d+\.pvd")
     fixed = {f"{name}.pvd", f"{name}_surface.pvd", *FIXED_OUTPUTS}
     temporary = re.compile(r"\.(" + "|".join(re.escape(f) for f in fixed) + r")\..+\.tmp")
-    return sorted(p for p in out.iterdir() if p.is_file() and (p.name in fixed or frame.fullmatch(p.name) or temporary.fullmatch(p.name)))
+    return sorted(p for p in out.iterdir() if p.is_file() and (p.name in fixed or frame.fullmatch(p.name) or modes.fullmatch(p.name)
+                                                                or temporary.fullmatch(p.name)))
 
 
 def clear_previous_outputs(out_dir, name):
