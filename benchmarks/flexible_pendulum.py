@@ -196,7 +196,7 @@ def drift(E, T):
 def femb_model(n, scale=1.0):
     ea, ga, ei = stiffness(scale)
     model = Model(line_mesh((0.0, 0.0), (L, 0.0), n, "beam"), name=f"flexible-pendulum-{n}")
-    model.add_part("beam", "beam", "beam2d_timoshenko", values=dict(EA=ea, EI=ei, GAs=ga, rhoA=RHOA, rhoI=RHOI))
+    model.add_part("beam", "beam2d_timoshenko", "beam", values=dict(EA=ea, EI=ei, GAs=ga, rhoA=RHOA, rhoI=RHOI))
     model.fix("beam_start", "translations")
     model.gravity((0.0, -G))
     return model

@@ -99,7 +99,7 @@ def flexible_crank(joint=True, n_rod=16, omega=124.8):
     sets["driver"] = [len(pts) - 1]
     model = Model(Mesh(pts, dict(mesh.cells), sets), name="flexible slider-crank (joints)")
     part = base.parts[0] if isinstance(base.parts, list) else next(iter(base.parts.values()))
-    model.add_part("rod", "rod", part.element, part.material, part.section)
+    model.add_part("rod", part.element, "rod", part.material, part.section)
     model.add_discrete("driver", "point_mass2d_translational", "driver", m=0.0)
     model.prescribe("driver", "ux", function=lambda t: r * (np.cos(omega * t) - 1.0))
     model.prescribe("driver", "uy", function=lambda t: r * np.sin(omega * t))

@@ -32,10 +32,11 @@ import logging
 import numpy as np
 
 from femb.assembly import Assembler, LoadAssembler
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.correlation import build_table
 from femb.solvers.configuration import Configuration, RotationLayout, split_state
 from femb.solvers.linalg.nullspace import check_redundancy
+from femb.solvers.linalg.redundancy import DroppedRows
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ class ProblemSetup:
             u0 = self.apply_prescribed(np.zeros(self.table.n_var), 0.0)
             G0 = self.joints.evaluate(u0, 0.0)[1][:, self.table.eq_var]
             self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
+            self.dropped_rows = DroppedRows(self.joints, G0, self.active_rows, self.table.eq_var)
 
     def apply_prescribed(self, u, x):
         """Set the prescribed DOFs of ``u`` (in place) at the analysis parameter x."""

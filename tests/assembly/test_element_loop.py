@@ -20,7 +20,7 @@ def bar():
     """One free truss2d bar from (0, 0) to (2, 0)."""
     mesh = Mesh(np.array([[0.0, 0.0], [L0, 0.0]]), {"bar": CellBlock("line", np.array([[0, 1]]))}, {})
     model = Model(mesh)
-    model.add_part("bar", "bar", "truss2d", values={"EA": EA, "rhoA": 1.0})
+    model.add_part("bar", "truss2d", "bar", values={"EA": EA, "rhoA": 1.0})
     return model
 
 
@@ -52,9 +52,9 @@ def beam3d_with_spring():
     mesh = Mesh(np.vstack([mesh.points, [[1.0, 0.5, 0.0]]]),
                 {**mesh.cells, "spring": CellBlock("line", np.array([[2, 3]]))}, {**mesh.node_sets, "anchor": [3]})
     model = Model(mesh, dim=3)
-    model.add_part("b", "b", "beam3d", values={"EA": 1e3, "GJ": 2.0, "EIy": 3.0, "EIz": 4.0, "rhoA": 1.0,
+    model.add_part("b", "beam3d", "b", values={"EA": 1e3, "GJ": 2.0, "EIy": 3.0, "EIz": 4.0, "rhoA": 1.0,
                                                "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.01})
-    model.add_part("spring", "spring", "spring3d", values={"k": 50.0, "L0": 0.5})
+    model.add_part("spring", "spring3d", "spring", values={"k": 50.0, "L0": 0.5})
     model.fix("anchor")
     model.initial_velocity("b_end", uz=0.5, rx=1.0)
     return model

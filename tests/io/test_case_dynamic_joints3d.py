@@ -55,6 +55,7 @@ def test_dynamic_step_with_a_3d_revolute_joint(write_case, tmp_path):
     (res,) = case.run(tmp_path / "out", progress=False)
     ref = solve_dynamic(api_twin(), 0.1, 2.0)
     assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-10, atol=1e-14)
+    assert np.all(np.asarray(res.series("kinetic_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-9 * res.series("kinetic_energy").max()
     assert res.series("constraint_residual").max() <= 1e-10
     assert np.ptp(res.dof(1, "uz")) > 0.3  # it swings

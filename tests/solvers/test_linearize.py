@@ -81,7 +81,7 @@ def test_same_pendulum_as_a_stiff_truss_mechanism():
     mesh = Mesh(np.array([[0.0, 0.0], [L, 0.0]]), {"rod": CellBlock("line", np.array([[0, 1]]))},
                 {"pivot": np.array([0]), "bob": np.array([1])})
     model = Model(mesh)
-    model.add_part("rod", "rod", "truss2d", Material(E=1e9, rho=0.0), Section(A=1.0))
+    model.add_part("rod", "truss2d", "rod", Material(E=1e9, rho=0.0), Section(A=1.0))
     model.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=M_BOB)
     model.fix("pivot")
     model.gravity((G, 0.0), constant=True)

@@ -65,15 +65,15 @@ def test_initial_joint_check_uses_the_joint_aware_tolerance():
 
 def _models():
     beam2d = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 2, "b"))
-    beam2d.add_part("b", "b", "beam2d", values={"EA": 1e3, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.01})
+    beam2d.add_part("b", "beam2d", "b", values={"EA": 1e3, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.01})
     truss3d = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 2, "b"), dim=3)
-    truss3d.add_part("b", "b", "truss3d", values={"EA": 1e3, "rhoA": 1.0})
+    truss3d.add_part("b", "truss3d", "b", values={"EA": 1e3, "rhoA": 1.0})
     beam3d = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 2, "b"), dim=3)
-    beam3d.add_part("b", "b", "beam3d", values={"EA": 1e3, "GJ": 1.0, "EIy": 1.0, "EIz": 1.0, "rhoA": 1.0,
+    beam3d.add_part("b", "beam3d", "b", values={"EA": 1e3, "GJ": 1.0, "EIy": 1.0, "EIz": 1.0, "rhoA": 1.0,
                                                  "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.01})
     mesh = Mesh(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]), {"bar": CellBlock("line", np.array([[0, 1]]))}, {"a": [0], "b": [1]})
     body = Model(mesh, dim=3)
-    body.add_part("bar", "bar", "truss3d", values={"EA": 1e3, "rhoA": 1.0})
+    body.add_part("bar", "truss3d", "bar", values={"EA": 1e3, "rhoA": 1.0})
     body.add_discrete("body", "rigid_body3d", "b", m=1.0, Jxx=0.1, Jyy=0.1, Jzz=0.1)
     return {"beam2d": (beam2d, 0), "truss3d": (truss3d, 0), "beam3d": (beam3d, 3), "truss3d + rigid body": (body, 1)}
 

@@ -19,21 +19,28 @@ Baselines behind the same interface: ``Newmark`` (trapezoidal), ``HHT``,
 ``GeneralizedAlpha`` (Chung–Hulbert). Rayleigh damping and discrete dampers for all; the
 energy balance books damping, the work of time-varying loads and of prescribed motions.
 """
+from __future__ import annotations
+
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
-from femb.solvers.dynamics.schemes import MidPoint, make_scheme
+from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
 
 log = logging.getLogger(__name__)
 
@@ -46,25 +53,34 @@ def _default_newton():
 class DynamicSettings:
     """Settings of ``solve_dynamic``.
 
-    scheme: "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
+    Attributes
+    ----------
+    scheme
+        "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
         "generalized-alpha", or a scheme object (``MidPoint()``, ``HHT(alpha)``,
         ``GeneralizedAlpha(rho_inf)``, ``Newmark(beta, gamma)``).
-    mass: mass kind "lumped", "consistent" or "invariant" (must be constant for every
-        part; beams: "lumped" or "invariant").
-    damping: ``Rayleigh(alpha, beta)`` or None.
-    newton: NewtonSettings (tolerance relative to the largest of the internal, inertia
+    mass
+        mass kind "lumped" (default, as in every femb analysis), "consistent" or
+        "invariant" (must be constant for every part; beams: "lumped" or "invariant").
+    damping
+        ``Rayleigh(alpha, beta)`` or None.
+    newton
+        NewtonSettings (tolerance relative to the largest of the internal, inertia
         and external force norms; the per-step energy error is about residual × step
         increment, so the tolerance is the energy tolerance). ``modified=True`` reuses the
         factorization across iterations and steps. ``max_cutbacks``: halvings of a step
         that does not converge before ConvergenceError.
-    max_turn: the largest rotation (rad) of a nodal rotation or an element chord that one
+    max_turn
+        the largest rotation (rad) of a nodal rotation or an element chord that one
         Newton correction may apply; longer corrections are scaled down (None: no limit).
-    record_every: record a frame (state and history) every k steps (the last one always).
-    progress: show a tqdm progress bar.
+    record_every
+        record a frame (state and history) every k steps (the last one always).
+    progress
+        show a tqdm progress bar.
     """
 
-    scheme: object = "midpoint"
-    mass: object = "lumped"
+    scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
+    mass: Union[str, int] = "lumped"
     damping: Optional[Rayleigh] = None
     newton: NewtonSettings = field(default_factory=_default_newton)
     max_turn: Optional[float] = 0.5
@@ -85,8 +101,13 @@ def _probe_vars(table, model, probes):
     return out
 
 
-def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, damping=None, record_every=None, probes=None,
-                  t0=0.0, u0=None, v0=None, table=None, solve_correction=None, problem=None):
+def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[DynamicSettings] = None, *,
+                  scheme: Union[None, str, MidPoint, GeneralizedAlpha] = None, mass: Union[None, str, int] = None,
+                  damping: Optional[Rayleigh] = None, record_every: Optional[int] = None,
+                  probes: Optional[dict[str, tuple[Any, ...]]] = None, t0: float = 0.0, u0: Optional[ArrayLike] = None,
+                  v0: Optional[ArrayLike] = None, table: Optional[CorrelationTable] = None,
+                  solve_correction: Optional[DirectCorrection] = None,
+                  problem: Optional[DynamicProblem] = None) -> Results:
     """Integrate the equations of motion of ``model`` from t0 to t_end with step dt.
 
     Parameters
@@ -105,8 +126,8 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         the history under ``name``.
     u0, v0 : (n_var,) arrays, optional
         Initial state (default: undeformed, velocities from the model).
-    solve_correction : callable, optional
-        ``(K, r) -> δz`` linear solve of a Newton correction over the equations (K None:
+    solve_correction : DirectCorrection or alike, optional
+        A callable ``(K, r) -> δz`` with a ``reset()`` method: the linear solve of a Newton correction over the equations (K None:
         reuse the last factorization). Default: ``DirectCorrection`` (sparse LU).
 
     Returns
@@ -157,7 +178,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     res.info.update(sch.describe(), dt=dt, t0=t0, t_end=t_end, mass_kind=prob.mass_kind, n_equations=tab.n_eq,
                     n_variables=tab.n_var, nnz=tab.nnz, newton_tolerance=newton.tolerance, modified_newton=newton.modified)
 
-    joints = {"multipliers": np.zeros(len(prob.constraint_rows)), "residual": 0.0}
+    joints: dict[str, Any] = {"multipliers": np.zeros(len(prob.constraint_rows)), "residual": 0.0}
     carried = state.extra.get("multipliers")  # a continued mid-point state: its last step's joint multipliers
     if carried is not None and np.size(carried) == len(prob.constraint_rows):
         joints["multipliers"] = np.array(carried, dtype=np.float64)
@@ -170,7 +191,7 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
         arrays = {"rotations": state.extra["R"]} if prob.oriented else {}
         if prob.joints is not None:
             R = state.extra["R"] if prob.oriented else None
-            hist["constraint_residual"] = float(np.linalg.norm(prob.joint_state(state.u, state.t, rotations=R)[0]))
+            hist["constraint_residual"] = prob.dropped_rows.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}", rotations=R)
             arrays["multipliers"] = joints["multipliers"]
         arrays = arrays or None
         res.record(state.t, state.u, state.v, arrays=arrays, iterations=iterations, cutbacks=cutbacks, **hist)
@@ -217,6 +238,8 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
                 state, terms = system.finish(report.state)
                 if report.multipliers is not None:
                     joints["multipliers"] = system.multipliers
+                if prob.joints is not None and prob.dropped_rows.rows.size:
+                    _check_dropped_rows(prob, state, joints, res, correction)
                 account.add(**terms)
                 iters_since += report.iterations
                 if level and report.iterations <= 4:
@@ -253,12 +276,53 @@ def solve_dynamic(model, dt, t_end, settings=None, *, scheme=None, mass=None, da
     return res
 
 
+def _check_dropped_rows(prob, state, joints, res, correction):
+    """After a step: every joint equation dropped as redundant must still hold
+    (ModelError naming the joints otherwise, femb.solvers.linalg.redundancy), and the ones
+    that no longer depend on the solved equations are solved again from the next step on
+    (the start was a singular configuration): the active rows, the carried multipliers and
+    those of the recorded frames (zero for a row that was not solved) take them in."""
+    R = state.extra["R"] if prob.oriented else None
+    dropped = prob.dropped_rows
+    dropped.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}", rotations=R)
+    back = dropped.regain(state.u, state.t, prob.length_scale, rotations=R)
+    if not back.size:
+        return
+    old = prob.active_rows
+    prob.active_rows = dropped.active
+    at = np.searchsorted(prob.active_rows, old)
+
+    def widened(lam):
+        out = np.zeros(prob.active_rows.size)
+        out[at] = lam
+        return out
+
+    joints["multipliers"] = widened(joints["multipliers"])
+    for key in ("multipliers", "lam"):  # the multipliers a scheme carries to the next step
+        if state.extra.get(key) is not None and np.size(state.extra[key]) == old.size:
+            state.extra[key] = widened(state.extra[key])
+    res.arrays["multipliers"] = [widened(lam) for lam in res.arrays.get("multipliers", [])]
+    res.info["constraint_rows"] = prob.constraint_rows
+    correction.reset()  # the reduced system changes size
+    _log_taken_back(prob, back, state.t)
+
+
+def _log_taken_back(prob, back, t):
+    log.info("joint(s) %s: equation(s) dropped as redundant at the start solved again from t = %.6g on "
+             "(independent of the others there)", ", ".join(map(repr, prob.joints.describe(back))), t)
+
+
 def _consistent_initial_state(prob, u, v, t0, project=True):
     """Check that the initial positions satisfy the joints (InputError naming them
     otherwise) and, with ``project``, project the initial velocities of the model onto the
     joints' velocity constraint (G v + Φ_t = 0, the smallest change), warning when that
     changed them. A state passed in by
     the caller (a continuation) is taken as it is."""
+    prob.dropped_rows.residual(u, t0, prob.length_scale, f"the start, t = {t0:.6g}")  # contradictory joints
+    back = prob.dropped_rows.regain(u, t0, prob.length_scale) if prob.dropped_rows.rows.size else ()
+    if len(back):  # a continued run, out of the singular configuration the set-up saw
+        prob.active_rows = prob.dropped_rows.active
+        _log_taken_back(prob, back, t0)
     phi, G = prob.joint_state(u, t0)
     if np.linalg.norm(phi) > 1e-8 * prob.length_scale:
         bad = [prob.constraint_rows[i] for i in np.flatnonzero(np.abs(phi) > 1e-8 * prob.length_scale)]

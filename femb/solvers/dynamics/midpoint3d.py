@@ -39,12 +39,12 @@ Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t
 import numpy as np
 import scipy.sparse as sp
 
-from femb.solvers.configuration import (
-    _hat_batch,
-    cayley,
-    cayley_half,
-    cayley_spin,
-    cayley_vector,
+from femb.core.rotations import (
+    cayley_batch,
+    cayley_half_batch,
+    cayley_spin_jacobian_batch,
+    cayley_vector_batch,
+    hat_batch,
 )
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
@@ -94,7 +94,7 @@ class MidPoint3DSystem(_StepSystem):
             if keep.any():
                 z_pres.append((vars_[keep], dz[keep]))
         if rows.size:
-            psi_p = cayley_vector(Rp @ self.R0[lay.nodes[rows]].transpose(0, 2, 1))
+            psi_p = cayley_vector_batch(Rp @ self.R0[lay.nodes[rows]].transpose(0, 2, 1))
             z_pres.append((lay.var[rows].ravel(), psi_p.ravel()))
         self.z_prescribed = z_pres
         self.z0 = self._impose(z)
@@ -112,7 +112,7 @@ class MidPoint3DSystem(_StepSystem):
         psi = z[lay.var]
         R1 = self.R0.copy()
         if lay.n:
-            R1[lay.nodes] = cayley(psi) @ self.R0[lay.nodes]
+            R1[lay.nodes] = cayley_batch(psi) @ self.R0[lay.nodes]
         return psi, R1
 
     def rotation_turn(self, z, z_new):
@@ -120,8 +120,8 @@ class MidPoint3DSystem(_StepSystem):
         lay = self.lay
         if not lay.n:
             return 0.0
-        C = cayley(z_new[lay.var]) @ cayley(z[lay.var]).transpose(0, 2, 1)
-        d = np.linalg.norm(cayley_vector(C), axis=1)
+        C = cayley_batch(z_new[lay.var]) @ cayley_batch(z[lay.var]).transpose(0, 2, 1)
+        d = np.linalg.norm(cayley_vector_batch(C), axis=1)
         return float((2.0 * np.arctan(0.5 * d)).max(initial=0.0))
 
     # ---------------------------------------------------------------- residual
@@ -131,14 +131,14 @@ class MidPoint3DSystem(_StepSystem):
         u1 = u0 + z
         um = u0 + 0.5 * z
         psi, R1 = self.rotations(z)
-        half, dhalf = cayley_half(psi)
+        half, dhalf = cayley_half_batch(psi)
         Rm = self.R0.copy()
-        Rm[lay.nodes] = cayley(half) @ self.R0[lay.nodes]
+        Rm[lay.nodes] = cayley_batch(half) @ self.R0[lay.nodes]
         nn = self.R0.shape[0]
         psi_n = np.zeros((nn, 3))
         D_n = np.zeros((nn, 3, 3))
         psi_n[lay.nodes] = psi
-        D_n[lay.nodes] = cayley_spin(half) @ dhalf
+        D_n[lay.nodes] = cayley_spin_jacobian_batch(half) @ dhalf
         f, K = p.midpoint_force(u0, u1, oriented=(u0, self.R0, u1, R1, um, Rm, psi_n, D_n))
         data = K.data
         fd = None
@@ -151,15 +151,15 @@ class MidPoint3DSystem(_StepSystem):
         inert = p.M_full @ ((2.0 / (h * h)) * zt - (2.0 / h) * np.where(p.rot3d, 0.0, self.s.v))
         data += (2.0 / (h * h)) * p.M_eq.data
         # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n
-        C = cayley(psi)
+        C = cayley_batch(psi)
         a = (2.0 / h) * np.einsum("kij,kj->ki", self.J_n, psi) - self.pi0
         pi1 = np.einsum("kij,kj->ki", C, a)
         r_rot = (pi1 - self.pi0) / h
         r_rot[~rot.owner] = 0.0
         np.add.at(inert, lay.var.ravel(), r_rot.ravel())
         # d(C a)/dψ = C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^
-        Ainv = np.linalg.inv(np.eye(3) - 0.5 * _hat_batch(psi))
-        dr = ((2.0 / h) * C @ self.J_n - 0.5 * Ainv @ _hat_batch(a + pi1)) / h
+        Ainv = np.linalg.inv(np.eye(3) - 0.5 * hat_batch(psi))
+        dr = ((2.0 / h) * C @ self.J_n - 0.5 * Ainv @ hat_batch(a + pi1)) / h
         ok = rot.pos >= 0
         np.add.at(data, rot.pos[ok], dr[ok])
         R = f + inert - self.f_ext
@@ -180,7 +180,7 @@ class MidPoint3DSystem(_StepSystem):
         first = np.flatnonzero(self.p.rotary.owner)
         rot_vars = lay.var[first].ravel()
         plain = np.setdiff1d(np.arange(n), rot_vars)
-        T = cayley_spin(psi[first])
+        T = cayley_spin_jacobian_batch(psi[first])
         rows = [plain, np.repeat(lay.var[first], 3, axis=1).ravel()]
         cols = [plain, np.tile(lay.var[first], (1, 3)).ravel()]
         vals = [np.ones(plain.size), T.ravel()]
@@ -208,7 +208,7 @@ class MidPoint3DSystem(_StepSystem):
         (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations, as
         ColumnBlocks (dense over the jointed equations). G is the joints' spin Jacobian at
         the end of the step times the Cayley chain T(ψ) (``_spin_map``); Ḡ the exact
-        discrete derivative of femb.assembly.joints3d (Jacobian with averaged directors and
+        discrete derivative of femb.assembly.joints.spatial (Jacobian with averaged directors and
         positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions Ḡᵀλ do no work and
         the balance of energy stays exact."""
         p = self.p
@@ -223,7 +223,7 @@ class MidPoint3DSystem(_StepSystem):
         else:
             G = A.copy()
         if first.size:  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^ on each oriented node
-            G[:, loc] = np.einsum("mqi,qij->mqj", G[:, loc], cayley_spin(psi[first]))
+            G[:, loc] = np.einsum("mqi,qij->mqj", G[:, loc], cayley_spin_jacobian_batch(psi[first]))
         n_var, n_eq = p.table.n_var, self.eq_var.size
         self.Gbar_full = ColumnBlock(Abar, cols, n_var)
         pick, eqs = p.joint_equations(ext)

@@ -271,10 +271,10 @@ class DynamicProblem(ProblemSetup):
         t = self.table
         bad = self.assembler.check_mass_kind(self.mass_kind)
         if self.oriented:
-            bad = [name for name in bad if not (self._spec(name).oriented and self.mass_kind in self._spec(name).extra.get("rotary_kinds", ()))]
+            bad = [name for name in bad if not (self._spec(name).oriented and self.mass_kind in self._spec(name).rotary_kinds)]
         if bad:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
-                              f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).extra.get('rotary_kinds', ()))})" for name in bad])
+                              f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)})" for name in bad])
         if self.oriented:
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")

@@ -43,11 +43,15 @@ equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``
 and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
 solve of a correction live in femb.solvers.nonlinear.step_newton.
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import NDArray
 
 from femb.core.errors import FembError, ModelError
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
@@ -55,6 +59,9 @@ from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.factorization import Factorization
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:
+    from femb.solvers.dynamics.problem import DynamicProblem
 
 
 def _kappa(tau):
@@ -81,18 +88,21 @@ class MidPoint:
     name = "midpoint"
     energy_conserving = True
 
-    def start(self, problem, t0, u, v):
+    def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
+        """The state at ``t0`` (with the nodal rotations and angular momenta of oriented models)."""
         if getattr(problem, "oriented", False):
             R, pi = initial_rotary_state(problem, u, v)
             return State(t0, u, v, extra={"R": R, "pi": pi})
         return State(t0, u, v)
 
-    def system(self, problem, state, h):
+    def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
+        """The nonlinear system of one step of size ``h`` from ``state``."""
         if getattr(problem, "oriented", False):
             return MidPoint3DSystem(problem, state, h)
         return _MidPointSystem(problem, state, h)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
+        """The scheme's name and parameters, for run records."""
         return {"scheme": self.name}
 
 
@@ -225,7 +235,8 @@ class GeneralizedAlpha:
 
     energy_conserving = False
 
-    def __init__(self, rho_inf=0.8, alpha_m=None, alpha_f=None, beta=None, gamma=None, name="generalized-alpha"):
+    def __init__(self, rho_inf: float = 0.8, alpha_m: Optional[float] = None, alpha_f: Optional[float] = None,
+                 beta: Optional[float] = None, gamma: Optional[float] = None, name: str = "generalized-alpha") -> None:
         if alpha_m is None or alpha_f is None:
             rho = float(rho_inf)
             if not 0.0 <= rho <= 1.0:
@@ -238,10 +249,11 @@ class GeneralizedAlpha:
         self.beta = 0.25 * (1.0 - self.alpha_m + self.alpha_f) ** 2 if beta is None else float(beta)
         self.name = name
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
+        """The scheme's name and parameters, for run records."""
         return {"scheme": self.name, "alpha_m": self.alpha_m, "alpha_f": self.alpha_f, "beta": self.beta, "gamma": self.gamma}
 
-    def start(self, problem, t0, u, v):
+    def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
         """State at t0 with the initial acceleration of the free DOFs (prescribed DOFs:
         second difference of their functions)."""
         tab = problem.table
@@ -304,17 +316,18 @@ class GeneralizedAlpha:
     def _reaction(self, problem, t, g, a):
         return g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
 
-    def system(self, problem, state, h):
+    def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
+        """The nonlinear system of one step of size ``h`` from ``state``."""
         return _AlphaSystem(self, problem, state, h)
 
 
-def Newmark(beta=0.25, gamma=0.5):
+def Newmark(beta: float = 0.25, gamma: float = 0.5) -> GeneralizedAlpha:
     """Newmark's scheme (default: trapezoidal rule, average acceleration), end-point
     equilibrium."""
     return GeneralizedAlpha(alpha_m=0.0, alpha_f=0.0, beta=beta, gamma=gamma, name="newmark")
 
 
-def HHT(alpha=-0.05):
+def HHT(alpha: float = -0.05) -> GeneralizedAlpha:
     """Hilber–Hughes–Taylor α method, α ∈ [−1/3, 0] (α = 0: trapezoidal rule)."""
     if not -1.0 / 3.0 <= alpha <= 0.0:
         raise ValueError(f"HHT alpha must lie in [-1/3, 0], got {alpha}")
@@ -377,7 +390,7 @@ class _AlphaSystem(_StepSystem):
         return self.p.joint_stiffness(multipliers)[ev][:, ev]
 
     def finish(self, z):
-        p, s, h = self.p, self.s, self.h
+        p, s = self.p, self.s
         g1, a1, v1, fd1 = self.last["g1"], self.last["a1"], self.last["v1"], self.last["fd"]
         rheonomic = 0.0
         if self.multipliers is not None and getattr(self, "G1", None) is not None:

@@ -14,12 +14,16 @@ non-symmetric K_G (dead or follower moments with finite-rotation coupling) switc
 general eigenproblem and only real positive load factors are kept (complex pairs indicate
 flutter, which a static criterion cannot capture).
 """
+from __future__ import annotations
+
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike
 
 from femb.core.errors import InputError
 from femb.solvers.configuration import Configuration
@@ -28,17 +32,35 @@ from femb.solvers.linalg.factorization import Factorization
 from femb.solvers.problem import StaticProblem
 from femb.solvers.statics.static import solve_static
 
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
+    from femb.results import Results
+    from femb.solvers.nonlinear.newton import NewtonSettings
+
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class BucklingResult:
-    """Critical load factors (ascending positive) and mode shapes over all variables."""
+    """Linear buckling (``solve_buckling``).
+
+    Attributes
+    ----------
+    load_factors : (k,) array
+        Critical load factors, positive, ascending.
+    modes : (k, n_var) array
+        Buckling mode shapes over all variables.
+    prestress_state : (n_var,) array
+        Displacements of the linear pre-solve at load factor 1.
+    table : CorrelationTable
+        The numbering of the variables.
+    """
 
     load_factors: np.ndarray
     modes: np.ndarray  # (n_modes, n_var)
     prestress_state: np.ndarray  # (n_var,) linear pre-solve displacement at λ = 1
-    table: object
+    table: CorrelationTable
 
 
 def _linear_resultants(asm, u, n_var, layout=None):
@@ -90,7 +112,8 @@ def _general_eigen(K0, KG, n_modes, dense_limit):
     return mu, vec / np.where(norms > 0, norms, 1.0)
 
 
-def solve_buckling(model, n_modes=5, table=None, problem=None, dense_limit=600):
+def solve_buckling(model: Model, n_modes: int = 5, table: Optional[CorrelationTable] = None, problem: Optional[StaticProblem] = None,
+                   dense_limit: int = 600) -> BucklingResult:
     """Linear buckling of ``model`` under its scaled (non-constant) loads.
 
     Returns the ``n_modes`` smallest positive load factors λ with K0 + λ K_G singular.
@@ -125,12 +148,15 @@ def solve_buckling(model, n_modes=5, table=None, problem=None, dense_limit=600):
     n = t.n_eq
     skew = abs(KG - KG.T).max() if n else 0.0
     if skew > 1e-8 * max(abs(KG).max(), 1e-300):
-        lam, vec = _positive_factors(*_general_eigen(K0, KG, n_modes, dense_limit), n_modes)
+        mu, vec = _general_eigen(K0, KG, n_modes, dense_limit)
+        lam, vec = _positive_factors(mu, vec, n_modes)
     elif n <= dense_limit:
-        lam, vec = _positive_factors(*sla.eigh(-KG.toarray(), K0.toarray()), n_modes)
+        mu, vec = sla.eigh(-KG.toarray(), K0.toarray())
+        lam, vec = _positive_factors(mu, vec, n_modes)
     else:
         k = min(n_modes + 4, n - 1)
-        lam, vec = _positive_factors(*spla.eigsh(-KG, k=k, M=K0, which="LA"), n_modes)
+        mu, vec = spla.eigsh(-KG, k=k, M=K0, which="LA")
+        lam, vec = _positive_factors(mu, vec, n_modes)
     modes = np.zeros((lam.size, t.n_var))
     modes[:, t.eq_var] = vec.T
     return BucklingResult(lam, modes, u, t)
@@ -138,21 +164,28 @@ def solve_buckling(model, n_modes=5, table=None, problem=None, dense_limit=600):
 
 @dataclass
 class PathBucklingResult:
-    """Critical load factor found on a nonlinear static load path.
+    """Critical load factor found on a nonlinear static load path (``critical_load_on_path``).
 
-    load_factor : the load factor where the lowest squared frequency ω² (signed) is zero
-    path : Results of the static path (frames at the requested load factors)
-    omega : (len(path), n_modes) signed frequencies along the path (−sqrt(−ω²) beyond)
-    iterations : secant refinements done after bracketing
+    Attributes
+    ----------
+    load_factor : float
+        The load factor where the lowest squared frequency ω² (signed) is zero.
+    path : Results
+        The static path (frames at the requested load factors).
+    omega : (len(path), n_modes) array
+        Signed frequencies along the path [rad/time] (−sqrt(−ω²) beyond).
+    iterations : int
+        Secant refinements done after bracketing.
     """
 
     load_factor: float
-    path: object
+    path: Results
     omega: np.ndarray
     iterations: int
 
 
-def critical_load_on_path(model, load_factors, n_modes=1, mass="consistent", tol=1e-9, max_refine=30, settings=None):
+def critical_load_on_path(model: Model, load_factors: ArrayLike, n_modes: int = 1, mass: Union[str, int] = "lumped", tol: float = 1e-9,
+                          max_refine: int = 30, settings: Optional[NewtonSettings] = None) -> PathBucklingResult:
     """The load factor where the lowest frequency of ``model`` about its nonlinear static
     equilibrium falls to zero (a bifurcation or limit point), from the eigenvalues along
     the load path.
@@ -163,6 +196,9 @@ def critical_load_on_path(model, load_factors, n_modes=1, mass="consistent", tol
     on ω²(λ) — each evaluation a static solve from the bracketing state plus a modal
     analysis — refines it to ``tol`` relative. Rotation-dependent moment loads enter with
     their load stiffness at the current load factor.
+
+    ``mass`` is the mass kind of the modal analyses (default "lumped", as for
+    ``solve_modal``); the critical load itself does not depend on it.
 
     Raises InputError when ω² does not change sign on the given path.
     """

@@ -27,18 +27,27 @@ eigenvalue: damped frequency ω_d = Im λ [rad/time], natural frequency |λ|, da
 ζ = −Re λ/|λ| (negative: growing, e.g. flutter), and the complex mode φ scaled so that its
 largest component is 1 (real).
 """
+from __future__ import annotations
+
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import InputError, ModelError
 from femb.solvers.configuration import split_state
 from femb.solvers.eigen.modal import joint_reduction, operating_point
 from femb.solvers.problem import StaticProblem
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
+    from femb.solvers.configuration import Configuration
 
 log = logging.getLogger(__name__)
 
@@ -47,43 +56,49 @@ log = logging.getLogger(__name__)
 class ComplexModes:
     """Complex eigen-solutions of M q̈ + C q̇ + K q = 0 (one per conjugate pair).
 
-    eigenvalues : (k,) complex λ [1/time], ascending |λ| (Im λ ≥ 0)
-    vectors : (k, n) complex mode shapes over the coordinates of the matrices
-    modes : (k, n_var) complex mode shapes over all variables of ``table`` (None when the
-        matrices were given without a table); constraint-reduced shapes mapped back by N
-    shift : the shift σ used
+    Attributes
+    ----------
+    eigenvalues : (k,) complex
+        λ [1/time], ascending abs(λ) (Im λ ≥ 0).
+    vectors : (k, n) complex
+        Mode shapes over the coordinates of the matrices.
+    modes : (k, n_var) complex or None
+        Mode shapes over all variables of ``table`` (None when the matrices were given
+        without a table); constraint-reduced shapes mapped back by N.
+    shift : complex
+        The shift σ used.
     """
 
     eigenvalues: np.ndarray
     vectors: np.ndarray
-    modes: np.ndarray = None
-    table: object = None
+    modes: Optional[np.ndarray] = None
+    table: Optional[CorrelationTable] = None
     shift: complex = 0.0
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def damped_frequency(self):
+    def damped_frequency(self) -> np.ndarray:
         """ω_d = Im λ [rad/time]."""
         return self.eigenvalues.imag
 
     @property
-    def natural_frequency(self):
-        """|λ| [rad/time] (the undamped frequency for light damping)."""
+    def natural_frequency(self) -> np.ndarray:
+        """abs(λ) [rad/time] (the undamped frequency for light damping)."""
         return np.abs(self.eigenvalues)
 
     @property
-    def frequency_hz(self):
+    def frequency_hz(self) -> np.ndarray:
         """Damped frequencies in cycles per time unit: Im λ / 2π."""
         return self.eigenvalues.imag / (2.0 * np.pi)
 
     @property
-    def damping_ratio(self):
-        """ζ = −Re λ / |λ| (0 for undamped and gyroscopic modes, negative when growing)."""
+    def damping_ratio(self) -> np.ndarray:
+        """ζ = −Re λ / abs(λ) (0 for undamped and gyroscopic modes, negative when growing)."""
         mag = np.abs(self.eigenvalues)
         return np.where(mag > 0, -self.eigenvalues.real / np.where(mag > 0, mag, 1.0), 0.0)
 
     @property
-    def stable(self):
+    def stable(self) -> bool:
         """True when no kept eigenvalue has a positive real part beyond round-off."""
         scale = max(float(np.abs(self.eigenvalues).max(initial=0.0)), 1e-300)
         return bool(np.all(self.eigenvalues.real <= 1e-8 * scale))
@@ -253,9 +268,13 @@ def modes_over_variables(vectors, table, N=None):
     return out
 
 
-def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", damping=None, gyroscopic=None,
-                        stiffness=None, shift=None, problem=None, time=0.0, multipliers=None, load_factor=None,
-                        matrices=None, symmetric_tangent=False, dense_limit=400):
+def solve_complex_modes(model: Optional[Model] = None, n_modes: int = 6, state: Optional[Union[NDArray[np.float64], Configuration]] = None,
+                        mass: Union[str, int] = "lumped", damping: Any = None,
+                        gyroscopic: Union[None, ArrayLike, sp.spmatrix] = None, stiffness: Union[None, ArrayLike, sp.spmatrix] = None,
+                        shift: Optional[complex] = None, problem: Optional[StaticProblem] = None, time: float = 0.0,
+                        multipliers: Optional[NDArray[np.float64]] = None, load_factor: Optional[float] = None,
+                        matrices: Optional[tuple[Any, Any, Any]] = None, symmetric_tangent: bool = False,
+                        dense_limit: int = 400) -> ComplexModes:
     """Complex modes of ``model`` about ``state``, or of given matrices.
 
     Parameters
@@ -265,7 +284,8 @@ def solve_complex_modes(model=None, n_modes=6, state=None, mass="consistent", da
         State to linearize about (as for ``solve_modal``); the tangent K is kept as it is,
         non-symmetric parts included (follower moments at ``load_factor``, 3-D tangents
         away from equilibrium) unless ``symmetric_tangent``.
-    mass : mass kind ("consistent", "lumped", "invariant").
+    mass : mass kind ("lumped", the default as in every femb analysis, "consistent",
+        "invariant"; see ``solve_modal``).
     damping : (n_eq, n_eq) matrix, Rayleigh or (alpha, beta) tuple, optional
         Added to the damping of the model's discrete dampers; a tuple (α, β) gives
         C = αM + βK.

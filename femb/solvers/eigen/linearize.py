@@ -19,11 +19,16 @@ M_r δz̈ + C_r δż + K_r δz = B_r δr, and the map N back to all coordinates;
 Models with 3-D rotations and steady motions (spinning beams and rotors) are linearized by
 femb.solvers.eigen.steady_spin (rotating or fixed frame, gyroscopic and centrifugal terms).
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import InputError
 from femb.elements import MASS_KINDS
@@ -31,15 +36,26 @@ from femb.solvers.eigen.complex_modes import ComplexModes, complex_eigen
 from femb.solvers.linalg.nullspace import NullSpace
 from femb.solvers.problem import StaticProblem
 
+if TYPE_CHECKING:
+    from femb.model import Model
+
 
 @dataclass
 class LinearModel:
-    """A linearized model in independent coordinates z (see the module docstring).
+    """A linearized model in independent coordinates z (``linearize``; see the module
+    docstring of femb.solvers.eigen.linearize).
 
-    A, B, C, D : state-space matrices for the state x = (δz, δż)
-    M, C_damping, K, B_force : second-order matrices (n_z × n_z, n_z × n_inputs)
-    independent : list of (node, dof) naming each coordinate of z
-    N : (n_var, n_z) map δq = N δz to all variables
+    Attributes
+    ----------
+    A, B, C, D : arrays
+        State-space matrices for the state x = (δz, δż): A (2n_z, 2n_z), B (2n_z,
+        n_inputs), C (n_outputs, 2n_z), D (n_outputs, n_inputs).
+    M, C_damping, K, B_force : arrays
+        Second-order matrices (n_z, n_z) and the input map (n_z, n_inputs).
+    independent : list of (node, dof)
+        The DOF naming each coordinate of z.
+    N : (n_var, n_z) array
+        The map δq = N δz to all variables.
     """
 
     A: np.ndarray
@@ -50,16 +66,16 @@ class LinearModel:
     C_damping: np.ndarray
     K: np.ndarray
     B_force: np.ndarray
-    independent: list
+    independent: list[tuple[Any, str]]
     N: np.ndarray
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
-    def eigenvalues(self):
+    def eigenvalues(self) -> NDArray[np.complex128]:
         """Eigenvalues of A, sorted by imaginary part then real part."""
         ev = np.linalg.eigvals(self.A)
         return ev[np.lexsort((ev.real, ev.imag))]
 
-    def complex_modes(self, n_modes=None, shift=None):
+    def complex_modes(self, n_modes: Optional[int] = None, shift: Optional[complex] = None) -> ComplexModes:
         """Complex modes of M_r δz̈ + C_r δż + K_r δz = 0 (femb.solvers.eigen.complex_modes.ComplexModes,
         one per conjugate pair, frequencies Im λ and damping ratios); ``vectors`` are over
         the independent coordinates z and ``modes`` over all variables (δq = N δz)."""
@@ -152,7 +168,10 @@ def _dof_equations(table, pairs, model, what):
     return np.array(eqs, dtype=np.int64)
 
 
-def linearize(model, u, v=None, t=None, inputs=(), outputs=(), independent=None, mass="lumped", problem=None):
+def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Optional[float] = None,
+              inputs: Sequence[tuple[Any, str]] = (), outputs: Sequence[tuple[Any, str]] = (),
+              independent: Optional[Sequence[tuple[Any, str]]] = None, mass: Union[str, int] = "lumped",
+              problem: Optional[StaticProblem] = None) -> LinearModel:
     """Linearize ``model`` about the state (u, v) in independent coordinates.
 
     Parameters
@@ -169,7 +188,8 @@ def linearize(model, u, v=None, t=None, inputs=(), outputs=(), independent=None,
     independent : sequence of (node, dof), optional
         Independent coordinates; default: chosen by pivoting on the constraint Jacobian.
         A choice that leaves the dependent block singular raises InputError.
-    mass : mass kind used for M(q).
+    mass : mass kind used for M(q) ("lumped", the default as in every femb analysis,
+        "consistent", "invariant").
     """
     prob = problem or StaticProblem(model)
     tab = prob.table

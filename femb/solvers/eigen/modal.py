@@ -14,38 +14,56 @@ against the load stiffness of conservative moment loads at equilibrium); the sym
 part of K is used, and the load stiffness of rotation-dependent moments is included when
 ``load_factor`` is given.
 """
+from __future__ import annotations
+
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
+from numpy.typing import NDArray
 
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import split_state
 from femb.solvers.linalg.nullspace import NullSpace
 from femb.solvers.problem import StaticProblem
 
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
+    from femb.results import Results
+    from femb.solvers.configuration import Configuration
+
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class ModalResult:
-    """Natural frequencies and mode shapes.
+    """Natural frequencies and mode shapes (``solve_modal``).
 
-    omega: (k,) circular frequencies [rad/time] ascending (0 for rigid-body modes,
-    negative for unstable directions: −sqrt(−λ)); frequency_hz: omega/2π;
-    modes: (k, n_var) mode shapes over all variables, mass-normalized;
-    eigenvalues: (k,) λ = ω² (signed).
+    Attributes
+    ----------
+    omega : (k,) array
+        Circular frequencies [rad/time] ascending (0 for rigid-body modes, negative for
+        unstable directions: −sqrt(−λ)); ``frequency_hz`` is omega/2π.
+    eigenvalues : (k,) array
+        λ = ω² (signed).
+    modes : (k, n_var) array
+        Mode shapes over all variables, mass-normalized.
+    table : CorrelationTable
+        The numbering of the variables.
     """
 
     omega: np.ndarray
     eigenvalues: np.ndarray
     modes: np.ndarray
-    table: object
+    table: CorrelationTable
 
     @property
-    def frequency_hz(self):
+    def frequency_hz(self) -> np.ndarray:
+        """(k,) natural frequencies in cycles per time unit, omega/2π."""
         return self.omega / (2.0 * np.pi)
 
 
@@ -79,8 +97,10 @@ def _signed_sqrt(lam):
     return np.sign(lam) * np.sqrt(np.abs(lam))
 
 
-def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, problem=None, time=0.0, multipliers=None, dense_limit=800,
-                load_factor=None):
+def solve_modal(model: Model, n_modes: int = 6, state: Optional[Union[NDArray[np.float64], Configuration]] = None, mass: Union[str, int] = "lumped",
+                shift: Optional[float] = None, problem: Optional[StaticProblem] = None, time: float = 0.0,
+                multipliers: Optional[NDArray[np.float64]] = None, dense_limit: int = 800,
+                load_factor: Optional[float] = None) -> ModalResult:
     """Lowest ``n_modes`` natural modes of ``model`` linearized about ``state``.
 
     Parameters
@@ -89,7 +109,10 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
         Configuration to linearize about (default: undeformed). Pass ``results.final`` of
         a static analysis for pre-stressed (geometric-stiffness) frequencies (for oriented
         models better ``problem.state_of(results)``, which carries the exact rotations).
-    mass : "consistent" | "lumped" | "invariant"
+    mass : "lumped" (default) | "consistent" | "invariant"
+        Mass kind. "lumped" is femb's one default mass kind: constant for every element type, so these are the
+        matrices the mid-point integrator of ``solve_dynamic`` uses; "consistent" converges
+        faster for beam frequencies on a given mesh.
     shift : float, optional
         σ of shift-invert (eigenvalues nearest σ are found). Default: a small negative
         value so rigid-body modes are found and the shifted matrix is regular.
@@ -113,6 +136,8 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
     if N is not None:
         K, M = K.tocsc(), (N.T @ M @ N).tocsc()
     n = K.shape[0]
+    if n_modes > n:
+        log.warning("solve_modal: n_modes = %d but the model has %d independent DOFs; returning %d modes", n_modes, n, n)
     k = min(n_modes, n)
     if shift is None:
         scale = abs(K.diagonal()).max() / max(abs(M.diagonal()).max(), 1e-300)
@@ -133,9 +158,10 @@ def solve_modal(model, n_modes=6, state=None, mass="consistent", shift=None, pro
     return ModalResult(_signed_sqrt(lam), lam, modes, t)
 
 
-def frequencies_along_path(model, results, n_modes=3, mass="consistent"):
+def frequencies_along_path(model: Model, results: Results, n_modes: int = 3, mass: Union[str, int] = "lumped") -> NDArray[np.float64]:
     """Lowest signed frequencies (len(results), n_modes) at every frame of a static run:
-    the first one passes through zero where the path meets a bifurcation or limit point."""
+    the first one passes through zero where the path meets a bifurcation or limit point.
+    ``mass``: the mass kind, as for ``solve_modal`` (default "lumped")."""
     prob = StaticProblem(model, results.table)
     out = np.zeros((len(results), n_modes))
     mults = results.arrays.get("multipliers", [None] * len(results))

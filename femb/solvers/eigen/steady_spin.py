@@ -41,14 +41,19 @@ Rigid nodal inertias the element library has no type for (a disk on a shaft) are
 as ``point_inertia``: a list of (node, m, J) with J (3,) principal moments about the
 global axes or a (3, 3) tensor in the reference orientation; they join M everywhere above.
 """
+from __future__ import annotations
+
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import ConvergenceError, InputError
-from femb.core.rotations import hat
+from femb.core.rotations import hat_batch
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.eigen.complex_modes import (
@@ -60,16 +65,14 @@ from femb.solvers.linalg.nullspace import NullSpace
 from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
 from femb.solvers.problem import StaticProblem
 
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
+
 log = logging.getLogger(__name__)
 
 _TRANS = ("ux", "uy", "uz")
 _ROTS = ("rx", "ry", "rz")
-
-
-def _skew(w):
-    out = np.empty((3, 3))
-    hat(np.ascontiguousarray(w, dtype=np.float64), out)
-    return out
 
 
 class _Blocks:
@@ -122,33 +125,42 @@ class _Blocks:
 class SteadySpin:
     """A model linearized about a steady spin: M δq̈ + G δq̇ + K δq = 0 over the equations.
 
-    omega : (3,) spin vector ω = Ω e [rad/time]; frame : "rotating" | "inertial"
-    state : the relative equilibrium (vector u or Configuration (u, R))
-    M, G, K : (n_eq, n_eq) CSR mass, gyroscopic (skew) and stiffness (tangent with the
-        centrifugal stiffening, spin softening; not symmetric in general)
-    N : (n_eq, n_ind) null-space basis of the joints (None without joints)
-    multipliers : joint multipliers at the equilibrium
+    Attributes
+    ----------
+    omega : (3,) array
+        Spin vector ω = Ω e [rad/time].
+    frame : str
+        "rotating" or "inertial".
+    state : (n_var,) array or Configuration
+        The relative equilibrium (vector u or Configuration (u, R)).
+    M, G, K : (n_eq, n_eq) CSR matrices
+        Mass, gyroscopic (skew) and stiffness (tangent with the centrifugal stiffening,
+        spin softening; not symmetric in general).
+    N : (n_eq, n_ind) matrix or None
+        Null-space basis of the joints (None without joints).
+    multipliers : (m,) array or None
+        Joint multipliers at the equilibrium.
     """
 
     omega: np.ndarray
     frame: str
-    state: object
+    state: Union[NDArray[np.float64], Configuration]
     M: sp.csr_matrix
     G: sp.csr_matrix
     K: sp.csr_matrix
-    N: object
-    table: object
-    multipliers: np.ndarray = None
-    info: dict = field(default_factory=dict)
+    N: Any
+    table: CorrelationTable
+    multipliers: Optional[np.ndarray] = None
+    info: dict[str, Any] = field(default_factory=dict)
 
-    def reduced(self):
+    def reduced(self) -> tuple[Any, Any, Any]:
         """(M, G, K) in the independent coordinates of the joints (unchanged without)."""
         if self.N is None:
             return self.M, self.G, self.K
         N = self.N
         return (N.T @ self.M @ N).tocsc(), (N.T @ self.G @ N).tocsc(), (N.T @ self.K @ N).tocsc()
 
-    def first_order(self):
+    def first_order(self) -> NDArray[np.float64]:
         """Dense state matrix A (2k × 2k) of x = (δq, δq̇) in the independent coordinates:
         [[0, I], [−M⁻¹K, −M⁻¹G]] (M must be regular: no massless DOFs)."""
         M, G, K = (m.toarray() for m in self.reduced())
@@ -160,7 +172,8 @@ class SteadySpin:
                              "steady spin") from None
         return np.block([[np.zeros((k, k)), np.eye(k)], [-MK, -MG]])
 
-    def modes(self, n_modes=6, shift=None, damping=None, dense_limit=400):
+    def modes(self, n_modes: int = 6, shift: Optional[complex] = None, damping: Union[None, ArrayLike, sp.spmatrix] = None,
+              dense_limit: int = 400) -> ComplexModes:
         """Complex modes (ComplexModes): whirl/vibration frequencies Im λ and damping
         ratios about the steady spin; ``damping`` an optional (n_eq, n_eq) matrix added to
         G."""
@@ -241,7 +254,7 @@ class _SpinOperators:
         X = model.mesh.points
         self.X = np.zeros((X.shape[0], 3))
         self.X[:, : X.shape[1]] = X
-        self.w_hat = _skew(omega)
+        self.w_hat = hat_batch(omega)
         n_nodes = prob.table.node_var.shape[0]
         self.W = (self.blocks.block_matrix(np.broadcast_to(self.w_hat, (n_nodes, 3, 3)), "trans")
                   + self.blocks.block_matrix({a: self.w_hat for a in self.blocks.oriented_nodes}, "rots"))
@@ -287,12 +300,12 @@ class _SpinOperators:
         """(G, K_Ω) over the equations at (u, R)."""
         M = self.mass(u, R) if M is None else M
         hr = self._rotational_h(u, R)
-        H = self.blocks.block_matrix({a: _skew(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
+        H = self.blocks.block_matrix({a: hat_batch(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
         if self.frame == "inertial":
             return (-H).tocsr(), sp.csr_matrix(M.shape)
         W = self.W
         G = M @ W - W.T @ M - H
-        WH = self.blocks.block_matrix({a: self.w_hat @ _skew(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
+        WH = self.blocks.block_matrix({a: self.w_hat @ hat_batch(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
         K = -(W.T @ M @ W) - WH
         return G.tocsr(), K.tocsr()
 
@@ -330,8 +343,11 @@ class _SpinSystem:
         return self.base.norm(x)
 
 
-def steady_spin(model, omega, axis=(0.0, 0.0, 1.0), point=None, frame="rotating", mass="consistent",
-                point_inertia=None, steps=1, settings=None, state=None, problem=None):
+def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1.0), point: Optional[Sequence[float]] = None,
+                frame: str = "rotating", mass: Union[str, int] = "lumped",
+                point_inertia: Optional[Sequence[tuple[Any, float, ArrayLike]]] = None, steps: int = 1,
+                settings: Optional[NewtonSettings] = None, state: Optional[Union[NDArray[np.float64], Configuration]] = None,
+                problem: Optional[StaticProblem] = None) -> SteadySpin:
     """Linearize ``model`` about a steady spin at rate ``omega`` about ``axis`` through
     ``point`` (see the module docstring).
 
@@ -341,7 +357,8 @@ def steady_spin(model, omega, axis=(0.0, 0.0, 1.0), point=None, frame="rotating"
     axis : (3,) spin axis (2-D models: the z axis); point : a point of the axis (origin).
     frame : "rotating" (relative equilibrium under centrifugal load, Coriolis and spin
         softening) or "inertial" (axisymmetric rotor on the axis: spin gyroscopics only).
-    mass : mass kind of M ("consistent", "lumped", "invariant").
+    mass : mass kind of M ("lumped", the default as in every femb analysis, "consistent",
+        "invariant").
     point_inertia : list of (node, m, J), rigid nodal inertias added to the model's mass.
     steps : Ω² is applied in ``steps`` equal increments of the centrifugal load.
     state : start state of the equilibrium iteration (default: undeformed).
@@ -390,7 +407,7 @@ def steady_spin(model, omega, axis=(0.0, 0.0, 1.0), point=None, frame="rotating"
     return SteadySpin(w, frame, x, M.tocsr(), G, K, N, tab, mult, info={"newton_iterations": iterations})
 
 
-def campbell(model, speeds, n_modes=4, **kwargs):
+def campbell(model: Model, speeds: Sequence[float], n_modes: int = 4, **kwargs: Any) -> NDArray[np.float64]:
     """Damped frequencies Im λ (len(speeds), n_modes) of the steady-spin modes at each spin
     rate (a Campbell diagram); keyword arguments go to ``steady_spin``. The equilibrium of
     each speed starts from the previous one."""

@@ -24,22 +24,31 @@ _getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 class NewtonSettings:
     """Newton iteration settings.
 
-    tolerance: converged when ‖r‖ ≤ tolerance·(force scale of the system).
-    increment_tolerance: also converged when the Newton correction ‖δx‖ ≤
+    Attributes
+    ----------
+    tolerance
+        converged when ‖r‖ ≤ tolerance·(force scale of the system).
+    increment_tolerance
+        also converged when the Newton correction ‖δx‖ ≤
         increment_tolerance·‖x‖ while ‖r‖ ≤ 1e-4·scale (the round-off floor of very stiff
         members, residual noise ~ EA·machine epsilon, cannot be beaten by the force test),
         or while the residual has stopped falling (the state is at Newton's numerical
         fixed point; reported as "stagnated at round-off").
-    max_iterations: iterations per attempt before the step is cut back.
-    line_search: Crisfield's energy line search (secant on δuᵀr) when a full step
+    max_iterations
+        iterations per attempt before the step is cut back.
+    line_search
+        Crisfield's energy line search (secant on δuᵀr) when a full step
         overshoots. Off by default: for co-rotational members with stiff axial response the
         first full step overshoots the axial energy by orders of magnitude yet Newton
         converges quadratically from there, while the line search crawls (measured on a
         cantilever with EA·L²/EI = 5e7: 25 iterations without, >3000 with).
-    modified: modified Newton, reusing the last factorization until convergence slows
+    modified
+        modified Newton, reusing the last factorization until convergence slows
         (refactorized when the residual ratio exceeds ``refactor_ratio``).
-    max_cutbacks: times a load/time step may be halved before giving up.
-    constraint_tolerance: converged only when ‖Φ‖ ≤ constraint_tolerance·(length scale
+    max_cutbacks
+        times a load/time step may be halved before giving up.
+    constraint_tolerance
+        converged only when ‖Φ‖ ≤ constraint_tolerance·(length scale
         of the model), constraints with eliminated multipliers being present.
     """
 

@@ -5,7 +5,11 @@ increment satisfies ‖Δu‖ = Δl (cylindrical constraint, no load term). The 
 constraint quadratic closest to the previous increment direction is taken, and Δl adapts
 to the number of iterations.
 """
+from __future__ import annotations
+
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
@@ -15,30 +19,42 @@ from femb.solvers.linalg.factorization import Factorization, SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.problem import StaticProblem
 
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
+
 
 @dataclass
 class ArcLengthSettings:
     """Arc-length control.
 
-    arc_length: initial Δl (displacement norm of an increment); None: from the first
+    Attributes
+    ----------
+    arc_length
+        initial Δl (displacement norm of an increment); None: from the first
         linear increment Δλ = ``initial_load_factor``.
-    max_steps: increments to take.
-    max_load_factor / min_load_factor: stop once λ leaves [min, max].
-    stop: optional callable stop(results) -> bool checked after each increment.
-    desired_iterations: Δl is scaled by sqrt(desired/actual) after each increment.
+    max_steps
+        increments to take.
+    max_load_factor, min_load_factor
+        stop once λ leaves [min, max].
+    stop
+        optional callable stop(results) -> bool checked after each increment.
+    desired_iterations
+        Δl is scaled by sqrt(desired/actual) after each increment.
     """
 
-    arc_length: float = None
+    arc_length: Optional[float] = None
     initial_load_factor: float = 0.05
     max_steps: int = 200
     max_load_factor: float = np.inf
     min_load_factor: float = -np.inf
     desired_iterations: int = 5
     max_arc_length: float = np.inf
-    stop: object = None
+    stop: Optional[Callable[[Results], bool]] = None
 
 
-def solve_arclength(model, arclength=None, settings=None, table=None, problem=None):
+def solve_arclength(model: Model, arclength: Optional[ArcLengthSettings] = None, settings: Optional[NewtonSettings] = None,
+                    table: Optional[CorrelationTable] = None, problem: Optional[StaticProblem] = None) -> Results:
     """Trace the equilibrium path of ``model`` with the cylindrical arc-length method.
 
     Returns Results (kind "arclength") with one frame per converged increment, histories

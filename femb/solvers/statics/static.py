@@ -9,16 +9,25 @@ multiplicatively, R ← exp(δŵ) R, and the rotational slots of u hold log R. O
 keep a plain variable vector u as state. Prescribed rotations at oriented nodes are
 rotations about a global axis, R = exp(λ θ̂_p).
 """
+from __future__ import annotations
+
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from femb.core.errors import ConvergenceError
+from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
 from femb.solvers.problem import StaticProblem
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +36,16 @@ def _load_factors(steps, load_factors):
     if load_factors is not None:
         lf = np.asarray(load_factors, dtype=np.float64).ravel()
         if lf.size == 0 or np.any(~np.isfinite(lf)):
-            raise ValueError("load_factors must be a non-empty sequence of finite numbers")
+            raise InputError("load_factors must be a non-empty sequence of finite numbers", "solve_static(load_factors=...)")
         return lf
-    if int(steps) < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
-    return np.linspace(1.0 / steps, 1.0, int(steps))
+    if isinstance(steps, bool) or not float(steps).is_integer() or int(steps) < 1:
+        raise InputError(f"steps must be an integer >= 1, got {steps!r}", "solve_static(steps=...)")
+    return np.linspace(1.0 / int(steps), 1.0, int(steps))
 
 
-def solve_static(model, steps=10, load_factors=None, settings=None, table=None, include_geometric=True, u0=None, problem=None, on_frame=None):
+def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike] = None, settings: Optional[NewtonSettings] = None,
+                 table: Optional[CorrelationTable] = None, include_geometric: bool = True, u0: Optional[Union[NDArray[np.float64], Configuration]] = None,
+                 problem: Optional[StaticProblem] = None, on_frame: Optional[Callable[[Results], None]] = None) -> Results:
     """Solve the nonlinear static equilibrium of ``model`` along a load path.
 
     Parameters
@@ -88,6 +99,9 @@ def solve_static(model, steps=10, load_factors=None, settings=None, table=None, 
 
     def record(x, lam, **scalars):
         u = split_state(x)[0]
+        if prob.joints is not None and "constraint_residual" in scalars:
+            # a solution: every joint equation must hold, the ones dropped as redundant too
+            scalars["constraint_residual"] = prob.dropped_rows.residual(u, lam, prob.length_scale, f"load factor {lam:.6g}")
         res.record(lam, u, load_factor=lam, strain_energy=prob.strain_energy(x), arrays=frame_arrays(x, lam, scalars.pop("mult")), **scalars)
 
     record(x, lam, iterations=0, residual=0.0, mult=None)

@@ -27,7 +27,7 @@ For a rotation about one joint axis by φ (|φ| < π) the moment about it is exa
 M = k φ at any angle. An isotropic spring (kx = ky = kz) is invariant under a change of
 joint frame. ``Model.add_discrete`` also takes ``k`` (all three stiffnesses),
 ``c`` (all three damping constants), ``theta0`` (3 values), ``axis`` and ``second``
-(3-vectors; the default ``second`` is y, or a normal from femb.assembly.joints3d's rule
+(3-vectors; the default ``second`` is y, or a normal by the 3-D joints' rule
 when the axis is along y).
 
 Range: the rotation-vector (log-map) energy is defined for relative rotations |θ| < π;
@@ -78,7 +78,7 @@ f, C)`` gives it at rotations R and nodal angular velocities v (rotational slots
 rotations with the step's angular velocity ψ/Δt, so the damper's work f·z =
 Δt Σ c_i ω_i² ≥ 0 is booked as dissipated energy and closes the balance exactly.
 
-Force laws (as the 1-D springs, femb.elements.springs and force_laws): ``law`` — a table
+Force laws (as the 1-D springs, femb.elements.spring_laws and force_laws): ``law`` — a table
 of (θ, M) pairs (``smooth=True``: monotone cubic), a ForceLaw or a callable with
 ``law_range`` — adds a moment M_law(θ_x − θ0_x) on the twist about the axis (k_x
 defaults to 0 then), with energy ∫_0 M_law and slope M_law' in the tangent and in the
@@ -88,22 +88,21 @@ correction in r carries the whole mid-point mismatch.
 
 Property rows: (kx, ky, kz, cx, cy, cz, theta0x, theta0y, theta0z, ax, ay, az, bx, by,
 bz): stiffnesses, damping constants, reference twists, the axis and the second vector;
-with laws then n_s, n_d and the packed laws (femb.elements.springs3d_input).
+with laws then n_s, n_d and the packed laws (femb.elements.spring_input).
 """
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import cayley_spin_jacobian
+from femb.core.rotations import add_cross, cayley_spin_jacobian
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .base import ElementKernels
 from .force_laws import WIDTH, law_piece, law_region, law_value
-from .springs3d_input import ALIASES, pack, prepare_values
+from .spring_input import DEFAULT_FRAME, spring_spec
+from .spring_laws import law_counts, zero_mass
 
-ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
 PARAMS = ("kx", "ky", "kz", "cx", "cy", "cz", "theta0x", "theta0y", "theta0z", "ax", "ay", "az", "bx", "by", "bz")
-DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0,
-            "ax": 1.0, "ay": 0.0, "az": 0.0, "bx": 0.0, "by": 1.0, "bz": 0.0}
+DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0, **DEFAULT_FRAME}
 N_PARAMS = len(PARAMS)
 LAW_COL = N_PARAMS + 2  # property rows with laws: params, n_s, n_d, spring law, damper law
 EPS_DG = 1e-8  # regularization of the discrete-gradient quotient (r is dimensionless)
@@ -172,14 +171,6 @@ def _reduced(A1, A2, r):
 
 
 @jit
-def _cross_into(a, b, out, scale):
-    """out += scale · a × b (a, b, out (3,))."""
-    out[0] += scale * (a[1] * b[2] - a[2] * b[1])
-    out[1] += scale * (a[2] * b[0] - a[0] * b[2])
-    out[2] += scale * (a[0] * b[1] - a[1] * b[0])
-
-
-@jit
 def _variation(A1, A2, B):
     """B (4, 3): δr = B (δw1 − δw2) for directors A1, A2 (any 3×3, averaged ones
     included), from δq_ij = (a1_i × a2_j)·(δw1 − δw2)."""
@@ -197,11 +188,11 @@ def _variation(A1, A2, B):
         for t in range(3):
             a[t] = A1[t, i]
             b[t] = A2[t, j]
-        _cross_into(a, b, row, 0.5)
+        add_cross(a, b, 0.5, row)
         for t in range(3):
             a[t] = A1[t, k]
             b[t] = A2[t, m]
-        _cross_into(a, b, row, -0.5)
+        add_cross(a, b, -0.5, row)
         for t in range(3):
             B[r, t] = row[t]
     row[:] = 0.0
@@ -209,7 +200,7 @@ def _variation(A1, A2, B):
         for t in range(3):
             a[t] = A1[t, i]
             b[t] = A2[t, i]
-        _cross_into(a, b, row, 0.5)
+        add_cross(a, b, 0.5, row)
     for t in range(3):
         B[3, t] = row[t]
 
@@ -250,20 +241,12 @@ def _turn(A1, A2, P, Y):
 
 
 @jit
-def _counts(p, e):
-    """(n_s, n_d): points of the twist spring law and of the twist damper law (0: none)."""
-    if p.shape[1] <= N_PARAMS:
-        return 0, 0
-    return int(p[e, N_PARAMS]), int(p[e, N_PARAMS + 1])
-
-
-@jit
 def _damper_axis(p, e, a, w):
     """(M_d, dM_d/dω) of the damper about joint axis ``a`` at the rate ``w``: c_a w, plus the
     damper law on the twist axis (a = 0)."""
     F = p[e, 3 + a] * w
     dF = p[e, 3 + a]
-    n_s, n_d = _counts(p, e)
+    n_s, n_d = law_counts(p, e, N_PARAMS)
     if a == 0 and n_d > 0:
         o = LAW_COL + WIDTH * n_s
         Fl, dFl = law_piece(p, e, o, n_d, law_region(p, e, o, n_d, w), w)
@@ -339,7 +322,7 @@ def _energy(p, e, r, grad, hess, want):
         M[a] = p[e, a] * d
         Ks[a] = p[e, a]
         U += 0.5 * p[e, a] * d * d
-    n_s = _counts(p, e)[0]
+    n_s = law_counts(p, e, N_PARAMS)[0]
     if n_s > 0:  # the spring law on the twist about the axis
         Vl, Fl, dFl = law_value(p, e, LAW_COL, n_s, th[0] - p[e, 6])
         U += Vl
@@ -401,7 +384,7 @@ def _static(X, u, R, p, f, K, want_K):
                 for t in range(3):
                     a[t] = A1[t, i]
                     b[t] = A2[t, j]
-                _cross_into(a, b, Z, P[i, j])
+                add_cross(a, b, P[i, j], Z)
         f[e, :] = 0.0
         o = 6 * (n - 1) + 3  # rotational slots of the last node
         for t in range(3):
@@ -494,9 +477,7 @@ def geometric_stiffness(X, u, R, p, s, K):
 @jit
 def mass(X, u, R, p, kind, M):
     """Massless: M = 0 for every kind."""
-    if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
-        raise ValueError("mass kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
-    M[:, :, :] = 0.0
+    zero_mass(X, u, p, kind, M)
 
 
 # ---------------------------------------------------------------------------- mid-point force
@@ -566,7 +547,7 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
                 for t in range(3):
                     a[t] = A1m[t, i]
                     b[t] = A2m[t, j]
-                _cross_into(a, b, Z, P[i, j])
+                add_cross(a, b, P[i, j], Z)
         f[e, :] = 0.0
         K[e, :, :] = 0.0
         o = 6 * (n - 1) + 3
@@ -686,11 +667,6 @@ def damper_force(X, u, R, v, p, f, C):
 # ---------------------------------------------------------------------------- specs
 
 
-def properties(material, section):
-    """Rotational springs take their parameters directly (``Model.add_discrete``)."""
-    raise ValueError("rotational springs take direct values (k, c, axis, ...) via Model.add_discrete, not a material and section")
-
-
 KERNELS = ElementKernels(
     internal_force=internal_force,
     tangent=tangent,
@@ -707,26 +683,8 @@ _DOFS = ("ux", "uy", "uz", "rx", "ry", "rz")
 
 
 def _spec(name, cell_type, n_nodes, description):
-    return ElementSpec(
-        name=name,
-        cell_type=cell_type,
-        n_nodes=n_nodes,
-        dim=3,
-        node_dofs=_DOFS,
-        params=PARAMS,
-        resultant_names=("Mx", "My", "Mz"),
-        properties=properties,
-        kernels=KERNELS,
-        constant_mass=ALL_KINDS,
-        oriented=True,
-        requires_length=False,
-        defaults=dict(DEFAULTS),
-        description=description,
-        extra={"prepare_values": prepare_values, "relative_rotation": relative_rotation,
-               "parameter_aliases": ALIASES, "law_stiffness": "kx"},
-        table_params=("law", "damper_law"),
-        pack=pack,
-    )
+    return spring_spec(name, cell_type, n_nodes, 3, _DOFS, PARAMS, dict(DEFAULTS), ("Mx", "My", "Mz"), KERNELS, False,
+                       description, oriented=True)
 
 
 SPECS = {

@@ -1,5 +1,6 @@
 """3-D joints between oriented nodes (or an oriented node and ground) as holonomic
-constraints on (x, R), evaluated for ``ConstraintSet`` (femb.assembly.constraints).
+constraints on (x, R), evaluated for ``ConstraintSet`` (femb.assembly.joints.constraint_set)
+through the evaluator protocol (femb.assembly.joints.protocol).
 
 Node a carries the joint frame: the unit axis n0 (reference configuration) and two unit
 normals t1, t2 (n0, t1, t2 right-handed), all turning with node a's rotation R_a. Node b
@@ -46,26 +47,18 @@ through log R, which is ill-conditioned near a half turn).
 """
 import numpy as np
 
+from femb.assembly.joints.protocol import JointEvaluator
 from femb.core.errors import ModelError
-from femb.core.rotations import exp_batch
+from femb.core.rotations import cayley_spin_jacobian_batch, cayley_vector_batch, exp_batch
+from femb.core.rotations import cross_batch as _cross
+from femb.core.rotations import hat_batch as _skew
 
 ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
 
 
-def _cross(a, b):
-    """a × b of two 3-vectors (np.cross is slow for single vectors)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-
-
 def _cayley_spin_of(C):
-    """T(ψ) = (I + ψ̂/2)/(1 + |ψ|²/4) of the Cayley vector ψ of rotation C (3, 3),
-    ψ = 2 axial(C − Cᵀ)/(1 + tr C), so that δC Cᵀ = (T δψ)^."""
-    psi = 2.0 * np.array([C[2, 1] - C[1, 2], C[0, 2] - C[2, 0], C[1, 0] - C[0, 1]]) / (1.0 + np.trace(C))
-    return (np.eye(3) + 0.5 * _skew(psi)) / (1.0 + 0.25 * psi @ psi)
-
-
-def _skew(v):
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    """T(ψ) (3, 3) of the Cayley vector ψ of rotation C (3, 3), so that δC Cᵀ = (T δψ)^."""
+    return cayley_spin_jacobian_batch(cayley_vector_batch(C))
 
 
 def joint_frame(axis):
@@ -114,9 +107,10 @@ class _Spec:
     __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
 
 
-class Joints3D:
+class Joints3D(JointEvaluator):
     """All 3-D joints of a model (evaluator of ``ConstraintSet``)."""
 
+    kinds = frozenset(ROWS)
     takes_rotations = True  # evaluate/midpoint accept the solver's nodal rotations
 
     def __init__(self, model, table, joints):
