@@ -27,20 +27,21 @@ that keeps one loop (its Assembler's) allocates no element arrays after its firs
 re-entrant: a caller iterating ``evaluate`` or ``each`` may call kernels of the block it
 holds, never another pass.
 
-Extending the loop (how the element kinds still to come plug in):
+Extending the loop (how the element kinds declared in elements.base, not built yet, plug
+in):
 
-- Shells with several stress points per element write per-point outputs: a spec that
-  declares them gets ``s`` of shape (n_el, n_points, n_resultants) from ``BlockBuffers``
-  (the only place output shapes are decided), and resultants per point leave ``evaluate``
-  as they are. Area loads are a kernel kind like the others: add its name and outputs to
-  ``OUTPUTS`` (``("f",)``, a consistent nodal force per element) and the load assembler
-  runs it with the load intensity as a constant or per-block input and ``force=``.
-- Superelements with element-internal variables (Craig–Bampton modal amplitudes) need no
-  change here: the correlation table numbers those variables, ``block.var`` lists them
-  after the nodal DOFs and ``spec.n_edof`` counts them, so gather and scatter treat them
-  like nodal DOFs. Per-part data too large for property rows (reduced matrices, mode
-  shapes) enter as ``block_inputs``, the mechanism the resultants of
-  ``geometric_stiffness`` use.
+- Shells with several stress points per element (``spec.stress_points``) get ``s`` of
+  shape (n_el, n_stress_points, n_resultants) from ``BlockBuffers`` (the only place output
+  shapes are decided); resultants leave ``evaluate`` and enter ``geometric_stiffness`` as
+  ``block_inputs`` per point unchanged. Area loads are the kernel kind ``area_load``
+  (outputs f, K): the load assembler runs it with the intensities q (n_el, 4) of each
+  block as ``block_inputs`` and ``force=`` (and ``matrix=`` for the load stiffness).
+- Superelements with element-internal variables (``spec.n_internal``: Craig–Bampton modal
+  amplitudes) need no change here: the correlation table numbers those variables,
+  ``block.var`` lists them after the nodal DOFs and ``spec.n_edof`` counts them, so gather
+  and scatter treat them like nodal DOFs. Per-part data too large for property rows
+  (reduced matrices, mode shapes) enter as ``block_inputs``, the mechanism the resultants
+  of ``geometric_stiffness`` use.
 """
 import numpy as np
 
@@ -56,23 +57,27 @@ OUTPUTS = {
     "mass": ("K",),
     "damping": ("K",),
     "damper_force": ("f", "K"),
+    "velocity_force": ("f",),
     "midpoint_force": ("f", "K"),
+    "area_load": ("f", "K"),
 }
 
 
 class BlockBuffers:
     """Work arrays of one element block, allocated once.
 
-    f (n_el, n_edof), K (n_el, n_edof, n_edof), s (n_el, n_resultants), e (n_el,): the
-    kernel outputs; ``work(key, shape)`` further arrays (gathered inputs, intermediate
+    f (n_el, n_edof), K (n_el, n_edof, n_edof), s (n_el, n_resultants) or (n_el,
+    n_stress_points, n_resultants) for element types with several stress points, e (n_el,):
+    the kernel outputs; ``work(key, shape)`` further arrays (gathered inputs, intermediate
     matrices), created on first use and kept.
     """
 
     def __init__(self, block):
-        n_el, n = block.n_elements, block.spec.n_edof
+        spec = block.spec
+        n_el, n, n_res = block.n_elements, spec.n_edof, len(spec.resultant_names)
         self.f = np.zeros((n_el, n))
         self.K = np.zeros((n_el, n, n))
-        self.s = np.zeros((n_el, len(block.spec.resultant_names)))
+        self.s = np.zeros((n_el, n_res) if spec.n_stress_points == 1 else (n_el, spec.n_stress_points, n_res))
         self.e = np.zeros(n_el)
         self._work = {}
         self.calls = {}  # (kernel, n_inputs) -> what ElementLoop._call needs besides the inputs
