@@ -8,9 +8,13 @@ with central differences of f̄.
 
 ``--baseline REV`` loads ``elements/beam3d.py`` as of git revision REV as a second module
 and measures it interleaved with the current one (same process, same batch, alternating
-repeats), so before/after ratios are side by side.
+repeats), so before/after ratios are side by side. With a baseline, ``--newton`` also runs
+two 3-D dynamic models with either kernel (swapped into the beam3d specs), interleaved:
+spin-up B with 10 beam3d_timoshenko elements (Δt = 0.01 s, 3 s) and the spatial arm of
+examples/spatial_arm.py (8 beam3d, joints, Δt = 5 ms, 1 s from rest), reporting Newton
+iterations per step, cut-backs, ms per step and the energy residual.
 
-    python benchmarks/midpoint_kernels.py [--elements 2000] [--repeat 7] [--baseline REV]
+    python benchmarks/midpoint_kernels.py [--elements 2000] [--repeat 7] [--baseline REV] [--newton]
 """
 import argparse
 import importlib.util
@@ -139,11 +143,49 @@ def accuracy(mod, timoshenko):
     return out
 
 
+def newton_runs(mods, repeat):
+    """Newton iterations and time per step of two 3-D models with each kernel in ``mods``."""
+    from femb.elements import get_spec
+    from femb.solvers import solve_dynamic
+    from femb.validation.dynamic3d_cases import spin_up_beam_3d
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    import spatial_arm
+
+    specs = [get_spec("beam3d"), get_spec("beam3d_timoshenko")]
+    original = specs[0].kernels
+    cases = {"spin-up B, 10 beam3d_timoshenko, dt 0.01, 3 s":
+             lambda: solve_dynamic(spin_up_beam_3d(10), 0.01, 3.0, mass="lumped", record_every=50),
+             "spatial arm, 8 beam3d + joints, dt 5 ms, 1 s":
+             lambda: spatial_arm.run(spatial_arm.build(), t_end=1.0, record_every=50)}
+    print("\nNewton iterations of 3-D dynamic runs (median time of "
+          f"{repeat} interleaved runs; energy residual = max |ΔE − work| / max E):")
+    print(f"{'case':48s} {'kernel':24s} {'its/step':>9s} {'cutbacks':>9s} {'ms/step':>8s} {'energy res.':>12s}")
+    for case, run in cases.items():
+        rows = {name: [] for name in mods}
+        for _ in range(repeat):
+            for name, mod in mods.items():
+                for spec in specs:
+                    object.__setattr__(spec, "kernels", original._replace(midpoint_force=mod.midpoint_force_oriented))
+                res = run()
+                rows[name].append(res)
+        for spec in specs:
+            object.__setattr__(spec, "kernels", original)
+        for name, results in rows.items():
+            res = results[0]
+            ms = 1e3 * np.median([r.info["time_per_step"] for r in results])
+            E = res.series("total_energy")
+            eres = np.abs(res.series("energy_residual")).max() / np.abs(E).max()
+            print(f"{case:48s} {name:24s} {res.info['newton_iterations'] / res.info['steps']:9.3f} "
+                  f"{res.info['cutbacks']:9d} {ms:8.3f} {eres:12.1e}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--baseline", default=None, help="git revision of elements/beam3d.py to compare against")
+    ap.add_argument("--newton", action="store_true", help="Newton iterations of 3-D runs with either kernel")
     a = ap.parse_args(argv)
     n = a.elements
     mods = {"beam3d (current)": beam3d}
@@ -170,6 +212,8 @@ def main(argv=None):
             acc = accuracy(mod, tim)
             print(f"{name + (' timoshenko' if tim else ''):40s} {acc['energy']:16.1e} {acc['fd1e-05']:14.1e} "
                   f"{acc['fd1e-06']:14.1e}")
+    if a.newton:
+        newton_runs(mods, max(3, a.repeat // 2))
 
 
 if __name__ == "__main__":

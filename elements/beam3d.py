@@ -310,17 +310,26 @@ def _local_force(G, sig, fl):
 
 @jit
 def _local_hessian(G, S, Hq, sig, material, Hl):
-    """Hl (7, 7) = [Gᵀ S G if material] + Σ σ_k Hq_k."""
-    for i in range(7):
-        for j in range(7):
+    """Hl (7, 7) = [Gᵀ S G if material] + Σ σ_k Hq_k, symmetric; S has the block-diagonal
+    pattern of ``_section_matrix`` (axial, torsion, two 2×2 bending blocks)."""
+    SG0, SG1, SG2, SG3, SG4, SG5 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    for j in range(7):
+        if material:
+            SG0 = S[0, 0] * G[0, j]
+            SG1 = S[1, 1] * G[1, j]
+            SG2 = S[2, 2] * G[2, j] + S[2, 3] * G[3, j]
+            SG3 = S[3, 2] * G[2, j] + S[3, 3] * G[3, j]
+            SG4 = S[4, 4] * G[4, j] + S[4, 5] * G[5, j]
+            SG5 = S[5, 4] * G[4, j] + S[5, 5] * G[5, j]
+        for i in range(j + 1):
             acc = 0.0
             for k in range(6):
                 acc += sig[k] * Hq[k, i, j]
             if material:
-                for k in range(6):
-                    for m in range(6):
-                        acc += G[k, i] * S[k, m] * G[m, j]
+                acc += (G[0, i] * SG0 + G[1, i] * SG1 + G[2, i] * SG2 + G[3, i] * SG3 + G[4, i] * SG4
+                        + G[5, i] * SG5)
             Hl[i, j] = acc
+            Hl[j, i] = acc
 
 
 @jit
