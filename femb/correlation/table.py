@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
-from femb.correlation.pattern import bandwidth_reducing_order, csr_pattern
+from femb.correlation.pattern import csr_pattern, renumbered_pattern
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,8 @@ def _node_dof_mask(model, n_names):
 
 def _apply_ties(model, node_var, names):
     """Merge the variables of tied node DOFs (union-find over ties), then compact numbers."""
+    if not model.ties:  # numbers are already compact (0 … n_var − 1 in node order)
+        return node_var.astype(np.int64, copy=False)
     n_var = int(node_var.max()) + 1 if node_var.size else 0
     parent = np.arange(n_var)
 
@@ -218,14 +220,12 @@ def build_table(model, renumber=True):
         var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)
         raw.append((part, spec, conn, var))
 
-    if renumber and free.size:
-        perm = bandwidth_reducing_order(free.size, [var_eq[var] for _, _, _, var in raw])
-        new_of_old = np.empty_like(perm)
-        new_of_old[perm] = np.arange(perm.size)
-        var_eq[free] = new_of_old[var_eq[free]]
-
     eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
-    indptr, indices, positions = csr_pattern(free.size, eq_blocks)
+    if renumber and free.size:
+        new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
+        var_eq[free] = new_of_old[var_eq[free]]
+    else:
+        indptr, indices, positions = csr_pattern(free.size, eq_blocks)
 
     points = np.zeros((mesh.n_nodes, model.dim))
     points[:, : mesh.dim] = mesh.points
