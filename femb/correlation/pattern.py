@@ -118,9 +118,17 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
         indptr_new[r + 1] += indptr_new[r]
     for r in range(n):
         a = indptr_new[new_of_old[r]]
-        for k in range(indptr[r], indptr[r + 1]):
-            indices_new[a + k - indptr[r]] = new_of_old[indices[k]]
-        b = a + indptr[r + 1] - indptr[r]
+        k0 = indptr[r]
+        k1 = indptr[r + 1]
+        b = a + k1 - k0
+        if k1 > k0 and new_of_old[indices[k0]] > new_of_old[indices[k1 - 1]]:
+            # reverse Cuthill–McKee mostly reverses the order: fill backwards so that the
+            # insertion sort below sees a nearly sorted row
+            for k in range(k0, k1):
+                indices_new[b - 1 - (k - k0)] = new_of_old[indices[k]]
+        else:
+            for k in range(k0, k1):
+                indices_new[a + k - k0] = new_of_old[indices[k]]
         if b - a > 64:
             indices_new[a:b] = np.sort(indices_new[a:b])
         else:
