@@ -207,17 +207,36 @@ def _kinematics(X, u, R, p, e, R0, F, qa, th, RR):
 
 
 # --------------------------------------------------------------------------- local beam
-@jit
-def _pair(Hq, k, i, j, c):
-    """Add the term c·q_i·q_j of strain k to its Hessian Hq (6, 7, 7)."""
-    Hq[k, i, j] += c
-    Hq[k, j, i] += c
+def _quadratic_terms():
+    """The quadratic terms c·q_i·q_j of the refined strains ρ_k as rows (k, i, j) of an
+    int64 table and their coefficients c (the ē1 terms in units of l0/30, flagged)."""
+    rows = []
+    # ē1: l0/30 (2 θ1y² − θ1y θ2y + 2 θ2y² + 2 θ1z² − θ1z θ2z + 2 θ2z²)
+    for (i, j) in ((2, 5), (3, 6)):
+        rows += [(0, i, i, 2.0, 1), (0, j, j, 2.0, 1), (0, i, j, -1.0, 1)]
+    # ρ2: + ½ θ1y θ2z − ½ θ1z θ2y
+    rows += [(1, 2, 6, 0.5, 0), (1, 3, 5, -0.5, 0)]
+    # ρ3 / ρ4: ∓ ½ θx θz at their node, ± (θ2x − θ1x)(θ2z − θ1z)/6
+    rows += [(2, 1, 3, -0.5, 0), (3, 4, 6, 0.5, 0)]
+    for (k, sgn) in ((2, 1.0 / 6.0), (3, -1.0 / 6.0)):
+        rows += [(k, 4, 6, sgn, 0), (k, 4, 3, -sgn, 0), (k, 1, 6, -sgn, 0), (k, 1, 3, sgn, 0)]
+    # ρ5 / ρ6: ± ½ θx θy at their node, ∓ (θ2x − θ1x)(θ2y − θ1y)/6
+    rows += [(4, 1, 2, 0.5, 0), (5, 4, 5, -0.5, 0)]
+    for (k, sgn) in ((4, -1.0 / 6.0), (5, 1.0 / 6.0)):
+        rows += [(k, 4, 5, sgn, 0), (k, 4, 2, -sgn, 0), (k, 1, 5, -sgn, 0), (k, 1, 2, sgn, 0)]
+    idx = np.array([r[:3] + (r[4],) for r in rows], dtype=np.int64)
+    coef = np.array([r[3] for r in rows], dtype=np.float64)
+    return idx, coef
+
+
+_HQ_IDX, _HQ_COEF = _quadratic_terms()
 
 
 @jit
 def _strain_forms(l0, Lq, Hq):
     """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the refined strains
-    ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z)."""
+    ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z) (quadratic
+    terms from ``_quadratic_terms``; a term c·q_i·q_j adds c to Hq[k, i, j] and Hq[k, j, i])."""
     for k in range(6):
         for i in range(7):
             Lq[k, i] = 0.0
@@ -230,31 +249,12 @@ def _strain_forms(l0, Lq, Hq):
     Lq[3, 5] = 1.0
     Lq[4, 3] = -1.0
     Lq[5, 6] = 1.0
-    # ē1: l0/30 (2 θ1y² − θ1y θ2y + 2 θ2y² + 2 θ1z² − θ1z θ2z + 2 θ2z²)
     c = l0 / 30.0
-    for (i, j) in ((2, 5), (3, 6)):
-        _pair(Hq, 0, i, i, 2.0 * c)
-        _pair(Hq, 0, j, j, 2.0 * c)
-        _pair(Hq, 0, i, j, -c)
-    # ρ2: + ½ θ1y θ2z − ½ θ1z θ2y
-    _pair(Hq, 1, 2, 6, 0.5)
-    _pair(Hq, 1, 3, 5, -0.5)
-    # ρ3 / ρ4: ∓ ½ θx θz at their node, ± (θ2x − θ1x)(θ2z − θ1z)/6
-    _pair(Hq, 2, 1, 3, -0.5)
-    _pair(Hq, 3, 4, 6, 0.5)
-    for (k, sgn) in ((2, 1.0 / 6.0), (3, -1.0 / 6.0)):
-        _pair(Hq, k, 4, 6, sgn)
-        _pair(Hq, k, 4, 3, -sgn)
-        _pair(Hq, k, 1, 6, -sgn)
-        _pair(Hq, k, 1, 3, sgn)
-    # ρ5 / ρ6: ± ½ θx θy at their node, ∓ (θ2x − θ1x)(θ2y − θ1y)/6
-    _pair(Hq, 4, 1, 2, 0.5)
-    _pair(Hq, 5, 4, 5, -0.5)
-    for (k, sgn) in ((4, -1.0 / 6.0), (5, 1.0 / 6.0)):
-        _pair(Hq, k, 4, 5, sgn)
-        _pair(Hq, k, 4, 2, -sgn)
-        _pair(Hq, k, 1, 5, -sgn)
-        _pair(Hq, k, 1, 2, sgn)
+    for t in range(_HQ_IDX.shape[0]):
+        k, i, j = _HQ_IDX[t, 0], _HQ_IDX[t, 1], _HQ_IDX[t, 2]
+        v = _HQ_COEF[t] * c if _HQ_IDX[t, 3] == 1 else _HQ_COEF[t]
+        Hq[k, i, j] += v
+        Hq[k, j, i] += v
 
 
 @jit
@@ -525,6 +525,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
     3: geometric stiffness from s_in; 4: strain energy."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
+    want_K = mode != 0  # a run-time flag: callees are compiled once, not per literal
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
         _local(ul, th, l0, Lq, Hq, qv, rho, G)
@@ -553,14 +554,14 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             en[e] = 0.5 * acc
         elif mode == 0:
             _local_force(G, sig, fl)
-            _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], False, W, J, V)
+            _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], want_K, W, J, V)
         else:
             _local_force(G, sig, fl)
             _local_hessian(G, S, Hq, sig, mode == 1, Hl)
             if mode == 1:
-                _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[e], True, W, J, V)
+                _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[e], want_K, W, J, V)
             else:
-                _transform(F, qa, th, l, h, g, fl, Hl, fe, K[e], True, W, J, V)
+                _transform(F, qa, th, l, h, g, fl, Hl, fe, K[e], want_K, W, J, V)
 
 
 # --------------------------------------------------------------------------- kernels
@@ -767,7 +768,8 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     cv[0] = 2.0 * (pi[3 + 7] - pi[3 + 5]) / tau
     cv[1] = 2.0 * (pi[3 + 2] - pi[3 + 6]) / tau
     cv[2] = 2.0 * (pi[3 + 3] - pi[3 + 1]) / tau
-    _reference_triad(Xt, pt, 0, R0)
+    e0 = np.int64(0)  # not a literal: one compiled specialization of the callees
+    _reference_triad(Xt, pt, e0, R0)
     _cayley_matrix(cv, C)
     ny = math.sqrt(pi[0] * pi[0] + pi[1] * pi[1] + pi[2] * pi[2])
     sl = math.sqrt(pi[12])
@@ -784,11 +786,11 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         for j in range(3):
             Rt[0, 0, i, j] = 1.0 if i == j else 0.0
             Rt[0, 1, i, j] = T3[i, 0] * R0[j, 0] + T3[i, 1] * R0[j, 1] + T3[i, 2] * R0[j, 2]
-    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, 0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, e0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
     if order == 0:
         return Ve
     if order == 2:
-        _local_hessian(G, S, Hq, sig, True, Hl)
+        _local_hessian(G, S, Hq, sig, order == 2, Hl)
     _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, order == 2, W, J, V)
     # back to the frame of node 1: f_ξ = R0ᵀ f_x2, m = R0ᵀ f_w2
     for k in range(3):
@@ -999,6 +1001,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt = mw[0], mw[3]
+    orders = np.arange(3)  # energy, + gradient, + Hessian (run-time values: one compilation)
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
@@ -1047,11 +1050,11 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             pim[k] = pia[k] + 0.5 * acc
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
             den += wt[k] * dpi[k] * dpi[k]
-        V0 = _invariant_energy(pia, 0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gb,
+        V0 = _invariant_energy(pia, orders[0], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gb,
                                Hpi)
-        V1 = _invariant_energy(pip, 1, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g1,
+        V1 = _invariant_energy(pip, orders[1], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g1,
                                Hpi)
-        _invariant_energy(pim, 2, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gm, Hpi)
+        _invariant_energy(pim, orders[2], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gm, Hpi)
         num = V1 - V0
         for k in range(13):
             num -= gm[k] * dpi[k]
