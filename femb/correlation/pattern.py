@@ -50,8 +50,8 @@ def _fill_rows(eq, cursor, cols):
 
 @jit
 def _sort_unique_rows(start, cols, indptr, indices):
-    """Sort each row bucket cols[start[r]:start[r + 1]] in place (insertion sort: rows are
-    short; np.sort for long ones), keep its distinct columns, and write the compact CSR
+    """Sort each row bucket cols[start[r]:start[r + 1]] in place (``_sort_range``), keep
+    its distinct columns, and write the compact CSR
     pattern indptr (n + 1,), indices (nnz,); returns nnz."""
     n = start.size - 1
     nnz = 0
@@ -59,10 +59,7 @@ def _sort_unique_rows(start, cols, indptr, indices):
     for r in range(n):
         a = start[r]
         b = start[r + 1]
-        if b - a > 64:
-            cols[a:b] = np.sort(cols[a:b])
-        else:
-            _insertion_sort(cols, a, b)
+        _sort_range(cols, a, b)
         for i in range(a, b):
             if i == a or cols[i] != cols[i - 1]:
                 indices[nnz] = cols[i]
@@ -96,15 +93,43 @@ def _positions(eq, indptr, indices, pos):
 
 
 @jit
-def _insertion_sort(v, a, b):
-    """Sort v[a:b] in place (short rows)."""
-    for i in range(a + 1, b):
-        x = v[i]
-        j = i - 1
-        while j >= a and v[j] > x:
-            v[j + 1] = v[j]
-            j -= 1
-        v[j + 1] = x
+def _sort_range(v, a, b):
+    """Sort v[a:b] in place: insertion sort for short rows (and nearly sorted ones), heap
+    sort beyond 64 entries (O(n log n), no recursion, nothing allocated)."""
+    n = b - a
+    if n <= 64:
+        for i in range(a + 1, b):
+            x = v[i]
+            j = i - 1
+            while j >= a and v[j] > x:
+                v[j + 1] = v[j]
+                j -= 1
+            v[j + 1] = x
+        return
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(v, a, start, n)
+    for end in range(n - 1, 0, -1):
+        x = v[a]
+        v[a] = v[a + end]
+        v[a + end] = x
+        _sift_down(v, a, 0, end)
+
+
+@jit
+def _sift_down(v, a, root, n):
+    """Restore the max-heap property of v[a:a + n] below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and v[a + child] < v[a + child + 1]:
+            child += 1
+        if v[a + root] >= v[a + child]:
+            return
+        x = v[a + root]
+        v[a + root] = v[a + child]
+        v[a + child] = x
+        root = child
 
 
 @jit
@@ -129,10 +154,7 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
         else:
             for k in range(k0, k1):
                 indices_new[a + k - k0] = new_of_old[indices[k]]
-        if b - a > 64:
-            indices_new[a:b] = np.sort(indices_new[a:b])
-        else:
-            _insertion_sort(indices_new, a, b)
+        _sort_range(indices_new, a, b)
 
 
 def _pattern(n_eq, eq_blocks):
