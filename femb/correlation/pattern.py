@@ -106,13 +106,14 @@ def _sort_range(v, a, b):
                 j -= 1
             v[j + 1] = x
         return
+    top = np.int64(0)  # not a literal: one compiled specialization of _sift_down
     for start in range(n // 2 - 1, -1, -1):
         _sift_down(v, a, start, n)
     for end in range(n - 1, 0, -1):
         x = v[a]
         v[a] = v[a + end]
         v[a + end] = x
-        _sift_down(v, a, 0, end)
+        _sift_down(v, a, top, end)
 
 
 @jit
