@@ -232,7 +232,9 @@ def build_table(model, renumber=True):
     blocks = []
     for (part, spec, conn, var), eq, pos in zip(raw, eq_blocks, positions):
         row = spec.property_row(part.material, part.section, part.values)
-        props = np.ascontiguousarray(np.broadcast_to(row, (conn.shape[0], row.size)))
+        # a writable copy (a one-element broadcast view would stay read-only, and read-only
+        # arrays are a second compiled specialization of every kernel)
+        props = np.array(np.broadcast_to(row, (conn.shape[0], row.size)), dtype=np.float64, order="C")
         X = np.ascontiguousarray(points[conn])
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
     return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices)
