@@ -136,9 +136,10 @@ def _frame(x, E, Y):
 
 # --------------------------------------------------------------------------- local element
 @jit
-def _membrane(P, Em, nu, t, Km, CN):
-    """ANDES-OPT membrane stiffness Km (9, 9) over (ux, uy, θz) per node and the map CN
-    (3, 9) from d_m to the constant membrane forces per length N = (Nxx, Nyy, Nxy).
+def _membrane(P, Em, nu, t, Km, CN, DN):
+    """ANDES-OPT membrane stiffness Km (9, 9) over (ux, uy, θz) per node, the map CN
+    (3, 9) from d_m to the constant membrane forces per length N = (Nxx, Nyy, Nxy) and the
+    membrane stiffness per length DN (3, 3) = t D (plane stress).
     P (3, 3): local node coordinates (x, y in columns 0, 1). Returns the area A."""
     x1, x2, x3 = P[0, 0], P[1, 0], P[2, 0]
     y1, y2, y3 = P[0, 1], P[1, 1], P[2, 1]
@@ -148,6 +149,9 @@ def _membrane(P, Em, nu, t, Km, CN):
     c = Em / (1.0 - nu * nu)
     D = np.zeros((3, 3))
     D[0, 0], D[0, 1], D[1, 0], D[1, 1], D[2, 2] = c, c * nu, c * nu, c, 0.5 * c * (1.0 - nu)
+    for i in range(3):
+        for j in range(3):
+            DN[i, j] = t * D[i, j]
     # basic stiffness: L (9, 3) with drilling lumping α_b
     L = np.zeros((9, 3))
     ab = _ALPHA_B
@@ -374,29 +378,23 @@ def _bending(P, Em, nu, t, Kb, S3, Bc):
 
 
 @jit
-def _local_matrices(p, e, P, Km, CN, Kb, S3, Bc):
+def _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc):
     """Local matrices of element e on reference local coordinates P; returns (A, D_b)."""
     Em, nu, t = p[e, 0], p[e, 1], p[e, 2]
-    A = _membrane(P, Em, nu, t, Km, CN)
+    A = _membrane(P, Em, nu, t, Km, CN, DN)
     Db = _bending(P, Em, nu, t, Kb, S3, Bc)
     return A, Db
 
 
 @jit
-def _local_state(d, Km, CN, Kb, S3, g, H, want_H):
+def _local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H):
     """Local energy V_l(d), gradient g (18,) and, if want_H, Hessian H (18, 18); returns
-    (V, N) with N (3,) the membrane forces."""
+    (V, N) with N (3,) the total constant membrane forces N_lin + N_vk."""
     dm = np.empty(9)
     db = np.empty(9)
     for i in range(9):
         dm[i] = d[_MEM[i]]
         db[i] = d[_BEN[i]]
-    N = np.zeros(3)
-    for k in range(3):
-        acc = 0.0
-        for j in range(9):
-            acc += CN[k, j] * dm[j]
-        N[k] = acc
     Sd = np.empty((3, 9))
     sq = np.empty(3)
     for k in range(3):
@@ -408,7 +406,19 @@ def _local_state(d, Km, CN, Kb, S3, g, H, want_H):
             Sd[k, i] = acc
             acc2 += acc * db[i]
         sq[k] = acc2
+    N = np.zeros(3)
+    Nl = np.zeros(3)
     V = 0.0
+    for k in range(3):
+        acc = 0.0
+        for j in range(9):
+            acc += CN[k, j] * dm[j]
+        Nl[k] = acc
+        acc = 0.0
+        for m in range(3):
+            acc += DN[k, m] * sq[m]
+        N[k] = Nl[k] + acc / (2.0 * A)  # N_vk = DN ε_vk, ε_vk = s/(2A)
+        V += 0.5 * Nl[k] * sq[k] + acc * sq[k] / (8.0 * A)
     for i in range(9):
         am = 0.0
         ab = 0.0
@@ -423,8 +433,6 @@ def _local_state(d, Km, CN, Kb, S3, g, H, want_H):
         g[_MEM[i]] = gm
         g[_BEN[i]] = gb
         V += 0.5 * (am * dm[i] + ab * db[i])
-    for k in range(3):
-        V += 0.5 * N[k] * sq[k]
     if want_H:
         for i in range(18):
             for j in range(18):
@@ -435,6 +443,8 @@ def _local_state(d, Km, CN, Kb, S3, g, H, want_H):
                 acc = Kb[i, j]
                 for k in range(3):
                     acc += N[k] * S3[k, i, j]
+                    for m in range(3):
+                        acc += DN[k, m] * Sd[k, i] * Sd[m, j] / A
                 H[_BEN[i], _BEN[j]] = acc
                 acc = 0.0
                 for k in range(3):
@@ -626,7 +636,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     RR = np.empty((3, 3, 3))
     th = np.empty((3, 3))
     d = np.empty(18)
-    Km, CN, Kb = np.empty((9, 9)), np.empty((3, 9)), np.empty((9, 9))
+    Km, CN, Kb, DN = np.empty((9, 9)), np.empty((3, 9)), np.empty((9, 9)), np.empty((3, 3))
     S3 = np.empty((3, 9, 9))
     Bc = np.empty((3, 9))
     g = np.empty(18)
@@ -642,7 +652,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     fe = np.empty(18)
     for e in range(X.shape[0]):
         l, a, b = _kinematics(X, u, R, e, E0, P, E, Y, RR, th, d)
-        A, Dm = _local_matrices(p, e, P, Km, CN, Kb, S3, Bc)
+        A, Dm = _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc)
         if mode == 3:
             for i in range(18):
                 g[i] = s_in[e, 6 + i]
@@ -656,7 +666,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
                         acc += s_in[e, k] * S3[k, i, j]
                     H[_BEN[i], _BEN[j]] = acc
         else:
-            V, N = _local_state(d, Km, CN, Kb, S3, g, H, mode == 1)
+            V, N = _local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1)
             if mode == 4:
                 en[e] = V
                 continue

@@ -46,3 +46,78 @@ def polyline_mesh(vertices, n_per_segment, name="polyline", dim=None):
     for i, k in enumerate(vertex_nodes):
         node_sets[f"{name}_v{i}"] = np.array([k])
     return Mesh(points, {name: CellBlock("line", conn)}, node_sets, source=f"polyline_mesh({name!r})")
+
+
+def rectangle_mesh(a, b, nx, ny, name="plate", pattern="alternating", origin=(0.0, 0.0, 0.0)):
+    """A flat rectangular plate [0, a] × [0, b] (shifted by ``origin``) in the global XY
+    plane, split into nx × ny squares of two 3-node triangles each.
+
+    ``pattern``: "right" (every square cut along the same diagonal) or "alternating"
+    (the diagonal direction alternates in a checkerboard, so the mesh has the symmetries
+    of the rectangle). Points are 3-D (z = origin z). Triangles are counter-clockwise
+    seen from +Z (normal +Z).
+
+    Node sets: ``name_x0``, ``name_x1`` (edges x = 0, x = a), ``name_y0``, ``name_y1``,
+    ``name_boundary``, ``name_nodes``, the corners ``name_c00``, ``name_c10``, ``name_c01``,
+    ``name_c11`` and, for even nx and ny, ``name_center``. Cell set ``name``.
+    """
+    where = f"rectangle_mesh({name!r})"
+    if not (a > 0 and b > 0):
+        raise InputError(f"plate sides must be > 0, got a = {a}, b = {b}", where)
+    nx, ny = int(nx), int(ny)
+    if nx < 1 or ny < 1:
+        raise InputError(f"need at least one division per side, got nx = {nx}, ny = {ny}", where)
+    if pattern not in ("right", "alternating"):
+        raise InputError(f"pattern must be 'right' or 'alternating', got {pattern!r}", where)
+    xs = np.linspace(0.0, a, nx + 1)
+    ys = np.linspace(0.0, b, ny + 1)
+    gx, gy = np.meshgrid(xs, ys, indexing="xy")  # (ny+1, nx+1), node id = j (nx+1) + i
+    o = np.asarray(origin, dtype=np.float64)
+    points = np.column_stack([gx.ravel() + o[0], gy.ravel() + o[1], np.full(gx.size, o[2])])
+    tris = []
+    for j in range(ny):
+        for i in range(nx):
+            n00 = j * (nx + 1) + i
+            n10, n01, n11 = n00 + 1, n00 + nx + 1, n00 + nx + 2
+            if pattern == "right" or (i + j) % 2 == 0:
+                tris += [(n00, n10, n11), (n00, n11, n01)]
+            else:
+                tris += [(n00, n10, n01), (n10, n11, n01)]
+    conn = np.array(tris, dtype=np.int64)
+    ids = np.arange(points.shape[0]).reshape(ny + 1, nx + 1)
+    sets = {
+        f"{name}_x0": ids[:, 0], f"{name}_x1": ids[:, -1], f"{name}_y0": ids[0, :], f"{name}_y1": ids[-1, :],
+        f"{name}_nodes": ids.ravel(),
+        f"{name}_c00": np.array([ids[0, 0]]), f"{name}_c10": np.array([ids[0, -1]]),
+        f"{name}_c01": np.array([ids[-1, 0]]), f"{name}_c11": np.array([ids[-1, -1]]),
+    }
+    sets[f"{name}_boundary"] = np.unique(np.concatenate([sets[f"{name}_{s}"] for s in ("x0", "x1", "y0", "y1")]))
+    if nx % 2 == 0 and ny % 2 == 0:
+        sets[f"{name}_center"] = np.array([ids[ny // 2, nx // 2]])
+    return Mesh(points, {name: CellBlock("triangle", conn)}, sets, source=where)
+
+
+def triangle_areas(points, conn):
+    """Areas (n,) of the triangles ``conn`` (n, 3) on 3-D ``points``."""
+    x = np.asarray(points, dtype=np.float64)
+    if x.shape[1] == 2:
+        x = np.hstack([x, np.zeros((x.shape[0], 1))])
+    return 0.5 * np.linalg.norm(np.cross(x[conn[:, 1]] - x[conn[:, 0]], x[conn[:, 2]] - x[conn[:, 0]]), axis=1)
+
+
+def pressure_nodal_loads(mesh, cells, pressure):
+    """Equivalent nodal forces (n_nodes, 3) of a uniform dead pressure on the triangles of
+    cell set ``cells``: each triangle carries ``pressure`` × area along its reference
+    normal (right-hand rule on its node order), one third to each corner node (the
+    consistent load of linear interpolation; no nodal moments). Returns the array; apply
+    it node by node with ``Model.point_load``."""
+    block = mesh.cells[cells]
+    if block.cell_type != "triangle":
+        raise InputError(f"pressure needs triangle cells, cell set {cells!r} holds {block.cell_type!r}", "pressure_nodal_loads")
+    x = mesh.points if mesh.dim == 3 else np.hstack([mesh.points, np.zeros((mesh.n_nodes, 1))])
+    c = block.connectivity
+    n = 0.5 * np.cross(x[c[:, 1]] - x[c[:, 0]], x[c[:, 2]] - x[c[:, 0]])  # area × unit normal
+    out = np.zeros((mesh.n_nodes, 3))
+    for k in range(3):
+        np.add.at(out, c[:, k], pressure * n / 3.0)
+    return out
