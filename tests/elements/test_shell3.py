@@ -311,6 +311,25 @@ def test_membrane_has_six_deformation_modes_and_a_drill_tied_to_the_membrane_rot
     assert drill @ Km @ drill > 1e-3 * ev[-1]
 
 
+@pytest.mark.parametrize("L, h", [(1.0, 1.0), (2.0, 1.0), (5.0, 2.0), (1.0, 3.0)])
+@pytest.mark.parametrize("split", [0, 1])
+def test_membrane_bending_energy_of_rectangular_units_is_exact(L, h, split):
+    """ANDES-OPT's optimality (Felippa 2003): with ν = 0, a rectangular unit of two
+    triangles stores the exact strain energy ½ EI κ² L of pure in-plane bending (u = −κxy,
+    v = κx²/2, drill θz = κx = ½(∂v/∂x − ∂u/∂y)) for any aspect ratio: to 1e-12 (a
+    membrane without the higher-order stiffness, or with wrong β's, fails by O(1))."""
+    P = np.array([[0, -h / 2, 0], [L, -h / 2, 0], [L, h / 2, 0], [0, h / 2, 0]], dtype=float)
+    tris = np.array([[0, 1, 2], [0, 2, 3]] if split == 0 else [[0, 1, 3], [1, 2, 3]])
+    kappa = 1e-3
+    q = np.zeros((4, 6))
+    q[:, 0] = -kappa * P[:, 0] * P[:, 1]
+    q[:, 1] = 0.5 * kappa * P[:, 0] ** 2
+    q[:, 5] = kappa * P[:, 0]
+    f, K = tangent(P[tris], np.zeros((2, 18)), identity(2), params(2, E=1.0, nu=0.0, t=1.0))
+    energy_fe = sum(0.5 * q[t].ravel() @ K[e] @ q[t].ravel() for e, t in enumerate(tris))
+    assert energy_fe == pytest.approx(0.5 * kappa**2 * h**3 / 12 * L, rel=1e-12)
+
+
 # --------------------------------------------------------------------------- patch tests
 def patch(Q, c):
     """A distorted 5-triangle patch (6 nodes: 4 corners of a skew quadrilateral, 2 interior
