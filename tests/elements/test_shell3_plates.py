@@ -1,0 +1,168 @@
+"""shell3 plates and strips through femb's solvers: a simply supported square plate under
+uniform pressure against Navier's series, the first frequencies of the simply supported
+plate (solve_modal), its buckling coefficient k = 4 (solve_buckling), free-plate
+frequencies invariant under a rotation of the whole model, and a strip rolled up into a
+full circle by an end moment (solve_static, finite rotations)."""
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from femb.mesh import Mesh, pressure_nodal_loads, rectangle_mesh
+from femb.model import Material, Model, Section
+from femb.solvers import NewtonSettings, solve_buckling, solve_modal, solve_static
+
+
+def navier_center(nu_terms=199):
+    """w_c D/(q a⁴) of a simply supported square plate under uniform load q (Navier's
+    double series, Timoshenko & Woinowsky-Krieger §30: 0.00406)."""
+    m = np.arange(1, nu_terms + 1, 2)[:, None]
+    n = np.arange(1, nu_terms + 1, 2)[None, :]
+    sign = (-1.0) ** ((m + n) // 2 - 1)
+    return float(16.0 / np.pi**6 * np.sum(sign / (m * n * (m**2 + n**2) ** 2)))
+
+
+def simply_supported_plate(n, E, nu, t, rho=0.0, a=1.0):
+    """Square plate a × a in the XY plane, n × n squares of 2 triangles (alternating
+    diagonals); soft simple support (uz = 0 on the boundary, rotations free) and the
+    in-plane rigid motions removed at two corners."""
+    mesh = rectangle_mesh(a, a, n, n)
+    model = Model(mesh)
+    model.add_part("plate", "plate", "shell3", Material(E=E, nu=nu, rho=rho), Section(thickness=t))
+    model.fix("plate_boundary", ("uz",))
+    return mesh, model
+
+
+def test_navier_series_value():
+    assert navier_center() == pytest.approx(0.00406235, rel=1e-5)
+
+
+def test_simply_supported_plate_under_pressure_converges_to_navier():
+    """Center deflection under a uniform pressure (equivalent nodal loads of
+    pressure_nodal_loads) at w/t = 1e-3 (linear range): −4.2 %, −1.3 %, −0.34 % on 4×4, 8×8,
+    16×16 meshes, i.e. O(h²) (DKT): error at 16×16 < 0.5 % and observed rate ≥ 1.8."""
+    E, nu, t, a = 1.0e7, 0.3, 0.05, 1.0
+    D = E * t**3 / (12 * (1 - nu**2))
+    w_ref = 1e-3 * t
+    q = w_ref * D / (navier_center() * a**4)
+    errors = []
+    for n in (4, 8, 16):
+        mesh, model = simply_supported_plate(n, E, nu, t)
+        model.fix("plate_c00", ("ux", "uy"))
+        model.fix("plate_c10", ("uy",))
+        F = pressure_nodal_loads(mesh, "plate", q)
+        assert F[:, 2].sum() == pytest.approx(q * a * a, rel=1e-12)
+        for i in np.flatnonzero(F[:, 2]):
+            model.point_load(int(i), fz=F[i, 2])
+        res = solve_static(model, steps=1, settings=NewtonSettings(tolerance=1e-7))
+        w = res.nodal_displacements()[mesh.node_sets["plate_center"][0], 2]
+        errors.append(w / w_ref - 1.0)
+    assert all(e < 0 for e in errors)  # DKT is stiff here: convergence from below
+    assert abs(errors[-1]) < 5e-3
+    assert np.log2(errors[1] / errors[2]) >= 1.8
+
+
+@pytest.mark.parametrize("kind, sign", [("lumped", -1.0), ("consistent", 1.0)])
+def test_simply_supported_plate_frequencies(kind, sign):
+    """plate-vibration: E = 70e9, ν = 0.3, t = 5 mm, ρ = 2700, a = b = 1 m:
+    f11 = (π/2)(2/a²)√(D/ρt) = 24.203 Hz and f12 = f21 = 2.5 f11. Lumped mass converges from
+    below, the consistent translational mass from above, both O(h²) (measured rates 2.0):
+    |error| of f11 at 16×16 < 0.6 %, the degenerate pair f12 = f21 to 1e-6 of each other
+    and within 1.5 % of 2.5 f11."""
+    E, nu, t, rho = 70e9, 0.3, 0.005, 2700.0
+    D = E * t**3 / (12 * (1 - nu**2))
+    f11 = np.pi / 2 * 2.0 * np.sqrt(D / (rho * t))
+    assert f11 == pytest.approx(24.203, abs=1e-3)
+    errors = []
+    for n in (8, 16):
+        mesh, model = simply_supported_plate(n, E, nu, t, rho)
+        model.fix("plate_c00", ("ux", "uy"))
+        model.fix("plate_c10", ("uy",))
+        f = solve_modal(model, 3, mass=kind).omega / (2 * np.pi)
+        errors.append(f[0] / f11 - 1.0)
+    assert sign * errors[0] > 0 and sign * errors[1] > 0
+    assert abs(errors[1]) < 6e-3
+    assert np.log2(errors[0] / errors[1]) >= 1.8
+    assert f[2] == pytest.approx(f[1], rel=1e-6)
+    assert f[1] == pytest.approx(2.5 * f11, rel=1.5e-2)
+
+
+def test_simply_supported_plate_buckling_coefficient_is_four():
+    """plate-buckling: square plate a = b = 1 m, E = 70e9, ν = 0.3, t = 5 mm, uniform
+    compression N_x on x = a (x = 0 held in x, unloaded edges free in-plane): N_cr = 4π²D/b²
+    = 31 633.3 N/m. solve_buckling with the local membrane-stress term converges from
+    below at O(h²): −8.5 %, −1.9 %, −0.44 % on 4×4, 8×8, 16×16 (|error| < 0.6 % and rate
+    ≥ 1.8); the second load factor is the m = 2 mode, k = (2 + 1/2)² = 6.25, within 2 %."""
+    E, nu, t, a = 70e9, 0.3, 0.005, 1.0
+    D = E * t**3 / (12 * (1 - nu**2))
+    N_cr = 4 * np.pi**2 * D / a**2
+    assert N_cr == pytest.approx(31633.3, abs=0.1)
+    errors = []
+    for n in (4, 8, 16):
+        mesh, model = simply_supported_plate(n, E, nu, t)
+        model.fix("plate_x0", ("ux",))
+        model.fix("plate_c00", ("uy",))
+        edge = mesh.node_sets["plate_x1"]
+        for i in edge:
+            y = mesh.points[i, 1]
+            model.point_load(int(i), fx=-(a / n if 0 < y < a else 0.5 * a / n))  # 1 N/m
+        lam = solve_buckling(model, 2).load_factors
+        errors.append(lam[0] / N_cr - 1.0)
+    assert all(e < 0 for e in errors)
+    assert abs(errors[-1]) < 6e-3
+    assert np.log2(errors[1] / errors[2]) >= 1.8
+    assert lam[1] / (np.pi**2 * D / a**2) == pytest.approx(6.25, rel=2e-2)
+
+
+def test_free_plate_frequencies_do_not_depend_on_the_orientation_in_space():
+    """The same free rectangular plate meshed in the XY plane and rotated arbitrarily in
+    space: 6 rigid modes and the same elastic frequencies to 1e-9."""
+    mesh = rectangle_mesh(1.0, 0.6, 6, 4)
+    Q = Rotation.from_rotvec([0.7, -1.9, 0.4]).as_matrix()
+    rotated = Mesh(mesh.points @ Q.T + [1.0, 2.0, -3.0], dict(mesh.cells), dict(mesh.node_sets))
+    out = []
+    for m in (mesh, rotated):
+        model = Model(m)
+        model.add_part("plate", "plate", "shell3", Material(E=200e9, nu=0.3, rho=7800.0), Section(thickness=0.01))
+        out.append(solve_modal(model, 14, mass="consistent", shift=-1.0).omega)
+    w0, w1 = out
+    assert np.abs(w0[:6]).max() < 1e-4 * w0[6]
+    assert np.allclose(w1[6:], w0[6:], rtol=1e-9, atol=0)
+
+
+def roll_up(n, steps, L=12.0):
+    """Cantilever strip L × 1 × 0.1, E = 1.2e6, ν = 0 (EI = 100), clamped at x = 0, end
+    moment M = 2πEI/L about −Y (dead, half on each tip node) in ``steps`` equal steps."""
+    E, b, t = 1.2e6, 1.0, 0.1
+    EI = E * b * t**3 / 12
+    mesh = rectangle_mesh(L, b, n, 1)
+    model = Model(mesh)
+    model.add_part("strip", "plate", "shell3", Material(E=E, nu=0.0), Section(thickness=t))
+    model.fix("plate_x0")
+    M = 2 * np.pi * EI / L
+    model.point_load("plate_x1", my=-M / 2)
+    res = solve_static(model, steps=steps, settings=NewtonSettings(tolerance=1e-8))
+    return mesh, res, EI / M
+
+
+def test_end_moment_rolls_the_strip_into_a_full_circle():
+    """Sze–Liu–Lo's roll-up (analytic): M = 2πEI/L closes the strip into a circle of radius
+    R = EI/M = L/2π. Every node on the exact circle (center (0, 0, R)) within 1e-3 R on a
+    12 × 1 mesh and converging at least at O(h²) on 24 × 1; the tip returns to the root
+    (|x_tip − x_root| < 2e-3 L on 12 × 1); at half the load (α = π) the tip is at
+    u_x = −L, w = 2L/π within 1e-3 L."""
+    L = 12.0
+    radius_errors = []
+    for n in (12, 24):
+        mesh, res, R = roll_up(n, 8, L)
+        x = mesh.points + res.nodal_displacements()
+        r = np.hypot(x[:, 0], x[:, 2] - R)
+        radius_errors.append(np.abs(r - R).max() / R)
+        tip = mesh.node_sets["plate_x1"]
+        if n == 12:
+            assert np.abs(x[tip] - mesh.points[mesh.node_sets["plate_x0"]]).max() < 2e-3 * L
+            half = int(np.argmin(np.abs(np.asarray(res.times) - 0.5)))
+            u = res.nodal_displacements(half)[tip]
+            assert np.abs(u[:, 0] + L).max() < 1e-3 * L
+            assert np.abs(u[:, 2] - 2 * L / np.pi).max() < 1e-3 * L
+    assert radius_errors[0] < 1e-3
+    assert radius_errors[0] / radius_errors[1] > 4.0
