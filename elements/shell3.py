@@ -22,10 +22,11 @@ so that d = (ū_1, θ̄_1, ū_2, θ̄_2, ū_3, θ̄_3) (18,) vanishes for every 
 size. The strain energy is V = V_l(d) of a small-strain local element on the reference
 local coordinates P_a = E0 (X_a − X_c):
 
-    V_l = ½ d_mᵀ K_m d_m + ½ d_bᵀ K_b d_b + ½ Σ_k N_k(d_m) d_bᵀ S_k d_b
+    V_l = ½ d_mᵀ K_m d_m + ½ d_bᵀ K_b d_b + A (ε̄ + ½ ε_vk)ᵀ D_N ε_vk
 
 - membrane, d_m = (ū_x, ū_y, θ̄_z) per node: ANDES-OPT (Felippa 2003), K_m = K_basic +
-  K_higher. K_basic = L D Lᵀ/(A t) with the drilling lumping factor α_b = 3/2 (constant
+  K_higher. K_basic = L D Lᵀ/(A t) (Felippa's L, which carries the factor t/2; D the
+  plane-stress matrix) with the drilling lumping factor α_b = 3/2 (constant
   stress, passes the patch test); K_higher = ¾ β0 T_θuᵀ K_θ T_θu with β0 = max(½(1 − 4ν²),
   0.01) and the OPT parameters β1…β9 = (1, 2, 1, 0, 1, −1, −1, −1, −2) acts only on the
   *deviatoric* corner rotations θ̃_a = θ̄_z,a − θ0, θ0 = ½ (∂u_y/∂x − ∂u_x/∂y) the membrane's
@@ -37,11 +38,17 @@ local coordinates P_a = E0 (X_a − X_c):
   each side (Kirchhoff constraints at corners and mid-sides). Curvatures
   κ = (ψx,x, ψy,y, ψx,y + ψy,x) integrated exactly (3 mid-side points);
   D = E t³/(12(1 − ν²)).
-- the cubic term is the von Kármán coupling of the local slopes with the constant membrane
-  forces N = (Nxx, Nyy, Nxy) = D_m Lᵀ d_m/A (per length) of the basic membrane:
-  S_1 = ∫ψxᵀψx, S_2 = ∫ψyᵀψy, S_3 = ∫(ψxᵀψy + ψyᵀψx) dA (6-point rule, exact). Its Hessian
-  is the local membrane-stress geometric stiffness ∫ ψᵀ N ψ dA that makes linear plate
-  buckling converge quickly; its effect on the energy is of third order in d.
+- the last term completes the constant-stress membrane energy ½ A ε̄ᵀ D_N ε̄ of the basic
+  ANDES part (ε̄ = Lᵀ d_m/(2A), D_N = t D the membrane stiffness per length) to
+  ½ A (ε̄ + ε_vk)ᵀ D_N (ε̄ + ε_vk): the element-averaged von Kármán strain of the local DKT
+  slope field, ε_vk = (1/2A) (∫ψx², ∫ψy², ∫2ψxψy) dA = s/(2A), s_k = d_bᵀ S_k d_b with
+  S_1 = ∫ψxᵀψx, S_2 = ∫ψyᵀψy, S_3 = ∫(ψxᵀψy + ψyᵀψx) dA (6-point rule, exact). The total
+  constant membrane force is N = D_N (ε̄ + ε_vk). Its Hessian contains the local
+  membrane-stress geometric stiffness Σ N_k S_k = ∫ ψᵀ N ψ dA, which makes linear plate
+  buckling converge at O(h²); the full square (not only the N·ε_vk cross term) keeps an
+  element in pure bending free of spurious membrane force: its chord shortens by the
+  arc-length correction ε_vk (a strip rolled into a circle puts its nodes on the exact
+  circle with an error that vanishes faster than h²).
 
 Global force and exact tangent (everything in element-frame components, then rotated by
 blockdiag(E)): with n_a, m_a the translational/rotational parts of g = ∂V_l/∂d, the frame
@@ -55,11 +62,17 @@ The tangent is the exact derivative: B̃ᵀ H_l B̃ (B̃ = ∂d/∂z̃, H_l = �
 of f̃ at fixed g (J⁻ᵀ derivative, lever arms y_a, frame geometry l, a, b), and the spin of
 the frame −f̃ × ω. Rigid-motion invariance of d makes f self-equilibrated at any state.
 
-Resultants (``resultant_names``, element frame E): Nxx, Nyy, Nxy membrane forces per
-length (constant-stress part), Mxx, Myy, Mxy moments per length at the centroid conjugate
-to the curvatures (w,xx, w,yy, 2 w,xy) of the local deflection (M = D κ), then the 18
-local generalized forces g (f1x, f1y, f1z, m1x, m1y, m1z, f2x, …): the state that
-``geometric_stiffness`` needs (it is linear in them: EICR terms of g plus ∫ψᵀNψ).
+Resultants (``resultant_names``, element frame E, tension and sagging positive):
+
+- Nxx, Nyy, Nxy [force/length]: N = D_N (ε̄ + ε_vk), the element's constant membrane
+  force (the ANDES higher-order part adds a self-equilibrated, linearly varying field that
+  is not reported);
+- Mxx, Myy, Mxy [moment/length]: M = D κ at the centroid, κ = (ψx,x, ψy,y, ψx,y + ψy,x)
+  the DKT curvatures of the local deflection w (ψ ≈ ∇w);
+- f1x, f1y, f1z, m1x, m1y, m1z, f2x, …, m3z: the 18 local generalized forces
+  g = ∂V_l/∂d (conjugate to ū_a and θ̄_a): the state ``geometric_stiffness`` needs. It is
+  linear in the resultants: EICR terms of g plus Σ N_k S_k, and tangent − geometric
+  stiffness(resultants) is the symmetric material part B̃ᵀ ∂²V_l/∂d² B̃ − B̃ᵀ(Σ N_k S_k)B̃.
 
 Mass (constant for all kinds; ρ density, t thickness, A reference area):
 
@@ -81,16 +94,9 @@ from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .shell_local import BEN, local_matrices, local_state, workspace
 
 N_RES = 24
-_BETA = (1.0, 2.0, 1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -2.0)
-_ALPHA_B = 1.5
-# membrane (ux, uy, rz) and bending (uz, rx, ry) slots of the 18 local DOFs
-_MEM = (0, 1, 5, 6, 7, 11, 12, 13, 17)
-_BEN = (2, 3, 4, 8, 9, 10, 14, 15, 16)
-# 6-point degree-4 rule on the triangle (area coordinates, weights summing to 1)
-_Q4A = (0.445948490915965, 0.091576213509771)
-_Q4W = (0.223381589678011, 0.109951743655322)
 
 
 # --------------------------------------------------------------------------- frames
@@ -132,326 +138,6 @@ def _frame(x, E, Y):
         Y[i, 1] = E[1, 0] * r0 + E[1, 1] * r1 + E[1, 2] * r2
         Y[i, 2] = 0.0
     return l, a, b
-
-
-# --------------------------------------------------------------------------- local element
-@jit
-def _membrane(P, Em, nu, t, Km, CN, DN):
-    """ANDES-OPT membrane stiffness Km (9, 9) over (ux, uy, θz) per node, the map CN
-    (3, 9) from d_m to the constant membrane forces per length N = (Nxx, Nyy, Nxy) and the
-    membrane stiffness per length DN (3, 3) = t D (plane stress).
-    P (3, 3): local node coordinates (x, y in columns 0, 1). Returns the area A."""
-    x1, x2, x3 = P[0, 0], P[1, 0], P[2, 0]
-    y1, y2, y3 = P[0, 1], P[1, 1], P[2, 1]
-    x12, x21, x23, x32, x31, x13 = x1 - x2, x2 - x1, x2 - x3, x3 - x2, x3 - x1, x1 - x3
-    y12, y21, y23, y32, y31, y13 = y1 - y2, y2 - y1, y2 - y3, y3 - y2, y3 - y1, y1 - y3
-    A = 0.5 * (x21 * y31 - x31 * y21)
-    c = Em / (1.0 - nu * nu)
-    D = np.zeros((3, 3))
-    D[0, 0], D[0, 1], D[1, 0], D[1, 1], D[2, 2] = c, c * nu, c * nu, c, 0.5 * c * (1.0 - nu)
-    for i in range(3):
-        for j in range(3):
-            DN[i, j] = t * D[i, j]
-    # basic stiffness: L (9, 3) with drilling lumping α_b
-    L = np.zeros((9, 3))
-    ab = _ALPHA_B
-    L[0, 0], L[0, 2] = y23, x32
-    L[1, 1], L[1, 2] = x32, y23
-    L[2, 0] = ab / 6.0 * y23 * (y13 - y21)
-    L[2, 1] = ab / 6.0 * x32 * (x31 - x12)
-    L[2, 2] = ab / 3.0 * (x31 * y13 - x12 * y21)
-    L[3, 0], L[3, 2] = y31, x13
-    L[4, 1], L[4, 2] = x13, y31
-    L[5, 0] = ab / 6.0 * y31 * (y21 - y32)
-    L[5, 1] = ab / 6.0 * x13 * (x12 - x23)
-    L[5, 2] = ab / 3.0 * (x12 * y21 - x23 * y32)
-    L[6, 0], L[6, 2] = y12, x21
-    L[7, 1], L[7, 2] = x21, y12
-    L[8, 0] = ab / 6.0 * y12 * (y32 - y13)
-    L[8, 1] = ab / 6.0 * x21 * (x23 - x31)
-    L[8, 2] = ab / 3.0 * (x23 * y32 - x31 * y13)
-    # (L here lacks the factor t/2: K_basic = (t/2)² L D Lᵀ/(A t) = t L D Lᵀ/(4A))
-    for i in range(9):
-        for j in range(9):
-            acc = 0.0
-            for k in range(3):
-                for m in range(3):
-                    acc += L[i, k] * D[k, m] * L[j, m]
-            Km[i, j] = t * acc / (4.0 * A)
-    # constant strain ε = Lᵀ d/(2A), N = t D ε
-    for k in range(3):
-        for j in range(9):
-            acc = 0.0
-            for m in range(3):
-                acc += D[k, m] * L[j, m]
-            CN[k, j] = t * acc / (2.0 * A)
-    # higher-order stiffness on the deviatoric corner rotations
-    l21, l32, l13 = x21 * x21 + y21 * y21, x32 * x32 + y32 * y32, x13 * x13 + y13 * y13
-    Te = np.zeros((3, 3))
-    s = 1.0 / (4.0 * A * A)
-    Te[0, 0], Te[0, 1], Te[0, 2] = s * y23 * y13 * l21, s * y31 * y21 * l32, s * y12 * y32 * l13
-    Te[1, 0], Te[1, 1], Te[1, 2] = s * x23 * x13 * l21, s * x31 * x21 * l32, s * x12 * x32 * l13
-    Te[2, 0] = s * (y23 * x31 + x32 * y13) * l21
-    Te[2, 1] = s * (y31 * x12 + x13 * y21) * l32
-    Te[2, 2] = s * (y12 * x23 + x21 * y32) * l13
-    En = np.zeros((3, 3))
-    for i in range(3):
-        for j in range(3):
-            acc = 0.0
-            for k in range(3):
-                for m in range(3):
-                    acc += Te[k, i] * D[k, m] * Te[m, j]
-            En[i, j] = acc
-    b = _BETA
-    Q = np.zeros((3, 3, 3))
-    ll = (l21, l32, l13)
-    idx = ((0, 1, 2, 3, 4, 5, 6, 7, 8), (8, 6, 7, 2, 0, 1, 5, 3, 4), (4, 5, 3, 7, 8, 6, 1, 2, 0))
-    for q in range(3):
-        for i in range(3):
-            for j in range(3):
-                Q[q, i, j] = 2.0 * A / 3.0 * b[idx[q][3 * i + j]] / ll[i]
-    Kth = np.zeros((3, 3))
-    Qm = np.zeros((3, 3))
-    for (p1, p2) in ((0, 1), (1, 2), (2, 0)):
-        for i in range(3):
-            for j in range(3):
-                Qm[i, j] = 0.5 * (Q[p1, i, j] + Q[p2, i, j])
-        for i in range(3):
-            for j in range(3):
-                acc = 0.0
-                for k in range(3):
-                    for m in range(3):
-                        acc += Qm[k, i] * En[k, m] * Qm[m, j]
-                Kth[i, j] += A * t * acc
-    Tq = np.zeros((3, 9))
-    for r in range(3):
-        Tq[r, 0], Tq[r, 1] = x32 / (4.0 * A), y32 / (4.0 * A)
-        Tq[r, 3], Tq[r, 4] = x13 / (4.0 * A), y13 / (4.0 * A)
-        Tq[r, 6], Tq[r, 7] = x21 / (4.0 * A), y21 / (4.0 * A)
-        Tq[r, 2 + 3 * r] = 1.0
-    beta0 = max(0.5 * (1.0 - 4.0 * nu * nu), 0.01)
-    for i in range(9):
-        for j in range(9):
-            acc = 0.0
-            for k in range(3):
-                for m in range(3):
-                    acc += Tq[k, i] * Kth[k, m] * Tq[m, j]
-            Km[i, j] += 0.75 * beta0 * acc
-    return A
-
-
-@jit
-def _dkt_slopes(P, T):
-    """T (12, 9): slopes ψ = (ψx, ψy) at the 6 nodes of the quadratic triangle (corners,
-    then mid-sides of sides 2-3, 3-1, 1-2) from (w, θx, θy) per corner (ψ = (−θy, θx) at
-    corners; Kirchhoff constraints at the mid-sides)."""
-    for i in range(12):
-        for j in range(9):
-            T[i, j] = 0.0
-    for a in range(3):
-        T[2 * a, 3 * a + 2] = -1.0
-        T[2 * a + 1, 3 * a + 1] = 1.0
-    for k in range(3):
-        i = (k + 1) % 3
-        j = (k + 2) % 3
-        dx = P[j, 0] - P[i, 0]
-        dy = P[j, 1] - P[i, 1]
-        l = math.sqrt(dx * dx + dy * dy)
-        tx, ty = dx / l, dy / l
-        # ψ_k = 1.5 t (w_j − w_i)/l + (½ n nᵀ − ¼ t tᵀ)(ψ_i + ψ_j), n nᵀ = I − t tᵀ
-        r = 6 + 2 * k
-        Mxx = 0.5 - 0.75 * tx * tx
-        Mxy = -0.75 * tx * ty
-        Myy = 0.5 - 0.75 * ty * ty
-        for (node, sgn) in ((i, -1.0), (j, 1.0)):
-            T[r, 3 * node] += 1.5 * tx * sgn / l
-            T[r + 1, 3 * node] += 1.5 * ty * sgn / l
-            # ψ_node = (−θy, θx)
-            T[r, 3 * node + 2] += -Mxx
-            T[r, 3 * node + 1] += Mxy
-            T[r + 1, 3 * node + 2] += -Mxy
-            T[r + 1, 3 * node + 1] += Myy
-
-
-@jit
-def _quadratic_shapes(L, dL, N, dN):
-    """Shape functions N (6,) of the 6-node triangle at area coordinates L (3,) and their
-    Cartesian derivatives dN (6, 2) from dL (3, 2)."""
-    for a in range(3):
-        N[a] = L[a] * (2.0 * L[a] - 1.0)
-        for c in range(2):
-            dN[a, c] = (4.0 * L[a] - 1.0) * dL[a, c]
-    for k in range(3):
-        i = (k + 1) % 3
-        j = (k + 2) % 3
-        N[3 + k] = 4.0 * L[i] * L[j]
-        for c in range(2):
-            dN[3 + k, c] = 4.0 * (L[i] * dL[j, c] + L[j] * dL[i, c])
-
-
-@jit
-def _area_gradients(P, dL):
-    """dL (3, 2) = ∂L_a/∂(x, y) of the area coordinates; returns the area."""
-    A2 = (P[1, 0] - P[0, 0]) * (P[2, 1] - P[0, 1]) - (P[2, 0] - P[0, 0]) * (P[1, 1] - P[0, 1])
-    for a in range(3):
-        j = (a + 1) % 3
-        k = (a + 2) % 3
-        dL[a, 0] = (P[j, 1] - P[k, 1]) / A2
-        dL[a, 1] = (P[k, 0] - P[j, 0]) / A2
-    return 0.5 * A2
-
-
-@jit
-def _curvature_matrix(T, dN, Bk):
-    """Bk (3, 9): κ = (ψx,x, ψy,y, ψx,y + ψy,x) at a point with shape derivatives dN."""
-    for j in range(9):
-        kx = 0.0
-        ky = 0.0
-        kxy = 0.0
-        for n in range(6):
-            kx += dN[n, 0] * T[2 * n, j]
-            ky += dN[n, 1] * T[2 * n + 1, j]
-            kxy += dN[n, 1] * T[2 * n, j] + dN[n, 0] * T[2 * n + 1, j]
-        Bk[0, j] = kx
-        Bk[1, j] = ky
-        Bk[2, j] = kxy
-
-
-@jit
-def _bending(P, Em, nu, t, Kb, S3, Bc):
-    """DKT stiffness Kb (9, 9) over (w, θx, θy) per node, the slope matrices S3 (3, 9, 9)
-    (∫ψxψxᵀ, ∫ψyψyᵀ, ∫(ψxψyᵀ + ψyψxᵀ) dA) and the centroid curvature matrix Bc (3, 9)."""
-    T = np.empty((12, 9))
-    _dkt_slopes(P, T)
-    dL = np.empty((3, 2))
-    A = _area_gradients(P, dL)
-    Db = Em * t * t * t / (12.0 * (1.0 - nu * nu))
-    D = np.zeros((3, 3))
-    D[0, 0], D[0, 1], D[1, 0], D[1, 1], D[2, 2] = Db, Db * nu, Db * nu, Db, 0.5 * Db * (1.0 - nu)
-    N = np.empty(6)
-    dN = np.empty((6, 2))
-    Bk = np.empty((3, 9))
-    L = np.empty(3)
-    for i in range(9):
-        for j in range(9):
-            Kb[i, j] = 0.0
-            for k in range(3):
-                S3[k, i, j] = 0.0
-    for q in range(3):
-        for a in range(3):
-            L[a] = 0.0 if a == q else 0.5
-        _quadratic_shapes(L, dL, N, dN)
-        _curvature_matrix(T, dN, Bk)
-        for i in range(9):
-            for j in range(9):
-                acc = 0.0
-                for k in range(3):
-                    for m in range(3):
-                        acc += Bk[k, i] * D[k, m] * Bk[m, j]
-                Kb[i, j] += A / 3.0 * acc
-    for a in range(3):
-        L[a] = 1.0 / 3.0
-    _quadratic_shapes(L, dL, N, dN)
-    _curvature_matrix(T, dN, Bc)
-    px = np.empty(9)
-    py = np.empty(9)
-    for g in range(2):
-        for r in range(3):
-            for a in range(3):
-                L[a] = _Q4A[g] if a != r else 1.0 - 2.0 * _Q4A[g]
-            _quadratic_shapes(L, dL, N, dN)
-            for j in range(9):
-                sx = 0.0
-                sy = 0.0
-                for n in range(6):
-                    sx += N[n] * T[2 * n, j]
-                    sy += N[n] * T[2 * n + 1, j]
-                px[j] = sx
-                py[j] = sy
-            w = A * _Q4W[g]
-            for i in range(9):
-                for j in range(9):
-                    S3[0, i, j] += w * px[i] * px[j]
-                    S3[1, i, j] += w * py[i] * py[j]
-                    S3[2, i, j] += w * (px[i] * py[j] + py[i] * px[j])
-    return D
-
-
-@jit
-def _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc):
-    """Local matrices of element e on reference local coordinates P; returns (A, D_b)."""
-    Em, nu, t = p[e, 0], p[e, 1], p[e, 2]
-    A = _membrane(P, Em, nu, t, Km, CN, DN)
-    Db = _bending(P, Em, nu, t, Kb, S3, Bc)
-    return A, Db
-
-
-@jit
-def _local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H):
-    """Local energy V_l(d), gradient g (18,) and, if want_H, Hessian H (18, 18); returns
-    (V, N) with N (3,) the total constant membrane forces N_lin + N_vk."""
-    dm = np.empty(9)
-    db = np.empty(9)
-    for i in range(9):
-        dm[i] = d[_MEM[i]]
-        db[i] = d[_BEN[i]]
-    Sd = np.empty((3, 9))
-    sq = np.empty(3)
-    for k in range(3):
-        acc2 = 0.0
-        for i in range(9):
-            acc = 0.0
-            for j in range(9):
-                acc += S3[k, i, j] * db[j]
-            Sd[k, i] = acc
-            acc2 += acc * db[i]
-        sq[k] = acc2
-    N = np.zeros(3)
-    Nl = np.zeros(3)
-    V = 0.0
-    for k in range(3):
-        acc = 0.0
-        for j in range(9):
-            acc += CN[k, j] * dm[j]
-        Nl[k] = acc
-        acc = 0.0
-        for m in range(3):
-            acc += DN[k, m] * sq[m]
-        N[k] = Nl[k] + acc / (2.0 * A)  # N_vk = DN ε_vk, ε_vk = s/(2A)
-        V += 0.5 * Nl[k] * sq[k] + acc * sq[k] / (8.0 * A)
-    for i in range(9):
-        am = 0.0
-        ab = 0.0
-        for j in range(9):
-            am += Km[i, j] * dm[j]
-            ab += Kb[i, j] * db[j]
-        gm = am
-        gb = ab
-        for k in range(3):
-            gm += 0.5 * sq[k] * CN[k, i]
-            gb += N[k] * Sd[k, i]
-        g[_MEM[i]] = gm
-        g[_BEN[i]] = gb
-        V += 0.5 * (am * dm[i] + ab * db[i])
-    if want_H:
-        for i in range(18):
-            for j in range(18):
-                H[i, j] = 0.0
-        for i in range(9):
-            for j in range(9):
-                H[_MEM[i], _MEM[j]] = Km[i, j]
-                acc = Kb[i, j]
-                for k in range(3):
-                    acc += N[k] * S3[k, i, j]
-                    for m in range(3):
-                        acc += DN[k, m] * Sd[k, i] * Sd[m, j] / A
-                H[_BEN[i], _BEN[j]] = acc
-                acc = 0.0
-                for k in range(3):
-                    acc += CN[k, i] * Sd[k, j]
-                H[_MEM[i], _BEN[j]] = acc
-                H[_BEN[j], _MEM[i]] = acc
-    return V, N
 
 
 # --------------------------------------------------------------------------- kinematics
@@ -557,14 +243,13 @@ def _local_force(Y, l, a, b, Jinv, g, ft, mu, tau):
 
 
 @jit
-def _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W):
+def _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W, Lm):
     """Kt (18, 18) += variation of B̃ᵀ g at fixed g plus the frame spin term −f̃ × ω
-    (element-frame components). W (12, 18) work rows."""
+    (element-frame components). W (12, 18), Lm (3, 3) work arrays."""
     Dmu = W[0:3]
     Dtau = W[3:6]
     Dl, Da, Db = W[6], W[7], W[8]
-    DP, DQ, DS = W[9], W[10], W[11]
-    Lm = np.empty((3, 3))
+
     for j in range(18):
         for k in range(3):
             Dtau[k, j] = 0.0
@@ -608,14 +293,13 @@ def _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W):
 
 
 @jit
-def _rotate_out(E, ft, Kt, f, K, want_K):
-    """f = blockdiag(Eᵀ) f̃, K = blockdiag(Eᵀ) K̃ blockdiag(E)."""
+def _rotate_out(E, ft, Kt, f, K, want_K, T):
+    """f = blockdiag(Eᵀ) f̃, K = blockdiag(Eᵀ) K̃ blockdiag(E) (T (18, 18) work)."""
     for blk in range(6):
         for i in range(3):
             f[3 * blk + i] = E[0, i] * ft[3 * blk] + E[1, i] * ft[3 * blk + 1] + E[2, i] * ft[3 * blk + 2]
     if not want_K:
         return
-    T = np.empty((18, 18))
     for r in range(18):
         for cb in range(6):
             for j in range(3):
@@ -650,9 +334,13 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     tau = np.empty(3)
     W = np.empty((12, 18))
     fe = np.empty(18)
+    Dm, Lm = np.empty((3, 3)), np.empty((3, 3))
+    T18 = np.empty((18, 18))
+    N, Nl, sq, dm, db, Sd = np.empty(3), np.empty(3), np.empty(3), np.empty(9), np.empty(9), np.empty((3, 9))
+    ws = workspace()
     for e in range(X.shape[0]):
         l, a, b = _kinematics(X, u, R, e, E0, P, E, Y, RR, th, d)
-        A, Dm = _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc)
+        A = local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Dm, ws)
         if mode == 3:
             for i in range(18):
                 g[i] = s_in[e, 6 + i]
@@ -664,9 +352,9 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
                     acc = 0.0
                     for k in range(3):
                         acc += s_in[e, k] * S3[k, i, j]
-                    H[_BEN[i], _BEN[j]] = acc
+                    H[BEN[i], BEN[j]] = acc
         else:
-            V, N = _local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1)
+            V = local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1, N, dm, db, Sd, sq, Nl)
             if mode == 4:
                 en[e] = V
                 continue
@@ -676,7 +364,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
                     acc = 0.0
                     for m in range(3):
                         for j in range(9):
-                            acc += Dm[k, m] * Bc[m, j] * d[_BEN[j]]
+                            acc += Dm[k, m] * Bc[m, j] * d[BEN[j]]
                     s_out[e, 3 + k] = acc
                 for i in range(18):
                     s_out[e, 6 + i] = g[i]
@@ -685,7 +373,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             left_jacobian_inverse(th[n], Jinv[n])
         _local_force(Y, l, a, b, Jinv, g, ft, mu, tau)
         if mode == 0:
-            _rotate_out(E, ft, Kt, f[e], K[0], False)
+            _rotate_out(E, ft, Kt, f[e], K[0], False, T18)
             continue
         _variation(Y, l, a, b, Jinv, Om, Bt)
         # Kt = B̃ᵀ H B̃ (+ geometric)
@@ -704,11 +392,11 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
                 for k in range(18):
                     acc += Bt[k, i] * fe[k]
                 Kt[i, j] = acc
-        _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W)
+        _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W, Lm)
         if mode == 1:
-            _rotate_out(E, ft, Kt, f[e], K[e], True)
+            _rotate_out(E, ft, Kt, f[e], K[e], True, T18)
         else:
-            _rotate_out(E, ft, Kt, fe, K[e], True)
+            _rotate_out(E, ft, Kt, fe, K[e], True, T18)
 
 
 # --------------------------------------------------------------------------- kernels
