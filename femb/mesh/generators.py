@@ -121,3 +121,58 @@ def pressure_nodal_loads(mesh, cells, pressure):
     for k in range(3):
         np.add.at(out, c[:, k], pressure * n / 3.0)
     return out
+
+
+def cylinder_panel_mesh(radius, length, angle, n_axial, n_circ, name="panel", pattern="alternating", theta0=0.0):
+    """A cylindrical panel of ``radius`` around the global X axis: x ∈ [0, length],
+    polar angle θ ∈ [theta0, theta0 + angle] (rad) measured from +Z towards +Y, i.e. the
+    point (x, R sin θ, R cos θ); n_axial × n_circ quadrilaterals of two 3-node triangles
+    each (``pattern`` as in rectangle_mesh), outward normals.
+
+    Node sets: ``name_x0``, ``name_x1`` (ends x = 0, x = length), ``name_t0``, ``name_t1``
+    (straight edges θ = theta0, θ = theta0 + angle), ``name_nodes`` and the corners
+    ``name_c00`` (x = 0, θ0), ``name_c10`` (x = length, θ0), ``name_c01``, ``name_c11``.
+    """
+    where = f"cylinder_panel_mesh({name!r})"
+    if not (radius > 0 and length > 0 and 0 < angle <= 2 * np.pi):
+        raise InputError(f"need radius > 0, length > 0 and 0 < angle ≤ 2π, got {radius}, {length}, {angle}", where)
+    flat = rectangle_mesh(length, angle, n_axial, n_circ, name=name, pattern=pattern)
+    x, th = flat.points[:, 0], flat.points[:, 1] + theta0
+    points = np.column_stack([x, radius * np.sin(th), radius * np.cos(th)])
+    conn = flat.cells[name].connectivity  # counter-clockwise in (x, θ): outward normals
+    sets = {k.replace("_y0", "_t0").replace("_y1", "_t1"): v for k, v in flat.node_sets.items()
+            if not k.endswith(("_boundary", "_center"))}
+    return Mesh(points, {name: CellBlock("triangle", conn)}, sets, source=where)
+
+
+def sphere_patch_mesh(radius, polar, azimuth, n_polar, n_azimuth, name="sphere", pattern="alternating"):
+    """A patch of the sphere of ``radius`` centred at the origin: polar angle φ (from +Z)
+    in ``polar`` = (φ0, φ1) and azimuth θ (from +X towards +Y) in ``azimuth`` = (θ0, θ1), both
+    in rad; the point (R sin φ cos θ, R sin φ sin θ, R cos φ). n_polar × n_azimuth
+    quadrilaterals of two 3-node triangles (outward normals). A hemisphere with a polar
+    hole is polar = (φ_hole, π/2).
+
+    Node sets: ``name_p0``, ``name_p1`` (edges φ = φ0, φ = φ1), ``name_a0``, ``name_a1``
+    (edges θ = θ0, θ = θ1), ``name_nodes`` and the corners ``name_c00`` (φ0, θ0), ``name_c10``
+    (φ1, θ0), ``name_c01`` (φ0, θ1), ``name_c11`` (φ1, θ1).
+    """
+    where = f"sphere_patch_mesh({name!r})"
+    (p0, p1), (t0, t1) = polar, azimuth
+    if not (radius > 0 and 0 <= p0 < p1 <= np.pi and t0 < t1 <= t0 + 2 * np.pi):
+        raise InputError(f"need radius > 0, 0 ≤ φ0 < φ1 ≤ π and θ0 < θ1 ≤ θ0 + 2π, got {radius}, {polar}, {azimuth}", where)
+    if p0 == 0.0:
+        raise InputError("the pole is a singular point of the (φ, θ) grid: start the polar range above 0", where)
+    flat = rectangle_mesh(p1 - p0, t1 - t0, n_polar, n_azimuth, name=name, pattern=pattern)
+    ph, th = flat.points[:, 0] + p0, flat.points[:, 1] + t0
+    points = radius * np.column_stack([np.sin(ph) * np.cos(th), np.sin(ph) * np.sin(th), np.cos(ph)])
+    conn = flat.cells[name].connectivity  # counter-clockwise in (φ, θ): outward normals
+    rename = {"_x0": "_p0", "_x1": "_p1", "_y0": "_a0", "_y1": "_a1"}
+    sets = {}
+    for k, v in flat.node_sets.items():
+        if k.endswith(("_boundary", "_center")):
+            continue
+        for old, new in rename.items():
+            if k.endswith(old):
+                k = k[: -len(old)] + new
+        sets[k] = v
+    return Mesh(points, {name: CellBlock("triangle", conn)}, sets, source=where)
