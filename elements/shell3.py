@@ -86,229 +86,17 @@ Mass (constant for all kinds; ρ density, t thickness, A reference area):
 Properties (``properties(material, section)``): E, nu (material.E, material.nu), t
 (section.thickness), rho (material.rho, 0 when None).
 """
-import math
 
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
+from femb.core.rotations import left_jacobian_inverse
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
 from .shell_local import BEN, local_matrices, local_state, workspace
 
 N_RES = 24
-
-
-# --------------------------------------------------------------------------- frames
-@jit
-def _frame(x, E, Y):
-    """Frame E (3, 3) as rows (e1, e2, e3) of the triangle with nodes x (3, 3), and local
-    coordinates Y (3, 3) of the nodes relative to the centroid (Y[:, 2] = 0). Returns
-    (l, a, b): |x21| and the local coordinates of x31; b ≤ 0 marks a degenerate triangle."""
-    n0 = 0.0
-    for k in range(3):
-        E[0, k] = x[1, k] - x[0, k]
-        n0 += E[0, k] * E[0, k]
-    l = math.sqrt(n0)
-    if l == 0.0:
-        return 0.0, 0.0, 0.0
-    for k in range(3):
-        E[0, k] /= l
-    c0 = x[2, 0] - x[0, 0]
-    c1 = x[2, 1] - x[0, 1]
-    c2 = x[2, 2] - x[0, 2]
-    E[2, 0] = E[0, 1] * c2 - E[0, 2] * c1
-    E[2, 1] = E[0, 2] * c0 - E[0, 0] * c2
-    E[2, 2] = E[0, 0] * c1 - E[0, 1] * c0
-    b = math.sqrt(E[2, 0] * E[2, 0] + E[2, 1] * E[2, 1] + E[2, 2] * E[2, 2])
-    if b <= 1e-12 * max(l, math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)):
-        return l, 0.0, 0.0
-    for k in range(3):
-        E[2, k] /= b
-    E[1, 0] = E[2, 1] * E[0, 2] - E[2, 2] * E[0, 1]
-    E[1, 1] = E[2, 2] * E[0, 0] - E[2, 0] * E[0, 2]
-    E[1, 2] = E[2, 0] * E[0, 1] - E[2, 1] * E[0, 0]
-    a = E[0, 0] * c0 + E[0, 1] * c1 + E[0, 2] * c2
-    for i in range(3):
-        cx = (x[0, 0] + x[1, 0] + x[2, 0]) / 3.0
-        cy = (x[0, 1] + x[1, 1] + x[2, 1]) / 3.0
-        cz = (x[0, 2] + x[1, 2] + x[2, 2]) / 3.0
-        r0, r1, r2 = x[i, 0] - cx, x[i, 1] - cy, x[i, 2] - cz
-        Y[i, 0] = E[0, 0] * r0 + E[0, 1] * r1 + E[0, 2] * r2
-        Y[i, 1] = E[1, 0] * r0 + E[1, 1] * r1 + E[1, 2] * r2
-        Y[i, 2] = 0.0
-    return l, a, b
-
-
-# --------------------------------------------------------------------------- kinematics
-@jit
-def _kinematics(X, u, R, e, E0, P, E, Y, RR, th, d):
-    """Reference frame E0 and coordinates P, current frame E and coordinates Y, local
-    rotations th (3, 3) and deformational vector d (18,) of element e. Returns
-    (l, a, b) of the current frame; raises on degenerate triangles."""
-    x = RR[0]
-    for a in range(3):
-        for k in range(3):
-            x[a, k] = X[e, a, k]
-    l0, a0, b0 = _frame(x, E0, P)
-    if b0 <= 0.0:
-        raise ValueError("shell3: degenerate triangle (zero area or coincident nodes) in the reference configuration")
-    for a in range(3):
-        for k in range(3):
-            x[a, k] = X[e, a, k] + u[e, 6 * a + k]
-    l, aa, bb = _frame(x, E, Y)
-    if bb <= 0.0:
-        raise ValueError("shell3: triangle collapsed to zero area in the current configuration")
-    Q = RR[1]
-    Rd = RR[2]
-    for n in range(3):
-        # Rd = E R_n E0ᵀ
-        for i in range(3):
-            for j in range(3):
-                Q[i, j] = R[e, n, i, 0] * E0[j, 0] + R[e, n, i, 1] * E0[j, 1] + R[e, n, i, 2] * E0[j, 2]
-        for i in range(3):
-            for j in range(3):
-                Rd[i, j] = E[i, 0] * Q[0, j] + E[i, 1] * Q[1, j] + E[i, 2] * Q[2, j]
-        log_so3(Rd, th[n])
-        for k in range(3):
-            d[6 * n + k] = Y[n, k] - P[n, k]
-            d[6 * n + 3 + k] = th[n, k]
-    return l, aa, bb
-
-
-@jit
-def _variation(Y, l, a, b, Jinv, Om, Bt):
-    """Frame spin Om (3, 18) = ∂ω/∂z̃ and Bt (18, 18) = ∂d/∂z̃ over element-frame components
-    z̃ = (δx̃1, w̃1, δx̃2, w̃2, δx̃3, w̃3)."""
-    for i in range(3):
-        for j in range(18):
-            Om[i, j] = 0.0
-    Om[0, 2] = (a - l) / (l * b)
-    Om[0, 8] = -a / (l * b)
-    Om[0, 14] = 1.0 / b
-    Om[1, 2] = 1.0 / l
-    Om[1, 8] = -1.0 / l
-    Om[2, 1] = -1.0 / l
-    Om[2, 7] = 1.0 / l
-    for i in range(18):
-        for j in range(18):
-            Bt[i, j] = 0.0
-    for n in range(3):
-        for i in range(3):
-            for m in range(3):
-                Bt[6 * n + i, 6 * m + i] -= 1.0 / 3.0
-            Bt[6 * n + i, 6 * n + i] += 1.0
-        # + y_n × ω
-        y0, y1, y2 = Y[n, 0], Y[n, 1], Y[n, 2]
-        for j in range(18):
-            Bt[6 * n + 0, j] += y1 * Om[2, j] - y2 * Om[1, j]
-            Bt[6 * n + 1, j] += y2 * Om[0, j] - y0 * Om[2, j]
-            Bt[6 * n + 2, j] += y0 * Om[1, j] - y1 * Om[0, j]
-        # δθ̄ = J⁻¹ (w̃_n − ω)
-        for i in range(3):
-            for k in range(3):
-                Bt[6 * n + 3 + i, 6 * n + 3 + k] += Jinv[n, i, k]
-                for j in range(18):
-                    Bt[6 * n + 3 + i, j] -= Jinv[n, i, k] * Om[k, j]
-
-
-@jit
-def _local_force(Y, l, a, b, Jinv, g, ft, mu, tau):
-    """Element-frame force ft (18,) = B̃ᵀ g; writes μ_a = J⁻ᵀ m_a into mu (3, 3) and τ (3,)."""
-    nb0 = (g[0] + g[6] + g[12]) / 3.0
-    nb1 = (g[1] + g[7] + g[13]) / 3.0
-    nb2 = (g[2] + g[8] + g[14]) / 3.0
-    for k in range(3):
-        tau[k] = 0.0
-    for n in range(3):
-        n0, n1, n2 = g[6 * n], g[6 * n + 1], g[6 * n + 2]
-        ft[6 * n] = n0 - nb0
-        ft[6 * n + 1] = n1 - nb1
-        ft[6 * n + 2] = n2 - nb2
-        for i in range(3):
-            mu[n, i] = Jinv[n, 0, i] * g[6 * n + 3] + Jinv[n, 1, i] * g[6 * n + 4] + Jinv[n, 2, i] * g[6 * n + 5]
-            ft[6 * n + 3 + i] = mu[n, i]
-        tau[0] += n1 * Y[n, 2] - n2 * Y[n, 1] - mu[n, 0]
-        tau[1] += n2 * Y[n, 0] - n0 * Y[n, 2] - mu[n, 1]
-        tau[2] += n0 * Y[n, 1] - n1 * Y[n, 0] - mu[n, 2]
-    P = tau[0] * a / (l * b)
-    Qv = tau[0] / b
-    S2 = tau[1] / l
-    S3 = tau[2] / l
-    ft[2] += P - Qv + S2
-    ft[8] += -P - S2
-    ft[14] += Qv
-    ft[1] += -S3
-    ft[7] += S3
-
-
-@jit
-def _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W, Lm):
-    """Kt (18, 18) += variation of B̃ᵀ g at fixed g plus the frame spin term −f̃ × ω
-    (element-frame components). W (12, 18), Lm (3, 3) work arrays."""
-    Dmu = W[0:3]
-    Dtau = W[3:6]
-    Dl, Da, Db = W[6], W[7], W[8]
-
-    for j in range(18):
-        for k in range(3):
-            Dtau[k, j] = 0.0
-        Dl[j] = Bt[6, j] - Bt[0, j]
-        Da[j] = Bt[12, j] - Bt[0, j]
-        Db[j] = Bt[13, j] - Bt[1, j]
-    for n in range(3):
-        left_jacobian_inverse_T_derivative(th[n], g[6 * n + 3:6 * n + 6], Lm)
-        for i in range(3):
-            for j in range(18):
-                acc = 0.0
-                for k in range(3):
-                    acc += Lm[i, k] * Bt[6 * n + 3 + k, j]
-                Dmu[i, j] = acc
-                Kt[6 * n + 3 + i, j] += acc
-        n0, n1, n2 = g[6 * n], g[6 * n + 1], g[6 * n + 2]
-        for j in range(18):
-            dy0, dy1, dy2 = Bt[6 * n, j], Bt[6 * n + 1, j], Bt[6 * n + 2, j]
-            Dtau[0, j] += n1 * dy2 - n2 * dy1 - Dmu[0, j]
-            Dtau[1, j] += n2 * dy0 - n0 * dy2 - Dmu[1, j]
-            Dtau[2, j] += n0 * dy1 - n1 * dy0 - Dmu[2, j]
-    t0, t1, t2 = tau[0], tau[1], tau[2]
-    for j in range(18):
-        dp = (a * Dtau[0, j] + t0 * Da[j]) / (l * b) - t0 * a * Db[j] / (l * b * b) - t0 * a * Dl[j] / (l * l * b)
-        dq = Dtau[0, j] / b - t0 * Db[j] / (b * b)
-        ds2 = Dtau[1, j] / l - t1 * Dl[j] / (l * l)
-        ds3 = Dtau[2, j] / l - t2 * Dl[j] / (l * l)
-        Kt[2, j] += dp - dq + ds2
-        Kt[8, j] += -dp - ds2
-        Kt[14, j] += dq
-        Kt[1, j] += -ds3
-        Kt[7, j] += ds3
-    # frame spin: δ(Eᵀ f̃) at fixed f̃ = −f̃ × ω per 3-block
-    for blk in range(6):
-        f0, f1, f2 = ft[3 * blk], ft[3 * blk + 1], ft[3 * blk + 2]
-        for j in range(18):
-            o0, o1, o2 = Om[0, j], Om[1, j], Om[2, j]
-            Kt[3 * blk + 0, j] -= f1 * o2 - f2 * o1
-            Kt[3 * blk + 1, j] -= f2 * o0 - f0 * o2
-            Kt[3 * blk + 2, j] -= f0 * o1 - f1 * o0
-
-
-@jit
-def _rotate_out(E, ft, Kt, f, K, want_K, T):
-    """f = blockdiag(Eᵀ) f̃, K = blockdiag(Eᵀ) K̃ blockdiag(E) (T (18, 18) work)."""
-    for blk in range(6):
-        for i in range(3):
-            f[3 * blk + i] = E[0, i] * ft[3 * blk] + E[1, i] * ft[3 * blk + 1] + E[2, i] * ft[3 * blk + 2]
-    if not want_K:
-        return
-    for r in range(18):
-        for cb in range(6):
-            for j in range(3):
-                T[r, 3 * cb + j] = (Kt[r, 3 * cb] * E[0, j] + Kt[r, 3 * cb + 1] * E[1, j]
-                                    + Kt[r, 3 * cb + 2] * E[2, j])
-    for rb in range(6):
-        for i in range(3):
-            for c in range(18):
-                K[3 * rb + i, c] = E[0, i] * T[3 * rb, c] + E[1, i] * T[3 * rb + 1, c] + E[2, i] * T[3 * rb + 2, c]
 
 
 # --------------------------------------------------------------------------- driver
@@ -317,7 +105,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
     3: geometric stiffness from s_in; 4: strain energy."""
     E0, P, E, Y = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
-    RR = np.empty((3, 3, 3))
+    x, Qw, Rd = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     th = np.empty((3, 3))
     d = np.empty(18)
     Km, CN, Kb, DN = np.empty((9, 9)), np.empty((3, 9)), np.empty((9, 9)), np.empty((3, 3))
@@ -332,14 +120,18 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     ft = np.empty(18)
     mu = np.empty((3, 3))
     tau = np.empty(3)
-    W = np.empty((12, 18))
+    W = np.empty((9, 18))
     fe = np.empty(18)
     Dm, Lm = np.empty((3, 3)), np.empty((3, 3))
     T18 = np.empty((18, 18))
     N, Nl, sq, dm, db, Sd = np.empty(3), np.empty(3), np.empty(3), np.empty(9), np.empty(9), np.empty((3, 9))
     ws = workspace()
     for e in range(X.shape[0]):
-        l, a, b = _kinematics(X, u, R, e, E0, P, E, Y, RR, th, d)
+        l, a, b, b0 = kinematics(X, u, R, e, 0, 1, 0, 2, E0, P, E, Y, x, Qw, Rd, th, d)
+        if b0 <= 0.0:
+            raise ValueError("shell3: degenerate triangle (zero area or coincident nodes) in the reference configuration")
+        if b <= 0.0:
+            raise ValueError("shell3: triangle collapsed to zero area in the current configuration")
         A = local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Dm, ws)
         if mode == 3:
             for i in range(18):
@@ -371,32 +163,17 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
                 continue
         for n in range(3):
             left_jacobian_inverse(th[n], Jinv[n])
-        _local_force(Y, l, a, b, Jinv, g, ft, mu, tau)
+        local_force(Y, l, a, b, 0, 1, 0, 2, Jinv, g, ft, mu, tau)
         if mode == 0:
-            _rotate_out(E, ft, Kt, f[e], K[0], False, T18)
+            rotate_out(E, ft, Kt, f[e], K[0], False, T18)
             continue
-        _variation(Y, l, a, b, Jinv, Om, Bt)
-        # Kt = B̃ᵀ H B̃ (+ geometric)
-        for i in range(18):
-            for j in range(18):
-                acc = 0.0
-                for k in range(18):
-                    acc += H[i, k] * Bt[k, j]
-                Kt[i, j] = acc
-        # Kt = H B̃ so far; left-multiply by B̃ᵀ column by column
-        for j in range(18):
-            for i in range(18):
-                fe[i] = Kt[i, j]
-            for i in range(18):
-                acc = 0.0
-                for k in range(18):
-                    acc += Bt[k, i] * fe[k]
-                Kt[i, j] = acc
-        _geometric_local(Y, l, a, b, th, Jinv, g, ft, mu, tau, Om, Bt, Kt, W, Lm)
+        variation(Y, l, a, b, 0, 1, 0, 2, Jinv, Om, Bt)
+        material_part(H, Bt, Kt, fe)
+        geometric_local(Y, l, a, b, 0, 1, 0, 2, th, g, ft, tau, Om, Bt, Kt, W, Lm)
         if mode == 1:
-            _rotate_out(E, ft, Kt, f[e], K[e], True, T18)
+            rotate_out(E, ft, Kt, f[e], K[e], True, T18)
         else:
-            _rotate_out(E, ft, Kt, fe, K[e], True, T18)
+            rotate_out(E, ft, Kt, fe, K[e], True, T18)
 
 
 # --------------------------------------------------------------------------- kernels
@@ -451,7 +228,7 @@ def mass(X, u, R, p, kind, M):
         for a in range(3):
             for k in range(3):
                 x[a, k] = X[e, a, k]
-        l0, a0, b0 = _frame(x, E0, P)
+        l0, a0, b0 = frame(x, 0, 1, 0, 2, E0, P)
         if b0 <= 0.0:
             raise ValueError("shell3: degenerate triangle (zero area or coincident nodes) in the reference configuration")
         A = 0.5 * l0 * b0
