@@ -24,7 +24,7 @@ _Q4A = (0.445948490915965, 0.091576213509771)
 _Q4W = (0.223381589678011, 0.109951743655322)
 
 @jit
-def _membrane(P, Em, nu, t, Km, CN, DN, M3, L, Q, Tq):
+def membrane(P, Em, nu, t, Km, CN, DN, M3, L, Q, Tq):
     """ANDES-OPT membrane stiffness Km (9, 9) over (ux, uy, θz) per node, the map CN
     (3, 9) from d_m to the constant membrane forces per length N = (Nxx, Nyy, Nxy) and the
     membrane stiffness per length DN (3, 3) = t D (plane stress).
@@ -268,7 +268,7 @@ def local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Db, ws):
     matrix into Db (3, 3)); ws the work arrays of ``workspace``. Returns the area A."""
     Em, nu, t = p[e, 0], p[e, 1], p[e, 2]
     M3, L93, Q333, T39, T129, dL, N6, dN, Bk, L3, px, py = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
-    A = _membrane(P, Em, nu, t, Km, CN, DN, M3, L93, Q333, T39)
+    A = membrane(P, Em, nu, t, Km, CN, DN, M3, L93, Q333, T39)
     _bending(P, Em, nu, t, Kb, S3, Bc, T129, dL, Db, N6, dN, Bk, L3, px, py)
     return A
 
@@ -281,18 +281,34 @@ def workspace():
 
 
 @jit
+def mem_slot(i):
+    """Local DOF index of membrane entry i (ū_x, ū_y, θ̄_z of node i // 3)."""
+    c = i % 3
+    return 6 * (i // 3) + (c if c < 2 else 5)
+
+
+@jit
+def ben_slot(i):
+    """Local DOF index of bending entry i (ū_z, θ̄_x, θ̄_y of node i // 3)."""
+    return 6 * (i // 3) + 2 + i % 3
+
+
+@jit
 def local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H, N, dm, db, Sd, sq, Nl):
-    """Local energy V_l(d) (returned), gradient g (18,) and, if want_H, Hessian H (18, 18);
-    writes N (3,), the total constant membrane forces N_lin + N_vk. Work arrays: dm, db
-    (9,), Sd (3, 9), sq, Nl (3,)."""
-    for i in range(9):
-        dm[i] = d[MEM[i]]
-        db[i] = d[BEN[i]]
+    """Local energy V_l(d) (returned), gradient g (6n,) and, if want_H, Hessian H (6n, 6n)
+    of an n-node facet, V_l = ½ d_mᵀ Km d_m + ½ d_bᵀ Kb d_b + A (ε̄ + ½ ε_vk)ᵀ DN ε_vk with
+    ε̄ = DN⁻¹ CN d_m (the constant membrane strain) and ε_vk = s/(2A), s_k = d_bᵀ S3_k d_b.
+    Writes N (3,), the total constant membrane forces CN d_m + DN ε_vk. Work arrays: dm, db
+    (3n,), Sd (3, 3n), sq, Nl (3,)."""
+    m = dm.shape[0]
+    for i in range(m):
+        dm[i] = d[mem_slot(i)]
+        db[i] = d[ben_slot(i)]
     for k in range(3):
         acc2 = 0.0
-        for i in range(9):
+        for i in range(m):
             acc = 0.0
-            for j in range(9):
+            for j in range(m):
                 acc += S3[k, i, j] * db[j]
             Sd[k, i] = acc
             acc2 += acc * db[i]
@@ -300,18 +316,18 @@ def local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H, N, dm, db, Sd, sq, Nl):
     V = 0.0
     for k in range(3):
         acc = 0.0
-        for j in range(9):
+        for j in range(m):
             acc += CN[k, j] * dm[j]
         Nl[k] = acc
         acc = 0.0
-        for m in range(3):
-            acc += DN[k, m] * sq[m]
+        for q in range(3):
+            acc += DN[k, q] * sq[q]
         N[k] = Nl[k] + acc / (2.0 * A)  # N_vk = DN ε_vk, ε_vk = s/(2A)
         V += 0.5 * Nl[k] * sq[k] + acc * sq[k] / (8.0 * A)
-    for i in range(9):
+    for i in range(m):
         am = 0.0
         ab = 0.0
-        for j in range(9):
+        for j in range(m):
             am += Km[i, j] * dm[j]
             ab += Kb[i, j] * db[j]
         gm = am
@@ -319,25 +335,25 @@ def local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H, N, dm, db, Sd, sq, Nl):
         for k in range(3):
             gm += 0.5 * sq[k] * CN[k, i]
             gb += N[k] * Sd[k, i]
-        g[MEM[i]] = gm
-        g[BEN[i]] = gb
+        g[mem_slot(i)] = gm
+        g[ben_slot(i)] = gb
         V += 0.5 * (am * dm[i] + ab * db[i])
     if want_H:
-        for i in range(18):
-            for j in range(18):
+        for i in range(2 * m):
+            for j in range(2 * m):
                 H[i, j] = 0.0
-        for i in range(9):
-            for j in range(9):
-                H[MEM[i], MEM[j]] = Km[i, j]
+        for i in range(m):
+            for j in range(m):
+                H[mem_slot(i), mem_slot(j)] = Km[i, j]
                 acc = Kb[i, j]
                 for k in range(3):
                     acc += N[k] * S3[k, i, j]
-                    for m in range(3):
-                        acc += DN[k, m] * Sd[k, i] * Sd[m, j] / A
-                H[BEN[i], BEN[j]] = acc
+                    for q in range(3):
+                        acc += DN[k, q] * Sd[k, i] * Sd[q, j] / A
+                H[ben_slot(i), ben_slot(j)] = acc
                 acc = 0.0
                 for k in range(3):
                     acc += CN[k, i] * Sd[k, j]
-                H[MEM[i], BEN[j]] = acc
-                H[BEN[j], MEM[i]] = acc
+                H[mem_slot(i), ben_slot(j)] = acc
+                H[ben_slot(j), mem_slot(i)] = acc
     return V
