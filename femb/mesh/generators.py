@@ -48,13 +48,14 @@ def polyline_mesh(vertices, n_per_segment, name="polyline", dim=None):
     return Mesh(points, {name: CellBlock("line", conn)}, node_sets, source=f"polyline_mesh({name!r})")
 
 
-def rectangle_mesh(a, b, nx, ny, name="plate", pattern="alternating", origin=(0.0, 0.0, 0.0)):
+def rectangle_mesh(a, b, nx, ny, name="plate", pattern="alternating", origin=(0.0, 0.0, 0.0), cells="triangle"):
     """A flat rectangular plate [0, a] × [0, b] (shifted by ``origin``) in the global XY
-    plane, split into nx × ny squares of two 3-node triangles each.
+    plane, split into nx × ny rectangles, each one 4-node "quad" cell (``cells="quad"``) or
+    two 3-node triangles (``cells="triangle"``).
 
-    ``pattern``: "right" (every square cut along the same diagonal) or "alternating"
-    (the diagonal direction alternates in a checkerboard, so the mesh has the symmetries
-    of the rectangle). Points are 3-D (z = origin z). Triangles are counter-clockwise
+    ``pattern`` (triangles): "right" (every rectangle cut along the same diagonal) or
+    "alternating" (the diagonal direction alternates in a checkerboard, so the mesh has the
+    symmetries of the rectangle). Points are 3-D (z = origin z). Cells are counter-clockwise
     seen from +Z (normal +Z).
 
     Node sets: ``name_x0``, ``name_x1`` (edges x = 0, x = a), ``name_y0``, ``name_y1``,
@@ -69,6 +70,8 @@ def rectangle_mesh(a, b, nx, ny, name="plate", pattern="alternating", origin=(0.
         raise InputError(f"need at least one division per side, got nx = {nx}, ny = {ny}", where)
     if pattern not in ("right", "alternating"):
         raise InputError(f"pattern must be 'right' or 'alternating', got {pattern!r}", where)
+    if cells not in ("triangle", "quad"):
+        raise InputError(f"cells must be 'triangle' or 'quad', got {cells!r}", where)
     xs = np.linspace(0.0, a, nx + 1)
     ys = np.linspace(0.0, b, ny + 1)
     gx, gy = np.meshgrid(xs, ys, indexing="xy")  # (ny+1, nx+1), node id = j (nx+1) + i
@@ -79,7 +82,9 @@ def rectangle_mesh(a, b, nx, ny, name="plate", pattern="alternating", origin=(0.
         for i in range(nx):
             n00 = j * (nx + 1) + i
             n10, n01, n11 = n00 + 1, n00 + nx + 1, n00 + nx + 2
-            if pattern == "right" or (i + j) % 2 == 0:
+            if cells == "quad":
+                tris.append((n00, n10, n11, n01))
+            elif pattern == "right" or (i + j) % 2 == 0:
                 tris += [(n00, n10, n11), (n00, n11, n01)]
             else:
                 tris += [(n00, n10, n01), (n10, n11, n01)]
@@ -94,7 +99,7 @@ def rectangle_mesh(a, b, nx, ny, name="plate", pattern="alternating", origin=(0.
     sets[f"{name}_boundary"] = np.unique(np.concatenate([sets[f"{name}_{s}"] for s in ("x0", "x1", "y0", "y1")]))
     if nx % 2 == 0 and ny % 2 == 0:
         sets[f"{name}_center"] = np.array([ids[ny // 2, nx // 2]])
-    return Mesh(points, {name: CellBlock("triangle", conn)}, sets, source=where)
+    return Mesh(points, {name: CellBlock(cells, conn)}, sets, source=where)
 
 
 def triangle_areas(points, conn):
@@ -106,24 +111,40 @@ def triangle_areas(points, conn):
 
 
 def pressure_nodal_loads(mesh, cells, pressure):
-    """Equivalent nodal forces (n_nodes, 3) of a uniform dead pressure on the triangles of
-    cell set ``cells``: each triangle carries ``pressure`` × area along its reference
-    normal (right-hand rule on its node order), one third to each corner node (the
-    consistent load of linear interpolation; no nodal moments). Returns the array; apply
-    it node by node with ``Model.point_load``."""
+    """Equivalent nodal forces (n_nodes, 3) of a uniform dead pressure on the cells of cell
+    set ``cells`` (triangles or quads), along each cell's reference normal (right-hand rule
+    on its node order; positive pressure pushes along that normal): the consistent load of
+    the linear (triangle: area/3 per corner) or bilinear (quad: ∫ N_k n dA, 2 × 2 Gauss,
+    exact also for warped quads) interpolation; no nodal moments. Apply the rows with
+    ``Model.point_load`` (dead loads: they do not follow the deformation)."""
     block = mesh.cells[cells]
-    if block.cell_type != "triangle":
-        raise InputError(f"pressure needs triangle cells, cell set {cells!r} holds {block.cell_type!r}", "pressure_nodal_loads")
     x = mesh.points if mesh.dim == 3 else np.hstack([mesh.points, np.zeros((mesh.n_nodes, 1))])
     c = block.connectivity
-    n = 0.5 * np.cross(x[c[:, 1]] - x[c[:, 0]], x[c[:, 2]] - x[c[:, 0]])  # area × unit normal
     out = np.zeros((mesh.n_nodes, 3))
-    for k in range(3):
-        np.add.at(out, c[:, k], pressure * n / 3.0)
+    if block.cell_type == "triangle":
+        n = 0.5 * np.cross(x[c[:, 1]] - x[c[:, 0]], x[c[:, 2]] - x[c[:, 0]])  # area × unit normal
+        for k in range(3):
+            np.add.at(out, c[:, k], pressure * n / 3.0)
+        return out
+    if block.cell_type != "quad":
+        raise InputError(f"pressure needs triangle or quad cells, cell set {cells!r} holds {block.cell_type!r}",
+                         "pressure_nodal_loads")
+    xi_k, eta_k = np.array([-1.0, 1.0, 1.0, -1.0]), np.array([-1.0, -1.0, 1.0, 1.0])
+    P = x[c]  # (n, 4, 3)
+    g = 1.0 / np.sqrt(3.0)
+    for xi in (-g, g):
+        for eta in (-g, g):
+            N = 0.25 * (1 + xi_k * xi) * (1 + eta_k * eta)
+            dxi = np.einsum("k,nkj->nj", 0.25 * xi_k * (1 + eta_k * eta), P)
+            deta = np.einsum("k,nkj->nj", 0.25 * eta_k * (1 + xi_k * xi), P)
+            n = np.cross(dxi, deta)
+            for k in range(4):
+                np.add.at(out, c[:, k], pressure * N[k] * n)
     return out
 
 
-def cylinder_panel_mesh(radius, length, angle, n_axial, n_circ, name="panel", pattern="alternating", theta0=0.0):
+def cylinder_panel_mesh(radius, length, angle, n_axial, n_circ, name="panel", pattern="alternating", theta0=0.0,
+                        cells="triangle"):
     """A cylindrical panel of ``radius`` around the global X axis: x ∈ [0, length],
     polar angle θ ∈ [theta0, theta0 + angle] (rad) measured from +Z towards +Y, i.e. the
     point (x, R sin θ, R cos θ); n_axial × n_circ quadrilaterals of two 3-node triangles
@@ -136,16 +157,16 @@ def cylinder_panel_mesh(radius, length, angle, n_axial, n_circ, name="panel", pa
     where = f"cylinder_panel_mesh({name!r})"
     if not (radius > 0 and length > 0 and 0 < angle <= 2 * np.pi):
         raise InputError(f"need radius > 0, length > 0 and 0 < angle ≤ 2π, got {radius}, {length}, {angle}", where)
-    flat = rectangle_mesh(length, angle, n_axial, n_circ, name=name, pattern=pattern)
+    flat = rectangle_mesh(length, angle, n_axial, n_circ, name=name, pattern=pattern, cells=cells)
     x, th = flat.points[:, 0], flat.points[:, 1] + theta0
     points = np.column_stack([x, radius * np.sin(th), radius * np.cos(th)])
     conn = flat.cells[name].connectivity  # counter-clockwise in (x, θ): outward normals
     sets = {k.replace("_y0", "_t0").replace("_y1", "_t1"): v for k, v in flat.node_sets.items()
             if not k.endswith(("_boundary", "_center"))}
-    return Mesh(points, {name: CellBlock("triangle", conn)}, sets, source=where)
+    return Mesh(points, {name: CellBlock(cells, conn)}, sets, source=where)
 
 
-def sphere_patch_mesh(radius, polar, azimuth, n_polar, n_azimuth, name="sphere", pattern="alternating"):
+def sphere_patch_mesh(radius, polar, azimuth, n_polar, n_azimuth, name="sphere", pattern="alternating", cells="triangle"):
     """A patch of the sphere of ``radius`` centred at the origin: polar angle φ (from +Z)
     in ``polar`` = (φ0, φ1) and azimuth θ (from +X towards +Y) in ``azimuth`` = (θ0, θ1), both
     in rad; the point (R sin φ cos θ, R sin φ sin θ, R cos φ). n_polar × n_azimuth
@@ -162,7 +183,7 @@ def sphere_patch_mesh(radius, polar, azimuth, n_polar, n_azimuth, name="sphere",
         raise InputError(f"need radius > 0, 0 ≤ φ0 < φ1 ≤ π and θ0 < θ1 ≤ θ0 + 2π, got {radius}, {polar}, {azimuth}", where)
     if p0 == 0.0:
         raise InputError("the pole is a singular point of the (φ, θ) grid: start the polar range above 0", where)
-    flat = rectangle_mesh(p1 - p0, t1 - t0, n_polar, n_azimuth, name=name, pattern=pattern)
+    flat = rectangle_mesh(p1 - p0, t1 - t0, n_polar, n_azimuth, name=name, pattern=pattern, cells=cells)
     ph, th = flat.points[:, 0] + p0, flat.points[:, 1] + t0
     points = radius * np.column_stack([np.sin(ph) * np.cos(th), np.sin(ph) * np.sin(th), np.cos(ph)])
     conn = flat.cells[name].connectivity  # counter-clockwise in (φ, θ): outward normals
@@ -175,4 +196,4 @@ def sphere_patch_mesh(radius, polar, azimuth, n_polar, n_azimuth, name="sphere",
             if k.endswith(old):
                 k = k[: -len(old)] + new
         sets[k] = v
-    return Mesh(points, {name: CellBlock("triangle", conn)}, sets, source=where)
+    return Mesh(points, {name: CellBlock(cells, conn)}, sets, source=where)
