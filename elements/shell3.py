@@ -19,7 +19,12 @@ deformational DOFs per node a (element-frame components)::
     θ̄_a = log(E R_a E0ᵀ)                          (|θ̄_a| ≤ π, quaternion log)
 
 so that d = (ū_1, θ̄_1, ū_2, θ̄_2, ū_3, θ̄_3) (18,) vanishes for every rigid motion, of any
-size. The strain energy is V = V_l(d) of a small-strain local element on the reference
+size. ū is evaluated as E (u_a − u_c) + (E − E0)(X_a − X_c) with E − E0 from the
+displacements, and the frame entering θ̄ is E0 + (E − E0): the round-off of the internal
+force scales with the displacements, not with the coordinates (a thin shell far from the
+origin under tiny loads still converges). The remaining residual floor comes from storing
+nodal rotations as matrices (absolute precision ~1e-16 rad) times the membrane-level drill
+stiffness. The strain energy is V = V_l(d) of a small-strain local element on the reference
 local coordinates P_a = E0 (X_a − X_c):
 
     V_l = ½ d_mᵀ K_m d_m + ½ d_bᵀ K_b d_b + A (ε̄ + ½ ε_vk)ᵀ D_N ε_vk

@@ -17,6 +17,8 @@ shell3's docstring for the formulas).
 """
 import math
 
+import numpy as np
+
 from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse_T_derivative, log_so3
 
@@ -85,6 +87,11 @@ def kinematics(X, u, R, e, i1, i2, j1, j2, E0, P, E, Y, x, Q, Rd, th, d):
     l, aa, bb = frame(x, i1, i2, j1, j2, E, Y)
     if b0 <= 0.0 or bb <= 0.0:
         return l, aa, bb, b0
+    # translational deformations and E = E0 + δE from the displacements (see _deformation)
+    _deformation(X, u, e, i1, i2, j1, j2, E0, E, Q, d)
+    for i in range(3):
+        for j in range(3):
+            E[i, j] = E0[i, j] + Q[i, j]
     for k in range(n):
         for i in range(3):
             for j in range(3):
@@ -94,9 +101,76 @@ def kinematics(X, u, R, e, i1, i2, j1, j2, E0, P, E, Y, x, Q, Rd, th, d):
                 Rd[i, j] = E[i, 0] * Q[0, j] + E[i, 1] * Q[1, j] + E[i, 2] * Q[2, j]
         log_so3(Rd, th[k])
         for c in range(3):
-            d[6 * k + c] = Y[k, c] - P[k, c]
             d[6 * k + 3 + c] = th[k, c]
     return l, aa, bb, b0
+
+
+@jit
+def _small_change(v0, dv, out):
+    """out (3,) = v/|v| − v0/|v0| for v = v0 + dv, without the cancellation of the
+    difference (|v| − |v0| = (2 v0·dv + dv·dv)/(|v| + |v0|)); returns |v|."""
+    n0 = math.sqrt(v0[0] * v0[0] + v0[1] * v0[1] + v0[2] * v0[2])
+    v = (v0[0] + dv[0], v0[1] + dv[1], v0[2] + dv[2])
+    n1 = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    dn = (2.0 * (v0[0] * dv[0] + v0[1] * dv[1] + v0[2] * dv[2]) + dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]) / (n1 + n0)
+    for c in range(3):
+        out[c] = (dv[c] * n0 - v0[c] * dn) / (n1 * n0)
+    return n1
+
+
+@jit
+def _deformation(X, u, e, i1, i2, j1, j2, E0, E, W, d):
+    """Translational deformations ū_k = E (x_k − x_c) − E0 (X_k − X_c) written into d (6n,)
+    as E (u_k − u_c) + (E − E0)(X_k − X_c), with E − E0 from the displacements (no
+    cancellation of absolute positions: the round-off of the internal force scales with
+    the displacements, not with the size of the model). Leaves δE = E − E0 in W (3, 3)
+    (rows δe1, δe2, δe3), which the caller adds to E0: the frame that enters the
+    deformational rotations is then accurate to round-off of E0, not of the positions."""
+    n = X.shape[1]
+    D0, dD, S0 = W[0], W[1], W[2]
+    de1 = np.empty(3)
+    de3 = np.empty(3)
+    dn = np.empty(3)
+    n0 = np.empty(3)
+    for c in range(3):
+        D0[c] = X[e, i2, c] - X[e, i1, c]
+        dD[c] = u[e, 6 * i2 + c] - u[e, 6 * i1 + c]
+        S0[c] = X[e, j2, c] - X[e, j1, c]
+    _small_change(D0, dD, de1)
+    # n = d × s, δn = δd × S0 + D0 × δs + δd × δs
+    for c in range(3):
+        c1 = (c + 1) % 3
+        c2 = (c + 2) % 3
+        ds1 = u[e, 6 * j2 + c1] - u[e, 6 * j1 + c1]
+        ds2 = u[e, 6 * j2 + c2] - u[e, 6 * j1 + c2]
+        n0[c] = D0[c1] * S0[c2] - D0[c2] * S0[c1]
+        dn[c] = (dD[c1] * S0[c2] - dD[c2] * S0[c1]) + (D0[c1] * ds2 - D0[c2] * ds1) + (dD[c1] * ds2 - dD[c2] * ds1)
+    _small_change(n0, dn, de3)
+    # δe2 = δe3 × e1 + e3⁰ × δe1
+    dE = W  # rows δe1, δe2, δe3 (D0, dD, S0 no longer needed)
+    for c in range(3):
+        c1 = (c + 1) % 3
+        c2 = (c + 2) % 3
+        dE[1, c] = de3[c1] * E[0, c2] - de3[c2] * E[0, c1] + E0[2, c1] * de1[c2] - E0[2, c2] * de1[c1]
+    for c in range(3):
+        dE[0, c] = de1[c]
+        dE[2, c] = de3[c]
+    for c in range(3):
+        uc = 0.0
+        xc = 0.0
+        for k in range(n):
+            uc += u[e, 6 * k + c] / n
+            xc += X[e, k, c] / n
+        n0[c] = uc
+        dn[c] = xc
+    for k in range(n):
+        for r in range(3):
+            acc = 0.0
+            for c in range(3):
+                acc += E[r, c] * (u[e, 6 * k + c] - n0[c]) + dE[r, c] * (X[e, k, c] - dn[c])
+            d[6 * k + r] = acc
+        if n == 3:
+            d[6 * k + 2] = 0.0  # a triangle lies in its own plane
 
 
 @jit

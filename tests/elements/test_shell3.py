@@ -473,3 +473,21 @@ def test_subprocess_runs_this_file_without_jit():
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k", "not subprocess"],
                           env=env, cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_force_round_off_scales_with_the_displacements_not_the_position():
+    """Deformations are computed from displacement differences (no cancellation of
+    absolute positions): the same small deformation (strains ~1e-6) of an element near the
+    origin and of a copy 1e4 element sizes away gives the same forces to 1e-8 relative
+    (differencing absolute coordinates would leave ~1e-16·1e4/1e-6 = 1e-6)."""
+    rng = np.random.default_rng(21)
+    X = random_triangles(rng, 4)
+    X -= X.mean(axis=1, keepdims=True)
+    far = X + np.array([1e4, -2e4, 3e4])
+    u = np.zeros((4, 18))
+    for a in range(3):
+        u[:, 6 * a:6 * a + 3] = 1e-6 * rng.normal(size=(4, 3))
+    R = np.array([[expm(1e-6 * rng.normal(size=3)) for _ in range(3)] for _ in range(4)])
+    p = params(4)
+    f0, f1 = force(X, u, R, p), force(far, u, R, p)
+    assert np.abs(f1 - f0).max() <= 1e-8 * np.abs(f0).max()
