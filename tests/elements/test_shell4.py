@@ -337,3 +337,31 @@ def test_sze_cantilever_under_end_shear():
     assert d[2] == pytest.approx(6.698, rel=3e-3)
     assert -d[0] == pytest.approx(3.286, rel=3e-3)
     assert max(res.history["iterations"]) <= 10 and res.info["newton_iterations"] <= 80
+
+
+# --------------------------------------------------------------------------- reference
+def test_kernels_equal_the_numpy_reference():
+    from tests.elements import shell4_reference as ref
+    X, u, R, p = deformed_states(seed=8, n=4, amplitude=0.5, strain=0.05)
+    f, e = force(X, u, R, p), energy(X, u, R, p)
+    for k in range(len(X)):
+        assert e[k] == pytest.approx(ref.energy(X[k], u[k], R[k], p[k]), rel=1e-9)
+        fr = ref.force(X[k], u[k], R[k], p[k])
+        assert np.abs(f[k] - fr).max() <= 1e-9 * np.abs(fr).max()
+        for kind in (0, 1, 2):
+            Mk = mass(X[k:k + 1], u[k:k + 1], R[k:k + 1], p[k:k + 1], kind)[0]
+            assert np.allclose(Mk, ref.mass(X[k], p[k], kind), rtol=1e-12, atol=1e-15 * np.abs(Mk).max())
+
+
+@pytest.mark.slow
+def test_subprocess_runs_the_element_tests_without_jit():
+    """The kernels also run as plain Python (NUMBA_DISABLE_JIT=1): the element-level tests."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k",
+                           "not subprocess and not plate and not sze and not locking"],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
