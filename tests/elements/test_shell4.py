@@ -365,3 +365,19 @@ def test_subprocess_runs_the_element_tests_without_jit():
                            "not subprocess and not plate and not sze and not locking"],
                           env=env, cwd=root, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_end_moment_rolls_the_strip_into_a_full_circle():
+    """Roll-up (EI = 100, L = 12, M = 2πEI/L, 8 increments) on 24 × 1 quadrilaterals: nodes
+    on the exact circle within 1e-4 R (measured 2.2e-5), tip back at the root within
+    1e-4 L (measured 3.3e-5), ≤ 10 Newton iterations per increment."""
+    L, EI = 12.0, 100.0
+    mesh, model = strip(24, 1, L=L, element="shell4")
+    M = 2 * np.pi * EI / L
+    model.point_load("plate_x1", my=-M / 2)
+    res = solve_static(model, steps=8, settings=NewtonSettings(tolerance=1e-8))
+    x = mesh.points + res.nodal_displacements()
+    R = EI / M
+    assert np.abs(np.hypot(x[:, 0], x[:, 2] - R) - R).max() < 1e-4 * R
+    assert np.abs(x[mesh.node_sets["plate_x1"]] - mesh.points[mesh.node_sets["plate_x0"]]).max() < 1e-4 * L
+    assert max(res.history["iterations"]) <= 10
