@@ -272,3 +272,24 @@ def test_case_file_with_a_shell_section_and_a_gmsh_plate(tmp_path):
     freqs = np.asarray(load_case(tmp_path / "plate.toml").run(tmp_path / "out")[-1].times, dtype=float)
     assert freqs[0] == pytest.approx(24.203, rel=6e-3) and freqs[0] < 24.203
     assert freqs[1] == pytest.approx(2.5 * 24.203, rel=1.5e-2)
+
+
+def test_stiffened_panel_example():
+    """examples/stiffened_panel.py: the central flat-bar stiffener (beam3d on the skin's
+    nodes) doubles the buckling load of the square panel; against Timoshenko & Gere's
+    one-term energy solution (an upper bound) the stiffened load is 1.7 % below on 16 × 16
+    and converges at O(h²) (measured −2.9 % → −1.7 % → −1.4 % on 8, 16, 32), the bare
+    plate is within 0.6 % of k = 4."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "examples" / "stiffened_panel.py"
+    spec = importlib.util.spec_from_file_location("example_stiffened_panel", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ref_bare, ref_stiff = mod.closed_forms()
+    bare8, stiff8 = mod.main(8)
+    bare, stiff = mod.main(16)
+    assert bare == pytest.approx(ref_bare, rel=6e-3)
+    assert -0.025 < stiff / ref_stiff - 1.0 < 0.0
+    assert stiff > 2.0 * bare
+    assert (ref_stiff - stiff8) > 1.5 * (ref_stiff - stiff)  # converging towards the bound
