@@ -233,7 +233,8 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     for e in range(X.shape[0]):
         l, a, b, b0 = kinematics(X, u, R, e, 0, 2, 1, 3, E0, P, E, Y, x, Qw, Rd, th, d)
         if b0 <= 0.0:
-            raise ValueError("shell4: degenerate quadrilateral (parallel diagonals or coincident nodes) in the reference configuration")
+            raise ValueError("shell4: degenerate quadrilateral (parallel diagonals or coincident nodes) "
+                             "in the reference configuration")
         if b <= 0.0:
             raise ValueError("shell4: quadrilateral collapsed in the current configuration")
         A = _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Bq, Dm, ws)
@@ -342,7 +343,8 @@ def mass(X, u, R, p, kind, M):
                 x[a, k] = X[e, a, k]
         l0, a0, b0 = frame(x, 0, 2, 1, 3, E0, P)
         if b0 <= 0.0:
-            raise ValueError("shell4: degenerate quadrilateral (parallel diagonals or coincident nodes) in the reference configuration")
+            raise ValueError("shell4: degenerate quadrilateral (parallel diagonals or coincident nodes) "
+                             "in the reference configuration")
         rho, t = p[e, 3], p[e, 2]
         for i in range(4):
             for j in range(4):

@@ -267,7 +267,7 @@ def local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Db, ws):
     """Local matrices of element e on reference local coordinates P (bending rigidity
     matrix into Db (3, 3)); ws the work arrays of ``workspace``. Returns the area A."""
     Em, nu, t = p[e, 0], p[e, 1], p[e, 2]
-    M3, L93, Q333, T39, T129, dL, N6, dN, Bk, L3, px, py = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
+    M3, L93, Q333, T39, T129, dL, N6, dN, Bk, L3, px, py = ws
     A = membrane(P, Em, nu, t, Km, CN, DN, M3, L93, Q333, T39)
     _bending(P, Em, nu, t, Kb, S3, Bc, T129, dL, Db, N6, dN, Bk, L3, px, py)
     return A
