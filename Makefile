@@ -1,5 +1,6 @@
-# femb: `make demo` runs the flagship example, `make test` runs the test suite.
-# Both create the virtual environment (.venv) and install femb (editable) when needed.
+# femb: `make demo` runs the flagship example, `make test` runs the linters, the type check,
+# the API-reference build and the test suite (`make lint`, `make docs` run those parts alone).
+# Each creates the virtual environment (.venv) and installs femb (editable) when needed.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -7,19 +8,30 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.femb-installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: demo test test-fast validate bench lint clean
+.PHONY: demo test test-fast validate bench lint docs clean
+
+# the public modules that `make lint` checks (ruff settings and the mypy file list: pyproject.toml)
+LINT_PATHS := femb/__init__.py femb/model femb/results femb/solvers femb/mesh examples docs/conf.py tests/framework/test_public_api.py
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,plot]"
+	$(PY) -m pip install --quiet -e ".[test,plot,lint,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(PY) examples/demo.py --out demo_out
 
-test: $(STAMP)
+test: lint docs
 	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/mypy
+
+# the API reference (docs/_build/html/index.html); warnings are errors
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
@@ -33,5 +45,5 @@ bench: $(STAMP)
 	$(PY) benchmarks/joint_step_overhead.py
 
 clean:
-	rm -rf $(VENV) demo_out .pytest_cache
+	rm -rf $(VENV) demo_out .pytest_cache .ruff_cache .mypy_cache docs/_build docs/_generated
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

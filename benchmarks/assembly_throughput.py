@@ -21,7 +21,7 @@ from femb.solvers import Factorization
 def beam_model(n):
     mesh = line_mesh((0.0, 0.0), (1.0, 0.0), n, "beam")
     model = Model(mesh)
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0, rho=1.0), Section(A=1e4, I=1.0))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0, rho=1.0), Section(A=1e4, I=1.0))
     model.fix("beam_start")
     return model
 

@@ -86,10 +86,10 @@ from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import integrators
 from femb.solvers import HHT, DynamicSettings, GeneralizedAlpha, MidPoint, Newmark, solve_dynamic
-from femb.solvers.dynamic_problem import DynamicProblem
-from femb.solvers.energy import EnergyAccount
-from femb.solvers.newton import NewtonSettings
-from femb.solvers.step_newton import DirectCorrection
+from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics.energy import EnergyAccount
+from femb.solvers.nonlinear.newton import NewtonSettings
+from femb.solvers.nonlinear.step_newton import DirectCorrection
 
 L, RHOA, G = 1.0, 1.0, 9.81
 EI = 6.19
@@ -196,7 +196,7 @@ def drift(E, T):
 def femb_model(n, scale=1.0):
     ea, ga, ei = stiffness(scale)
     model = Model(line_mesh((0.0, 0.0), (L, 0.0), n, "beam"), name=f"flexible-pendulum-{n}")
-    model.add_part("beam", "beam", "beam2d_timoshenko", values=dict(EA=ea, EI=ei, GAs=ga, rhoA=RHOA, rhoI=RHOI))
+    model.add_part("beam", "beam2d_timoshenko", "beam", values=dict(EA=ea, EI=ei, GAs=ga, rhoA=RHOA, rhoI=RHOI))
     model.fix("beam_start", "translations")
     model.gravity((0.0, -G))
     return model

@@ -49,8 +49,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from femb.mesh import Mesh  # noqa: E402
 from femb.model import Model  # noqa: E402
 from femb.solvers import solve_dynamic  # noqa: E402
-from femb.solvers.dynamic import DynamicSettings  # noqa: E402
-from femb.solvers.newton import NewtonSettings  # noqa: E402
+from femb.solvers.dynamics.driver import DynamicSettings  # noqa: E402
+from femb.solvers.nonlinear.newton import NewtonSettings  # noqa: E402
 from femb.validation.models import slider_crank as flexible_slider_crank  # noqa: E402
 
 AXIS = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
@@ -99,7 +99,7 @@ def flexible_crank(joint=True, n_rod=16, omega=124.8):
     sets["driver"] = [len(pts) - 1]
     model = Model(Mesh(pts, dict(mesh.cells), sets), name="flexible slider-crank (joints)")
     part = base.parts[0] if isinstance(base.parts, list) else next(iter(base.parts.values()))
-    model.add_part("rod", "rod", part.element, part.material, part.section)
+    model.add_part("rod", part.element, "rod", part.material, part.section)
     model.add_discrete("driver", "point_mass2d_translational", "driver", m=0.0)
     model.prescribe("driver", "ux", function=lambda t: r * (np.cos(omega * t) - 1.0))
     model.prescribe("driver", "uy", function=lambda t: r * np.sin(omega * t))

@@ -94,7 +94,7 @@ In 3-D the rotary inertia of a section turns with the section, so no kind is con
 unless rhoIp = rhoIy = rhoIz (e.g. all zero): ``constant_mass`` is empty. Kinds 0 and 2
 split into a constant translational mass and nodal rigid-body inertias (body frame: the
 rotational block at R = I), which is how the energy-conserving dynamics integrates them
-(``extra["rotary_kinds"]``, femb.solvers.midpoint3d).
+(``spec.rotary_kinds``, femb.solvers.dynamics.midpoint3d).
 
 Energy-conserving dynamics: ``midpoint_force_oriented`` (the ``midpoint_force`` kernel of
 oriented elements, signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is the
@@ -113,6 +113,7 @@ import numpy as np
 
 from femb.core import jit
 from femb.core.rotations import (cayley_spin_jacobian, hat, left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3)
+from femb.core.rotations import cayley as _cayley_matrix
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 
@@ -698,23 +699,6 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
 
 
 @jit
-def _cayley_matrix(c, C):
-    """C (3, 3) = cay(c) = I + (ĉ + ĉ²/2)/(1 + |c|²/4)."""
-    den = 1.0 + 0.25 * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2])
-    hat(c, C)
-    H = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            H[i, j] = C[i, j]
-    for i in range(3):
-        for j in range(3):
-            acc = 0.0
-            for k in range(3):
-                acc += H[i, k] * H[k, j]
-            C[i, j] = ((1.0 if i == j else 0.0) + (H[i, j] + 0.5 * acc) / den)
-
-
-@jit
 def _invariant_gradient(Xt, ut, Rt, pt, R0, pi, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd, W, J, V,
                         C, grad):
     """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,) and
@@ -1110,7 +1094,7 @@ PARAMS = ("EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy
 _COMMON = dict(cell_type="line", n_nodes=2, dim=3, node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"),
                resultant_names=("N", "Vy", "Vz", "T", "My1", "Mz1", "My2", "Mz2"), kernels=KERNELS,
                constant_mass=(), oriented=True, defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0},
-               extra={"rotary_kinds": (LUMPED, INVARIANT)})
+               rotary_kinds=(LUMPED, INVARIANT))
 
 SPECS = {
     "beam3d": ElementSpec(name="beam3d", params=PARAMS, properties=properties_euler_bernoulli,

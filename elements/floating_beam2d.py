@@ -453,7 +453,7 @@ KERNELS = ElementKernels(
 
 _COMMON = dict(cell_type="line4", n_nodes=4, dim=2, node_dofs=("ux", "uy", "rz"), resultant_names=("N", "V", "M1", "M2"),
                kernels=KERNELS, constant_mass=(LUMPED, INVARIANT), requires_length=False,
-               extra={"drawn_as": ("line", 2)})  # output draws the element's own nodes i, j
+               drawn_as=("line", 2))  # output draws the element's own nodes i, j
 
 SPECS = {
     "beam2d_floating": ElementSpec(

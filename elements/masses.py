@@ -17,8 +17,8 @@ Element types (all ``cell_type="vertex"``, one node, created with ``Model.add_di
   *oriented* element (kernels take the nodal rotation R): M = diag(m I₃, R J Rᵀ), the
   spatial inertia turning with the body. The translational part is constant; the
   rotational part is integrated by the dynamics as a nodal rigid body (Simo–Wong
-  energy-momentum rule, femb.solvers.midpoint3d), so ``constant_mass`` is empty and
-  ``extra["rotary_kinds"]`` lists the kinds (all) whose mass splits that way.
+  energy-momentum rule, femb.solvers.dynamics.midpoint3d), so ``constant_mass`` is empty and
+  ``rotary_kinds`` lists the kinds (all) whose mass splits that way.
 - ``rigid_body2d``: DOFs (ux, uy, rz) of the body's centre of mass (the node *is* the
   centre of mass); params ``m``, ``J`` (inertia about the centre of mass).
   M = diag(m, m, J): constant, so the body is exact in the energy-conserving mid-point
@@ -36,8 +36,8 @@ Element types (all ``cell_type="vertex"``, one node, created with ``Model.add_di
   M depends on the configuration (``constant_mass`` is empty), so this type is **not**
   suitable for the energy-conserving mid-point integrator, and the equations of motion
   M(θ) q̈ + h = Q also need the centrifugal term h = (−m ω² r_x, −m ω² r_y, 0), which the
-  element contract has no slot for; it is provided as ``spec.extra["velocity_force"]``
-  (signature ``(X, u, v, p, f)``, v the element velocities). Gravity computed as M·g is
+  solvers do not use yet; it is provided as the ``velocity_force`` kernel (signature
+  ``(X, u, v, p, f)``, v the element velocities). Gravity computed as M·g is
   the force m g plus the moment r × m g, exact only at the configuration where M is
   evaluated. **For dynamics put the node at the centre of mass (``rigid_body2d``) and
   connect other points of the body with joints/ties with offsets**; use the offset type
@@ -56,9 +56,8 @@ import numpy as np
 
 from femb.core import jit
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .base import ALL_MASS_KINDS, CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 
-ALL_KINDS = (LUMPED, CONSISTENT, INVARIANT)
 
 
 # ---------------------------------------------------------------------------- zero kernels (no stiffness)
@@ -249,7 +248,7 @@ def properties(material, section):
     raise ValueError("point masses and rigid bodies take direct values (m, J, ...) via Model.add_discrete, not a material and section")
 
 
-def _kernels(mass):
+def _kernels(mass, velocity_force=None):
     return ElementKernels(
         internal_force=zero_force,
         tangent=zero_tangent,
@@ -259,14 +258,15 @@ def _kernels(mass):
         mass=mass,
         midpoint_force=zero_midpoint_force,
         damping=None,
+        velocity_force=velocity_force,
     )
 
 
 POINT_KERNELS = _kernels(point_mass)
-OFFSET_KERNELS = _kernels(offset_body_mass)
+OFFSET_KERNELS = _kernels(offset_body_mass, offset_body_velocity_force)
 
 
-def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, extra=None, oriented=False, defaults=None):
+def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, rotary_kinds=(), oriented=False, defaults=None):
     return ElementSpec(
         name=name,
         cell_type="vertex",
@@ -282,31 +282,30 @@ def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, ext
         oriented=oriented,
         defaults=defaults or {},
         description=description,
-        extra=extra or {},
+        rotary_kinds=rotary_kinds,
     )
 
 
 SPECS = {
     "point_mass2d": _spec(
-        "point_mass2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_KINDS,
+        "point_mass2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_MASS_KINDS,
         "2-D point mass m with rotary inertia J about the node; M = diag(m, m, J)"),
     "point_mass2d_translational": _spec(
-        "point_mass2d_translational", 2, ("ux", "uy"), ("m",), POINT_KERNELS, ALL_KINDS,
+        "point_mass2d_translational", 2, ("ux", "uy"), ("m",), POINT_KERNELS, ALL_MASS_KINDS,
         "2-D point mass m on the translations only (adds no rz DOF); M = diag(m, m)"),
     "point_mass3d": _spec(
-        "point_mass3d", 3, ("ux", "uy", "uz"), ("m",), POINT_KERNELS, ALL_KINDS,
+        "point_mass3d", 3, ("ux", "uy", "uz"), ("m",), POINT_KERNELS, ALL_MASS_KINDS,
         "3-D point mass m (translations); M = m I"),
     "rigid_body3d": _spec(
         "rigid_body3d", 3, ("ux", "uy", "uz", "rx", "ry", "rz"), ("m", "Jxx", "Jyy", "Jzz", "Jxy", "Jxz", "Jyz"),
         RIGID3D_KERNELS, (),
         "3-D rigid body, node at the centre of mass, body-frame inertia tensor J about it; M = diag(m I, R J R^T)",
-        {"rotary_kinds": ALL_KINDS}, oriented=True, defaults={"Jxy": 0.0, "Jxz": 0.0, "Jyz": 0.0}),
+        rotary_kinds=ALL_MASS_KINDS, oriented=True, defaults={"Jxy": 0.0, "Jxz": 0.0, "Jyz": 0.0}),
     "rigid_body2d": _spec(
-        "rigid_body2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_KINDS,
+        "rigid_body2d", 2, ("ux", "uy", "rz"), ("m", "J"), POINT_KERNELS, ALL_MASS_KINDS,
         "planar rigid body, node at the centre of mass, J about the centre of mass; constant M = diag(m, m, J)"),
     "rigid_body2d_offset": _spec(
         "rigid_body2d_offset", 2, ("ux", "uy", "rz"), ("m", "J", "cx", "cy"), OFFSET_KERNELS, (),
         "planar rigid body with its centre of mass at offset (cx, cy) from the node (reference configuration), "
-        "J about the centre of mass; configuration-dependent M(θ): for dynamics prefer rigid_body2d",
-        {"velocity_force": offset_body_velocity_force}),
+        "J about the centre of mass; configuration-dependent M(θ): for dynamics prefer rigid_body2d"),
 }

@@ -300,5 +300,5 @@ SPECS = {
                           constant_mass=(LUMPED, CONSISTENT, INVARIANT), oriented=True,
                           description="flat co-rotational (EICR) shell triangle: ANDES-OPT membrane with "
                                       "drilling rotations + DKT bending",
-                          extra={"check_cells": check_cells}),
+                          check_cells=check_cells),
 }

@@ -426,5 +426,5 @@ SPECS = {
                           constant_mass=(LUMPED, CONSISTENT, INVARIANT), oriented=True,
                           description="co-rotational (EICR) shell quadrilateral: ANDES-OPT membrane with "
                                       "drilling (4 overlapping triangles) + MITC4 bending/shear",
-                          extra={"check_cells": check_cells}),
+                          check_cells=check_cells),
 }

@@ -391,7 +391,6 @@ def _spec(name, dim, strain, kernels):
         kernels=kernels,
         constant_mass=(LUMPED, CONSISTENT, INVARIANT),
         description=_DESCRIPTION[strain].format(d=dim),
-        extra={"strain": strain},
     )
 
 

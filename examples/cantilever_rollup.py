@@ -12,10 +12,17 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.export import results_to_vtk, write_history_csv, write_run_json
-from femb.mesh.io import read_mesh
-from femb.model import Material, Model, Section
-from femb.solvers import NewtonSettings, solve_static
+from femb import (
+    Material,
+    Model,
+    NewtonSettings,
+    Section,
+    read_mesh,
+    results_to_vtk,
+    solve_static,
+    write_history_csv,
+    write_run_json,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -23,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 def build(EI=2.0, L=1.0):
     mesh = read_mesh(HERE.parent / "meshes" / "cantilever.msh")
     model = Model(mesh, name="cantilever roll-up")
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=1e4, I=EI))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0), Section(A=1e4, I=EI))
     model.fix("clamp")
     model.point_load("tip", mz=2.0 * np.pi * EI / L)
     return model

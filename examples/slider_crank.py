@@ -14,10 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.export import results_to_vtk, write_history_csv, write_run_json
-from femb.mesh import line_mesh
-from femb.model import Material, Model, Section
-from femb.solvers import solve_dynamic
+from femb import (
+    Material,
+    Model,
+    Section,
+    line_mesh,
+    results_to_vtk,
+    solve_dynamic,
+    write_history_csv,
+    write_run_json,
+)
 from femb.validation.models import rod_midpoint_deflection
 from femb.validation.signals import first_local_extremum
 
@@ -34,7 +40,7 @@ def build(n_elements=16, omega=OMEGA):
     model.add_marker("slider", "rod_end")
     model.add_marker("mid", (0.3048, 0.0))
     steel = Material(E=2.06843e11, nu=0.235, rho=7834.56, name="steel")
-    model.add_part("rod", "rod", "beam2d", steel, Section(A=math.pi * D**2 / 4, I=math.pi * D**4 / 64, name="rod"))
+    model.add_part("rod", "beam2d", "rod", steel, Section(A=math.pi * D**2 / 4, I=math.pi * D**4 / 64, name="rod"))
     model.prescribe("pin", "ux", function=lambda t: r * (math.cos(omega * t) - 1))
     model.prescribe("pin", "uy", function=lambda t: r * math.sin(omega * t))
     model.fix("slider", ("uy",))

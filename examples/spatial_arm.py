@@ -23,10 +23,18 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.export import results_to_vtk, write_history_csv, write_run_json
-from femb.mesh import Mesh, line_mesh
-from femb.model import Material, Model, Section
-from femb.solvers import solve_dynamic, solve_static
+from femb import (
+    Material,
+    Mesh,
+    Model,
+    Section,
+    line_mesh,
+    results_to_vtk,
+    solve_dynamic,
+    solve_static,
+    write_history_csv,
+    write_run_json,
+)
 
 G = 9.81                      # gravity (m/s²)
 RH, GAP = 0.1, 0.03           # hub bracket length, clevis offset of each joint (m)
@@ -76,10 +84,10 @@ def build(n_elements=4):
     steel = Material(E=210e9, nu=0.3, rho=7850.0, name="steel")
     aluminium = Material(E=E_AL, nu=NU_AL, rho=RHO_AL, name="aluminium")
     d = 0.04  # solid steel bracket
-    model.add_part("hub", "hub", "beam3d", steel, Section(A=math.pi / 4 * d**2, I=math.pi / 64 * d**4, J=math.pi / 32 * d**4, name="bar40"))
+    model.add_part("hub", "beam3d", "hub", steel, Section(A=math.pi / 4 * d**2, I=math.pi / 64 * d**4, J=math.pi / 32 * d**4, name="bar40"))
     for k, (D, t) in enumerate(((D1, T1), (D2, T2)), start=1):
         A, I, J = tube(D, t)
-        model.add_part(f"link{k}", f"link{k}", "beam3d", aluminium, Section(A=A, I=I, J=J, name=f"tube{k}"))
+        model.add_part(f"link{k}", "beam3d", f"link{k}", aluminium, Section(A=A, I=I, J=J, name=f"tube{k}"))
     model.add_discrete("hub_body", "rigid_body3d", "hub", m=5.0, Jxx=0.0125, Jyy=0.0125, Jzz=0.025)
     a, b, c = 0.15, 0.1, 0.05
     model.add_discrete("payload", "rigid_body3d", "tip", m=M_P, Jxx=M_P * (b**2 + c**2) / 12,

@@ -24,11 +24,18 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.elements.floating_beam2d import floating_cells
-from femb.export import results_to_vtk, write_history_csv, write_run_json
-from femb.mesh import Mesh, line_mesh
-from femb.model import Material, Model, Section
-from femb.solvers import solve_dynamic
+from femb import (
+    Material,
+    Mesh,
+    Model,
+    Section,
+    floating_cells,
+    line_mesh,
+    results_to_vtk,
+    solve_dynamic,
+    write_history_csv,
+    write_run_json,
+)
 
 L, OMEGA, T, GAP = 10.0, 6.0, 15.0, 25.0
 PUBLISHED_EXTREME = -0.5739  # Meijaard (1993), Fig. 4: co-rotational tip deflection, 4 elements
@@ -49,10 +56,10 @@ def build(n_elements=8):
     model = Model(mesh, name="spin-up B: co-rotational vs. floating frame")
     material = Material(E=2.8e7, G=1.0e7, rho=1.2, name="simo")
     section = Section(A=1.0, I=5.0e-4, shear_factor=1.0, name="unit")
-    model.add_part("corot", "corot", "beam2d_timoshenko", material, section)
+    model.add_part("corot", "beam2d_timoshenko", "corot", material, section)
     # the floating body: each element's nodes plus the frame nodes (root element)
     mesh.add_cells("floating floating", "line4", floating_cells(mesh.cells["floating"].connectivity, "root"))
-    model.add_part("floating", "floating floating", "beam2d_floating_timoshenko", material, section)
+    model.add_part("floating", "beam2d_floating_timoshenko", "floating floating", material, section)
     for name in ROTORS:
         model.fix(f"{name}_start", ("ux", "uy"))
         model.prescribe(f"{name}_start", "rz", function=hub_angle)

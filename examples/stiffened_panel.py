@@ -42,11 +42,11 @@ def panel(n, stiffened):
         mid = mid[np.argsort(mesh.points[mid, 0])]
         mesh.add_cells("rib", "line", np.column_stack([mid[:-1], mid[1:]]))
     model = Model(mesh, name="stiffened panel" if stiffened else "bare panel")
-    model.add_part("skin", "plate", "shell3", ALU, Section(thickness=T, name="skin"))
+    model.add_part("skin", "shell3", "plate", ALU, Section(thickness=T, name="skin"))
     if stiffened:
         rib = Section(A=RIB_T * RIB_H, Iy=RIB_T * RIB_H**3 / 12, Iz=RIB_H * RIB_T**3 / 12,
                       J=RIB_H * RIB_T**3 / 3, orientation=(0.0, 1.0, 0.0), name="flat bar")
-        model.add_part("rib", "rib", "beam3d", ALU, rib)
+        model.add_part("rib", "beam3d", "rib", ALU, rib)
     model.fix("plate_boundary", ("uz",))
     model.fix("plate_x0", ("ux",))
     model.fix("plate_c00", ("uy",))

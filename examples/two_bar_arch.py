@@ -13,10 +13,17 @@ from pathlib import Path
 
 import numpy as np
 
-from femb.export import results_to_vtk, write_history_csv, write_run_json
-from femb.mesh.io import read_mesh
-from femb.model import Material, Model, Section
-from femb.solvers import ArcLengthSettings, solve_arclength
+from femb import (
+    ArcLengthSettings,
+    Material,
+    Model,
+    Section,
+    read_mesh,
+    results_to_vtk,
+    solve_arclength,
+    write_history_csv,
+    write_run_json,
+)
 
 HERE = Path(__file__).resolve().parent
 H, P_REF = 0.1, 1e-3
@@ -25,7 +32,7 @@ H, P_REF = 0.1, 1e-3
 def build():
     mesh = read_mesh(HERE.parent / "meshes" / "two_bar_arch.msh")
     model = Model(mesh, name="two-bar arch")
-    model.add_part("bars", "bars", "truss2d", Material(E=1.0), Section(A=1.0))
+    model.add_part("bars", "truss2d", "bars", Material(E=1.0), Section(A=1.0))
     model.fix("supports")
     model.point_load("apex", fy=-P_REF)
     return model

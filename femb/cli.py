@@ -3,18 +3,22 @@
     femb run CASE.toml --out DIR      run a case file (progress bar, results in DIR)
         --restart                     continue a killed run from DIR/checkpoint.npz
         --smoke                       shortened steps (also: FEMB_SMOKE=1), a quick check
+        --max-memory-gb / --max-output-gb GB
+                                      size limits of the run (estimated before it starts)
     femb sweep CASE.toml --param NAME=v1,v2 [--param ...] --out DIR
                                       run a case per combination of parameter values
         --jobs N / --scheduler ADDR   local process pool / Dask cluster; DIR/sweep.csv
     femb info MESH                    sets, cell types, counts and bounding box of a mesh file
     femb render DIR --frame N --png FILE
                                       picture of one frame of a result folder
+        --scalars NAME --warp W --length-unit m --title TEXT
     femb --version
 
 Exit codes: 0 success; 1 analysis failure (no convergence, singular system, rendering
 impossible: the diagnostics are printed and results computed so far stay on disk);
 2 bad input (unknown keys, sets or values, unreadable files: the message names the
-culprit, no traceback).
+culprit, no traceback); 130 interrupted by Ctrl-C (history.csv and run.json are written,
+a dynamic step can be resumed with --restart).
 """
 import argparse
 import logging
@@ -24,7 +28,7 @@ from pathlib import Path
 import femb
 from femb.core.errors import FembError, InputError
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _parser():
@@ -40,6 +44,10 @@ def _parser():
     run.add_argument("--restart", action="store_true", help="continue from the checkpoint in the output folder (dynamic steps)")
     run.add_argument("--smoke", action="store_true",
                      help="smoke run: every step shortened to a few increments or recorded frames (also FEMB_SMOKE=1)")
+    run.add_argument("--max-memory-gb", type=float, metavar="GB",
+                     help="refuse a run estimated to need more memory (default: [output] max_memory_gb, else 8)")
+    run.add_argument("--max-output-gb", type=float, metavar="GB",
+                     help="refuse a run estimated to write more (default: [output] max_output_gb, else 10)")
     run.set_defaults(func=cmd_run)
 
     sweep = sub.add_parser("sweep", help="run a case for every combination of parameter values")
@@ -60,8 +68,11 @@ def _parser():
     render.add_argument("source", help="result folder, .pvd or .vtu")
     render.add_argument("--frame", type=int, default=-1, help="frame index (negative: from the end; default: last)")
     render.add_argument("--png", required=True, help="output PNG file")
-    render.add_argument("--scalars", default="displacement", help="point or cell array to colour by")
-    render.add_argument("--warp", type=float, default=1.0, help="displacement scale")
+    render.add_argument("--scalars", default="displacement", help="point or cell array to colour by (an unknown name lists the arrays)")
+    render.add_argument("--warp", type=float, default=1.0,
+                        help="scale of the deformation relative to each part's rigid motion (default 1: the computed shape)")
+    render.add_argument("--length-unit", default="", metavar="UNIT", help="unit of the coordinates for the axis titles, e.g. m")
+    render.add_argument("--title", help="title of the picture (default: frame, time, what the colour shows, the warp)")
     render.add_argument("--backend", choices=("auto", "pyvista", "matplotlib"), default="auto")
     render.set_defaults(func=cmd_render)
 
@@ -74,7 +85,11 @@ def _parser():
 def cmd_run(args):
     from femb.case import load_case
 
-    case = load_case(args.case, smoke=True if args.smoke else None)
+    for flag, value in (("--max-memory-gb", args.max_memory_gb), ("--max-output-gb", args.max_output_gb)):
+        if value is not None and not value > 0:
+            raise InputError(f"{flag} must be > 0, got {value:g}")
+    limits = {"memory_gb": args.max_memory_gb, "output_gb": args.max_output_gb}
+    case = load_case(args.case, smoke=True if args.smoke else None, limits=limits)
     out = Path(args.out) if args.out else Path(f"{Path(args.case).stem}_out")
     mode = " [smoke run]" if case.smoke else ""
     print(f"femb {femb.__version__}: {case.title or case.model.name} ({case.model.mesh.n_nodes} nodes, {len(case.steps)} step(s)) -> {out}{mode}")
@@ -84,8 +99,16 @@ def cmd_run(args):
     results = case.run(out, progress=not args.no_progress, restart=args.restart)
     for step, res in zip(case.steps[len(case.steps) - len(results):], results):
         print(f"  {step.name} ({step.type}): {len(res)} frames, last time/load factor {res.times[-1]:.6g}")
-    print(f"  written: {out / (case.output.name + '.pvd')}, {out / 'history.csv'}, {out / 'run.json'}")
+    print(f"  written: {', '.join(str(p) for p in written_files(case, out))}")
     return EXIT_OK
+
+
+def written_files(case, out):
+    """The result files a finished case run left in ``out`` (those its settings ask for)."""
+    names = ([case.output.name + ".pvd"] if case.output.vtk else []) + (["history.csv"] if case.output.history else []) + ["run.json"]
+    if case.output.vtk and case.output.surfaces is not None and (out / f"{case.output.name}_surface.pvd").exists():
+        names.insert(1, f"{case.output.name}_surface.pvd")
+    return [out / n for n in names if (out / n).exists()]
 
 
 def cmd_sweep(args):
@@ -133,10 +156,25 @@ def cmd_info(args):
 def cmd_render(args):
     from femb.export import render_png
 
-    backend = render_png(args.source, args.frame, args.png, scalars=args.scalars, warp=args.warp, backend=args.backend)
+    backend = render_png(args.source, args.frame, args.png, scalars=args.scalars, warp=args.warp, backend=args.backend,
+                         title=args.title, length_unit=args.length_unit or None)
     note = " (pyvista could not render off-screen; matplotlib fallback)" if backend == "matplotlib" and args.backend == "auto" else ""
     print(f"wrote {args.png} with {backend}{note}")
     return EXIT_OK
+
+
+def _resume_hint(args, exc):
+    """The lines after "femb: interrupted": where the results are and how to continue."""
+    from femb.case.case import RunInterrupted
+
+    if not isinstance(exc, RunInterrupted):
+        return ""
+    text = f" in step {exc.step!r}; history.csv and run.json so far are in {exc.out_dir}"
+    if args.command != "run":  # a sweep's runs carry parameter overrides: rerun the sweep
+        return text
+    if exc.restartable:
+        return text + f"\nfemb: resume with: femb run {args.case} --out {exc.out_dir} --restart"
+    return text + "\nfemb: this step cannot be resumed (only dynamic steps write checkpoints); run the case again"
 
 
 def _fmt(v):
@@ -158,6 +196,9 @@ def main(argv=None):
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
+    except KeyboardInterrupt as exc:  # Ctrl-C: what was computed is on disk (RunInterrupted says where)
+        print(f"\nfemb: interrupted{_resume_hint(args, exc)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
 
@@ -166,7 +207,7 @@ def main(argv=None):
     except InputError as exc:  # ModelError included
         print(f"femb: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         print(f"femb: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except _toml_error_types() as exc:

@@ -5,6 +5,7 @@ import numpy as np
 
 from femb import elements as element_library
 from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
+from femb.case.limits import check_generated_mesh
 from femb.core.errors import InputError
 from femb.mesh import Mesh, line_mesh, polyline_mesh
 from femb.mesh.io import read_mesh
@@ -45,6 +46,7 @@ def build_mesh(table, ctx, base_dir):
                 start = t.take("start", "vector", required=True, size=(2, 3))
                 end = t.take("end", "vector", required=True, size=(2, 3))
                 n = t.take("elements", "integer", required=True, minimum=1)
+                _check_size(ctx, n, len(start), t.key_path("elements"))
                 parts.append(_generate(ctx, t.path, line_mesh, start, end, n, name))
         for t in polys:
             with ctx.guard(), t:
@@ -60,6 +62,8 @@ def build_mesh(table, ctx, base_dir):
                         ctx.fail(t.key_path("elements"), f"needs one count per segment ({len(vertices) - 1}), got {len(counts)}")
                 else:
                     counts = ctx.integer(counts, t.key_path("elements"), minimum=1)
+                _check_size(ctx, sum(counts) if isinstance(counts, list) else counts * (len(vertices) - 1), len(vertices[0]),
+                            t.key_path("elements"))
                 parts.append(_generate(ctx, t.path, polyline_mesh, vertices, counts, name))
     if not parts:
         return None
@@ -68,6 +72,14 @@ def build_mesh(table, ctx, base_dir):
     with ctx.guard():
         return Mesh.merge(*parts, tolerance=tol, source="case mesh generators")
     return None
+
+
+def _check_size(ctx, n_elements, dim, path):
+    """Refuse a generated mesh whose model would exceed the memory limit (ctx.limits)."""
+    limits = getattr(ctx, "limits", None)
+    problem = check_generated_mesh(n_elements, dim, path, limits) if limits is not None else None
+    if problem is not None:
+        ctx.fail(path, problem.split(": ", 1)[1])
 
 
 def _generate(ctx, path, generator, *args):
@@ -202,7 +214,7 @@ class ModelBuilder(MultibodyReaders):
                     self.ctx.fail(t.key_path("name"), f"part {name!r} is defined twice")
                 if element in FLOATING_ELEMENTS:
                     cells = self.floating_body_cells(t, cells, frame or "chord")
-                model.add_part(name, cells, element, self.materials[mat], self.sections[sec])
+                model.add_part(name, element, cells, self.materials[mat], self.sections[sec])
 
     def floating_body_cells(self, t, cells, frame):
         """The cell set ``"<cells> floating"`` of a floating-frame body: each 2-node line of

@@ -40,11 +40,15 @@ CHECKPOINT = "checkpoint.npz"
 FRAMES = "checkpoint_frames.bin"
 
 
-def case_fingerprint(path, smoke=False):
-    """SHA-256 of the case file's bytes and the smoke flag: a checkpoint only continues the
-    same case (a changed mesh file is caught by the size check of ``Checkpoint.load``)."""
+def case_fingerprint(path, smoke=False, parameters=None):
+    """SHA-256 of the case file's bytes, the smoke flag and the parameter values
+    (``parameters``: {name: number}, which ``load_case(parameters=...)`` and sweeps
+    override): a checkpoint only continues the same case with the same values (a changed
+    mesh file is caught by the size check of ``Checkpoint.load``)."""
     h = hashlib.sha256(Path(path).read_bytes())
     h.update(b"smoke" if smoke else b"full")
+    if parameters:
+        h.update(json.dumps(sorted((str(k), repr(float(v))) for k, v in parameters.items())).encode("utf-8"))
     return h.hexdigest()
 
 
@@ -108,8 +112,8 @@ class Checkpoint:
         if meta.get("format") != FORMAT:
             raise InputError(f"checkpoint format {meta.get('format')!r}, this femb reads {FORMAT}", where)
         if meta.get("fingerprint") != self.fingerprint:
-            raise InputError("the checkpoint was written for another case file (or with/without --smoke); "
-                             "run without --restart", where)
+            raise InputError("the checkpoint was written for another case file (or with/without --smoke) or other parameter "
+                             "values; run without --restart", where)
         if meta.get("femb_version") != femb.__version__:
             log.warning("checkpoint written by femb %s, restarting with %s: bit-for-bit continuation is not guaranteed",
                         meta.get("femb_version"), femb.__version__)

@@ -5,8 +5,8 @@ import dataclasses
 
 from femb.case.segments import DynamicStepSettings, run_dynamic_step
 from femb.case.steps import read_newton, register_step_type
-from femb.solvers.dynamic import DynamicSettings
-from femb.solvers.dynamic_problem import Rayleigh
+from femb.solvers.dynamics.driver import DynamicSettings
+from femb.solvers.dynamics.problem import Rayleigh
 
 SCHEMES = ("midpoint", "newmark", "hht", "generalized-alpha")
 SCHEME_KEYS = {"newmark": ("beta", "gamma"), "hht": ("alpha",), "generalized-alpha": ("rho_inf",), "midpoint": ()}
@@ -87,14 +87,14 @@ def _read_probes(table, ctx):
 def check_dynamic(model, step):
     """Probe nodes must name one node and DOFs the model has; the mass kind must be
     configuration-independent for every part (time integration needs a constant mass),
-    except the rotary inertia of 3-D oriented elements (``spec.extra["rotary_kinds"]``)."""
+    except the rotary inertia of 3-D oriented elements (``spec.rotary_kinds``)."""
     from femb.core.errors import InputError
     from femb.elements import MASS_KINDS as KIND_NUMBERS
 
     def integrable(spec, number):
         """Constant mass, or (3-D oriented elements: beam3d, rigid_body3d) a mass whose
         rotary part the mid-point scheme integrates as nodal rigid bodies."""
-        return number in spec.constant_mass or (model.dim == 3 and spec.oriented and number in spec.extra.get("rotary_kinds", ()))
+        return number in spec.constant_mass or (model.dim == 3 and spec.oriented and number in spec.rotary_kinds)
 
     kind = step.settings.mass
     if isinstance(kind, str) and kind in KIND_NUMBERS:

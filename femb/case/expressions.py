@@ -11,7 +11,7 @@ Numbers are evaluated as floats, so ``9**9**9`` overflows instead of hanging.
 import ast
 import math
 
-from femb.core.errors import InputError
+from femb.core.errors import InputError, shown
 
 FUNCTIONS = {
     "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos,
@@ -62,23 +62,23 @@ class Expression:
         except InputError:
             raise
         except SyntaxError as exc:
-            raise InputError(f"invalid expression {self.text!r}: {exc.msg}", where) from None
+            raise InputError(f"invalid expression {shown(self.text)}: {exc.msg}", where) from None
         except (ValueError, RecursionError, MemoryError) as exc:
-            raise InputError(f"invalid expression {self.text[:80]!r}: {type(exc).__name__}", where) from None
+            raise InputError(f"invalid expression {shown(self.text)}: {type(exc).__name__}", where) from None
         self.tree = tree.body
         self.used = {n.id for n in ast.walk(tree.body) if isinstance(n, ast.Name)} - set(FUNCTIONS)
 
     def _reject(self, what):
-        raise InputError(f"{what} not allowed in expression {self.text!r}", self.where)
+        raise InputError(f"{what} not allowed in expression {shown(self.text)}", self.where)
 
     def _check(self, node):
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-                self._reject(f"constant {node.value!r}")
+                self._reject(f"constant {shown(node.value)}")
         elif isinstance(node, ast.Name):
             if node.id not in self.names and node.id not in CONSTANTS:
                 known = sorted(self.names | set(CONSTANTS))
-                raise InputError(f"unknown name {node.id!r} in expression {self.text!r} (known: {', '.join(known)})", self.where)
+                raise InputError(f"unknown name {shown(node.id)} in expression {shown(self.text)} (known: {', '.join(known)})", self.where)
         elif isinstance(node, ast.BinOp):
             if type(node.op) not in _BINARY:
                 self._reject(f"operator {type(node.op).__name__}")
@@ -104,7 +104,7 @@ class Expression:
             if not isinstance(node.func, ast.Name):
                 self._reject("calling anything but a function name")
             if node.func.id not in FUNCTIONS:
-                self._reject(f"calling {node.func.id!r} (functions: {', '.join(sorted(FUNCTIONS))}) is")
+                self._reject(f"calling {shown(node.func.id)} (functions: {', '.join(sorted(FUNCTIONS))}) is")
             if node.keywords:
                 self._reject("keyword arguments")
             for arg in node.args:
@@ -115,12 +115,12 @@ class Expression:
     def __call__(self, **variables):
         missing = self.used - set(variables) - set(CONSTANTS)
         if missing:
-            raise InputError(f"expression {self.text!r} needs values for {sorted(missing)}", self.where)
+            raise InputError(f"expression {shown(self.text)} needs values for {sorted(missing)}", self.where)
         env = {**CONSTANTS, **{k: float(v) for k, v in variables.items()}}
         try:
             value = float(self._eval(self.tree, env))
         except (ArithmeticError, ValueError, TypeError) as exc:
-            raise InputError(f"cannot evaluate {self.text!r} with {_show(variables)}: {exc}", self.where) from None
+            raise InputError(f"cannot evaluate {shown(self.text)} with {_show(variables)}: {exc}", self.where) from None
         return value
 
     def _eval(self, node, env):

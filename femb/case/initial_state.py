@@ -79,7 +79,7 @@ def end_state(results, name):
 
 def check_prescribed(problem, u0, t0, name, strict=True):
     """InputError when a prescribed DOF of the start state ``u0`` (n_var,) differs from its
-    value at ``t0`` in the dynamic step (``problem``: its femb.solvers.dynamic_problem.
+    value at ``t0`` in the dynamic step (``problem``: its femb.solvers.dynamics.problem.
     DynamicProblem; tolerance 1e-9 of the model's length scale, or of 1 for rotations).
     ``strict=False`` (smoke runs, whose static steps stop short of the full load) only
     reports the largest difference; the prescribed values then replace the start state's.

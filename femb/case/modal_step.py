@@ -12,14 +12,14 @@ from femb.case.steps import largest_translation, register_step_type
 from femb.results import Results
 from femb.solvers import solve_modal
 
-MASS_KINDS = ("consistent", "lumped", "invariant")
+MASS_KINDS = ("lumped", "consistent", "invariant")
 
 
 def parse_modal(table, ctx):
     table.allowed += ["n_modes", "mass", "amplitude"]
     return {
         "n_modes": table.take("n_modes", "integer", default=6, minimum=1),
-        "mass": table.take("mass", "string", default="consistent", choices=MASS_KINDS),
+        "mass": table.take("mass", "string", default="lumped", choices=MASS_KINDS),
         "amplitude": table.take("amplitude", "number", default=1.0, positive=True),
     }
 

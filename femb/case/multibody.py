@@ -70,10 +70,10 @@ class MultibodyReaders:
                     if sizes[0] != sizes[1]:
                         ctx.fail(t.key_path("nodes"), f"the two selectors must have the same number of nodes, got {sizes[0]} and {sizes[1]}")
                 laws = self.read_force_laws(t, spec)
-                optional = set(spec.defaults) | ({spec.extra.get("law_stiffness", "k")} if laws else set())  # a spring with a law: k = 0 by default
+                optional = set(spec.defaults) | ({spec.law_stiffness} if laws and spec.law_stiffness else set())  # a spring with a law: k = 0 by default
                 # convenience keys of an element type (e.g. axis = [x, y, z] of a 3-D rotational
                 # spring): key -> (conversion, the parameters it provides)
-                aliases = spec.extra.get("parameter_aliases", {})
+                aliases = spec.parameter_aliases
                 params = t.sub("parameters", list(spec.params) + list(aliases),
                                required=[k for k in spec.params if k not in optional] != [])
                 values = {}
@@ -262,7 +262,7 @@ class MultibodyReaders:
             if abs(gap) > 1e-8 * scale:
                 ctx.fail(t.key_path("point"), f"the line through {list(point)} along {list(direction)} misses node "
                                               f"{int(model.node(node))} ({node!r}) by {gap:.6g}: the node must start on it")
-        model.slider(node, body, point=point, direction=direction, lock_rotation=lock, name=name)
+        model.slider(body, node, point=point, direction=direction, lock_rotation=lock, name=name)
 
     def carries(self, selector, dof, oriented=False):
         """Whether the node of ``selector`` belongs to a part whose element has DOF ``dof``

@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 
 from femb.case.expressions import RESERVED, Expression
-from femb.core.errors import InputError
+from femb.core.errors import InputError, shown
 
 
 class _Skip(Exception):
@@ -55,7 +55,7 @@ class Context:
     def number(self, value, path, positive=False, nonnegative=False):
         """A float from a number or an expression string over the parameters."""
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            self.fail(path, f"expected a number or an expression string, got {_type_name(value)} {value!r}")
+            self.fail(path, f"expected a number or an expression string, got {_type_name(value)} {shown(value)}")
         if isinstance(value, str):
             try:
                 value = Expression(value, self.parameters, path)(**self.parameters)
@@ -72,27 +72,27 @@ class Context:
 
     def integer(self, value, path, minimum=None):
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, f"expected an integer, got {_type_name(value)} {value!r}")
+            self.fail(path, f"expected an integer, got {_type_name(value)} {shown(value)}")
         if minimum is not None and value < minimum:
             self.fail(path, f"must be >= {minimum}, got {value}")
         return value
 
     def string(self, value, path, choices=None):
         if not isinstance(value, str):
-            self.fail(path, f"expected a string, got {_type_name(value)} {value!r}")
+            self.fail(path, f"expected a string, got {_type_name(value)} {shown(value)}")
         if choices is not None and value not in choices:
-            self.fail(path, f"unknown value {value!r} (allowed: {', '.join(choices)})")
+            self.fail(path, f"unknown value {shown(value)} (allowed: {', '.join(choices)})")
         return value
 
     def boolean(self, value, path):
         if not isinstance(value, bool):
-            self.fail(path, f"expected true or false, got {_type_name(value)} {value!r}")
+            self.fail(path, f"expected true or false, got {_type_name(value)} {shown(value)}")
         return value
 
     def vector(self, value, path, size=None):
         """A list of numbers (or expression strings) as a tuple of floats."""
         if not isinstance(value, list):
-            self.fail(path, f"expected an array of numbers, got {_type_name(value)} {value!r}")
+            self.fail(path, f"expected an array of numbers, got {_type_name(value)} {shown(value)}")
         if size is not None and len(value) not in np.atleast_1d(size):
             self.fail(path, f"expected {size} components, got {len(value)}")
         return tuple(self.number(v, f"{path}[{i}]") for i, v in enumerate(value))
@@ -105,7 +105,7 @@ class Context:
             return value
         if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
             return list(value)
-        self.fail(path, f"expected a set name, a node index or a list of node indices, got {_type_name(value)} {value!r}")
+        self.fail(path, f"expected a set name, a node index or a list of node indices, got {_type_name(value)} {shown(value)}")
 
     def function_of_t(self, value, path):
         """A callable a(t): a table [[t, a], ...] (linear interpolation, constant beyond the
@@ -116,11 +116,11 @@ class Context:
             except InputError as exc:
                 self.fail(path, exc.problems[0])
         if not isinstance(value, list) or not value:
-            self.fail(path, f"expected a table [[t, a], ...] or an expression string in t, got {_type_name(value)} {value!r}")
+            self.fail(path, f"expected a table [[t, a], ...] or an expression string in t, got {_type_name(value)} {shown(value)}")
         rows = []
         for i, row in enumerate(value):
             if not isinstance(row, list) or len(row) != 2:
-                self.fail(f"{path}[{i}]", f"expected a pair [t, a], got {row!r}")
+                self.fail(f"{path}[{i}]", f"expected a pair [t, a], got {shown(row)}")
             rows.append((self.number(row[0], f"{path}[{i}][0]"), self.number(row[1], f"{path}[{i}][1]")))
         ts, values = np.array(rows).T
         if np.any(np.diff(ts) <= 0):
@@ -183,7 +183,7 @@ class Table:
             return None
         value = self.data[key]
         if not isinstance(value, dict):
-            self.ctx.fail(self.key_path(key), f"expected a table, got {_type_name(value)} {value!r}")
+            self.ctx.fail(self.key_path(key), f"expected a table, got {_type_name(value)} {shown(value)}")
         return Table(value, self.key_path(key), self.ctx, allowed)
 
     def array(self, key, allowed=None):

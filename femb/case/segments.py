@@ -26,6 +26,7 @@ segment is a deterministic function of the checkpointed state.
 """
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,9 +35,10 @@ from femb.case.checkpoint import array_shapes, frame_rows
 from femb.case.initial_state import check_prescribed
 from femb.core.errors import ConvergenceError
 from femb.results import Results
-from femb.solvers.dynamic import DynamicSettings, solve_dynamic
-from femb.solvers.dynamic_problem import DynamicProblem
-from femb.solvers.integrators import HHT, GeneralizedAlpha, MidPoint, Newmark, State
+from femb.solvers.dynamics.driver import DynamicSettings, solve_dynamic
+from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics.schemes import HHT, GeneralizedAlpha, MidPoint, Newmark
+from femb.solvers.dynamics.step_system import State
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,34 @@ def state_from_arrays(arrays, meta):
                  a=None if get("a") is None else np.array(get("a")), g=None if get("g") is None else np.array(get("g")), extra=extra)
 
 
+class FrameSchedule(Sequence):
+    """Step indices of the recorded frames of an ``n``-step integration recording every
+    ``every``-th step: 0, every, 2·every, ... and n (always the last), as a sequence whose
+    items are computed on demand (a run of 1e15 steps has a schedule of a few bytes)."""
+
+    def __init__(self, n, every):
+        self.n = int(n)
+        self.every = int(every)
+        self._regular = self.n // self.every + 1  # 0, every, ..., the last multiple <= n
+
+    def __len__(self):
+        return self._regular + (self.n % self.every != 0)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        k = i + len(self) if i < 0 else i
+        if not 0 <= k < len(self):
+            raise IndexError(f"frame {i} of {len(self)}")
+        return k * self.every if k < self._regular else self.n
+
+    def __eq__(self, other):
+        return list(self) == list(other) if isinstance(other, (list, tuple, FrameSchedule)) else NotImplemented
+
+    def __repr__(self):
+        return f"FrameSchedule(n={self.n}, every={self.every})"
+
+
 @dataclass
 class DynamicStepSettings:
     """A parsed dynamic step: time grid, solver settings, scheme factory, probes and the
@@ -133,13 +163,10 @@ class DynamicStepSettings:
         return GeneralizedAlpha(self.scheme.get("rho_inf", 0.8))
 
     def schedule(self):
-        """(number of steps N, step index of every recorded frame)."""
+        """(number of steps N, step index of every recorded frame as a FrameSchedule: a
+        sequence computed on demand, never built as a list)."""
         n = max(1, int(np.ceil((self.t_end - self.t0) / self.dt - 1e-9)))
-        every = max(1, int(self.settings.record_every))
-        frames = [0, *range(every, n + 1, every)]
-        if frames[-1] != n:
-            frames.append(n)
-        return n, frames
+        return n, FrameSchedule(n, max(1, int(self.settings.record_every)))
 
     def time_at(self, k, n):
         """Time of step index k (the end time for the last)."""

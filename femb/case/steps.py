@@ -228,8 +228,8 @@ def run_buckling(model, settings, on_frame):
 def _smoke_static(settings):
     """The first two increments of the same load path."""
     factors = settings["load_factors"]
-    if factors is None:
-        factors = [(i + 1) / settings["steps"] for i in range(settings["steps"])]
+    if factors is None:  # the first two of steps equal increments (never the whole list)
+        factors = [(i + 1) / settings["steps"] for i in range(min(2, settings["steps"]))]
     return dict(settings, load_factors=tuple(factors[:2]))
 
 

@@ -5,7 +5,7 @@ values, each combination overriding the case's parameters and writing its usual 
 into ``out_dir/<NAME=value,...>/``; ``out_dir/sweep.csv`` gets one row per run (the
 parameter values, status, seconds, error, and the last value of every history column of
 the run's final step). Runs go serially, on a local process pool (``jobs``) or on a Dask
-scheduler (femb.validation.runner.map_tasks); a failing run is recorded, never stops
+scheduler (femb.batch.map_tasks); a failing run is recorded, never stops
 the others.
 """
 import csv
@@ -15,6 +15,7 @@ import math
 import time
 from pathlib import Path
 
+from femb.batch import connect_scheduler, map_tasks
 from femb.core.errors import InputError
 
 FIXED_COLUMNS = ("status", "seconds", "error")
@@ -88,7 +89,6 @@ def sweep(case_path, values, out_dir, jobs=1, scheduler=None, smoke=None):
     and writes ``out_dir/sweep.csv``.
     """
     from femb.case.case import load_case
-    from femb.validation.runner import map_tasks
 
     case_path = Path(case_path).resolve()
     base = load_case(case_path, smoke=smoke)
@@ -103,7 +103,12 @@ def sweep(case_path, values, out_dir, jobs=1, scheduler=None, smoke=None):
     out.mkdir(parents=True, exist_ok=True)
     combos = combinations(values)
     tasks = [(str(case_path), combo, base.smoke, str(out / folder_name(combo))) for combo in combos]
-    outcomes = map_tasks(run_one, tasks, jobs, scheduler, _crashed, key="femb-sweep")
+    client = connect_scheduler(scheduler) if isinstance(scheduler, str) else None
+    try:
+        outcomes = map_tasks(run_one, tasks, jobs, client if client is not None else scheduler, _crashed, key="femb-sweep")
+    finally:
+        if client is not None:
+            client.close()
     write_sweep_csv(out / "sweep.csv", list(values), combos, outcomes)
     return list(zip(combos, outcomes))
 

@@ -7,6 +7,27 @@ computed before the failure.
 """
 
 
+MAX_SHOWN = 80  # characters of a user value quoted in a message
+MAX_PROBLEM = 1000  # characters of one problem line
+
+
+def shown(value, limit=MAX_SHOWN):
+    """``repr(value)`` for a message, cut to about ``limit`` characters (the start and the
+    total length shown) so a long expression or array is not echoed whole."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _clip(problem, limit=MAX_PROBLEM):
+    """A problem line of at most about ``limit`` characters: the middle is left out."""
+    if len(problem) <= limit:
+        return problem
+    half = limit // 2
+    return f"{problem[:half]} ... [{len(problem) - 2 * half} characters left out] ... {problem[-half:]}"
+
+
 class FembError(Exception):
     """Base class of all errors femb raises on purpose."""
 
@@ -17,7 +38,7 @@ class InputError(FembError, ValueError):
     def __init__(self, problems, where=None):
         if isinstance(problems, str):
             problems = [problems]
-        self.problems = list(problems)
+        self.problems = [_clip(str(p)) for p in problems]
         self.where = where
         head = f"{where}: " if where else ""
         if len(self.problems) == 1:

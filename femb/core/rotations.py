@@ -1,5 +1,8 @@
-"""Compiled SO(3) helpers: hat map, exponential, robust logarithm, tangent maps (and the
-planar coefficient φ/sin φ of the Cayley mid-point forces).
+"""Every rotation helper of femb: hat map and cross products, exponential, robust
+logarithm, tangent maps, the Cayley map of the energy-conserving dynamics (and the planar
+coefficient φ/sin φ of the Cayley mid-point forces). Compiled per-rotation functions for
+the element kernels, batch versions for the solvers and joints; no other module defines
+its own.
 
 Conventions (used by every oriented element and by the solvers):
 
@@ -16,9 +19,21 @@ Conventions (used by every oriented element and by the solvers):
   angles near π are well conditioned (the result has |θ| ≤ π; at exactly π either sign of
   the axis is a valid logarithm), and matrices from any number of turns are fine.
 
+- The Cayley map of a vector ψ (3,) (|ψ| = 2 tan(φ/2) for a rotation by φ about ψ/|ψ|,
+  φ < π) is cay(ψ) = (I − ψ̂/2)⁻¹(I + ψ̂/2) = I + (ψ̂ + ψ̂²/2)/(1 + |ψ|²/4), the rotation
+  increment of the energy-conserving mid-point step (R_{n+1} = cay(ψ) R_n). Its inverse
+  is ψ = 2 vee(C − Cᵀ)/(1 + tr C); the spatial spin of a variation is
+  δC Cᵀ = (T δψ)^ with T(ψ) = (I + ψ̂/2)/(1 + |ψ|²/4) (``cayley_spin_jacobian``); the
+  half rotation cay(ψ_m)² = cay(ψ) has ψ_m = ψ/(1 + √(1 + |ψ|²/4)).
+
 Scalar coefficient functions switch to Taylor series for small t so that nothing loses
-precision near the identity. The per-rotation functions write into caller-provided
-arrays (no allocation); the ``*_batch`` functions loop over a leading axis.
+precision near the identity. The per-rotation functions are compiled and write into
+caller-provided arrays (no allocation); ``exp_batch``, ``log_batch`` and ``spin_update``
+loop them over a leading axis (compiled, into ``out``). The numpy batch maps
+(``hat_batch``, ``cross_batch``, ``cayley_batch``, ``cayley_vector_batch``,
+``cayley_spin_jacobian_batch``, ``cayley_half_batch``) take any leading shape, a single
+vector or matrix included, and return new arrays: they serve the solvers and the joints,
+which work on whole arrays of nodes in numpy.
 """
 import math
 
@@ -116,6 +131,14 @@ def hat(v, out):
 
 
 @jit
+def add_cross(a, b, scale, out):
+    """out (3,) += scale · a × b for a, b (3,)."""
+    out[0] += scale * (a[1] * b[2] - a[2] * b[1])
+    out[1] += scale * (a[2] * b[0] - a[0] * b[2])
+    out[2] += scale * (a[0] * b[1] - a[1] * b[0])
+
+
+@jit
 def _quadratic_form(v, a, b, out):
     """out (3, 3) = I + a v̂ + b v̂² (v̂² = v vᵀ − |v|² I)."""
     v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
@@ -136,6 +159,14 @@ def exp_so3(theta, out):
     """out (3, 3) = exp(θ̂) (Rodrigues), θ (3,) in rad."""
     t = norm3(theta)
     _quadratic_form(theta, coef_sinc(t), coef_b(t), out)
+
+
+@jit
+def cayley(psi, out):
+    """out (3, 3) = cay(ψ) = I + (ψ̂ + ψ̂²/2)/(1 + |ψ|²/4) for a Cayley vector ψ (3,): the
+    rotation by 2 atan(|ψ|/2) about ψ/|ψ|."""
+    den = 1.0 + 0.25 * (psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    _quadratic_form(psi, 1.0 / den, 0.5 / den, out)
 
 
 @jit
@@ -280,3 +311,70 @@ def cayley_spin_jacobian(ps, Tp):
     Tp[0, 0], Tp[0, 1], Tp[0, 2] = 1.0 / den, -0.5 * ps[2] / den, 0.5 * ps[1] / den
     Tp[1, 0], Tp[1, 1], Tp[1, 2] = 0.5 * ps[2] / den, 1.0 / den, -0.5 * ps[0] / den
     Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
+
+
+# --------------------------------------------------------------------------- numpy batches
+def _square_norm(v):
+    """|v|² (...) of vectors v (..., 3)."""
+    return v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1] + v[..., 2] * v[..., 2]
+
+
+def hat_batch(v):
+    """Skew matrices (..., 3, 3) of vectors v (..., 3): hat_batch(v) b = v × b."""
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim == 1:  # one vector (the joints): a literal is several times faster
+        return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    H = np.zeros(v.shape[:-1] + (3, 3))
+    H[..., 0, 1], H[..., 0, 2], H[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    H[..., 1, 0], H[..., 2, 0], H[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return H
+
+
+def cross_batch(a, b):
+    """a × b (..., 3) of vectors a, b (..., 3) (broadcast; faster than np.cross for single
+    vectors)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.ndim == 1 and b.ndim == 1:  # two vectors (the joints): a literal is several times faster
+        return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
+
+
+def cayley_batch(psi):
+    """Rotations (..., 3, 3) cay(ψ) = I + (ψ̂ + ψ̂²/2)/(1 + |ψ|²/4) of Cayley vectors ψ
+    (..., 3) (``cayley``)."""
+    psi = np.asarray(psi, dtype=np.float64)
+    H = hat_batch(psi)
+    c = 4.0 / (4.0 + _square_norm(psi))
+    return np.eye(3) + c[..., None, None] * (H + 0.5 * H @ H)
+
+
+def cayley_vector_batch(C):
+    """Cayley vectors ψ (..., 3) of rotations C (..., 3, 3) (rotation angle < π), the
+    inverse of ``cayley_batch``: ψ = 2 vee(C − Cᵀ)/(1 + tr C)."""
+    C = np.asarray(C, dtype=np.float64)
+    tr = C[..., 0, 0] + C[..., 1, 1] + C[..., 2, 2]
+    v = np.stack([C[..., 2, 1] - C[..., 1, 2], C[..., 0, 2] - C[..., 2, 0], C[..., 1, 0] - C[..., 0, 1]], axis=-1)
+    return 2.0 * v / (1.0 + tr)[..., None]
+
+
+def cayley_spin_jacobian_batch(psi):
+    """T (..., 3, 3) = (I + ψ̂/2)/(1 + |ψ|²/4) of Cayley vectors ψ (..., 3): the spatial
+    spin of a variation of C = cay(ψ), δC Cᵀ = (T δψ)^ (``cayley_spin_jacobian``)."""
+    psi = np.asarray(psi, dtype=np.float64)
+    d = 1.0 + 0.25 * _square_norm(psi)
+    return (np.eye(3) + 0.5 * hat_batch(psi)) / d[..., None, None]
+
+
+def cayley_half_batch(psi):
+    """Cayley vectors ψ_m (..., 3) of the half rotations, cay(ψ_m)² = cay(ψ) (the geodesic
+    mid-point): ψ_m = ψ/(1 + √(1 + |ψ|²/4)), and their derivatives dψ_m/dψ (..., 3, 3)."""
+    psi = np.asarray(psi, dtype=np.float64)
+    s = np.sqrt(1.0 + 0.25 * _square_norm(psi))
+    half = psi / (1.0 + s)[..., None]
+    d = np.eye(3) / (1.0 + s)[..., None, None] - np.einsum("...i,...j->...ij", psi, psi) / (4.0 * s * (1.0 + s) ** 2)[..., None, None]
+    return half, d

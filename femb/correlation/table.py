@@ -9,14 +9,18 @@ equation
     A free variable's row in the solved system. Fixed and prescribed variables have none
     (equation -1). Equations are renumbered by reverse Cuthill–McKee.
 """
+import logging
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.spatial import cKDTree
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
 from femb.correlation.pattern import bandwidth_reducing_order, csr_pattern
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,12 @@ class CorrelationTable:
         return int(self.var_node[var]), self.dof_names[int(self.var_dof[var])]
 
     def var_of(self, node, dof):
-        """Variable index of DOF name ``dof`` at ``node`` (raises if the node lacks it)."""
+        """Variable index of DOF name ``dof`` at ``node`` (ModelError for an unknown DOF
+        name or node, or a node that lacks the DOF)."""
+        if dof not in self.dof_names:
+            raise ModelError(f"unknown DOF name {dof!r} (the DOFs of a {self.dim}-D model: {', '.join(self.dof_names)})")
+        if not (isinstance(node, (int, np.integer)) and 0 <= node < self.node_var.shape[0]):
+            raise ModelError(f"node {node!r} is not a node index of the model (0 to {self.node_var.shape[0] - 1})")
         k = self.dof_names.index(dof)
         v = int(self.node_var[node, k])
         if v < 0:
@@ -213,6 +222,9 @@ def build_table(model, renumber=True):
     raw = []
     for part in model.parts.values():
         spec = element_library.get_spec(part.element)
+        if spec.n_internal or spec.n_stress_points > 1:
+            raise ModelError(f"part {part.name!r}: element type {spec.name!r} has element-internal variables or several "
+                             "stress points, which femb does not support yet")
         conn = mesh.cells[part.cells].connectivity
         cols = np.array([names.index(d) for d in spec.node_dofs], dtype=np.int64)
         var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)
@@ -229,6 +241,7 @@ def build_table(model, renumber=True):
 
     points = np.zeros((mesh.n_nodes, model.dim))
     points[:, : mesh.dim] = mesh.points
+    _warn_coincident(model, node_var, points, mask.any(axis=1))
     blocks = []
     for (part, spec, conn, var), eq, pos in zip(raw, eq_blocks, positions):
         row = spec.property_row(part.material, part.section, part.values)
@@ -236,3 +249,55 @@ def build_table(model, renumber=True):
         X = np.ascontiguousarray(points[conn])
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
     return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices)
+
+
+def coincident_unconnected_nodes(model, node_var, points, used):
+    """Pairs (i, j) of nodes used by elements that sit at the same reference position
+    (within 1e-10 of the model size) but share no DOF, element or joint: parts meant to be
+    connected there are not (separately meshed parts, a mesh merged without tolerance)."""
+    index = np.flatnonzero(used)
+    if index.size < 2:
+        return []
+    size = float(np.ptp(points[index], axis=0).max()) if index.size else 1.0
+    pairs = cKDTree(points[index]).query_pairs(1e-10 * max(size, 1e-300))
+    if not pairs:
+        return []
+    candidates = sorted((int(index[a]), int(index[b])) if index[a] < index[b] else (int(index[b]), int(index[a])) for a, b in pairs)
+    linked = set()
+    involved = np.unique(np.array(candidates, dtype=np.int64).ravel())
+    wanted = set(involved.tolist())
+    for part in model.parts.values():  # nodes of one element (one pass over the cells)
+        conn = model.mesh.cells[part.cells].connectivity
+        for row in conn[np.isin(conn, involved).sum(axis=1) >= 2]:
+            nodes = sorted(n for n in set(row.tolist()) if n in wanted)
+            linked.update((a, b) for k, a in enumerate(nodes) for b in nodes[k + 1:])
+    for joint in model.joints:  # nodes named by one joint
+        named = set()
+        for sel in (joint.node_a, joint.node_b, *(t[0] for t in (joint.terms or ()))):
+            if sel is not None:
+                try:
+                    named.update(int(n) for n in model.nodes(sel))
+                except Exception:  # noqa: BLE001 (a bad selector is reported by validation, not here)
+                    pass
+        linked.update((i, j) for i, j in candidates if i in named and j in named)
+    out = []
+    for i, j in candidates:
+        a, b = node_var[i], node_var[j]
+        if (i, j) in linked or np.any((a >= 0) & (a == b)):
+            continue
+        out.append((i, j))
+    return out
+
+
+def _warn_coincident(model, node_var, points, used):
+    """Log a warning (once per model) naming coincident unconnected nodes."""
+    if getattr(model, "_coincident_checked", False):
+        return
+    model._coincident_checked = True
+    pairs = coincident_unconnected_nodes(model, node_var, points, used)
+    if pairs:
+        shown = ", ".join(f"{i} and {j} at {tuple(float(x) for x in points[i])}" for i, j in pairs[:5])
+        more = f" (and {len(pairs) - 5} more pairs)" if len(pairs) > 5 else ""
+        log.warning("model %r: nodes %s%s are at the same position but share no DOF, element, tie or joint, so the parts "
+                    "are not connected there; merge the meshes with a tolerance or pin/tie the nodes if they should be",
+                    model.name, shown, more)

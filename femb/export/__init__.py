@@ -4,6 +4,7 @@ meshio, pyvista and matplotlib are imported inside the functions that need them.
 """
 from femb.export.fields import FieldRecovery, recovery_for
 from femb.export.history import jsonable, run_record, write_history_csv, write_run_json
+from femb.export.modes import write_mode_animation, write_step_modes
 from femb.export.render import RenderError, render_png, resolve_frame
 from femb.export.surfaces import BeamSurfaces, SectionOutline, surfaces_for
 from femb.export.vtk import (
@@ -18,5 +19,5 @@ from femb.export.vtk import (
 __all__ = [
     "FieldRecovery", "recovery_for", "write_vtu_frame", "PVDWriter", "FrameStreamer", "results_to_vtk",
     "read_pvd", "write_history_csv", "write_run_json", "run_record", "jsonable", "render_png",
-    "resolve_frame", "RenderError", "write_surface_frame", "BeamSurfaces", "SectionOutline", "surfaces_for",
+    "resolve_frame", "RenderError", "write_mode_animation", "write_step_modes", "write_surface_frame", "BeamSurfaces", "SectionOutline", "surfaces_for",
 ]

@@ -24,9 +24,11 @@ ROTATIONS = ("rx", "ry", "rz")
 
 def _drawn(block):
     """(meshio cell type, number of leading cell nodes) that draw the elements of a block:
-    ``spec.extra["drawn_as"]`` when the cells carry more nodes than their geometry (the
+    ``spec.drawn_as`` when the cells carry more nodes than their geometry (the
     floating-frame beams' frame nodes follow their own two nodes), else the cells as they are."""
-    return block.spec.extra.get("drawn_as", (block.spec.cell_type, block.cells.shape[1]))
+    if block.spec.drawn_as is not None:
+        return block.spec.drawn_as
+    return block.spec.cell_type, block.cells.shape[1]
 
 
 class FieldRecovery:

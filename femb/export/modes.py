@@ -100,3 +100,27 @@ def write_mode_animation(result, out_dir, model=None, modes=None, n_frames=24, a
         paths.append(writer.path)
         log.info("mode %d (%.6g Hz): %d frames to %s", j, freq[j], n_frames, writer.path)
     return paths
+
+
+class _ModesOfResults:
+    """The modes of a case step's Results (one frame per mode: the mode shapes as states,
+    the frequency or load factor in the history) in the form write_mode_animation takes."""
+
+    def __init__(self, results):
+        self.table = results.table
+        self.modes = np.array(results.states)
+        if "frequency_hz" in results.history:
+            self.frequency_hz = results.series("frequency_hz")
+        elif "load_factor" in results.history:
+            self.load_factors = results.series("load_factor")
+
+
+def write_step_modes(results, out_dir, name, n_frames=24):
+    """Animated series (write_mode_animation) of the modes of a ``modal`` or ``buckling``
+    case step's Results, one ``<name>_<j>.pvd`` per mode j = 0, 1, …, with the amplitude
+    the step recorded (the largest translation of each recorded shape). Returns the paths."""
+    source = _ModesOfResults(results)
+    peaks = [_peak_translation(source.table, np.asarray(m, dtype=np.complex128)) for m in source.modes]
+    amplitude = max(peaks, default=0.0) or None
+    return write_mode_animation(source, out_dir, results.model, n_frames=n_frames, amplitude=amplitude, name=name)
+

@@ -46,7 +46,8 @@ _FEMB_NODE_SET = "nset:"
 
 
 #: meshio reader by suffix (meshio alone tries several readers for ``.msh``, printing)
-READ_FORMATS = {".msh": "gmsh", ".inp": "abaqus", ".bdf": "nastran", ".nas": "nastran", ".fem": "nastran", ".med": "med", ".vtu": "vtu", ".vtk": "vtk", ".xdmf": "xdmf"}
+READ_FORMATS = {".msh": "gmsh", ".inp": "abaqus", ".bdf": "nastran", ".nas": "nastran", ".fem": "nastran", ".med": "med",
+                ".vtu": "vtu", ".vtk": "vtk", ".xdmf": "xdmf"}
 
 
 @contextlib.contextmanager

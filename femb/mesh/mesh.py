@@ -58,6 +58,7 @@ class Mesh:
 
     @property
     def n_nodes(self):
+        """Number of points (nodes)."""
         return self.points.shape[0]
 
     def check(self):
@@ -105,9 +106,11 @@ class Mesh:
         return int(nodes[0])
 
     def add_node_set(self, name, nodes):
+        """Name the node indices ``nodes`` (int or sequence) ``name`` (replaces a set of that name)."""
         self.node_sets[name] = np.ascontiguousarray(np.atleast_1d(nodes), dtype=np.int64)
 
     def add_cells(self, name, cell_type, connectivity):
+        """Add the cell set ``name``: meshio ``cell_type`` cells with node indices ``connectivity`` (n_cells, nodes per cell)."""
         self.cells[name] = CellBlock(cell_type, np.ascontiguousarray(connectivity, dtype=np.int64))
 
     def bounding_box(self):

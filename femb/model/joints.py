@@ -7,7 +7,7 @@ grounding) belong to the table instead: ``Model.pin``, ``Model.weld``, ``Model.f
 Kinds (``Joint.kind``) and their equations (x: current node position X + u):
 
 ``distance``
-    Φ = (|x_b − x_a|² − L²)/(2L): node b keeps the distance L from node a (or from a fixed
+    Φ = (‖x_b − x_a‖² − L²)/(2L): node b keeps the distance L from node a (or from a fixed
     ``point`` when node_a is None). One equation.
 ``on_line``
     Φ_k = n_k·(x − p) for the dim−1 unit normals n_k of the line through ``point`` with
@@ -36,7 +36,7 @@ Kinds (``Joint.kind``) and their equations (x: current node position X + u):
     discrete derivative.
 
 3-D joints between oriented nodes (beam3d nodes) or an oriented node and ground
-(femb.assembly.joints3d; ``axis`` is a unit vector fixed in node a's frame, given in the
+(femb.assembly.joints.spatial; ``axis`` is a unit vector fixed in node a's frame, given in the
 reference configuration; node_b None means ground):
 
 ``spherical``
@@ -60,7 +60,7 @@ energy-conserving scheme; ``body_point`` and ``slider`` provide their exact disc
 derivatives through ``ConstraintSet.midpoint_jacobian``.
 """
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 JOINTS_3D = ("spherical", "revolute", "universal", "cylindrical", "prismatic")
 JOINT_KINDS = ("distance", "on_line", "coincide", "linear", "body_point", "slider") + JOINTS_3D
@@ -72,13 +72,13 @@ class Joint:
 
     kind: str
     name: str
-    node_a: object = None
-    node_b: object = None
-    point: tuple = None
-    direction: tuple = None
+    node_a: Any = None
+    node_b: Any = None
+    point: Optional[tuple] = None
+    direction: Optional[tuple] = None
     length: Optional[float] = None
-    offset: tuple = None
-    terms: tuple = None
+    offset: Optional[tuple] = None
+    terms: Optional[tuple] = None
     value: Optional[Callable] = None
-    axis: tuple = None
+    axis: Optional[tuple] = None
     lock_rotation: bool = False

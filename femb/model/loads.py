@@ -5,9 +5,11 @@ multiplied by the load factor λ unless ``constant=True`` (a dead preload applie
 from the start). In dynamics a load is multiplied by a(t) (1 when None).
 """
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
+
+from femb.core.errors import ModelError
 
 DOF_NAMES_2D = ("ux", "uy", "rz")
 DOF_NAMES_3D = ("ux", "uy", "uz", "rx", "ry", "rz")
@@ -38,7 +40,7 @@ class PointLoad:
     conservative) and are treated as dead.
     """
 
-    nodes: object
+    nodes: Any
     values: dict
     amplitude: Optional[Callable] = None
     constant: bool = False
@@ -72,7 +74,7 @@ class Gravity:
 class Fixed:
     """Zero displacement of ``dofs`` at ``nodes``."""
 
-    nodes: object
+    nodes: Any
     dofs: tuple
     name: str = "fixed"
 
@@ -82,7 +84,7 @@ class Prescribed:
     """Prescribed value of one DOF at ``nodes``: value·λ in statics (value·a(t) in
     dynamics, or ``function(t)`` when given)."""
 
-    nodes: object
+    nodes: Any
     dof: str
     value: float = 0.0
     function: Optional[Callable] = None
@@ -93,10 +95,64 @@ class Prescribed:
 class Tie:
     """DOFs shared one-to-one between two nodes (pin: translations, weld: all)."""
 
-    node_a: object
-    node_b: object
+    node_a: Any
+    node_b: Any
     dofs: tuple
     name: str = "tie"
+
+
+def real_number(value, where):
+    """``value`` as a float; ModelError naming ``where`` when it is not a real number (a
+    string, a bool, None, an array ...)."""
+    if not isinstance(value, (str, bytes, bool, np.bool_)) and np.ndim(value) == 0:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise ModelError(f"{where}: expected a number, got {type(value).__name__} {_short(value)}")
+
+
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + " ...]"
+
+
+class TableFunction:
+    """a(t) from a table of (t, a) pairs: linear interpolation, constant beyond the ends
+    (the tables of case files); ``points`` keeps the pairs."""
+
+    def __init__(self, points):
+        self.points = [(float(t), float(a)) for t, a in points]
+        self._t = np.array([p[0] for p in self.points])
+        self._a = np.array([p[1] for p in self.points])
+
+    def __call__(self, t: float) -> float:
+        """a(t), interpolated linearly (the end values beyond the table)."""
+        return float(np.interp(t, self._t, self._a))
+
+    def __repr__(self):
+        return f"TableFunction({self.points!r})"
+
+
+def as_function_of_t(value, where):
+    """A load amplitude or prescribed-motion function as a callable a(t) (or None):
+    a callable is kept, a table [[t, a], ...] (times increasing strictly) becomes a
+    :class:`TableFunction`; anything else is a ModelError naming ``where``."""
+    if value is None or callable(value):
+        return value
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        raise ModelError(f"{where}: expected a callable a(t) or a table [[t, a], ...], got {type(value).__name__} {_short(value)}")
+    try:
+        table = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ModelError(f"{where}: a table must hold number pairs [[t, a], ...], got {_short(value)}") from None
+    if table.ndim != 2 or table.shape[1] != 2 or table.shape[0] < 1:
+        raise ModelError(f"{where}: a table must hold pairs [[t, a], ...], got shape {table.shape}")
+    if not np.all(np.isfinite(table)):
+        raise ModelError(f"{where}: the table holds NaN or Inf")
+    if np.any(np.diff(table[:, 0]) <= 0):
+        raise ModelError(f"{where}: the times must increase strictly, got {table[:, 0].tolist()}")
+    return TableFunction(table.tolist())
 
 
 def evaluate_amplitude(amplitude, t):
@@ -105,6 +161,7 @@ def evaluate_amplitude(amplitude, t):
 
 
 def as_vector(values, dim, where):
+    """``values`` as a (dim,) float array; ValueError naming ``where`` for another size."""
     v = np.asarray(values, dtype=np.float64).ravel()
     if v.size != dim:
         raise ValueError(f"{where}: expected {dim} components, got {v.size}")

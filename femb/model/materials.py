@@ -1,6 +1,27 @@
 """Materials and cross-sections (any consistent unit system)."""
+import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
+
+from femb.core.errors import ModelError
+
+
+def _check_numbers(obj: Any, what: str, fields: Sequence[str], optional: Sequence[str] = ()) -> None:
+    """Every field of ``fields`` of the frozen dataclass ``obj`` is a real number (None
+    allowed for ``optional``); stored as float. ModelError naming the object and field."""
+    bad = []
+    for key in fields:
+        value = getattr(obj, key)
+        if value is None and key in optional:
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            text = repr(value)
+            bad.append(f"{what} {obj.name!r}: {key} must be a number, got {type(value).__name__} {text[:60]}")
+            continue
+        object.__setattr__(obj, key, float(value))
+    if bad:
+        raise ModelError(bad)
 
 
 @dataclass(frozen=True)
@@ -17,15 +38,19 @@ class Material:
     rho: float = 0.0
     name: str = "material"
 
+    def __post_init__(self) -> None:
+        _check_numbers(self, "material", ("E", "nu", "G", "rho"), optional=("nu", "G"))
+
     @property
-    def shear_modulus(self):
+    def shear_modulus(self) -> Optional[float]:
+        """G, or E/(2(1 + nu)) when only nu is given, or None."""
         if self.G is not None:
             return self.G
         if self.nu is not None:
             return self.E / (2.0 * (1.0 + self.nu))
         return None
 
-    def problems(self):
+    def problems(self) -> list[str]:
         """List of problems with the data (non-positive modulus, negative density ...)."""
         out = []
         if not (self.E > 0):
@@ -60,19 +85,26 @@ class Section:
     J: Optional[float] = None
     shear_factor: Optional[float] = None
     Ip: Optional[float] = None
-    orientation: Optional[tuple] = None
+    orientation: Optional[tuple[float, float, float]] = None
     name: str = "section"
     thickness: Optional[float] = None
 
+    def __post_init__(self) -> None:
+        _check_numbers(self, "section", ("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"),
+                       optional=("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"))  # a missing area: the element says it needs one
+
     @property
-    def second_moment_z(self):
+    def second_moment_z(self) -> Optional[float]:
+        """Iz, or I when Iz is not given (in-plane bending of 2-D beams)."""
         return self.Iz if self.Iz is not None else self.I
 
     @property
-    def second_moment_y(self):
+    def second_moment_y(self) -> Optional[float]:
+        """Iy, or I when Iy is not given."""
         return self.Iy if self.Iy is not None else self.I
 
-    def problems(self):
+    def problems(self) -> list[str]:
+        """List of problems with the data (non-positive area or moments, bad orientation)."""
         out = []
         if self.A is None and self.thickness is None:
             out.append(f"section {self.name!r}: needs A (bars, beams) or thickness (shells)")

@@ -4,12 +4,16 @@ Declare, validate, build: methods add declarations, ``validate()`` reports every
 once (each naming the set, part, element, node or parameter), and
 ``femb.correlation.build_table(model)`` turns a valid model into global numbers.
 """
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from femb import elements as element_library
 from femb.core.errors import InputError, ModelError
+from femb.model.joints import JOINT_KINDS, JOINTS_3D, Joint
 from femb.model.loads import (
     FORCE_TO_DOF,
     MOMENT_TYPES,
@@ -19,17 +23,27 @@ from femb.model.loads import (
     PointLoad,
     Prescribed,
     Tie,
+    as_function_of_t,
     dof_names_for,
+    real_number,
 )
-from femb.model.joints import JOINT_KINDS, JOINTS_3D, Joint
 from femb.model.materials import Material, Section
+
+if TYPE_CHECKING:
+    from femb.elements.base import ElementSpec
+    from femb.mesh.mesh import Mesh
+
+#: A node selector: a marker name, a node-set name, a node index or a sequence of indices.
+NodeSelector = Union[str, int, np.integer, Sequence[int], NDArray[np.integer]]
+#: DOFs to act on: "all", "translations", "rotations", one DOF name or a sequence of names.
+DofSelector = Union[str, Sequence[str]]
 
 
 # element parameters that are masses or inertias (must not be negative)
 INERTIA_PARAMS = ("m", "J", "Jx", "Jy", "Jz", "rhoA", "rhoI", "rhoJ", "rhoIy", "rhoIz", "rhoIp")
 
 
-def _as_3d(vector):
+def _as_3d(vector: Optional[ArrayLike]) -> NDArray[np.float64]:
     """A 2- or 3-component vector (or None) as a 3-vector."""
     out = np.zeros(3)
     if vector is not None:
@@ -44,119 +58,160 @@ class Part:
     section or direct element ``values`` (dict parameter -> number)."""
 
     name: str
-    cells: str
     element: str
-    material: Material = None
-    section: Section = None
-    values: dict = None
+    cells: str
+    material: Optional[Material] = None
+    section: Optional[Section] = None
+    values: Optional[dict[str, Any]] = None
 
 
 class Model:
     """A finite-element multibody model.
 
+    Declare parts, supports, ties, joints, loads and initial velocities with the methods
+    below, then hand the model to a ``solve_*`` function (``validate()`` is called on the
+    way and reports every problem at once).
+
     Parameters
     ----------
-    mesh : femb.mesh.Mesh
+    mesh : femb.Mesh
+        Points (n_nodes, dim) and named cell and node sets.
     dim : int, optional
         Spatial dimension of the analysis (defaults to the mesh's). A 2-D model uses DOFs
         (ux, uy, rz); a 3-D model (ux, uy, uz, rx, ry, rz).
     name : str
+        Used in messages and run records.
+
+    Notes
+    -----
+    Units are any consistent set (no unit is assumed): lengths and positions in the mesh's
+    length unit, rotations in radians, forces ``fx, fy, fz`` in force units and moments
+    ``mx, my, mz`` in force·length (``point_load``), distributed loads in force per length,
+    gravity in length/time², velocities in length/time and angular velocities in
+    rad/time. Nodes are named by node selectors (``NodeSelector``): a marker name, a
+    node-set name (``line_mesh`` makes ``<name>_start`` and ``<name>_end``), a node index
+    or a sequence of indices. Vectors (points, directions, offsets, axes) have ``dim``
+    components.
     """
 
-    def __init__(self, mesh, dim=None, name="model"):
+    def __init__(self, mesh: "Mesh", dim: Optional[int] = None, name: str = "model") -> None:
         self.mesh = mesh
         self.dim = int(dim if dim is not None else mesh.dim)
         self.name = name
-        self.parts = {}
-        self.fixed = []
-        self.prescribed = []
-        self.ties = []
-        self.loads = []
-        self.markers = {}
-        self.initial_velocities = []
-        self.joints = []
-        self.redundant_constraints = "warn"
-        self.info = {}  # free-form data of the builder (dimensions, reference values ...)
+        self.parts: dict[str, Part] = {}
+        self.fixed: list[Fixed] = []
+        self.prescribed: list[Prescribed] = []
+        self.ties: list[Tie] = []
+        self.loads: list[Union[PointLoad, DistributedLoad, Gravity]] = []
+        self.markers: dict[str, NodeSelector] = {}
+        self.initial_velocities: list[tuple[NodeSelector, dict[str, float]]] = []
+        self.joints: list[Joint] = []
+        self.redundant_constraints: Literal["warn", "error"] = "warn"
+        self.info: dict[str, Any] = {}  # free-form data of the builder (dimensions, reference values ...)
 
     # ------------------------------------------------------------------ declarations
-    def add_part(self, name, cells, element, material=None, section=None, values=None):
-        """Mesh the cell set ``cells`` with element type ``element``, with a material and a
-        section, or with direct element parameter ``values``; returns the Part."""
+    def add_part(self, name: str, element: str, cells: str, material: Optional[Material] = None,
+                 section: Optional[Section] = None, values: Optional[dict[str, Any]] = None) -> Part:
+        """Mesh the cell set ``cells`` with element type ``element``; returns the Part.
+
+        Give either a ``material`` and a ``section`` (the element type derives its
+        parameters from them, see ``femb.elements.get_spec(element).properties``) or the
+        element parameters directly as ``values`` (dict parameter name -> number, e.g.
+        ``{"EA": ..., "EI": ..., "rhoA": ..., "rhoI": ...}`` for ``beam2d``), in the model's
+        consistent units. Like ``add_discrete``, the arguments are (name, what, where).
+        """
         if name in self.parts:
             raise ModelError(f"part {name!r} is defined twice")
-        part = Part(name, cells, element, material, section, None if values is None else dict(values))
+        if element not in element_library.available() and cells in element_library.available():
+            raise ModelError(f"part {name!r}: {element!r} is not an element type but {cells!r} is; "
+                             "the arguments are add_part(name, element, cells, ...)")
+        part = Part(name, element, cells, material, section, None if values is None else dict(values))
         self.parts[name] = part
         return part
 
-    def add_discrete(self, name, element, nodes, **values):
+    def add_discrete(self, name: str, element: str, nodes: Union[NodeSelector, Sequence[NodeSelector]], **values: Any) -> Part:
         """A discrete element (point mass, rigid body, spring, damper ...) on ``nodes`` (a
         node selector for one-node elements; a pair of selectors for two-node ones), with
         its parameters as keywords. Creates the cell set ``name`` in the mesh.
 
-        Springs and dampers also take force laws (femb.elements.springs): ``law`` — a table
+        Springs and dampers also take force laws (femb.elements.spring_laws): ``law`` — a table
         of (deflection, force) pairs, a ``ForceLaw`` or a callable F(δ) with ``law_range``
         = (δ_min, δ_max) — and ``damper_law`` (with ``damper_range``) for the damper force
         against the elongation rate; ``smooth=True`` interpolates tables by monotone cubics.
-        Bad laws raise InputError naming the part."""
+        Bad laws raise InputError naming the part. Returns the Part."""
         spec = element_library.get_spec(element)
-        prepare = spec.extra.get("prepare_values")
-        if prepare is not None:
-            values = prepare(values, f"part {name!r}")
+        if spec.prepare_values is not None:
+            values = spec.prepare_values(values, f"part {name!r}")
         if spec.n_nodes == 1:
-            conn = self.nodes(nodes).reshape(-1, 1)
+            conn = self.nodes(cast(NodeSelector, nodes)).reshape(-1, 1)
         else:
-            conn = np.column_stack([self.nodes(sel) for sel in nodes])
+            conn = np.column_stack([self.nodes(sel) for sel in cast(Sequence[NodeSelector], nodes)])
         if name in self.mesh.cells:
             raise ModelError(f"cell set {name!r} already exists in the mesh")
         self.mesh.add_cells(name, spec.cell_type, conn)
-        return self.add_part(name, name, element, values=values)
+        return self.add_part(name, element, name, values=values)
 
-    def add_marker(self, name, node):
-        """A named point (node) to attach loads and joints to."""
+    def add_marker(self, name: str, node: NodeSelector) -> str:
+        """A named point (one node) to attach loads and joints to; returns ``name``."""
         self.markers[name] = node
         return name
 
-    def fix(self, nodes, dofs="all", name=None):
-        """Clamp ``dofs`` ("all", "translations", "rotations" or a tuple of names)."""
+    def fix(self, nodes: NodeSelector, dofs: DofSelector = "all", name: Optional[str] = None) -> None:
+        """Clamp ``dofs`` ("all", "translations", "rotations" or a tuple of DOF names) of
+        ``nodes``: they are removed from the equations (no cost)."""
         self.fixed.append(Fixed(nodes, self._dof_tuple(dofs), name or f"fix {nodes!r}"))
 
-    def prescribe(self, nodes, dof, value=0.0, function=None, name=None):
-        """Prescribe DOF ``dof`` at ``nodes``: value·λ in statics, function(t) in dynamics."""
-        self.prescribed.append(Prescribed(nodes, dof, float(value), function, name or f"prescribe {nodes!r} {dof}"))
+    def prescribe(self, nodes: NodeSelector, dof: str, value: float = 0.0,
+                  function: Optional[Callable[[float], float]] = None, name: Optional[str] = None) -> None:
+        """Prescribe DOF ``dof`` at ``nodes`` [length or rad]: value·λ in statics (λ the
+        load factor), function(t) in dynamics (``value`` when no function is given; a table
+        [[t, value], ...] is interpolated linearly)."""
+        name = name or f"prescribe {nodes!r} {dof}"
+        self.prescribed.append(Prescribed(nodes, dof, real_number(value, f"{name!r}: value"),
+                                          as_function_of_t(function, f"{name!r}: function"), name))
 
-    def tie(self, node_a, node_b, dofs="all", name=None):
+    def tie(self, node_a: NodeSelector, node_b: NodeSelector, dofs: DofSelector = "all", name: Optional[str] = None) -> None:
         """Share ``dofs`` between two nodes (exact, costs no equations)."""
         self.ties.append(Tie(node_a, node_b, self._dof_tuple(dofs), name or f"tie {node_a!r}-{node_b!r}"))
 
-    def pin(self, node_a, node_b, name=None):
+    def pin(self, node_a: NodeSelector, node_b: NodeSelector, name: Optional[str] = None) -> None:
         """A hinge: the two nodes share translations, rotations stay independent."""
         self.tie(node_a, node_b, "translations", name or f"pin {node_a!r}-{node_b!r}")
 
-    def weld(self, node_a, node_b, name=None):
+    def weld(self, node_a: NodeSelector, node_b: NodeSelector, name: Optional[str] = None) -> None:
         """A rigid connection: the two nodes share all DOFs."""
         self.tie(node_a, node_b, "all", name or f"weld {node_a!r}-{node_b!r}")
 
     # ------------------------------------------------------------------ joints (constraints)
-    def distance(self, node_a, node_b, length=None, point=None, name=None):
-        """Keep node ``node_b`` at distance ``length`` (default: the reference distance)
-        from ``node_a``, or from the fixed ``point`` when ``node_a`` is None."""
-        return self._joint(Joint("distance", name or f"distance {node_a!r}-{node_b!r}", node_a, node_b, point=point, length=length))
+    def distance(self, node_a: Optional[NodeSelector], node_b: NodeSelector, length: Optional[float] = None,
+                 point: Optional[Sequence[float]] = None, name: Optional[str] = None) -> str:
+        """Keep node ``node_b`` at distance ``length`` [length] (default: the reference
+        distance) from ``node_a``, or from the fixed ``point`` (dim,) when ``node_a`` is None.
+        One equation; returns the joint name."""
+        return self._joint(Joint("distance", name or f"distance {node_a!r}-{node_b!r}", node_a, node_b,
+                                 point=None if point is None else tuple(point), length=length))
 
-    def on_line(self, node, point, direction, name=None):
-        """Node ``node`` slides on the fixed line through ``point`` along ``direction``."""
+    def on_line(self, node: NodeSelector, point: Sequence[float], direction: Sequence[float], name: Optional[str] = None) -> str:
+        """Node ``node`` slides on the fixed line through ``point`` (dim,) along
+        ``direction`` (dim,, any length): dim − 1 equations; returns the joint name."""
         return self._joint(Joint("on_line", name or f"on_line {node!r}", None, node, point=tuple(point), direction=tuple(direction)))
 
-    def coincide(self, node_a, node_b, offset=None, name=None):
-        """Positions of two nodes coincide (up to a constant ``offset`` x_b − x_a)."""
+    def coincide(self, node_a: NodeSelector, node_b: NodeSelector, offset: Optional[Sequence[float]] = None,
+                 name: Optional[str] = None) -> str:
+        """Positions of two nodes coincide, up to a constant ``offset`` x_b − x_a (dim,)
+        [length]: dim equations; returns the joint name."""
         return self._joint(Joint("coincide", name or f"coincide {node_a!r}-{node_b!r}", node_a, node_b, offset=None if offset is None else tuple(offset)))
 
-    def linear_constraint(self, terms, value=None, name=None):
+    def linear_constraint(self, terms: Sequence[tuple[NodeSelector, str, float]],
+                          value: Union[None, float, Callable[[float], float]] = None, name: Optional[str] = None) -> str:
         """Σ c·u(node, dof) = value(t) (value: a callable of time, or a number, or None
-        for 0); ``terms`` is a list of (node, dof, coefficient)."""
+        for 0); ``terms`` is a list of (node, dof, coefficient). One equation; returns the
+        joint name."""
         fn = value if callable(value) or value is None else (lambda t, v=float(value): v)
         return self._joint(Joint("linear", name or "linear constraint", terms=tuple(tuple(t) for t in terms), value=fn))
 
-    def body_point(self, body, node=None, point=None, offset=None, name=None):
+    def body_point(self, body: NodeSelector, node: Optional[NodeSelector] = None, point: Optional[Sequence[float]] = None,
+                   offset: Optional[Sequence[float]] = None, name: Optional[str] = None) -> str:
         """Revolute joint (2-D) at a point of a rigid body: the point of ``body`` (a node
         with ux, uy, rz: ``rigid_body2d`` or a beam node) at reference offset ``offset``
         (default: the reference vector from the body node to ``node`` or ``point``)
@@ -164,7 +219,8 @@ class Model:
         return self._joint(Joint("body_point", name or f"body_point {body!r}-{node if node is not None else point!r}", body, node,
                                  point=None if point is None else tuple(point), offset=None if offset is None else tuple(offset)))
 
-    def slider(self, node, body, point=None, direction=None, lock_rotation=False, name=None):
+    def slider(self, body: NodeSelector, node: NodeSelector, point: Optional[Sequence[float]] = None,
+               direction: Optional[Sequence[float]] = None, lock_rotation: bool = False, name: Optional[str] = None) -> str:
         """Slider (2-D) on a line that moves with a body: node ``node`` stays on the line
         through the point of ``body`` (a node with ux, uy, rz: ``rigid_body2d`` or a beam
         node) at reference position ``point`` (default: the reference position of
@@ -177,17 +233,26 @@ class Model:
                                  direction=None if direction is None else tuple(direction),
                                  lock_rotation=bool(lock_rotation)))
 
-    def joint3d(self, kind, node_a, node_b=None, axis=None, point=None, name=None):
+    def joint3d(self, kind: str, node_a: NodeSelector, node_b: Optional[NodeSelector] = None,
+                axis: Optional[Sequence[float]] = None, point: Optional[Sequence[float]] = None, name: Optional[str] = None) -> str:
         """A 3-D joint of ``kind`` ("spherical", "revolute", "universal", "cylindrical",
         "prismatic") between oriented nodes ``node_a`` and ``node_b`` (beam3d nodes), or
         between ``node_a`` and ground (node_b None; ``point`` defaults to node a's reference
         position). ``axis``: the joint axis in the reference configuration (revolute,
         cylindrical, prismatic; universal: the first cross axis, carried by node a), fixed in
-        node a's frame. See femb.model.joints for the equations."""
-        return self._joint(Joint(kind, name or f"{kind} {node_a!r}-{node_b!r}", node_a, node_b,
+        node a's frame. See femb.model.joints for the equations.
+
+        ``point`` is only for a joint to ground: between two nodes the joint sits at node
+        b (body-fixed attachment points do not exist yet), so giving one is a ModelError."""
+        name = name or f"{kind} {node_a!r}-{node_b!r}"
+        if node_b is not None and point is not None:
+            raise ModelError(f"joint {name!r}: point={tuple(point)!r} is only for a joint to ground (node_b=None); between two "
+                             f"nodes the joint sits at node b (attachment points away from the nodes are not supported)")
+        return self._joint(Joint(kind, name, node_a, node_b,
                                  point=None if point is None else tuple(point), axis=None if axis is None else tuple(axis)))
 
-    def rigid_link2d(self, name, node_a, node_b, m, J=None, com=None):
+    def rigid_link2d(self, name: str, node_a: NodeSelector, node_b: NodeSelector, m: float, J: Optional[float] = None,
+                     com: Optional[Sequence[float]] = None) -> str:
         """A planar rigid body described by two of its points (natural coordinates): nodes
         ``node_a`` and ``node_b`` keep their distance (a ``distance`` joint named ``name``)
         and carry the body's inertia through a ``rigid_link2d`` element (mass ``m``,
@@ -202,45 +267,56 @@ class Model:
         self.add_discrete(f"{name} inertia", "rigid_link2d", (node_a, node_b), m=float(m), J=J, cx=along, cy=across)
         return self.distance(node_a, node_b, name=name)
 
-    def _joint(self, joint):
+    def _joint(self, joint: Joint) -> str:
         if any(j.name == joint.name for j in self.joints):
             raise ModelError(f"joint {joint.name!r} is defined twice")
         self.joints.append(joint)
         return joint.name
 
-    def point_load(self, nodes, amplitude=None, constant=False, name=None, moment_type="dead", **values):
+    def point_load(self, nodes: NodeSelector, amplitude: Optional[Callable[[float], float]] = None, constant: bool = False,
+                   name: Optional[str] = None, moment_type: str = "dead", **values: float) -> None:
         """Nodal forces/moments, e.g. ``point_load("tip", fy=-1.0, mz=2.0)``.
 
         ``moment_type`` ("dead", "semitangential" or "follower") says how the moments act
         at nodes with 3-D rotations (see femb.model.loads.PointLoad); forces are dead."""
+        name = name or f"point load {nodes!r}"
         mapped = {}
         for key, val in values.items():
             dof = FORCE_TO_DOF.get(key, key)
-            mapped[dof] = float(val)
-        self.loads.append(PointLoad(nodes, mapped, amplitude, constant, name or f"point load {nodes!r}", moment_type))
+            mapped[dof] = real_number(val, f"load {name!r}: {key}")
+        self.loads.append(PointLoad(nodes, mapped, as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name, moment_type))
 
-    def distributed_load(self, cells, q, amplitude=None, constant=False, name=None):
-        """Dead load per unit length ``q`` (dim,) on the line cells of ``cells``."""
-        self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()), amplitude, constant, name or f"distributed load {cells!r}"))
+    def distributed_load(self, cells: str, q: ArrayLike, amplitude: Optional[Callable[[float], float]] = None,
+                         constant: bool = False, name: Optional[str] = None) -> None:
+        """Dead load per unit length ``q`` (dim,) [force/length] on the line cells of the
+        cell set ``cells``; scaled by ``amplitude`` a(t) (a function or a table
+        [[t, a], ...]) or the load factor unless ``constant``."""
+        name = name or f"distributed load {cells!r}"
+        self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()),
+                                          as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name))
 
-    def gravity(self, g, amplitude=None, constant=False):
-        """Uniform gravity ``g`` (dim,) acting on all masses."""
-        self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), amplitude, constant))
+    def gravity(self, g: ArrayLike, amplitude: Optional[Callable[[float], float]] = None, constant: bool = False) -> None:
+        """Uniform gravity ``g`` (dim,) [length/time²] acting on all masses (M·g with the
+        analysis' mass kind); scaled by ``amplitude`` a(t) (a function or a table) or the
+        load factor unless ``constant``."""
+        self.loads.append(Gravity(tuple(np.asarray(g, float).ravel()), as_function_of_t(amplitude, "gravity: amplitude"), constant))
 
-    def initial_velocity(self, nodes, **values):
+    def initial_velocity(self, nodes: NodeSelector, **values: float) -> None:
         """Initial velocity of DOFs at ``nodes``, e.g. ``initial_velocity("tip", uy=2.0)``
-        (rotational DOFs: angular velocity)."""
+        [length/time] (rotational DOFs: angular velocity [rad/time])."""
         self.initial_velocities.append((nodes, {k: float(v) for k, v in values.items()}))
 
-    def initial_rigid_velocity(self, velocity=None, omega=0.0, center=None, nodes=None):
+    def initial_rigid_velocity(self, velocity: Optional[ArrayLike] = None, omega: Union[float, ArrayLike] = 0.0,
+                               center: Optional[ArrayLike] = None, nodes: Optional[NodeSelector] = None) -> None:
         """Initial velocity field of a rigid motion: v = velocity + ω × (x − center) at
-        every node (or ``nodes``); rotational DOFs get ω. In 2-D ``omega`` is the scalar
-        spin about z; in 3-D a 3-vector."""
+        every node (or ``nodes``); rotational DOFs get ω. ``velocity`` (dim,) [length/time],
+        ``center`` (dim,) [length]; in 2-D ``omega`` is the scalar spin about z, in 3-D a
+        3-vector [rad/time]."""
         sel = np.arange(self.mesh.n_nodes) if nodes is None else self.nodes(nodes)
         x = np.zeros((sel.size, 3))
         x[:, : self.mesh.dim] = self.mesh.points[sel]
         c = _as_3d(center)
-        w = np.array([0.0, 0.0, float(omega)]) if np.ndim(omega) == 0 else _as_3d(omega)
+        w = np.array([0.0, 0.0, float(np.asarray(omega))]) if np.ndim(omega) == 0 else _as_3d(omega)
         v = _as_3d(velocity) + np.cross(w, x - c)
         names = self.dof_names
         for k, node in enumerate(sel):
@@ -250,24 +326,27 @@ class Model:
 
     # ------------------------------------------------------------------ queries
     @property
-    def dof_names(self):
+    def dof_names(self) -> tuple[str, ...]:
+        """The DOF names of the model's nodes: (ux, uy, rz) in 2-D, (ux, uy, uz, rx, ry, rz) in 3-D."""
         return dof_names_for(self.dim)
 
-    def nodes(self, selector):
+    def nodes(self, selector: NodeSelector) -> NDArray[np.int64]:
         """Node indices for a marker name, a set name, an index or indices."""
         if isinstance(selector, str) and selector in self.markers:
             return np.atleast_1d(self.mesh.node(self.markers[selector]))
         return self.mesh.nodes(selector)
 
-    def node(self, selector):
+    def node(self, selector: NodeSelector) -> int:
+        """The index of the one node named by a marker name, a one-node set name or an index."""
         if isinstance(selector, str) and selector in self.markers:
             return self.mesh.node(self.markers[selector])
         return self.mesh.node(selector)
 
-    def spec(self, part):
+    def spec(self, part: Union[str, Part]) -> "ElementSpec":
+        """The ElementSpec of a part (given by name or as the Part)."""
         return element_library.get_spec(self.parts[part].element if isinstance(part, str) else part.element)
 
-    def _dof_tuple(self, dofs):
+    def _dof_tuple(self, dofs: DofSelector) -> tuple[str, ...]:
         names = self.dof_names
         if dofs == "all":
             return names
@@ -280,14 +359,14 @@ class Model:
         return tuple(dofs)
 
     # ------------------------------------------------------------------ validation
-    def validate(self):
+    def validate(self) -> "Model":
         """Check the whole model; raise ModelError listing every problem found."""
         problems = self.problems()
         if problems:
             raise ModelError(problems, f"model {self.name!r}")
         return self
 
-    def problems(self):
+    def problems(self) -> list[str]:
         """Every problem of the model as a list of strings (empty when valid)."""
         p = []
         mesh = self.mesh
@@ -342,9 +421,8 @@ class Model:
                 zero = np.where(lengths <= 1e-12 * max(1.0, np.abs(mesh.points).max()))[0]
                 if zero.size:
                     p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
-            check = spec.extra.get("check_cells")
-            if check is not None:
-                p += [f"{where}: {m} in cell set {part.cells!r}" for m in check(mesh.points, conn)]
+            if spec.check_cells is not None:
+                p += [f"{where}: {m} in cell set {part.cells!r}" for m in spec.check_cells(mesh.points, conn)]
         for rec in self.fixed + self.prescribed + self.loads + self.ties:
             p += self._record_problems(rec, names, covered)
         for nodes, values in self.initial_velocities:
@@ -365,11 +443,12 @@ class Model:
                 p.append(f"marker {name!r}: {exc}")
         return p
 
-    def _record_problems(self, rec, names, covered):
+    def _record_problems(self, rec: Union[Fixed, Prescribed, Tie, PointLoad, DistributedLoad, Gravity], names: tuple[str, ...],
+                         covered: NDArray[np.bool_]) -> list[str]:
         p = []
         where = rec.name
 
-        def check_nodes(sel):
+        def check_nodes(sel: NodeSelector) -> Optional[NDArray[np.int64]]:
             try:
                 nodes = self.nodes(sel)
             except InputError as exc:
@@ -407,7 +486,7 @@ class Model:
             p += [f"{where}: unknown DOF {d!r}" for d in rec.dofs if d not in names]
         return p
 
-    def _joint_problems(self, joint, names, covered):
+    def _joint_problems(self, joint: Joint, names: tuple[str, ...], covered: NDArray[np.bool_]) -> list[str]:
         p, where = [], f"joint {joint.name!r}"
         if joint.kind not in JOINT_KINDS:
             return [f"{where}: unknown kind {joint.kind!r} (kinds: {', '.join(JOINT_KINDS)})"]
@@ -428,7 +507,7 @@ class Model:
             if joint.length is not None and not joint.length > 0:
                 p.append(f"{where}: length must be > 0, got {joint.length}")
         if joint.kind == "on_line":
-            if len(joint.point) != self.dim or len(joint.direction) != self.dim:
+            if joint.point is None or joint.direction is None or len(joint.point) != self.dim or len(joint.direction) != self.dim:
                 p.append(f"{where}: point and direction need {self.dim} components")
             elif not np.linalg.norm(joint.direction) > 0:
                 p.append(f"{where}: direction must be non-zero")
@@ -479,7 +558,7 @@ class Model:
                     p.append(f"{where}: unknown DOF {term[1]!r}")
         return p
 
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """A dict describing the model (counts per part), for logs and run records."""
         return {
             "name": self.name,

@@ -4,40 +4,65 @@ A run records *frames* (a time or load factor and the full variable vector u, op
 velocities) and a *history* of scalars per step (energies, iterations, probes ...). Nodal
 values are recovered through the CorrelationTable.
 """
+from __future__ import annotations
+
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
 
 
 class Results:
     """Frames and histories of one analysis.
 
+    A frame is a time (dynamics) or load factor (statics) with the state vector u over all
+    variables of the correlation table (translations in length units, rotations in
+    radians: 2-D rz additive, 3-D rotation vectors log R). Read DOFs with ``dof``, history
+    columns with ``series``, nodal fields with ``nodal_displacements`` and
+    ``nodal_rotation_matrices``; write ParaView files with ``to_vtk``.
+
     Attributes
     ----------
     table : CorrelationTable
-    kind : str ("static", "arclength", "dynamic", ...)
-    times : list of float, the time or load factor of each frame
-    states : list of (n_var,) arrays, u at each frame
-    velocities : list of (n_var,) arrays (dynamics) or empty
-    history : dict name -> list of float, one entry per recorded frame
-    arrays : dict name -> list of arrays, one per recorded frame (e.g. reactions over the
-        constrained variables ``table.constrained_vars``; ``rotations`` (n_nodes, 3, 3),
-        the nodal rotation matrices of 3-D models with oriented nodes)
-    info : dict of run information (settings, counts, timings)
+        The global numbering (``table.var_of(node, dof)``).
+    kind : str
+        "static", "arclength", "dynamic", "modal", ...
+    model : Model or None
+        The model that was solved.
+    times : list of float
+        The time or load factor of each frame.
+    states : list of (n_var,) arrays
+        u at each frame.
+    velocities : list of (n_var,) arrays
+        Velocities at each frame (dynamics), or empty.
+    history : dict of str to list of float
+        One entry per recorded frame (NaN where a frame did not record the column).
+    arrays : dict of str to list of arrays
+        One array per recorded frame, e.g. ``reactions`` over the constrained variables
+        ``table.constrained_vars``, ``multipliers`` of the joints, ``rotations``
+        (n_nodes, 3, 3), the nodal rotation matrices of 3-D models with oriented nodes.
+    info : dict
+        Run information (settings, counts, timings).
     """
 
-    def __init__(self, table, kind, model=None):
+    def __init__(self, table: CorrelationTable, kind: str, model: Optional[Model] = None) -> None:
         self.table = table
         self.kind = kind
         self.model = model
-        self.times = []
-        self.states = []
-        self.velocities = []
-        self.history = {}
-        self.arrays = {}
-        self.info = {}
+        self.times: list[float] = []
+        self.states: list[NDArray[np.float64]] = []
+        self.velocities: list[NDArray[np.float64]] = []
+        self.history: dict[str, list[float]] = {}
+        self.arrays: dict[str, list[NDArray[np.float64]]] = {}
+        self.info: dict[str, Any] = {}
 
-    def record(self, t, u, v=None, arrays=None, **scalars):
+    def record(self, t: float, u: ArrayLike, v: Optional[ArrayLike] = None, arrays: Optional[dict[str, ArrayLike]] = None,
+               **scalars: float) -> None:
         """Append a frame (copies u and v) with scalar history values and per-frame arrays
         (e.g. ``arrays={"reactions": r}``)."""
         for key, val in (arrays or {}).items():
@@ -54,26 +79,32 @@ class Results:
             while len(col) < n:
                 col.append(np.nan)
 
-    def __len__(self):
+    def __len__(self) -> int:
+        """The number of recorded frames."""
         return len(self.times)
 
     @property
-    def final(self):
+    def final(self) -> NDArray[np.float64]:
         """The last state vector u (n_var,)."""
         return self.states[-1]
 
-    def series(self, name):
-        """A history column as an array."""
+    def series(self, name: str) -> NDArray[np.float64]:
+        """The history column ``name`` as an array (one value per frame; NaN where a frame
+        did not record it). The names depend on the analysis (see its ``solve_*``
+        function), e.g. ``load_factor``, ``total_energy``, or a probe's name."""
         return np.asarray(self.history[name], dtype=np.float64)
 
-    def dof(self, node, dof, frame=None):
-        """Value of DOF ``dof`` at ``node`` at one frame, or over all frames (array)."""
+    def dof(self, node: int, dof: str, frame: Optional[int] = None) -> Union[float, NDArray[np.float64]]:
+        """Value of DOF ``dof`` ("ux", "uy", "uz", "rx", "ry", "rz") at node index ``node``
+        (``model.node(name)`` gives it) at one frame (a float; negative indices count from
+        the end), or over all frames (array (n_frames,)) when ``frame`` is None. Units: the
+        model's length for translations, radians for rotations."""
         var = self.table.var_of(node, dof)
         if frame is not None:
             return float(self.states[frame][var])
         return np.array([s[var] for s in self.states])
 
-    def nodal_displacements(self, frame=-1):
+    def nodal_displacements(self, frame: int = -1) -> NDArray[np.float64]:
         """(n_nodes, dim) translations at a frame (zero for DOFs a node does not carry)."""
         t = self.table
         out = np.zeros((t.node_var.shape[0], t.dim))
@@ -83,7 +114,7 @@ class Results:
             out[col >= 0, k] = u[col[col >= 0]]
         return out
 
-    def nodal_rotations(self, frame=-1):
+    def nodal_rotations(self, frame: int = -1) -> NDArray[np.float64]:
         """(n_nodes,) planar rotation rz (2-D models)."""
         t = self.table
         k = t.dof_names.index("rz")
@@ -92,7 +123,7 @@ class Results:
         out[col >= 0] = self.states[frame][col[col >= 0]]
         return out
 
-    def nodal_rotation_matrices(self, frame=-1):
+    def nodal_rotation_matrices(self, frame: int = -1) -> NDArray[np.float64]:
         """(n_nodes, 3, 3) rotation of every node relative to its reference orientation at
         a frame: the recorded ``rotations`` of 3-D models with oriented nodes; otherwise
         exp of the rotation vectors held in u (3-D: (rx, ry, rz); 2-D: rotation rz about
@@ -111,25 +142,34 @@ class Results:
         return _exp_rotation_vectors(theta)
 
 
-    def to_vtk(self, path, frames=None, surfaces=None, time_mode="auto"):
+    def to_vtk(self, path: Union[str, Path], frames: Union[None, int, list[int]] = None,
+               surfaces: Union[None, bool, str, dict[str, Any]] = None, time_mode: str = "auto") -> Path:
         """Write frames to ParaView files (femb.export); returns the written path.
 
-        path : a folder (written as ``<folder>/results.pvd`` + ``results_<k>.vtu``), a
+        Parameters
+        ----------
+        path : str or Path
+            A folder (written as ``<folder>/results.pvd`` + ``results_<k>.vtu``), a
             ``.pvd`` file (its folder and stem name the collection) or a ``.vtu`` file
             (one frame: ``frames`` as an int, default the last).
-        frames : indices of the frames to write (default all), or one int for a ``.vtu``.
-        surfaces : True, "auto" or {part: outline} — also the extruded cross-section
-            surfaces (``<name>_surface.pvd``, see femb.export.surfaces).
-        time_mode : see femb.export.PVDWriter.
+        frames : list of int or int, optional
+            Indices of the frames to write (default all), or one int for a ``.vtu``.
+        surfaces : True, "auto" or dict, optional
+            {part: SectionOutline}: also the extruded cross-section surfaces
+            (``<name>_surface.pvd``, see femb.export.surfaces).
+        time_mode : str
+            See femb.export.PVDWriter.
 
+        Notes
+        -----
         femb.export sits above femb.results in the layering: the writer is imported when
         this method is called (an allowed deferred import, see tests/framework/test_layering),
         so importing Results never imports femb.export.
         """
-        from femb.export import vtk
+        import femb.export.vtk as vtk
         path = Path(path)
         if path.suffix == ".vtu":
-            frame = -1 if frames is None else int(frames)
+            frame = -1 if frames is None else int(frames)  # type: ignore[arg-type]  # a .vtu holds one frame: an int
             if surfaces not in (None, False):
                 raise ValueError("surfaces need a collection: give a folder or a .pvd path")
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +182,7 @@ class Results:
         return writer.path
 
 
-def _exp_rotation_vectors(theta):
+def _exp_rotation_vectors(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """(n, 3, 3) Rodrigues rotations of rotation vectors θ (n, 3) [rad]."""
     t = np.linalg.norm(theta, axis=1)
     safe = np.where(t > 0.0, t, 1.0)

@@ -18,11 +18,8 @@ components count as 0) and R = exp(λ θ̂_p). Every rotational DOF of such a no
 fixed or prescribed; anything else raises a ModelError. In dynamics the prescribed rotation
 vector follows the DOFs' time functions, θ_p(t) (``RotationLayout.prescribed_at``).
 
-Cayley helpers of the energy-conserving dynamics (femb.solvers.midpoint3d), batched over
-nodes, ψ (k, 3) Cayley vectors (|ψ| = 2 tan(φ/2) for a rotation by φ):
-``cayley(ψ)`` = (I − ψ̂/2)⁻¹(I + ψ̂/2), ``cayley_vector(C)`` its inverse,
-``cayley_spin(ψ)`` the spin of a variation (δC Cᵀ = (T δψ)^, T = (I + ψ̂/2)/(1 + |ψ|²/4))
-and ``cayley_half(ψ)`` the Cayley vector of the half rotation (geodesic mid-point).
+The Cayley maps of the energy-conserving dynamics (femb.solvers.dynamics.midpoint3d) are in
+femb.core.rotations with every other rotation helper.
 """
 from dataclasses import dataclass
 
@@ -161,49 +158,6 @@ class RotationLayout:
         mask = self.eq >= 0
         w[mask] = dx[self.eq[mask]]
         return w
-
-
-def _hat_batch(psi):
-    """(k, 3, 3) skew matrices of (k, 3) vectors."""
-    H = np.zeros(psi.shape[:-1] + (3, 3))
-    H[..., 0, 1], H[..., 0, 2], H[..., 1, 2] = -psi[..., 2], psi[..., 1], -psi[..., 0]
-    H[..., 1, 0], H[..., 2, 0], H[..., 2, 1] = psi[..., 2], -psi[..., 1], psi[..., 0]
-    return H
-
-
-def cayley(psi):
-    """Rotations (k, 3, 3) C = (I − ψ̂/2)⁻¹(I + ψ̂/2) = I + 4/(4 + |ψ|²)(ψ̂ + ψ̂²/2) of
-    Cayley vectors ψ (k, 3)."""
-    psi = np.asarray(psi, dtype=np.float64)
-    H = _hat_batch(psi)
-    c = 4.0 / (4.0 + np.einsum("...i,...i->...", psi, psi))
-    return np.eye(3) + c[..., None, None] * (H + 0.5 * H @ H)
-
-
-def cayley_vector(C):
-    """Cayley vectors ψ (k, 3) of rotations C (k, 3, 3) (rotation angle < π):
-    ψ = 2 vee(C − Cᵀ)/(1 + tr C)."""
-    C = np.asarray(C, dtype=np.float64)
-    tr = np.einsum("...ii->...", C)
-    v = np.stack([C[..., 2, 1] - C[..., 1, 2], C[..., 0, 2] - C[..., 2, 0], C[..., 1, 0] - C[..., 0, 1]], axis=-1)
-    return 2.0 * v / (1.0 + tr)[..., None]
-
-
-def cayley_spin(psi):
-    """T (k, 3, 3) with δC Cᵀ = (T δψ)^ for C = cayley(ψ): T = (I + ψ̂/2)/(1 + |ψ|²/4)."""
-    psi = np.asarray(psi, dtype=np.float64)
-    d = 1.0 + 0.25 * np.einsum("...i,...i->...", psi, psi)
-    return (np.eye(3) + 0.5 * _hat_batch(psi)) / d[..., None, None]
-
-
-def cayley_half(psi):
-    """Cayley vector ψ_m (k, 3) of the half rotation, cayley(ψ_m)² = cayley(ψ):
-    ψ_m = ψ/(1 + √(1 + |ψ|²/4)), and its derivative dψ_m/dψ (k, 3, 3)."""
-    psi = np.asarray(psi, dtype=np.float64)
-    s = np.sqrt(1.0 + 0.25 * np.einsum("...i,...i->...", psi, psi))
-    half = psi / (1.0 + s)[..., None]
-    d = np.eye(3) / (1.0 + s)[..., None, None] - np.einsum("...i,...j->...ij", psi, psi) / (4.0 * s * (1.0 + s) ** 2)[..., None, None]
-    return half, d
 
 
 @dataclass

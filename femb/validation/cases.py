@@ -11,8 +11,15 @@ A case folder ``<root>/<name>/`` holds
                                 "origin": "paper"}}}
 
   ``reference`` and ``tolerance`` may be null (the metric is then only reported);
-  ``tolerance_kind`` is "abs" or "rel"; ``origin`` is "paper", "analytic" or
-  "converged-femb". Optional keys: "notes" (free text shown in the report).
+  ``tolerance_kind`` is "abs", "rel", "upper_bound" (value ≤ reference + tolerance) or
+  "lower_bound" (value ≥ reference − tolerance). ``origin`` says where the reference comes
+  from: "paper" (a published number or claim), "analytic" (a closed form, conservation law,
+  theoretical order, or an independent solution of the governing equations computed in
+  femb.validation.analytic) or "converged-femb" (femb's own converged run: a regression, not a
+  validation). A judged metric must name its origin; a metric without a reference has none.
+  ``"full_only": true`` marks a metric the quick variant does not compute (it is then
+  neither required nor reported in a quick run). Optional keys: "notes" (free text shown
+  in the report).
 * ``case.py`` defining ``run(quick: bool, out_dir: pathlib.Path) -> dict`` that returns
   ``{"metrics": {name: float}, "series": {...}}`` (series optional, see femb.validation.plots).
 """
@@ -26,7 +33,7 @@ from pathlib import Path
 
 from femb.core.errors import InputError
 
-TOLERANCE_KINDS = ("abs", "rel")
+TOLERANCE_KINDS = ("abs", "rel", "upper_bound", "lower_bound")
 ORIGINS = ("paper", "analytic", "converged-femb")
 ROOT_ENV = "FEMB_VALIDATION_ROOT"
 
@@ -40,7 +47,13 @@ class MetricSpec:
     tolerance: float = None
     tolerance_kind: str = "abs"
     units: str = ""
-    origin: str = "analytic"
+    origin: str = None
+    full_only: bool = False
+
+    @property
+    def judged(self):
+        """True when the metric has a reference and a tolerance (else it is only reported)."""
+        return self.reference is not None and self.tolerance is not None
 
 
 @dataclass(frozen=True)
@@ -78,25 +91,34 @@ def _metric_spec(name, raw, where, problems):
     if not isinstance(raw, dict):
         problems.append(f"{where}: must be an object")
         return None
-    unknown = set(raw) - {"reference", "tolerance", "tolerance_kind", "units", "origin", "notes"}
+    unknown = set(raw) - {"reference", "tolerance", "tolerance_kind", "units", "origin", "notes", "full_only"}
     if unknown:
         problems.append(f"{where}: unknown keys {sorted(unknown)}")
     kind = raw.get("tolerance_kind", "abs")
     if kind not in TOLERANCE_KINDS:
         problems.append(f"{where}: tolerance_kind must be one of {TOLERANCE_KINDS}, not {kind!r}")
-    origin = raw.get("origin", "analytic")
-    if origin not in ORIGINS:
+    origin = raw.get("origin")
+    if origin is not None and origin not in ORIGINS:
         problems.append(f"{where}: origin must be one of {ORIGINS}, not {origin!r}")
     tol = _number_or_none(raw.get("tolerance"), where, "tolerance", problems)
     if tol is not None and tol < 0:
         problems.append(f"{where}: tolerance must be >= 0")
+    reference = _number_or_none(raw.get("reference"), where, "reference", problems)
+    if reference is not None and tol is not None and origin is None:
+        problems.append(f"{where}: a judged metric must name the origin of its reference {ORIGINS}")
+    if reference is None and origin is not None:
+        problems.append(f"{where}: origin {origin!r} given for a metric without a reference (only reported: omit it)")
+    full_only = raw.get("full_only", False)
+    if not isinstance(full_only, bool):
+        problems.append(f"{where}: full_only must be true or false, not {full_only!r}")
     return MetricSpec(
         name=name,
-        reference=_number_or_none(raw.get("reference"), where, "reference", problems),
+        reference=reference,
         tolerance=tol,
         tolerance_kind=kind,
         units=str(raw.get("units", "")),
         origin=origin,
+        full_only=full_only is True,
     )
 
 

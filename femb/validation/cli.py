@@ -48,6 +48,14 @@ def _list(specs):
         print(f"{s.name.ljust(width)}  {flag}  {s.title}\n{' ' * width}         source: {s.source}")
 
 
+def print_progress(result, done, total):
+    """One line per finished case, printed (and flushed) as it finishes:
+    ``[3/20] rollup-2d  pass  1.2 s``."""
+    width = len(str(total))
+    verdict = "pass" if result.passed else ("FAIL (raised)" if result.error else "FAIL")
+    print(f"[{done:>{width}}/{total}] {result.name}  {verdict}  {result.seconds:.1f} s", flush=True)
+
+
 def run(args):
     """Execute the parsed ``validate`` arguments; returns the exit code."""
     if getattr(args, "verbose", False):
@@ -60,13 +68,14 @@ def run(args):
             return 0
         report_dir = args.report if args.report is not None else root / "report"
         results = run_cases(args.names or None, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
-                            out_dir=report_dir, specs=specs)
+                            out_dir=report_dir, specs=specs, progress=print_progress)
     except FembError as exc:
         print(f"femb validate: {exc}", file=sys.stderr)
         return 2
     if not results:
         print("femb validate: no cases selected", file=sys.stderr)
         return 2
+    print()
     print(format_table(results))
     failures = failure_lines(results)
     if failures:

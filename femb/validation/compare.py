@@ -4,6 +4,8 @@ Rules (documented in validation/README.md):
 
 * reference and tolerance given: error = |value − reference| ("abs") or
   |value − reference| / |reference| ("rel"; falls back to "abs" for a zero reference);
+  one-sided bounds: error = max(0, value − reference) ("upper_bound") or
+  max(0, reference − value) ("lower_bound"), the amount by which the bound is exceeded;
   passed = error ≤ tolerance. A missing or non-finite value fails.
 * reference or tolerance null: the value is reported, passed is None (not judged).
 * a metric the case returns but reference.json does not list is reported, not judged.
@@ -11,6 +13,8 @@ Rules (documented in validation/README.md):
 """
 import math
 from dataclasses import dataclass, field
+
+from femb.validation.cases import ORIGINS
 
 
 @dataclass
@@ -23,7 +27,7 @@ class MetricResult:
     tolerance: float = None
     tolerance_kind: str = "abs"
     units: str = ""
-    origin: str = ""
+    origin: str = None
     error: float = None
     passed: bool = None
     message: str = ""
@@ -33,9 +37,12 @@ class MetricResult:
         value = "missing" if self.value is None else f"{self.value:.6g}"
         text = f"{self.name}: value {value}"
         if self.reference is not None:
-            text += f", reference {self.reference:.6g}"
+            bound = {"upper_bound": "upper bound", "lower_bound": "lower bound"}.get(self.tolerance_kind, "reference")
+            text += f", {bound} {self.reference:.6g}"
+            if self.origin:
+                text += f" ({self.origin})"
         if self.error is not None:
-            rel = " (relative)" if self.tolerance_kind == "rel" else ""
+            rel = {"rel": " (relative)", "upper_bound": " (above the bound)", "lower_bound": " (below the bound)"}.get(self.tolerance_kind, "")
             text += f", error {self.error:.3g}{rel}"
             if self.tolerance is not None:
                 text += f" {'<=' if self.passed else '>'} tolerance {self.tolerance:.3g}"
@@ -53,6 +60,7 @@ class CaseResult:
     name: str
     title: str = ""
     source: str = ""
+    notes: str = ""
     passed: bool = False
     seconds: float = 0.0
     metrics: list = field(default_factory=list)
@@ -60,6 +68,18 @@ class CaseResult:
     traceback: str = None
     series: dict = field(default_factory=dict)
     out_dir: str = None
+
+    def origin_counts(self):
+        """How many metrics are judged against each origin, and how many are only reported.
+
+        Returns {"paper": n, "analytic": n, "converged-femb": n, "reported": n}; a judged
+        metric is one with a verdict (passed True or False) or one the case failed to return.
+        """
+        counts = dict.fromkeys((*ORIGINS, "reported"), 0)
+        for m in self.metrics:
+            judged = m.reference is not None and m.tolerance is not None
+            counts[m.origin if judged and m.origin in ORIGINS else "reported"] += 1
+        return counts
 
     def failures(self):
         """Readable lines for everything that failed in this case."""
@@ -104,36 +124,44 @@ def compare_metric(spec, value, name=None):
         return out
     if spec.reference is None:
         return out
-    diff = abs(v - spec.reference)
-    if spec.tolerance_kind == "rel" and spec.reference != 0.0:
-        out.error = diff / abs(spec.reference)
-    else:
-        out.error = diff
     if not math.isfinite(v):
         out.message = "non-finite value"
         out.passed = False if judged else None
         return out
+    if spec.tolerance_kind == "upper_bound":
+        out.error = max(0.0, v - spec.reference)
+    elif spec.tolerance_kind == "lower_bound":
+        out.error = max(0.0, spec.reference - v)
+    elif spec.tolerance_kind == "rel" and spec.reference != 0.0:
+        out.error = abs(v - spec.reference) / abs(spec.reference)
+    else:
+        out.error = abs(v - spec.reference)
     if judged:
         out.passed = bool(out.error <= spec.tolerance)
     return out
 
 
-def evaluate(spec, outcome):
-    """Build the CaseResult of ``spec`` from the raw outcome of ``execute_case``."""
+def evaluate(spec, outcome, quick=False):
+    """Build the CaseResult of ``spec`` from the raw outcome of ``execute_case``; in a
+    ``quick`` run, metrics marked ``full_only`` that the case did not return are left out."""
     result = CaseResult(
-        name=spec.name, title=spec.title, source=spec.source, seconds=float(outcome.get("seconds", 0.0)),
+        name=spec.name, title=spec.title, source=spec.source, notes=spec.notes, seconds=float(outcome.get("seconds", 0.0)),
         error=outcome.get("error"), traceback=outcome.get("traceback"), series=outcome.get("series") or {},
         out_dir=outcome.get("out_dir"),
     )
     values = outcome.get("metrics") or {}
     if result.error is None:
         for name, mspec in spec.metrics.items():
+            if quick and mspec.full_only and name not in values:
+                continue
             result.metrics.append(compare_metric(mspec, values.get(name)))
         for name in values:
             if name not in spec.metrics:
                 result.metrics.append(compare_metric(None, values[name], name))
     else:
         for name, mspec in spec.metrics.items():
+            if quick and mspec.full_only:
+                continue
             m = compare_metric(mspec, None)
             m.message = "not computed (the case raised)"
             result.metrics.append(m)

@@ -34,12 +34,12 @@ def rotating_beam(n, element="beam3d", hub=0.0, data=None):
     if element.startswith("beam2d"):
         mesh = line_mesh((hub, 0.0), (hub + L, 0.0), n, "beam")
         model = Model(mesh, name=f"rotating beam 2-D ({n})")
-        model.add_part("beam", "beam", element, Material(E=d["E"], G=d["G"], rho=d["rho"]),
+        model.add_part("beam", element, "beam", Material(E=d["E"], G=d["G"], rho=d["rho"]),
                        Section(A=d["A"], I=I, shear_factor=1.0))
     else:
         mesh = line_mesh((hub, 0.0, 0.0), (hub + L, 0.0, 0.0), n, "beam")
         model = Model(mesh, dim=3, name=f"rotating beam 3-D ({n})")
-        model.add_part("beam", "beam", element, Material(E=d["E"], G=d["G"], rho=d["rho"]),
+        model.add_part("beam", element, "beam", Material(E=d["E"], G=d["G"], rho=d["rho"]),
                        Section(A=d["A"], Iy=I, Iz=I, J=2.0 * I, shear_factor=1.0))
     model.fix("beam_start")
     model.info.update(length=L, EI=d["E"] * I, rhoA=d["rho"] * d["A"], omega=d["omega"])
@@ -64,7 +64,7 @@ def rotating_beam_frequencies(n, omega, element="beam3d", n_modes=4, mass="consi
     """First flapwise and chordwise frequencies [rad/s] of the rotating beam at spin rate
     ``omega`` (rotating frame, centrifugal stiffening from the nonlinear relative
     equilibrium); 2-D elements give only the chordwise one (flap is NaN)."""
-    from femb.solvers.steady_spin import steady_spin
+    from femb.solvers.eigen.steady_spin import steady_spin
 
     model = rotating_beam(n, element)
     lin = steady_spin(model, omega, axis=(0.0, 0.0, 1.0), mass=mass)
@@ -94,7 +94,7 @@ def overhung_rotor(n=2, data=None):
                 dict(mesh.node_sets, ground=np.array([n + 1])), source="overhung rotor")
     model = Model(mesh, dim=3, name="overhung rotor")
     EI = d["EI"]
-    model.add_part("shaft", "shaft", "beam3d", Material(E=1.0, G=1.0, rho=0.0),
+    model.add_part("shaft", "beam3d", "shaft", Material(E=1.0, G=1.0, rho=0.0),
                    Section(A=1.0e3 * EI, Iy=EI, Iz=EI, J=EI))
     model.add_discrete("support", "bushing3d", ("ground", "shaft_start"), k=d["k_support"])
     model.fix("ground")
@@ -133,8 +133,8 @@ def pendulum_linearization_case(quick):
     trajectory-point A at θ = 30°, θ̇ = 1 rad/s, the input matrix of a horizontal force,
     and the same pendulum as a stiff truss mechanism."""
     from femb.mesh import CellBlock
-    from femb.solvers.linearize import linearize
-    from femb.solvers.static import solve_static
+    from femb.solvers.eigen.linearize import linearize
+    from femb.solvers.statics.static import solve_static
 
     m, L, g = 0.5, 1.0, 9.8
     omega = np.sqrt(g / L)
@@ -151,7 +151,7 @@ def pendulum_linearization_case(quick):
     mesh = Mesh(np.array([[0.0, 0.0], [L, 0.0]]), {"rod": CellBlock("line", np.array([[0, 1]]))},
                 {"pivot": np.array([0]), "bob": np.array([1])})
     truss = Model(mesh, name="pendulum as a truss mechanism")
-    truss.add_part("rod", "rod", "truss2d", Material(E=1e9, rho=0.0), Section(A=1.0))
+    truss.add_part("rod", "truss2d", "rod", Material(E=1e9, rho=0.0), Section(A=1.0))
     truss.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=m)
     truss.fix("pivot")
     truss.gravity((g, 0.0), constant=True)
@@ -176,7 +176,11 @@ def rotating_beam_case(quick):
     """Metrics of the rotating-beam-eigen case: first flapwise and chordwise frequencies of
     the spin-up B beam at Ω = 6 rad/s (3-D beams, and chordwise with the planar beam), the
     non-rotating value, and the flapwise frequency at γ = Ω√(ρAL⁴/EI) = 3 against the
-    digest's non-dimensional table, with the Campbell-type curve ω(Ω)."""
+    classic non-dimensional table, with the Campbell-type curve ω(Ω); ``reference_check``
+    is the largest relative difference of the five reference values from an independent
+    Rayleigh–Ritz solution (femb.validation.analytic.rotating_cantilever_flap)."""
+    from femb.validation.analytic import rotating_cantilever_flap
+
     n = 8 if quick else 16
     flap, chord = rotating_beam_frequencies(n, 6.0)
     chord_2d = rotating_beam_frequencies(2 * n, 6.0, element="beam2d")[1]
@@ -186,11 +190,16 @@ def rotating_beam_case(quick):
     flap_g3 = rotating_beam_frequencies(n, 3.0 / tscale)[0] * tscale
     speeds = np.linspace(0.0, 6.0, 4 if quick else 7)
     curve = np.array([rotating_beam_frequencies(n, om) for om in speeds])
+    ritz_6 = rotating_cantilever_flap(6.0 * tscale) / tscale
+    ritz = {"flap_1": ritz_6, "chord_1": np.sqrt(ritz_6**2 - 36.0), "flap_1_at_rest": rotating_cantilever_flap(0.0) / tscale,
+            "flap_1_gamma3": rotating_cantilever_flap(3.0)}
+    stored = {"flap_1": 7.508, "chord_1": 4.513, "flap_1_at_rest": 3.7977, "flap_1_gamma3": 4.7973}
+    check = max(abs(stored[k] - ritz[k]) / stored[k] for k in stored)
     table_gamma = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
     table_flap = np.array([3.5160, 3.6817, 4.1373, 4.7973, 5.5850, 6.4496])
     return {
         "metrics": {"flap_1": flap, "chord_1": chord, "chord_1_beam2d": chord_2d, "flap_1_at_rest": flap0,
-                    "flap_1_gamma3": flap_g3},
+                    "flap_1_gamma3": flap_g3, "reference_check": float(check)},
         "series": {"history": {"curves": [
             {"x": speeds.tolist(), "y": curve[:, 0].tolist(), "label": f"femb flapwise ({n} beam3d)"},
             {"x": speeds.tolist(), "y": curve[:, 1].tolist(), "label": f"femb chordwise ({n} beam3d)"},

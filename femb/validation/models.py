@@ -13,7 +13,7 @@ def cantilever(n, length=1.0, EI=1.0, EA=1.0e7, element="beam2d", name="beam"):
     """
     mesh = line_mesh((0.0, 0.0), (length, 0.0), n, name)
     model = Model(mesh, name=f"cantilever-{n}")
-    model.add_part(name, name, element, Material(E=1.0, G=1.0e3 * EA), Section(A=EA, I=EI, shear_factor=5.0 / 6.0))
+    model.add_part(name, element, name, Material(E=1.0, G=1.0e3 * EA), Section(A=EA, I=EI, shear_factor=5.0 / 6.0))
     model.fix(f"{name}_start")
     return model
 
@@ -22,7 +22,7 @@ def pinned_column(n, length=1.0, EI=1.0, EA=1.0e4, element="beam2d", name="col")
     """A pinned–pinned column along x under a unit compressive end load (for buckling)."""
     mesh = line_mesh((0.0, 0.0), (length, 0.0), n, name)
     model = Model(mesh, name=f"column-{n}")
-    model.add_part(name, name, element, Material(E=1.0), Section(A=EA, I=EI))
+    model.add_part(name, element, name, Material(E=1.0), Section(A=EA, I=EI))
     model.fix(f"{name}_start", ("ux", "uy"))
     model.fix(f"{name}_end", ("uy",))
     model.point_load(f"{name}_end", fx=-1.0)
@@ -40,7 +40,7 @@ def two_bar_arch(a=1.0, h=0.1, EA=1.0e4, element="truss2d"):
         source="two_bar_arch",
     )
     model = Model(mesh, name="two-bar arch")
-    model.add_part("bars", "bars", element, Material(E=EA), Section(A=1.0))
+    model.add_part("bars", element, "bars", Material(E=EA), Section(A=1.0))
     model.fix("supports")
     model.fix("apex", ("ux",))
     model.point_load("apex", fy=-1.0)
@@ -69,7 +69,7 @@ def slider_crank(n_rod=8, omega=124.8, slider_mass=0.0, element="beam2d"):
     mesh.add_node_set("mid", [n_rod // 2])
     model = Model(mesh, name=f"slider-crank omega={omega}")
     steel = Material(E=2.06843e11, nu=0.235, rho=7834.56, name="steel")
-    model.add_part("rod", "rod", element, steel, Section(A=A, I=I, shear_factor=0.9, name="rod d=6.35mm"))
+    model.add_part("rod", element, "rod", steel, Section(A=A, I=I, shear_factor=0.9, name="rod d=6.35mm"))
     model.prescribe("pin", "ux", function=lambda t: r * (np.cos(omega * t) - 1.0))
     model.prescribe("pin", "uy", function=lambda t: r * np.sin(omega * t))
     model.fix("slider", ("uy",))
@@ -143,7 +143,7 @@ def spin_up_beam(case="A", n=8):
         raise ValueError(f"unknown spin-up case {case!r} (A or B)")
     mesh = line_mesh((0.0, 0.0), (L, 0.0), n, "beam")
     model = Model(mesh, name=f"spin-up {case}")
-    model.add_part("beam", "beam", element, material, section)
+    model.add_part("beam", element, "beam", material, section)
     model.fix("beam_start", ("ux", "uy"))
     model.prescribe("beam_start", "rz", function=spin_up_angle(omega, 15.0))
     model.info.update(length=L, omega=omega, T=15.0)
@@ -172,7 +172,7 @@ def cantilever3d(n, length=1.0, EIy=1.0, EIz=1.0, GJ=1.0, EA=1.0e7, element="bea
     model = Model(mesh, dim=3, name=f"cantilever3d-{n}")
     section = Section(A=EA, Iy=EIy, Iz=EIz, J=GJ, Ip=Ip, shear_factor=GA / EA,
                       orientation=None if orientation is None else tuple(float(c) for c in orientation))
-    model.add_part(name, name, element, Material(E=1.0, G=1.0, rho=rho), section)
+    model.add_part(name, element, name, Material(E=1.0, G=1.0, rho=rho), section)
     model.fix(f"{name}_start")
     model.info.update(length=length, EIy=EIy, EIz=EIz, GJ=GJ, EA=EA)
     return model

@@ -15,7 +15,8 @@ from femb.validation.plots import draw_pictures, plot_series
 
 log = logging.getLogger(__name__)
 
-COLUMNS = ("case", "metric", "value", "reference", "error", "tolerance", "pass/fail", "seconds")
+COLUMNS = ("case", "metric", "value", "reference", "error", "tolerance", "origin", "pass/fail", "seconds")
+ORIGIN_COLUMNS = ("case", "paper", "analytic", "converged-femb", "reported only", "pass/fail")
 
 
 # ----------------------------------------------------------------------------- cells
@@ -27,6 +28,21 @@ def _verdict(passed):
     return {True: "pass", False: "FAIL", None: "-"}[passed]
 
 
+def origin_cell(m):
+    """Where the reference of metric ``m`` comes from, as shown in the table.
+
+    The origin of a judged metric ("paper", "analytic", "converged-femb" — femb's own
+    converged run); "reported" for a metric without a verdict (with the origin of a
+    reference that is shown but not judged); "unlisted" for a metric reference.json does
+    not know.
+    """
+    if m.reference is not None and m.tolerance is not None:
+        return m.origin or "?"
+    if m.message == "not listed in reference.json":
+        return "unlisted"
+    return f"reported ({m.origin})" if m.origin else "reported"
+
+
 def table_rows(results):
     """Rows (tuples of str, one per metric, one extra per raised case) of the table."""
     rows = []
@@ -34,27 +50,51 @@ def table_rows(results):
         first = True
         seconds = f"{res.seconds:.2f}"
         if res.error:
-            rows.append((res.name, "(raised)", res.error.splitlines()[0][:80], "", "", "", "FAIL", seconds))
+            rows.append((res.name, "(raised)", res.error.splitlines()[0][:80], "", "", "", "", "FAIL", seconds))
             first = False
         for m in res.metrics:
             tol = "" if m.tolerance is None else f"{m.tolerance:.3g} {m.tolerance_kind}"
             rows.append((
                 res.name if first else "", m.name, _num(m.value), _num(m.reference), _num(m.error, ".2e"), tol,
-                _verdict(m.passed), seconds if first else "",
+                origin_cell(m), _verdict(m.passed), seconds if first else "",
             ))
             first = False
         if first:  # a case with no metrics at all
-            rows.append((res.name, "", "", "", "", "", _verdict(res.passed), seconds))
+            rows.append((res.name, "", "", "", "", "", "", _verdict(res.passed), seconds))
     return rows
 
 
-def format_table(results):
-    """The results as a fixed-width text table with a one-line summary."""
-    rows = table_rows(results)
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(COLUMNS)]
-    line = "  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths))
-    out = [line, "  ".join("-" * w for w in widths)]
+def origin_rows(results):
+    """Per case: how many metrics are judged against a paper, a closed form (analytic) and
+    femb's own converged run, how many are only reported, and the verdict."""
+    rows = []
+    for res in results:
+        c = res.origin_counts()
+        rows.append((res.name, str(c["paper"]), str(c["analytic"]), str(c["converged-femb"]), str(c["reported"]),
+                     _verdict(res.passed)))
+    return rows
+
+
+def origin_text(res):
+    """One line: "judged against 3 paper, 1 analytic, 0 converged-femb; 2 reported only"."""
+    c = res.origin_counts()
+    return (f"judged against {c['paper']} paper, {c['analytic']} analytic, {c['converged-femb']} converged-femb "
+            f"(femb's own run); {c['reported']} reported only")
+
+
+def _fixed_width(header, rows):
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(header)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return out
+
+
+def format_table(results):
+    """The results as fixed-width text: one row per metric (with the origin of its
+    reference), the per-case count of metrics by origin, and a one-line summary."""
+    out = _fixed_width(COLUMNS, table_rows(results))
+    out += ["", "Metrics judged per origin of the reference (converged-femb: femb's own converged run):"]
+    out += _fixed_width(ORIGIN_COLUMNS, origin_rows(results))
     out.append(summary(results))
     return "\n".join(out)
 
@@ -85,8 +125,11 @@ def to_json(results):
                 "name": r.name,
                 "passed": bool(r.passed),
                 "seconds": float(r.seconds),
+                "origins": r.origin_counts(),
                 "metrics": [
-                    {"name": m.name, "value": _json_float(m.value), "reference": m.reference, "tolerance": m.tolerance, "passed": m.passed}
+                    {"name": m.name, "value": _json_float(m.value), "reference": m.reference, "tolerance": m.tolerance,
+                     "tolerance_kind": m.tolerance_kind if m.tolerance is not None else None,
+                     "origin": m.origin if m.reference is not None else None, "passed": m.passed}
                     for m in r.metrics
                 ],
             }
@@ -113,10 +156,18 @@ def _blocks(results, images, meta):
         ("h1", "femb validation report"),
         ("p", f"femb {__version__}, {when}, {mode} run. {summary(results)}."),
         ("table", COLUMNS, table_rows(results)),
+        ("p", "Origin of each reference: paper (a published number or claim), analytic (a closed form, "
+              "conservation law, theoretical order, or an independent solution of the governing equations computed "
+              "in femb.validation.analytic), converged-femb (femb's own converged run: a regression check, not a "
+              "validation); reported: no verdict. Metrics judged per origin:"),
+        ("table", ORIGIN_COLUMNS, origin_rows(results)),
     ]
     for res in results:
         blocks.append(("h2", f"{res.name}: {res.title}" if res.title else res.name))
-        blocks.append(("p", f"Status: {'passed' if res.passed else 'FAILED'} ({res.seconds:.2f} s). Source: {res.source}"))
+        blocks.append(("p", f"Status: {'passed' if res.passed else 'FAILED'} ({res.seconds:.2f} s); {origin_text(res)}. "
+                            f"Source: {res.source}"))
+        if res.notes:
+            blocks.append(("p", f"Notes: {res.notes}"))
         fails = res.failures()
         if fails:
             blocks.append(("pre", "\n".join(fails)))
@@ -187,7 +238,8 @@ def render_html(blocks):
             header, rows = block[1], block[2]
             lines = ["<table>", "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>"]
             for r in rows:
-                cells = "".join(f'<td class="{esc(c)}">{esc(c)}</td>' if i == 6 else f"<td>{esc(c)}</td>" for i, c in enumerate(r))
+                verdict = header.index("pass/fail") if "pass/fail" in header else -1
+                cells = "".join(f'<td class="{esc(c)}">{esc(c)}</td>' if i == verdict else f"<td>{esc(c)}</td>" for i, c in enumerate(r))
                 lines.append(f"<tr>{cells}</tr>")
             lines.append("</table>")
             out.append("\n".join(lines))

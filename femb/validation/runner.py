@@ -3,15 +3,11 @@
 Every case runs in its own output folder ``out_dir/<name>/``; results come back in the
 order of the selection whatever the order of completion.
 """
-import concurrent.futures
 import logging
-import multiprocessing
-import os
 import tempfile
-import uuid
 from pathlib import Path
 
-from femb.core.errors import InputError
+from femb.batch import map_tasks
 from femb.validation.cases import discover, select
 from femb.validation.compare import evaluate
 from femb.validation.execute import execute_case
@@ -27,66 +23,7 @@ def _crashed(spec, out_dir, exc):
     }
 
 
-def map_tasks(func, tasks, jobs=1, scheduler=None, crashed=None, key="femb"):
-    """``[func(*args) for args in tasks]``, serially, on a local process pool or on Dask.
-
-    ``jobs`` > 1 (and more than one task): a local ProcessPoolExecutor of that many
-    workers (spawn start method: no fork of a threaded parent); 0: one per CPU.
-    ``scheduler``: a Dask address ("tcp://host:8786") or a ``distributed.Client``
-    (takes precedence over ``jobs``); workers need femb installed and write their
-    outputs on their own file system. ``func`` must be importable by the workers.
-    Outcomes come back in task order whatever the order of completion; a task whose
-    worker died or whose future failed gets ``crashed(i, exc)`` (serially, exceptions
-    of ``func`` propagate: ``func`` catches its own). ``key`` prefixes the Dask keys.
-    """
-    tasks = [tuple(args) for args in tasks]
-    if jobs is not None and jobs <= 0:
-        jobs = os.cpu_count() or 1
-    if scheduler is not None:
-        log.info("running %d tasks on Dask scheduler %s", len(tasks), scheduler)
-        return _run_dask(func, tasks, scheduler, crashed, key)
-    if jobs and jobs > 1 and len(tasks) > 1:
-        log.info("running %d tasks on %d local processes", len(tasks), min(jobs, len(tasks)))
-        return _run_pool(func, tasks, min(jobs, len(tasks)), crashed)
-    return [func(*args) for args in tasks]
-
-
-def _run_pool(func, tasks, jobs, crashed):
-    outcomes = [None] * len(tasks)
-    ctx = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {pool.submit(func, *args): i for i, args in enumerate(tasks)}
-        for fut in concurrent.futures.as_completed(futures):
-            i = futures[fut]
-            try:
-                outcomes[i] = fut.result()
-            except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, pickling errors ...
-                outcomes[i] = crashed(i, exc)
-    return outcomes
-
-
-def _run_dask(func, tasks, scheduler, crashed, key):
-    try:
-        from distributed import Client
-    except ImportError as exc:  # optional dependency
-        raise InputError("running on a Dask scheduler needs dask[distributed]: pip install 'femb[dist]'") from exc
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        futures = [client.submit(func, *args, key=f"{key}-{i}-{uuid.uuid4().hex[:10]}", pure=False) for i, args in enumerate(tasks)]
-        outcomes = []
-        for i, fut in enumerate(futures):
-            try:
-                outcomes.append(fut.result())
-            except Exception as exc:  # noqa: BLE001 - lost worker, cancelled future ...
-                outcomes.append(crashed(i, exc))
-        return outcomes
-    finally:
-        if own:
-            client.close()
-
-
-def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, root=None, specs=None):
+def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, root=None, specs=None, progress=None):
     """Run validation cases and compare their metrics with the references.
 
     Parameters
@@ -105,6 +42,9 @@ def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, roo
         Folder holding the cases (default: femb.validation.default_root()).
     specs : list of CaseSpec, optional
         Already discovered cases (skips discovery; ``names``/``quick`` still select).
+    progress : callable, optional
+        ``progress(result, done, total)`` is called with each CaseResult as soon as its case
+        finishes (order of completion, also with ``jobs`` > 1 and Dask).
 
     Returns
     -------
@@ -118,5 +58,13 @@ def run_cases(names=None, quick=False, jobs=1, scheduler=None, out_dir=None, roo
         return []
     parallel = scheduler is not None or (jobs is not None and jobs != 1)
     tasks = [(spec, quick, str(d) if parallel else d) for spec, d in zip(specs, dirs)]
-    outcomes = map_tasks(execute_case, tasks, jobs, scheduler, lambda i, exc: _crashed(specs[i], dirs[i], exc), key="femb-validate")
-    return [evaluate(spec, outcome) for spec, outcome in zip(specs, outcomes)]
+    results = [None] * len(specs)
+
+    def done(i, outcome):
+        results[i] = evaluate(specs[i], outcome, quick)
+        if progress is not None:
+            progress(results[i], sum(r is not None for r in results), len(specs))
+
+    map_tasks(execute_case, tasks, jobs, scheduler, lambda i, exc: _crashed(specs[i], dirs[i], exc),
+              key="femb-validate", on_done=done)
+    return results

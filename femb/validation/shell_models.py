@@ -30,7 +30,7 @@ def ss_plate(n, E, nu, t, rho=0.0, a=1.0, in_plane="corners", element="shell3"):
     holds x = 0 in x (and one corner in y) for a uniform N_x applied on x = a."""
     mesh = rectangle_mesh(a, a, n, n, cells=CELLS[element])
     model = Model(mesh)
-    model.add_part("plate", "plate", element, Material(E=E, nu=nu, rho=rho), Section(thickness=t))
+    model.add_part("plate", element, "plate", Material(E=E, nu=nu, rho=rho), Section(thickness=t))
     model.fix("plate_boundary", ("uz",))
     if in_plane == "corners":
         model.fix("plate_c00", ("ux", "uy"))
@@ -62,7 +62,7 @@ def strip(nx, ny=1, L=10.0, b=1.0, t=0.1, E=1.2e6, nu=0.0, element="shell3"):
     """Cantilever strip along X clamped at x = 0 (Sze–Liu–Lo problems 1 and 2)."""
     mesh = rectangle_mesh(L, b, nx, ny, cells=CELLS[element])
     model = Model(mesh)
-    model.add_part("strip", "plate", element, Material(E=E, nu=nu), Section(thickness=t))
+    model.add_part("strip", element, "plate", Material(E=E, nu=nu), Section(thickness=t))
     model.fix("plate_x0")
     return mesh, model
 
@@ -73,7 +73,7 @@ def pinched_cylinder(n, scale=1e3, element="shell3"):
     R, L = 300.0, 600.0
     mesh = cylinder_panel_mesh(R, L / 2, np.pi / 2, n, n, cells=CELLS[element])
     model = Model(mesh)
-    model.add_part("shell", "panel", element, Material(E=3e6, nu=0.3), Section(thickness=3.0))
+    model.add_part("shell", element, "panel", Material(E=3e6, nu=0.3), Section(thickness=3.0))
     model.fix("panel_x0", ("uy", "uz", "rx"))  # diaphragm
     model.fix("panel_x1", ("ux", "ry", "rz"))  # symmetry x = L/2
     model.fix("panel_t0", ("uy", "rx", "rz"))  # symmetry y = 0
@@ -87,7 +87,7 @@ def pinched_hemisphere(n, scale=1e-3, element="shell3"):
     radial loads ``scale`` outward at (R, 0, 0) ("sphere_c10") and inward at (0, R, 0)."""
     mesh = sphere_patch_mesh(10.0, (np.radians(18.0), np.pi / 2), (0.0, np.pi / 2), n, n, cells=CELLS[element])
     model = Model(mesh)
-    model.add_part("shell", "sphere", element, Material(E=6.825e7, nu=0.3), Section(thickness=0.04))
+    model.add_part("shell", element, "sphere", Material(E=6.825e7, nu=0.3), Section(thickness=0.04))
     model.fix("sphere_a0", ("uy", "rx", "rz"))
     model.fix("sphere_a1", ("ux", "ry", "rz"))
     model.fix("sphere_c10", ("uz",))
@@ -105,7 +105,7 @@ def twisted_beam(nx, ny, component, scale=1e-2, element="shell3"):
     phi = 0.5 * np.pi * x / L
     mesh = Mesh(np.column_stack([x, y * np.cos(phi), y * np.sin(phi)]), dict(flat.cells), dict(flat.node_sets))
     model = Model(mesh)
-    model.add_part("beam", "plate", element, Material(E=29e6, nu=0.22), Section(thickness=0.32))
+    model.add_part("beam", element, "plate", Material(E=29e6, nu=0.22), Section(thickness=0.32))
     model.fix("plate_x0")
     add_edge_load(mesh, model, "plate_x1", scale, component)
     return mesh, model

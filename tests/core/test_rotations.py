@@ -152,6 +152,81 @@ def test_batch_functions_and_the_spin_update():
     assert np.allclose(R, expected, rtol=0, atol=1e-15)
 
 
+def cay(psi):
+    out = np.empty((3, 3))
+    rot.cayley(np.asarray(psi, dtype=float), out)
+    return out
+
+
+def cayley_vectors(n, seed):
+    """Cayley vectors of rotations by 0 … 3 rad (|ψ| = 2 tan(φ/2) up to ≈ 28)."""
+    angles = np.linspace(0.0, 3.0, n)
+    return 2.0 * np.tan(0.5 * angles)[:, None] * axes(n, seed)
+
+
+def test_cayley_is_the_rotation_by_2_atan_half_psi_about_psi():
+    for psi in cayley_vectors(12, seed=9):
+        n = np.linalg.norm(psi)
+        C = cay(psi)
+        assert np.allclose(C.T @ C, np.eye(3), rtol=0, atol=4e-15)
+        assert np.linalg.det(C) == pytest.approx(1.0, abs=1e-14)
+        theta = 2.0 * np.arctan(0.5 * n) * (psi / n if n > 0 else psi)
+        assert np.allclose(C, expm(theta), rtol=0, atol=2e-15)
+        # (I − ψ̂/2)⁻¹(I + ψ̂/2), the defining form
+        assert np.allclose(C, np.linalg.solve(np.eye(3) - 0.5 * hat(psi), np.eye(3) + 0.5 * hat(psi)), rtol=0, atol=2e-15)
+    assert np.array_equal(cay(np.zeros(3)), np.eye(3))
+
+
+def test_cayley_vector_inverts_cayley_and_the_half_rotation_squares_to_it():
+    psi = cayley_vectors(12, seed=10)
+    C = rot.cayley_batch(psi)
+    assert np.allclose(rot.cayley_vector_batch(C), psi, rtol=1e-13, atol=1e-15)
+    half, _ = rot.cayley_half_batch(psi)
+    H = rot.cayley_batch(half)
+    assert np.allclose(H @ H, C, rtol=0, atol=4e-15)
+    # the half rotation turns by half the angle
+    assert np.allclose(2.0 * np.arctan(0.5 * np.linalg.norm(half, axis=1)),
+                       np.arctan(0.5 * np.linalg.norm(psi, axis=1)), rtol=0, atol=1e-15)
+
+
+def test_cayley_spin_jacobian_and_half_derivative_match_finite_differences():
+    """δC Cᵀ = (T δψ)^ and dψ_m/dψ against central differences."""
+    h = 1e-6
+    for psi in cayley_vectors(6, seed=11)[1:]:
+        T = np.empty((3, 3))
+        rot.cayley_spin_jacobian(psi, T)
+        C = cay(psi)
+        _, D = rot.cayley_half_batch(psi)
+        for k, d in enumerate(np.eye(3)):
+            S = (cay(psi + h * d) - cay(psi - h * d)) / (2 * h) @ C.T
+            assert np.allclose(vee(S), T[:, k], rtol=0, atol=1e-9)
+            assert np.allclose(S, -S.T, rtol=0, atol=1e-9)
+            fd = (rot.cayley_half_batch(psi + h * d)[0] - rot.cayley_half_batch(psi - h * d)[0]) / (2 * h)
+            assert np.allclose(D[:, k], fd, rtol=0, atol=1e-9)
+
+
+def test_batch_maps_equal_the_compiled_per_rotation_functions():
+    rng = np.random.default_rng(12)
+    v = rng.normal(size=(5, 3))
+    w = rng.normal(size=(5, 3))
+    psi = cayley_vectors(5, seed=13)
+    assert np.array_equal(rot.hat_batch(v), np.stack([hat(x) for x in v]))
+    assert np.array_equal(rot.hat_batch(v[0]), hat(v[0]))
+    assert np.allclose(rot.cross_batch(v, w), np.cross(v, w), rtol=0, atol=1e-15)
+    assert np.allclose(rot.hat_batch(v) @ w[..., None], rot.cross_batch(v, w)[..., None], rtol=0, atol=1e-15)
+    added = np.zeros(3)
+    rot.add_cross(v[0], w[0], -2.0, added)
+    assert np.allclose(added, -2.0 * np.cross(v[0], w[0]), rtol=0, atol=1e-15)
+    assert np.allclose(rot.cayley_batch(psi), np.stack([cay(p) for p in psi]), rtol=0, atol=2e-15)
+    T = np.empty((3, 3))
+    for p, Tb in zip(psi, rot.cayley_spin_jacobian_batch(psi)):
+        rot.cayley_spin_jacobian(p, T)
+        assert np.allclose(Tb, T, rtol=0, atol=1e-16)
+    # leading shapes: a single vector and a (2, 3) stack
+    assert rot.cayley_batch(psi[0]).shape == (3, 3)
+    assert rot.cayley_batch(psi[:4].reshape(2, 2, 3)).shape == (2, 2, 3, 3)
+
+
 def test_subprocess_runs_this_file_without_jit():
     """The helpers also run as plain Python (NUMBA_DISABLE_JIT=1) and pass the same tests."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -223,7 +223,9 @@ def test_unstressed_tangent_has_exactly_the_rigid_body_null_space(name, phi):
         assert w[~null].min() > 0  # positive definite on the deformation modes
         R = rigid_modes(X[e], u[e])
         V0 = V[:, null]
+        assert np.all(np.asarray(np.linalg.norm(R)) > 0)  # a zero scale would let an all-zero output pass
         assert np.linalg.norm(R - V0 @ (V0.T @ R)) < 1e-9 * np.linalg.norm(R)
+        assert np.all(np.asarray(np.abs(K[e]).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K[e] @ R).max() < 1e-10 * np.abs(K[e]).max()
 
 
@@ -236,6 +238,7 @@ def test_stressed_tangent_annihilates_translations_and_rotates_the_force(name):
     for e in range(len(X)):
         R = rigid_modes(X[e], u[e])
         scale = np.abs(K[e]).max()
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K[e] @ R[:, :2]).max() < 1e-12 * scale
         # d/dφ of f under a rigid rotation is the force rotated by +90° (moments unchanged)
         assert np.allclose(K[e] @ R[:, 2], J @ f[e], rtol=0, atol=1e-11 * scale)
@@ -250,6 +253,7 @@ def test_tangent_is_the_derivative_of_the_internal_force(name):
     assert np.array_equal(f, force(name, X, u, p))
     K_fd = central_difference(lambda v: force(name, X, v, p), u, 1e-6)
     for e in range(len(X)):
+        assert np.all(np.asarray(np.abs(K[e]).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K[e] - K_fd[e]).max() < 1e-6 * np.abs(K[e]).max(), e
 
 
@@ -260,6 +264,7 @@ def test_internal_force_is_the_gradient_of_the_strain_energy(name):
     f = force(name, X, u, p)
     g_fd = central_difference(lambda v: energy(name, X, v, p)[:, None], u, 1e-6)[:, 0, :]
     for e in range(len(X)):
+        assert np.all(np.asarray(np.abs(f[e]).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(f[e] - g_fd[e]).max() < 1e-6 * np.abs(f[e]).max(), e
 
 

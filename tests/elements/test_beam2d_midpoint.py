@@ -170,8 +170,10 @@ def test_forces_conserve_linear_and_angular_momentum(name):
     F = f.reshape(-1, 2, 3)
     xm = X + 0.5 * (u0 + u1).reshape(-1, 2, 3)[:, :, :2]
     scale = np.abs(f).max() * np.abs(xm).max()
+    assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(F[:, :, :2].sum(axis=1)).max() < 1e-12 * np.abs(f).max()
     torque = (xm[:, :, 0] * F[:, :, 1] - xm[:, :, 1] * F[:, :, 0]).sum(axis=1) + F[:, :, 2].sum(axis=1)
+    assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(torque).max() < 1e-12 * scale
 
 

@@ -287,6 +287,7 @@ def test_internal_force_is_the_gradient_of_the_strain_energy(name):
     X, u, R, p = deformed_states(seed=6, name=name)
     f = force(name, X, u, R, p)
     g = central_difference(lambda v, Rv: energy(name, X, v, Rv, p)[:, None], u, R, 1e-6)[:, 0, :]
+    assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(f - g).max() < 1e-6 * np.abs(f).max()
 
 
@@ -300,6 +301,7 @@ def test_tangent_is_the_derivative_of_the_internal_force(name, seed, amplitude):
     assert np.array_equal(f, force(name, X, u, R, p))
     K_fd = central_difference(lambda v, Rv: force(name, X, v, Rv, p), u, R, 1e-6)
     for e in range(len(X)):
+        assert np.all(np.asarray(np.abs(K[e]).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K[e] - K_fd[e]).max() < 1e-6 * np.abs(K[e]).max(), e
 
 
@@ -350,6 +352,7 @@ def test_unstressed_tangent_has_exactly_the_rigid_body_null_space(name, angle):
         assert null.sum() == 6, w
         assert w[~null].min() > 0
         T = rigid_modes(positions(X, u)[e])
+        assert np.all(np.asarray(np.abs(K[e]).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K[e] @ T).max() < 1e-10 * np.abs(K[e]).max()
 
 
@@ -361,6 +364,7 @@ def test_stressed_tangent_annihilates_translations_and_rotates_the_force(name):
     for e in range(len(X)):
         T = rigid_modes(positions(X, u)[e])
         scale = np.abs(K[e]).max()
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K[e] @ T[:, :3]).max() < 1e-12 * scale
         for k in range(3):
             omega = np.eye(3)[k]

@@ -1,6 +1,6 @@
-"""Discrete elements (elements/masses.py, elements/springs.py): point masses, rigid bodies,
-central springs, bushings and rotational springs, against closed forms and finite
-differences, the exact discrete-gradient identities of their mid-point forces (Cayley step
+"""Discrete elements (elements/masses.py, translational_springs.py, rotational_springs2d.py):
+point masses, rigid bodies, central springs, bushings and rotational springs, against closed
+forms and finite differences, the exact discrete-gradient identities of their mid-point forces (Cayley step
 parameters for rotations), small end-to-end mid-point integrations, and statics through a
 Model."""
 import os
@@ -215,6 +215,7 @@ def test_tangent_is_derivative_of_force(spring):
         du[:, j] = h
         fd = (force(spec, X, u + du, p) - force(spec, X, u - du, p)) / (2 * h)
         scale = np.abs(K).max(axis=(1, 2))[:, None]
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.all(np.abs(K[:, :, j] - fd) <= 1e-6 * scale), (spring, j)
 
 
@@ -228,6 +229,7 @@ def test_force_is_gradient_of_energy(spring):
         du[:, j] = h
         fd = (energy(spec, X, u + du, p) - energy(spec, X, u - du, p)) / (2 * h)
         scale = np.abs(f).max(axis=1)
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.all(np.abs(f[:, j] - fd) <= 1e-7 * scale), (spring, j)
 
 
@@ -300,9 +302,12 @@ def test_central_spring_is_invariant_under_rigid_motion():
 
         u0, u1 = rigid(2.0), rigid(-1.3)
         scale = p[:, 0].max()
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(force(spec, X, u0, p)).max() < 1e-12 * scale
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(energy(spec, X, u1, p)).max() < 1e-24 * scale
         f, _ = midpoint(spec, X, u0, u1, p)
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(f).max() < 1e-12 * scale
         # the damper does not resist a rigid velocity field (translation plus spin)
         C = damping(spec, X, u0, p)
@@ -311,6 +316,7 @@ def test_central_spring_is_invariant_under_rigid_motion():
             v = np.stack([-x0[..., 1], x0[..., 0]], axis=-1) * 1.3 + 0.4
         else:
             v = np.cross(np.array([0.2, -0.7, 1.3]), x0) + 0.4
+        assert np.all(np.asarray(p[:, 2].max() * np.abs(v).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(np.einsum("eij,ej->ei", C, v.reshape(len(X), -1))).max() < 1e-12 * p[:, 2].max() * np.abs(v).max()
 
 
@@ -350,6 +356,7 @@ def test_midpoint_energy_identity(spring):
         work = np.einsum("ei,ei->e", f, step_parameters(spec, u0, u1))
         V0, V1 = energy(spec, X, u0, p), energy(spec, X, u1, p)
         scale = np.maximum(np.abs(V0) + np.abs(V1), 1e-300)
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.all(np.abs(work - (V1 - V0)) <= 1e-12 * scale), (spring, small, (work - (V1 - V0)) / scale)
 
 
@@ -368,6 +375,7 @@ def test_midpoint_tangent_is_derivative_wrt_translations_and_tau(spring):
             fm, _ = midpoint(spec, X, u0, from_step_parameters(spec, u0, z - dz), p)
             fd = (fp - fm) / (2 * h)
             scale = np.abs(K).max(axis=(1, 2))[:, None]
+            assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
             assert np.all(np.abs(K[:, :, j] - fd) <= 2e-6 * scale), (spring, small, j)
 
 
@@ -395,13 +403,16 @@ def test_midpoint_conserves_momentum(spring):
     f, _ = midpoint(spec, X, u0, u1, p)
     nd = len(spec.node_dofs)
     scale = np.abs(f).max()
+    assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(f[:, :nd] + f[:, nd:]).max() <= 1e-12 * scale
     if spring.startswith("spring"):
         xm = X + (0.5 * (u0 + u1)).reshape(X.shape)
         torque = cross_z(xm[:, 0], f[:, :nd]) + cross_z(xm[:, 1], f[:, nd:])
+        assert np.all(np.asarray(scale * np.abs(xm).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(torque).max() <= 1e-12 * scale * np.abs(xm).max()
         fs = force(spec, X, u0, p)
         x0 = X + u0.reshape(X.shape)
+        assert np.all(np.asarray(np.abs(fs).max() * np.abs(x0).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(cross_z(x0[:, 0], fs[:, :nd]) + cross_z(x0[:, 1], fs[:, nd:])).max() <= 1e-12 * np.abs(fs).max() * np.abs(x0).max()
 
 
@@ -519,7 +530,7 @@ def test_offset_rigid_body_velocity_force_is_lagrangian():
     rng = np.random.default_rng(17)
     spec, X, p, u = offset_batch(rng)
     v = rng.normal(size=u.shape)
-    hk = spec.extra["velocity_force"]
+    hk = spec.kernels.velocity_force
     h = np.zeros_like(u)
     hk(X, u, v, p, h)
     eps = 1e-6
@@ -566,8 +577,11 @@ def test_midpoint_integration_of_spinning_dumbbell_conserves_energy_and_momenta(
             u1 = u1 - np.linalg.solve(K[0] + np.diag(2.0 * m / dt**2), g)
         u, v = u1, 2.0 / dt * (u1 - u) - v
         E, P, L = totals(u, v)
+        assert np.all(np.asarray(E0) > 0)  # a zero scale would let an all-zero output pass
         assert abs(E - E0) <= 1e-11 * E0
+        assert np.all(np.asarray(np.abs(P0).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(P - P0).max() <= 1e-12 * np.abs(P0).max()
+        assert np.all(np.asarray(np.abs(L0).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(L - L0).max() <= 1e-11 * np.abs(L0).max()
 
 
@@ -603,7 +617,9 @@ def test_cayley_midpoint_integration_of_torsion_oscillators_conserves_energy():
             K[2:, 2:] += Kg[0]
             tau = tau - np.linalg.solve(K, g)
         th, w = th + 2.0 * np.arctan(0.5 * tau), 2.0 * tau / dt - w
+        assert np.all(np.asarray(E0) > 0)  # a zero scale would let an all-zero output pass
         assert abs(total(th, w) - E0) <= 1e-11 * E0
+        assert np.all(np.asarray(np.abs(J * w).max()) > 0)  # a zero scale would let an all-zero output pass
         assert abs(J[0] * w[0] + J[1] * w[1] - H0) <= 1e-12 * np.abs(J * w).max()
     assert np.abs(th).max() > 1.0  # it really moved
 

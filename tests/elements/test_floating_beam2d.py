@@ -130,10 +130,10 @@ def cantilever(element, n=8, tip_load=1e-4, frame="chord", origin=(0.0, 0.0)):
     model = Model(mesh)
     material, section = Material(E=1.0), Section(A=EA, I=EI)
     if element == "beam2d":
-        model.add_part("beam", "beam", "beam2d", material, section)
+        model.add_part("beam", "beam2d", "beam", material, section)
     else:
         mesh.add_cells("floating", "line4", floating_cells(mesh.cells["beam"].connectivity, frame))
-        model.add_part("beam", "floating", "beam2d_floating", material, section)
+        model.add_part("beam", "beam2d_floating", "floating", material, section)
     model.fix("beam_start")
     model.point_load("beam_end", fy=-tip_load, mz=0.5 * tip_load)  # M counter-clockwise
     return model

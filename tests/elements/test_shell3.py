@@ -169,7 +169,7 @@ def test_degenerate_triangle_is_reported_with_its_part_and_cells():
     pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 0, 0]], dtype=float)
     mesh = Mesh(pts, {"skin": CellBlock("triangle", np.array([[0, 1, 2], [0, 1, 3]]))})
     model = Model(mesh)
-    model.add_part("panel", "skin", "shell3", Material(E=1.0, nu=0.3), Section(thickness=0.1))
+    model.add_part("panel", "shell3", "skin", Material(E=1.0, nu=0.3), Section(thickness=0.1))
     model.fix([0, 1, 2, 3])
     problems = "\n".join(model.problems())
     assert "part 'panel'" in problems and "zero-area" in problems and "[1]" in problems and "'skin'" in problems

@@ -38,7 +38,7 @@ def pinched_cylinder(n):
     R, L, t = 300.0, 600.0, 3.0
     mesh = cylinder_panel_mesh(R, L / 2, np.pi / 2, n, n)
     m = Model(mesh)
-    m.add_part("shell", "panel", "shell3", Material(E=3e6, nu=0.3), Section(thickness=t))
+    m.add_part("shell", "shell3", "panel", Material(E=3e6, nu=0.3), Section(thickness=t))
     m.fix("panel_x0", ("uy", "uz", "rx"))  # diaphragm
     m.fix("panel_x1", ("ux", "ry", "rz"))  # symmetry x = L/2
     m.fix("panel_t0", ("uy", "rx", "rz"))  # symmetry y = 0
@@ -66,7 +66,7 @@ def test_pinched_hemisphere_with_hole():
     R = 10.0
     mesh = sphere_patch_mesh(R, (np.radians(18.0), np.pi / 2), (0.0, np.pi / 2), 32, 32)
     m = Model(mesh)
-    m.add_part("shell", "sphere", "shell3", Material(E=6.825e7, nu=0.3), Section(thickness=0.04))
+    m.add_part("shell", "shell3", "sphere", Material(E=6.825e7, nu=0.3), Section(thickness=0.04))
     m.fix("sphere_a0", ("uy", "rx", "rz"))  # symmetry y = 0
     m.fix("sphere_a1", ("ux", "ry", "rz"))  # symmetry x = 0
     m.fix("sphere_c10", ("uz",))  # rigid translation along z
@@ -92,7 +92,7 @@ def test_twisted_beam(component, reference):
     phi = 0.5 * np.pi * x / L
     mesh = Mesh(np.column_stack([x, y * np.cos(phi), y * np.sin(phi)]), dict(flat.cells), dict(flat.node_sets))
     m = Model(mesh)
-    m.add_part("beam", "plate", "shell3", Material(E=29e6, nu=0.22), Section(thickness=0.32))
+    m.add_part("beam", "shell3", "plate", Material(E=29e6, nu=0.22), Section(thickness=0.32))
     m.fix("plate_x0")
     tip = mesh.node_sets["plate_x1"]
     share = np.full(tip.size, 1.0 / ny)

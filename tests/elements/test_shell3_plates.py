@@ -27,7 +27,7 @@ def simply_supported_plate(n, E, nu, t, rho=0.0, a=1.0):
     in-plane rigid motions removed at two corners."""
     mesh = rectangle_mesh(a, a, n, n)
     model = Model(mesh)
-    model.add_part("plate", "plate", "shell3", Material(E=E, nu=nu, rho=rho), Section(thickness=t))
+    model.add_part("plate", "shell3", "plate", Material(E=E, nu=nu, rho=rho), Section(thickness=t))
     model.fix("plate_boundary", ("uz",))
     return mesh, model
 
@@ -122,7 +122,7 @@ def test_free_plate_frequencies_do_not_depend_on_the_orientation_in_space():
     out = []
     for m in (mesh, rotated):
         model = Model(m)
-        model.add_part("plate", "plate", "shell3", Material(E=200e9, nu=0.3, rho=7800.0), Section(thickness=0.01))
+        model.add_part("plate", "shell3", "plate", Material(E=200e9, nu=0.3, rho=7800.0), Section(thickness=0.01))
         out.append(solve_modal(model, 14, mass="consistent", shift=-1.0).omega)
     w0, w1 = out
     assert np.abs(w0[:6]).max() < 1e-4 * w0[6]
@@ -136,7 +136,7 @@ def roll_up(n, steps, L=12.0):
     EI = E * b * t**3 / 12
     mesh = rectangle_mesh(L, b, n, 1)
     model = Model(mesh)
-    model.add_part("strip", "plate", "shell3", Material(E=E, nu=0.0), Section(thickness=t))
+    model.add_part("strip", "shell3", "plate", Material(E=E, nu=0.0), Section(thickness=t))
     model.fix("plate_x0")
     M = 2 * np.pi * EI / L
     model.point_load("plate_x1", my=-M / 2)
@@ -182,7 +182,7 @@ def test_sze_cantilever_under_end_shear_follows_the_reference_path():
     ≤ 8 iterations per increment (65 in total measured)."""
     mesh = rectangle_mesh(10.0, 1.0, 16, 1)
     model = Model(mesh)
-    model.add_part("strip", "plate", "shell3", Material(E=1.2e6, nu=0.0), Section(thickness=0.1))
+    model.add_part("strip", "shell3", "plate", Material(E=1.2e6, nu=0.0), Section(thickness=0.1))
     model.fix("plate_x0")
     model.point_load("plate_x1", fz=2.0)
     lams = np.linspace(0.1, 1.0, 10)
@@ -212,8 +212,8 @@ def test_beam3d_stiffener_shares_nodes_with_the_shell():
     mesh.add_cells("stiffener", "line", np.column_stack([mid[:-1], mid[1:]]))
     steel = Material(E=210e9, nu=0.3, rho=7800.0)
     model = Model(mesh)
-    model.add_part("skin", "plate", "shell3", steel, Section(thickness=0.002))
-    model.add_part("rib", "stiffener", "beam3d", steel,
+    model.add_part("skin", "shell3", "plate", steel, Section(thickness=0.002))
+    model.add_part("rib", "beam3d", "stiffener", steel,
                    Section(A=1e-4, Iy=2e-9, Iz=1e-9, J=1e-9, orientation=(0.0, 1.0, 0.0)))
     w = solve_modal(model, 8, mass="lumped", shift=-1.0).omega
     assert np.abs(w[:6]).max() < 1e-3 * w[6]

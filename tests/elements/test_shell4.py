@@ -131,7 +131,7 @@ def test_bad_quadrilaterals_are_reported_with_part_and_cells():
     pts = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.3, 0.3, 0], [2, 0, 0], [2, 1, 1.2]], dtype=float)
     conn = np.array([[0, 1, 2, 3], [0, 1, 4, 3], [1, 5, 6, 2]])  # fine, non-convex, warped
     model = Model(Mesh(pts, {"skin": CellBlock("quad", conn)}))
-    model.add_part("panel", "skin", "shell4", Material(E=1.0, nu=0.3), Section(thickness=0.1))
+    model.add_part("panel", "shell4", "skin", Material(E=1.0, nu=0.3), Section(thickness=0.1))
     model.fix([0, 3])
     text = "\n".join(model.problems())
     assert "part 'panel'" in text and "non-convex" in text and "[1]" in text and "warped" in text and "[2]" in text

@@ -1,6 +1,6 @@
-"""Tabulated force laws of springs and dampers (elements/force_laws.py, elements/springs.py):
-exact energies and divided differences (against adaptive quadrature and exact rational
-arithmetic), the cubic law reproduced by a sampled table, kernel derivatives by finite
+"""Tabulated force laws of springs and dampers (elements/force_laws.py, spring_laws.py,
+spring_input.py): exact energies and divided differences (against adaptive quadrature and
+exact rational arithmetic), the cubic law reproduced by a sampled table, kernel derivatives by finite
 differences, the mid-point energy identity, statics and dynamics through a Model (energy
 residuals at round-off with large steps; a quadratic damper against its closed-form
 decay) and named input errors."""
@@ -141,8 +141,10 @@ def test_energy_is_the_exact_integral_with_zero_at_zero_deflection():
         ref = np.array([quad(lambda y: float(law(np.array([y]))[0]), 0.0, xi, epsabs=0, epsrel=2e-14,
                              points=[b for b in brk if min(0, xi) < b < max(0, xi)] or None)[0] for xi in x])
         scale = np.abs(ref).max()
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(V - ref).max() <= 1e-13 * scale
         assert V[3] == 0.0
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(V - [float(exact_V(law, xi)) for xi in x]).max() <= 4e-15 * scale
 
 
@@ -164,7 +166,9 @@ def test_divided_difference_is_exact_across_segments_and_at_tiny_separation():
             continue
         De = (exact_V(law, bi) - exact_V(law, ai)) / (B - A)
         dDe = (exact_V(law, bi, force=True) - De) / (B - A)  # ∂D/∂b = (F(b) − D)/(b − a), exactly
+        assert np.all(np.asarray(Fscale) > 0)  # a zero scale would let an all-zero output pass
         assert abs(D[i] - float(De)) <= 4e-16 * Fscale, (ai, bi, D[i] - float(De))
+        assert np.all(np.asarray(Fpscale) > 0)  # a zero scale would let an all-zero output pass
         assert abs(dD[i] - float(dDe)) <= 1e-15 * Fpscale, (ai, bi, dD[i] - float(dDe))
     # ∂D/∂b is the derivative of D: central differences across a breakpoint
     for ai, bi in ((-0.2, 0.049), (0.3, 0.0)):
@@ -345,6 +349,7 @@ def test_quadratic_damper_decay_and_dissipated_energy():
         assert abs(v_rot - exact) <= 1.01 * abs(v_lin - exact)  # Cayley kinematics: the same algebra for ω
         D = res.series("dissipated_energy")
         T_kin = res.series("kinetic_energy")
+        assert np.all(np.asarray(T_kin[0]) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs((T_kin[0] - T_kin) - D).max() <= 1e-12 * T_kin[0]
     rates = np.log2(np.array(errs[:-1]) / np.array(errs[1:]))
     assert np.all(np.abs(rates - 2.0) < 0.1), rates

@@ -9,12 +9,11 @@ from scipy.integrate import quad
 from scipy.spatial.transform import Rotation
 
 from femb.core.errors import InputError
-from femb.core.rotations import left_jacobian
+from femb.core.rotations import cayley_batch, left_jacobian
 from femb.elements import get_spec
 from femb.mesh import Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_static
-from femb.solvers.configuration import cayley
 
 SPEC = get_spec("rotational_spring3d")
 GROUND = get_spec("rotational_spring3d_ground")
@@ -27,7 +26,7 @@ def expm(theta):
 
 def row(**values):
     """Property row (1, 15) from Model.add_discrete-style keywords."""
-    v = {**SPEC.defaults, **SPEC.extra["prepare_values"](values, "test")}
+    v = {**SPEC.defaults, **SPEC.prepare_values(values, "test")}
     return SPEC.property_row(None, None, v)[None, :]
 
 
@@ -88,9 +87,11 @@ def test_force_is_the_spin_gradient_of_the_energy_and_the_tangent_its_derivative
     fs = np.abs(f).max()
     assert np.abs(f[0] - f_fd).max() <= 1e-8 * max(fs, 1.0)
     assert np.allclose(f[0], force(R, p), rtol=0, atol=1e-15 * fs)
+    assert np.all(np.asarray(np.abs(K).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(K[0] - K_fd).max() <= 1e-7 * np.abs(K).max()
     assert np.all(f[0].reshape(n, 6)[:, :3] == 0.0) and np.all(K[0].reshape(n, 6, -1)[:, :3] == 0.0)
     if n == 2:
+        assert np.all(np.asarray(fs) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(f[0, 3:6] + f[0, 9:12]).max() <= 1e-14 * fs
 
 
@@ -115,6 +116,7 @@ def test_single_axis_rotation_gives_M_equal_k_theta_at_any_angle(phi):
         f = force(R, p)
         assert np.allclose(f[9:12], k * phi * axis, rtol=1e-12, atol=1e-12)
         assert np.allclose(f[3:6], -k * phi * axis, rtol=1e-12, atol=1e-12)
+        assert np.all(np.asarray(k * phi * phi) > 0)  # a zero scale would let an all-zero output pass
         assert abs(energy(R, p) - 0.5 * k * phi * phi) <= 1e-13 * k * phi * phi
 
 
@@ -132,7 +134,7 @@ def test_general_rotation_moment_is_the_left_jacobian_transpose_form():
 def midpoint(R0, psi, p):
     n = R0.shape[1]
     X, u = arrays(n)
-    R1 = np.stack([cayley(psi[0, a:a + 1])[0] @ R0[0, a] for a in range(n)])[None]
+    R1 = np.stack([cayley_batch(psi[0, a:a + 1])[0] @ R0[0, a] for a in range(n)])[None]
     f = np.zeros((1, 6 * n))
     K = np.zeros((1, 6 * n, 6 * n))
     KER.midpoint_force(X, u, R0, u, R1, u, R0, psi, np.zeros((1, n, 3, 3)), p, f, K)
@@ -166,8 +168,10 @@ def test_midpoint_force_is_energy_exact_balanced_and_its_matrix_exact(n):
         for a in range(n):
             z[6 * a + 3:6 * a + 6] = psi[0, a]
         dV = energy(R1, p) - energy(R0, p)
+        assert np.all(np.asarray(abs(dV)) > 0)  # a zero scale would let an all-zero output pass
         assert abs(f @ z - dV) <= 1e-12 * abs(dV)
         if n == 2:
+            assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
             assert np.abs(f[3:6] + f[9:12]).max() <= 1e-14 * np.abs(f).max()
         h = 1e-6
         K_fd = np.zeros_like(K)
@@ -176,6 +180,7 @@ def test_midpoint_force_is_energy_exact_balanced_and_its_matrix_exact(n):
                 dp = np.zeros_like(psi)
                 dp[0, a, k] = h
                 K_fd[:, 6 * a + 3 + k] = (midpoint(R0, psi + dp, p)[0] - midpoint(R0, psi - dp, p)[0]) / (2 * h)
+        assert np.all(np.asarray(np.abs(K).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(K - K_fd).max() <= 1e-7 * np.abs(K).max()
         done += 1
         if done == 20:
@@ -214,7 +219,7 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
     and the mid-point force pass the same finite-difference and energy checks as the
     linear spring (random states and 1–2.5 rad steps)."""
     p = row(kx=1.0, ky=3.0, kz=5.0, axis=(1.0, 2.0, 0.5), second=(0.0, 0.0, 1.0), **TWIST_LAW)
-    law = SPEC.extra["prepare_values"](dict(TWIST_LAW), "t")["law"]
+    law = SPEC.prepare_values(dict(TWIST_LAW), "t")["law"]
     assert p.shape[1] > len(SPEC.params)
     n_ax = np.array([1.0, 2.0, 0.5]) / np.linalg.norm([1.0, 2.0, 0.5])
     X, u = arrays(2)
@@ -238,7 +243,9 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
             w = h * np.eye(3)[k]
             f_fd[6 * a + 3 + k] = (energy(spun(R, a, w), p) - energy(spun(R, a, -w), p)) / (2 * h)
             K_fd[:, 6 * a + 3 + k] = (force(spun(R, a, w), p) - force(spun(R, a, -w), p)) / (2 * h)
+    assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(f[0] - f_fd).max() <= 1e-8 * np.abs(f).max()
+    assert np.all(np.asarray(np.abs(K).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(K[0] - K_fd).max() <= 1e-7 * np.abs(K).max()
     done = 0
     for _ in range(30):
@@ -249,6 +256,7 @@ def test_twist_force_law_adds_to_kx_with_exact_gradient_tangent_and_discrete_gra
         except ValueError:
             continue
         dV = energy(R1, p) - energy(R0, p)
+        assert np.all(np.asarray(abs(dV)) > 0)  # a zero scale would let an all-zero output pass
         assert abs(fm[3:6] @ psi[0, 0] + fm[9:12] @ psi[0, 1] - dV) <= 1e-12 * abs(dV)
         done += 1
     assert done >= 10
@@ -261,7 +269,7 @@ def test_half_turn_is_refused_and_frame_input_is_checked():
     with pytest.raises(ValueError, match="half turn"):
         energy(expm([0.0, 0.0, np.pi])[None, None], p)
     assert energy(expm([0.0, 0.0, np.pi - 1e-3])[None, None], p) == pytest.approx(0.5 * (np.pi - 1e-3) ** 2, rel=1e-12)
-    prep = SPEC.extra["prepare_values"]
+    prep = SPEC.prepare_values
     with pytest.raises(InputError, match="parallel"):
         prep(dict(k=1.0, axis=(1.0, 0.0, 0.0), second=(2.0, 0.0, 0.0)), "part 'hinge'")
     with pytest.raises(InputError, match="hinge"):
@@ -297,6 +305,7 @@ def test_twist_damper_law_gives_its_moment_and_derivative():
         KER.damper_force(X, u, R, v + dv, p, fp, np.zeros((1, 12, 12)))
         KER.damper_force(X, u, R, v - dv, p, fm, np.zeros((1, 12, 12)))
         C_fd[:, j] = (fp - fm)[0] / (2 * h)
+    assert np.all(np.asarray(np.abs(C).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(C[0] - C_fd).max() <= 1e-7 * np.abs(C).max()
     C0 = np.zeros((1, 12, 12))
     KER.damping(X, u, R, p, C0)
@@ -330,6 +339,7 @@ def test_damper_moment_is_balanced_dissipative_and_linear(n):
     assert f[0] @ v[0] == pytest.approx(float(np.sum(np.array([0.5, 1.5, 2.5]) * om * om)), rel=1e-13)
     assert np.allclose(f[0, 6 * (n - 1) + 3:6 * n], E @ (np.array([0.5, 1.5, 2.5]) * om), rtol=1e-13)
     if n == 2:
+        assert np.all(np.asarray(np.abs(f).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(f[0, 3:6] + f[0, 9:12]).max() <= 1e-14 * np.abs(f).max()
     assert np.all(f[0].reshape(n, 6)[:, :3] == 0.0)
 
@@ -400,7 +410,7 @@ def test_beam_and_rotational_spring_in_series_add_their_flexibilities(load):
     k = {"mx": 4.0, "my": 6.0}[load]
     rig = {"mx": GJ, "my": EIy}[load]
     model = Model(line_mesh((0.0, 0.0, 0.0), (L, 0.0, 0.0), 4, "b"), dim=3, name="beam on spring")
-    model.add_part("b", "b", "beam3d", Material(E=1.0, G=1.0), Section(A=1e6, Iy=EIy, Iz=3.0, J=GJ))
+    model.add_part("b", "beam3d", "b", Material(E=1.0, G=1.0), Section(A=1e6, Iy=EIy, Iz=3.0, J=GJ))
     model.add_discrete("root spring", "rotational_spring3d_ground", "b_start", kx=4.0, ky=6.0, kz=8.0)
     model.fix("b_start", "translations")
     M = 0.8

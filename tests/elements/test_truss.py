@@ -209,6 +209,7 @@ def test_tangent_null_space_stress_free(spec):
     for Ke, Xe, ue in zip(K, X, u):
         assert rank(Ke) == 1
         modes, _ = rigid_modes(Xe + ue.reshape(2, -1))
+        assert np.all(np.asarray(np.abs(Ke).max()) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(Ke @ modes.T).max() < 1e-10 * np.abs(Ke).max()
         assert np.allclose(Ke, Ke.T, rtol=0.0, atol=1e-14 * np.abs(Ke).max())
 
@@ -224,9 +225,11 @@ def test_tangent_null_space_stressed(spec):
         scale = np.abs(Ke).max()
         assert rank(Ke) == spec.dim
         modes, spins = rigid_modes(Xe + ue.reshape(2, -1))
+        assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(Ke @ modes[: spec.dim].T).max() < 1e-10 * scale
         for w, W in zip(modes[spec.dim :], spins):
             expected = np.concatenate([W @ fi for fi in fe.reshape(2, -1)])
+            assert np.all(np.asarray(scale * np.abs(w).max()) > 0)  # a zero scale would let an all-zero output pass
             assert np.abs(Ke @ w - expected).max() < 1e-10 * scale * np.abs(w).max()
             assert np.abs(expected).max() > 1e-6 * scale  # the check is not vacuous
 
@@ -377,11 +380,13 @@ def test_midpoint_conserves_momenta(spec):
     fn = f.reshape(N_EL, 2, spec.dim)
     xm = X + 0.5 * (u0 + u1).reshape(N_EL, 2, spec.dim)
     scale = np.abs(f).max(axis=1)
+    assert np.all(np.asarray(scale) > 0)  # a zero scale would let an all-zero output pass
     assert np.all(np.abs(fn.sum(axis=1)).max(axis=1) < 1e-14 * scale)
     if spec.dim == 2:
         torque = np.abs(np.sum(xm[..., 0] * fn[..., 1] - xm[..., 1] * fn[..., 0], axis=1))
     else:
         torque = np.abs(np.cross(xm, fn).sum(axis=1)).max(axis=1)
+    assert np.all(np.asarray(scale * np.abs(xm).max(axis=(1, 2))) > 0)  # a zero scale would let an all-zero output pass
     assert np.all(torque < 1e-13 * scale * np.abs(xm).max(axis=(1, 2)))
 
 

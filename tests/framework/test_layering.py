@@ -29,26 +29,40 @@ LAYERS = {
     "femb.validation": 6,
     "femb.batch": 6,
 }
+# layers inside femb.solvers (low to high): the folder names show the architecture
+SOLVER_LAYERS = {
+    "femb.solvers.linalg": 0,
+    "femb.solvers.nonlinear": 1,
+    "femb.solvers.configuration": 1,
+    "femb.solvers.problem": 2,
+    "femb.solvers.statics": 3,
+    "femb.solvers.reduction": 3,
+    "femb.solvers.eigen": 4,
+    "femb.solvers.dynamics": 4,
+}
 # pairs within one layer that must not depend on each other
-FORBIDDEN = {("femb.results", "femb.assembly"), ("femb.elements", "femb.mesh"), ("femb.mesh", "femb.elements")}
+FORBIDDEN = {("femb.results", "femb.assembly"), ("femb.elements", "femb.mesh"), ("femb.mesh", "femb.elements"),
+             ("femb.solvers.eigen", "femb.solvers.dynamics"), ("femb.solvers.dynamics", "femb.solvers.eigen")}
 # upward imports allowed only inside a function body (deferred until called, so importing
 # the lower module never loads the higher one): module -> packages it may call into
 DEFERRED = {"femb.results.results": {"femb.export"}}  # Results.to_vtk is a front door to the writers
 
 
-def _package_of(module):
-    for pkg in sorted(LAYERS, key=len, reverse=True):
+def _package_of(module, layers=LAYERS):
+    for pkg in sorted(layers, key=len, reverse=True):
         if module == pkg or module.startswith(pkg + "."):
             return pkg
     return None
 
 
-def _source_modules():
-    for path in sorted((ROOT / "femb").rglob("*.py")):
-        rel = path.relative_to(ROOT).with_suffix("")
+def _source_modules(root=ROOT):
+    """(dotted module name, path) of every source module of femb and femb.elements under
+    ``root`` (a checkout, or a test fixture laid out like one)."""
+    for path in sorted((root / "femb").rglob("*.py")):
+        rel = path.relative_to(root).with_suffix("")
         yield ".".join(rel.parts).removesuffix(".__init__"), path
-    for path in sorted((ROOT / "elements").rglob("*.py")):
-        rel = path.relative_to(ROOT / "elements").with_suffix("")
+    for path in sorted((root / "elements").rglob("*.py")):
+        rel = path.relative_to(root / "elements").with_suffix("")
         yield ".".join(("femb", "elements") + rel.parts).removesuffix(".__init__"), path
 
 
@@ -102,6 +116,87 @@ def test_layers_are_respected():
             if LAYERS[dst_pkg] > LAYERS[src_pkg] or (src_pkg, dst_pkg) in FORBIDDEN:
                 violations.append(f"{path.relative_to(ROOT)}:{line}: {src_pkg} imports {target}")
     assert not violations, "layering violations:\n" + "\n".join(violations)
+
+
+def test_solver_subpackages_are_layered():
+    """Inside femb.solvers: linalg < nonlinear, configuration < problem < statics, reduction
+    < eigen, dynamics (eigen and dynamics independent of each other); the package __init__ is the
+    public front and may import everything."""
+    violations = []
+    for module, path in _source_modules():
+        src = _package_of(module, SOLVER_LAYERS)
+        if src is None:
+            continue
+        for target, line in _imports(module, path, deferred=True):
+            dst = _package_of(target or "", SOLVER_LAYERS)
+            if target == "femb.solvers" or (target or "").startswith("femb.solvers.") and dst is None:
+                violations.append(f"{path.relative_to(ROOT)}:{line}: {module} imports the solvers front {target}")
+            if dst is None or dst == src:
+                continue
+            if SOLVER_LAYERS[dst] > SOLVER_LAYERS[src] or (src, dst) in FORBIDDEN:
+                violations.append(f"{path.relative_to(ROOT)}:{line}: {src} imports {target}")
+    assert not violations, "solver layering violations:\n" + "\n".join(violations)
+
+
+def import_cycles(root=ROOT):
+    """Import cycles between the source modules under ``root``: the strongly connected
+    components (Tarjan) of the module graph, counting imports inside function bodies too
+    (a deferred import hides a cycle from the interpreter, not from the design).
+    Returns a list of cycles, each a sorted list of module names."""
+    modules = dict(_source_modules(root))
+    graph = {}
+    for module, path in modules.items():
+        edges = set()
+        for target, _ in _imports(module, path, deferred=True):
+            if target in modules and target != module:
+                edges.add(target)
+        graph[module] = edges
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_import_cycles():
+    cycles = import_cycles()
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_cycle_check_catches_a_cycle_inside_one_package(tmp_path):
+    """The cycle check fails on a deliberately cyclic fixture: two modules of one
+    package, the second importing the first only inside a function body."""
+    pkg = tmp_path / "femb" / "solvers"
+    pkg.mkdir(parents=True)
+    (tmp_path / "femb" / "__init__.py").write_text("")
+    (tmp_path / "elements").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "alpha.py").write_text("from femb.solvers.beta import helper\n")
+    (pkg / "beta.py").write_text("def helper():\n    from femb.solvers import alpha\n    return alpha\n")
+    (pkg / "gamma.py").write_text("from femb.solvers.beta import helper\n")
+    assert import_cycles(tmp_path) == [["femb.solvers.alpha", "femb.solvers.beta"]]
 
 
 def test_deferred_upward_imports_stay_in_functions():

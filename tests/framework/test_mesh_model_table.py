@@ -14,7 +14,7 @@ SEC = Section(A=1e-3, I=1e-7, name="bar")
 def beam_model(n=4, element="beam2d"):
     mesh = line_mesh((0.0, 0.0), (2.0, 0.0), n, "beam")
     model = Model(mesh)
-    model.add_part("beam", "beam", element, STEEL, SEC)
+    model.add_part("beam", element, "beam", STEEL, SEC)
     model.fix("beam_start")
     return model
 
@@ -47,9 +47,9 @@ def test_mesh_merge_with_tolerance_joins_coincident_nodes():
 def test_validate_reports_every_problem_at_once():
     mesh = line_mesh((0.0, 0.0), (1.0, 0.0), 2, "beam")
     model = Model(mesh)
-    model.add_part("p1", "nope", "beam2d", STEEL, SEC)
-    model.add_part("p2", "beam", "beam2d", Material(E=-1.0), Section(A=0.0, I=1.0))
-    model.add_part("p3", "beam", "no_such_element", STEEL, SEC)
+    model.add_part("p1", "beam2d", "nope", STEEL, SEC)
+    model.add_part("p2", "beam2d", "beam", Material(E=-1.0), Section(A=0.0, I=1.0))
+    model.add_part("p3", "no_such_element", "beam", STEEL, SEC)
     model.fix("missing_set")
     model.point_load("beam_end", fz=1.0)
     with pytest.raises(ModelError) as err:
@@ -64,7 +64,7 @@ def test_validate_reports_every_problem_at_once():
 def test_validate_names_missing_section_property():
     mesh = line_mesh((0.0, 0.0), (1.0, 0.0), 2, "beam")
     model = Model(mesh)
-    model.add_part("p", "beam", "beam2d", STEEL, Section(A=1.0))
+    model.add_part("p", "beam2d", "beam", STEEL, Section(A=1.0))
     with pytest.raises(ModelError, match="part 'p'"):
         model.validate()
 
@@ -81,8 +81,8 @@ def test_table_numbers_free_dofs_only_and_ties_share_variables():
     b = line_mesh((1, 0), (2, 0), 1, "b")
     mesh = Mesh.merge(a, b)
     model = Model(mesh)
-    model.add_part("a", "a", "beam2d", STEEL, SEC)
-    model.add_part("b", "b", "beam2d", STEEL, SEC)
+    model.add_part("a", "beam2d", "a", STEEL, SEC)
+    model.add_part("b", "beam2d", "b", STEEL, SEC)
     model.pin("a_end", "b_start")
     t = build_table(model)
     na, nb = mesh.node("a_end"), mesh.node("b_start")
@@ -95,7 +95,7 @@ def test_csr_scatter_map_reproduces_dense_assembly():
     """Scattering element blocks through `pos` equals a dense reference assembly."""
     mesh = polyline_mesh([(0, 0), (1, 0), (1, 1), (0, 1)], [3, 2, 3], "frame")
     model = Model(mesh)
-    model.add_part("frame", "frame", "beam2d", STEEL, SEC)
+    model.add_part("frame", "beam2d", "frame", STEEL, SEC)
     model.fix("frame_start")
     model.prescribe("frame_end", "uy", 0.1)
     t = build_table(model)
@@ -127,7 +127,7 @@ def test_renumbering_reduces_bandwidth():
     conn = np.column_stack([along[:-1], along[1:]])
     mesh = Mesh(pts, {"b": CellBlock("line", conn)})
     model = Model(mesh)
-    model.add_part("b", "b", "beam2d", STEEL, SEC)
+    model.add_part("b", "beam2d", "b", STEEL, SEC)
 
     def bandwidth(table):
         K = table.csr(np.ones(table.nnz)).tocoo()

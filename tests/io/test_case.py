@@ -53,6 +53,9 @@ def test_buckling_step_euler_column(write_case, tmp_path):
     assert res.kind == "buckling" and len(res) == 2
     assert res.times[0] == pytest.approx(np.pi**2 * 2.0 / 4.0, rel=5e-3)  # cantilever: π²EI/(4L²)
     assert res.history["mode"] == [1.0, 2.0]
+    series = sorted((tmp_path / "out").glob("results_euler_mode_*.pvd"))
+    assert [p.name for p in series] == ["results_euler_mode_0.pvd", "results_euler_mode_1.pvd"]
+    assert len(read_pvd(series[0])) == 24
 
 
 def test_two_steps_share_one_collection(write_case, tmp_path):

@@ -14,7 +14,7 @@ from femb.export import read_pvd
 from femb.mesh import Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_dynamic, solve_modal, solve_static
-from femb.solvers.dynamic_problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 
 # A cantilever (EI = 0.1, EA = 10, ρA = 0.01) with a tip point mass and a grounded
 # rotational spring, set swinging by initial velocities; Δt = 2^-8 makes every time of
@@ -76,7 +76,7 @@ def api_model(v0=0.5):
     """The Python-API twin of DYNAMIC_CASE."""
     mesh = line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam")
     model = Model(mesh, name="model")
-    model.add_part("beam", "beam", "beam2d", Material(E=1000.0, rho=1.0), Section(A=0.01, I=1e-4))
+    model.add_part("beam", "beam2d", "beam", Material(E=1000.0, rho=1.0), Section(A=0.01, I=1e-4))
     model.fix("beam_start", ("ux", "uy"))
     model.add_discrete("tip_mass", "point_mass2d_translational", "beam_end", m=0.02)
     model.add_discrete("root_spring", "rotational_spring2d_ground", "beam_start", k=2 * 0.1)
@@ -103,7 +103,7 @@ def test_dynamic_step_matches_solve_dynamic_bit_for_bit(write_case, tmp_path, sc
     step = case.steps[0].settings
     assert isinstance(step, DynamicStepSettings) and step.checkpoint_every == 1
     (res,) = case.run(tmp_path, progress=False)
-    from femb.solvers.integrators import GeneralizedAlpha
+    from femb.solvers.dynamics.schemes import GeneralizedAlpha
 
     kw = {"scheme": GeneralizedAlpha(0.6), "mass": "invariant"} if api != "midpoint" else {"scheme": "midpoint", "mass": "lumped"}
     ref = solve_dynamic(api_model(), 2.0**-8, 0.5, record_every=4, probes=PROBES, **kw)
@@ -115,6 +115,7 @@ def test_dynamic_step_matches_solve_dynamic_bit_for_bit(write_case, tmp_path, sc
     assert res.info["segments"] == 32
     assert np.abs(res.series("tip_uy")).max() > 0.01  # it does swing
     if api == "midpoint":
+        assert np.all(np.asarray(res.series("total_energy")[0]) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(res.series("energy_residual")).max() < 1e-12 * res.series("total_energy")[0]
     frames = read_pvd(tmp_path / "results.pvd")
     assert len(frames) == 33
@@ -191,6 +192,32 @@ def test_modal_step_writes_one_frame_per_mode(write_case, tmp_path):
         assert np.allclose(np.abs(res.states[k]), 0.1 * np.abs(shape), atol=1e-9)
 
 
+def test_modal_step_writes_the_animated_mode_series(write_case, tmp_path):
+    """Besides one frame per mode, each mode is written as an animated series over one
+    period (as the Python API's write_mode_animation): results_modes_mode_<j>.pvd with 24
+    frames, u_k = a·φ·sin(2πk/24) with a·φ the recorded shape (amplitude 0.1); a fresh run
+    into the same folder replaces them."""
+    text = DYNAMIC_CASE.replace("SCHEME", "")
+    text = text[: text.index("[[steps]]")] + MODAL_STEP
+    (res,) = load_case(write_case(text)).run(tmp_path, progress=False)
+    series = sorted(tmp_path.glob("results_modes_mode_*.pvd"))
+    assert [p.name for p in series] == [f"results_modes_mode_{j}.pvd" for j in range(4)]
+    for j, path in enumerate(series):
+        frames = read_pvd(path)
+        assert len(frames) == 24
+        quarter = meshio.read(frames[6][1])  # θ = π/2: the full recorded shape
+        assert float(np.ravel(quarter.field_data["frequency_hz"])[0]) == pytest.approx(res.series("frequency_hz")[j], rel=1e-12)
+        expected = res.nodal_displacements(j)
+        disp = quarter.point_data["displacement"][:, : expected.shape[1]]
+        assert np.max(np.abs(expected)) == pytest.approx(0.1, rel=1e-9)
+        assert np.allclose(disp, expected, atol=1e-12)
+        zero = meshio.read(frames[0][1]).point_data["displacement"]
+        assert np.max(np.abs(zero)) == 0.0
+    (tmp_path / "results_modes_mode_7.pvd").write_text("stale")
+    load_case(write_case(text)).run(tmp_path, progress=False)
+    assert not (tmp_path / "results_modes_mode_7.pvd").exists()
+
+
 def test_modal_of_a_cantilever_matches_beam_theory(write_case, tmp_path):
     text = DYNAMIC_CASE.replace("SCHEME", "").replace("elements = 4", "elements = 24").replace("I = 1e-4", "I = 1e-6")  # slender
     text = text[: text.index("[[discrete]]")] + MODAL_STEP.replace("n_modes = 4", "n_modes = 2")
@@ -262,7 +289,7 @@ def joint_api_model():
     mesh = Mesh.merge(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam"), line_mesh((1.0, 0.1), (1.5, 0.1), 2, "arm"), tolerance=1e-9)
     model = Model(mesh, name="model")
     for part in ("beam", "arm"):
-        model.add_part(part, part, "beam2d", Material(E=1000.0), Section(A=0.01, I=1e-4))
+        model.add_part(part, "beam2d", part, Material(E=1000.0), Section(A=0.01, I=1e-4))
     model.fix("beam_start", name="fix[0] ('beam_start')")
     model.coincide("beam_end", "arm_start", offset=(0.0, 0.1), name="joints[0] (coincide)")
     model.linear_constraint([("arm_start", "rz", 1.0), ("beam_end", "rz", -1.0)], 0.0, name="same rotation")

@@ -1,6 +1,6 @@
 """A dynamic step of a case file with a 3-D joint: a rigid body on a skew revolute joint to
 ground runs like solve_dynamic on its Python-API twin, with the exact energy balance and
-the joint held at position level (femb.solvers.midpoint3d with eliminated multipliers)."""
+the joint held at position level (femb.solvers.dynamics.midpoint3d with eliminated multipliers)."""
 import numpy as np
 
 from femb.case import load_case
@@ -55,6 +55,7 @@ def test_dynamic_step_with_a_3d_revolute_joint(write_case, tmp_path):
     (res,) = case.run(tmp_path / "out", progress=False)
     ref = solve_dynamic(api_twin(), 0.1, 2.0)
     assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-10, atol=1e-14)
+    assert np.all(np.asarray(res.series("kinetic_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-9 * res.series("kinetic_energy").max()
     assert res.series("constraint_residual").max() <= 1e-10
     assert np.ptp(res.dof(1, "uz")) > 0.3  # it swings

@@ -201,6 +201,7 @@ def test_pendulum_from_static_rest_equals_the_api_run(write_case, tmp_path):
     assert np.array_equal(np.array(twin.velocities), np.array(swing.velocities))
     assert swing.series("kinetic_energy")[0] == pytest.approx(0.5 * (1.0 + 7850e-4 / 8) * 0.5**2, rel=1e-12)  # bob + lumped tip mass of the arm
     assert swing.series("constraint_residual").max() <= 1e-12
+    assert np.all(np.asarray(swing.series("kinetic_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(swing.series("energy_residual")).max() <= 1e-10 * swing.series("kinetic_energy").max()
     # the third step continues the second (its end state and velocities): one run from 0 to 0.5
     longer = solve_dynamic(model, 0.01, 0.5, u0=solve_static(model, steps=4).states[-1])

@@ -17,7 +17,7 @@ from femb.model import Material, Model, Section
 from femb.solvers import solve_dynamic, solve_static
 from femb.validation.mechanism_cases import without_geometric_stiffening
 from femb.validation.models import spin_up_beam
-from tests.io.conftest import EXAMPLES
+from tests.io.conftest import BASE_CASE, EXAMPLES
 
 P = 1e-4  # small load: linear response, the closed forms hold to ~1e-6
 
@@ -80,7 +80,7 @@ def spans_api(kind, axis, load):
     model = Model(spans_mesh(), dim=3, name="model")
     section = Section(A=1e3, Iy=1.0, Iz=2.0, J=1.0, name="s")  # moderate EA: negligible membrane action
     for part in ("span1", "span2"):
-        model.add_part(part, part, "beam3d", Material(E=1.0, G=1.0, name="unit"), section)
+        model.add_part(part, "beam3d", part, Material(E=1.0, G=1.0, name="unit"), section)
     model.fix("root")
     model.fix("end")
     model.joint3d(kind, "hinge1", "hinge2", axis=axis, name="hinge")
@@ -173,7 +173,7 @@ def test_3d_joints_to_ground_make_a_simply_supported_beam(write_case):
     res = solve_static(case.model, steps=1)
     mesh = line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 8, "beam")
     api = Model(mesh, dim=3, name="model")
-    api.add_part("beam", "beam", "beam3d", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0, orientation=(0.0, 1.0, 0.0)))
+    api.add_part("beam", "beam3d", "beam", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0, orientation=(0.0, 1.0, 0.0)))
     api.joint3d("revolute", "beam_start", axis=(0.0, 0.0, 1.0), name="root hinge")
     api.joint3d("spherical", "beam_end", point=(1.0, 0.0, 0.0), name="tip ball")
     api.point_load(4, fy=-P)
@@ -222,7 +222,7 @@ steps = 1
 
 def body3d_api():
     model = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 4, "beam"), dim=3, name="model")
-    model.add_part("beam", "beam", "beam3d", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0))
+    model.add_part("beam", "beam3d", "beam", Material(E=1.0, G=1.0), Section(A=1e7, Iy=1.0, Iz=2.0, J=1.0))
     model.add_discrete("body", "rigid_body3d", "beam_end", m=2.0, Jxx=0.02, Jyy=0.03, Jzz=0.04, Jxy=0.005)
     model.fix("beam_start")
     model.gravity((0.0, 0.0, -1e-4))
@@ -243,6 +243,7 @@ def test_rigid_body3d_on_a_cantilever(write_case):
         runs.append(solve_dynamic(model, 0.05, 0.5))
     assert np.array_equal(np.array(runs[0].states), np.array(runs[1].states))
     E = runs[0].series("total_energy")
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(runs[0].series("energy_residual")).max() < 1e-9 * E[0]
 
 
@@ -267,6 +268,7 @@ mass = "lumped"
     api.initial_velocity("beam_end", rx=3.0, uy=0.01)
     ref = solve_dynamic(api, 0.05, 0.5, mass="lumped")
     assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-10, atol=1e-14)
+    assert np.all(np.asarray(res.series("total_energy")[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() < 1e-9 * res.series("total_energy")[0]
 
 
@@ -561,3 +563,14 @@ def test_bad_joint_and_body_input_exit_2(capsys, write_case, tmp_path, text, rep
     assert str(path) in err
     for c in culprits:
         assert c in err, (c, err)
+
+
+def test_contradictory_joints_exit_2_naming_both(capsys, write_case):
+    """Two distance joints from the cantilever's tip to one point, lengths 1.0 and 0.9: one
+    is dropped as redundant, and it cannot hold where the other does (issue 15 item 1)."""
+    joints = ('[[joints]]\nkind = "distance"\nname = "long tie"\nb = "beam_end"\npoint = [1.0, 1.0]\nlength = 1.0\n'
+              '[[joints]]\nkind = "distance"\nname = "short tie"\nb = "beam_end"\npoint = [1.0, 1.0]\nlength = 0.9\n[[steps]]')
+    path = write_case(BASE_CASE, replace=[("[[steps]]", joints)])
+    code, _, err = run_cli(capsys, "run", path, "--out", path.parent / "out", "--no-progress")
+    assert code == 2, err
+    assert "'long tie'" in err and "'short tie'" in err and "contradict" in err

@@ -81,8 +81,8 @@ def slider_api():
     model.fix("rod", ("ux", "uy"))
     model.prescribe("rod", "rz", function=lambda t: OMEGA * t)
     model.initial_rigid_velocity(omega=OMEGA)
-    model.slider("bead", "rod", direction=(1.0, 0.0), name="bead slider")
-    model.slider("block", "rod", point=(0.0, 0.1), direction=(2.0, 0.0), lock_rotation=True, name="block prismatic")
+    model.slider("rod", "bead", direction=(1.0, 0.0), name="bead slider")
+    model.slider("rod", "block", point=(0.0, 0.1), direction=(2.0, 0.0), lock_rotation=True, name="block prismatic")
     return model
 
 
@@ -107,7 +107,9 @@ def test_slider_case_matches_the_api_and_the_closed_form(write_case):
         along = x[:, 0] * np.cos(theta) + x[:, 1] * np.sin(theta)
         across = -x[:, 0] * np.sin(theta) + x[:, 1] * np.cos(theta)
         assert np.abs(across - X[1]).max() <= 1e-12  # on its line of the rod
+        assert np.all(np.asarray(s0) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(along - s0 * np.cosh(OMEGA * t)).max() <= 1e-4 * s0  # (ωΔt)² = 4e-4
+    assert np.all(np.asarray(res.series("kinetic_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * res.series("kinetic_energy").max()
 
 

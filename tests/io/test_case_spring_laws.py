@@ -70,6 +70,7 @@ def test_case_laws_build_the_api_model(write_case, tmp_path):
     ref = solve_dynamic(api_model(), 0.03125, 2.0)
     assert np.array_equal(np.array(res.states), np.array(ref.states))
     E = res.series("energy_residual")
+    assert np.all(np.asarray(res.series("kinetic_energy")[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E).max() <= 1e-11 * res.series("kinetic_energy")[0]
     assert res.series("dissipated_energy")[-1] > 0.05 * res.series("kinetic_energy")[0]
 

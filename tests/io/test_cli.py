@@ -59,6 +59,24 @@ def test_console_script(tmp_path):
     assert proc.returncode == 2 and "missing.toml" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_console_script_is_installed_next_to_the_interpreter():
+    """`make test` installs femb (pip install -e), which puts the ``femb`` console script
+    of pyproject.toml next to the interpreter: its absence is a broken installation, not a
+    reason to skip the command-line checks."""
+    exe = shutil.which("femb", path=str(__import__("pathlib").Path(sys.executable).parent))
+    assert exe is not None, f"no femb console script next to {sys.executable}: reinstall with pip install -e ."
+
+
+def test_command_line_in_a_fresh_interpreter(tmp_path):
+    """The same checks as the console script, through the interpreter itself (no
+    dependence on the script being installed): exit codes and messages of a real process."""
+    entry = [sys.executable, "-c", "import sys; from femb.cli import main; sys.exit(main())"]
+    proc = subprocess.run([*entry, "info", str(MESHES / "cantilever.msh")], capture_output=True, text=True)
+    assert proc.returncode == 0 and "beam" in proc.stdout
+    proc = subprocess.run([*entry, "run", str(tmp_path / "missing.toml")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "missing.toml" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def _line_mesh_file(tmp_path, points, name="m.vtu"):
     path = tmp_path / name
     meshio.write(path, meshio.Mesh(np.asarray(points, float), [("line", [[0, 1], [1, 2]])]))

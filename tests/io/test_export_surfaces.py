@@ -28,7 +28,7 @@ def member(element, n=3, start=(0.0, 0.0), end=(2.0, 0.0)):
     dim = len(start)
     model = Model(line_mesh(start, end, n, "m"), name=element)
     section = Section(A=B * H, Iz=B * H**3 / 12, Iy=H * B**3 / 12, J=1e-3) if dim == 3 else Section(A=B * H, I=B * H**3 / 12)
-    model.add_part("m", "m", element, Material(E=1e3, G=4e2, rho=1.0), section)
+    model.add_part("m", element, "m", Material(E=1e3, G=4e2, rho=1.0), section)
     return model
 
 
@@ -101,7 +101,7 @@ def test_beam2d_sections_turn_with_the_nodal_rotation_not_the_chord(tmp_path):
     cell fields from the owning element."""
     L, EI = 1.0, B * H**3 / 12
     model = Model(line_mesh((0.0, 0.0), (L, 0.0), 8, "b"))
-    model.add_part("b", "b", "beam2d", Material(E=1.0), Section(A=B * H * 1e4, I=EI))
+    model.add_part("b", "beam2d", "b", Material(E=1.0), Section(A=B * H * 1e4, I=EI))
     model.fix("b_start")
     model.point_load("b_end", mz=np.pi * EI / L)
     res = solve_static(model, steps=4)
@@ -131,7 +131,7 @@ def test_circle_outline_and_bad_outlines():
         with pytest.raises(InputError, match=text):
             outline_from_spec(bad)
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 2, "m"))
-    model.add_part("m", "m", "beam2d", values={"EA": 1.0, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.0})
+    model.add_part("m", "beam2d", "m", values={"EA": 1.0, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.0})
     res = rigid_results(model, np.eye(3))
     assert surfaces_for(res, True) is None  # direct values: no section, nothing drawn
     with pytest.raises(InputError, match="needs a part with a section"):
@@ -164,7 +164,7 @@ def test_beam3d_sections_follow_the_nodal_triads_of_a_rollup(tmp_path):
     L = 1.0
     Iy, Iz = H * B**3 / 12, B * H**3 / 12
     model = Model(line_mesh((0.0, 0.0, 0.0), (L, 0.0, 0.0), 8, "b"))
-    model.add_part("b", "b", "beam3d", Material(E=1.0, G=1.0), Section(A=B * H * 1e4, Iy=Iy, Iz=Iz, J=1e-3))
+    model.add_part("b", "beam3d", "b", Material(E=1.0, G=1.0), Section(A=B * H * 1e4, Iy=Iy, Iz=Iz, J=1e-3))
     model.fix("b_start")
     model.point_load("b_end", my=-np.pi * Iy / L)
     res = solve_static(model, steps=4)

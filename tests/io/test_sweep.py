@@ -93,3 +93,25 @@ def test_dask_scheduler_gives_the_same_values(tmp_path, capsys):
     local, remote = read_csv(tmp_path / "local" / "sweep.csv"), read_csv(tmp_path / "dask" / "sweep.csv")
     assert len(remote) == 2 and values(local) == values(remote)
     assert (tmp_path / "dask" / "EI=2,L=1" / "history.csv").is_file()
+
+
+@pytest.mark.parametrize("address", ["tcp//127.0.0.1:8786", "tcp://127.0.0.1:port", "tcp://127.0.0.1:99999", "127.0.0.1", "x" * 300])
+def test_malformed_scheduler_address_is_exit_2(write_case, tmp_path, capsys, address):
+    code, _, err = sweep(capsys, write_case(), "--param", "EI=1", "--scheduler", address, "--out", tmp_path / "s")
+    assert code == 2 and "--scheduler" in err and "expected a Dask scheduler address such as tcp://127.0.0.1:8786" in err
+    assert len(err.strip().splitlines()) == 1 and len(err) < 250
+
+
+def test_refused_scheduler_port_is_exit_2_quickly(write_case, tmp_path, capsys):
+    import socket
+    import time
+
+    pytest.importorskip("distributed")
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    code, _, err = sweep(capsys, write_case(), "--param", "EI=1", "--scheduler", f"tcp://127.0.0.1:{port}", "--out", tmp_path / "s")
+    assert code == 2 and f"--scheduler tcp://127.0.0.1:{port}: no Dask scheduler answered within 5 s" in err
+    assert len(err.strip().splitlines()) == 1
+    assert time.monotonic() - start < 15  # 30 s and more before

@@ -38,7 +38,7 @@ def chain(element, n=3, length=2.0, angle=0.3, **params):
         start = np.zeros(2)
     mesh = line_mesh(start, end, n, "c")
     model = Model(mesh, name=f"{element}-chain")
-    model.add_part("c", "c", element, values=values(element, **params))
+    model.add_part("c", element, "c", values=values(element, **params))
     return model
 
 
@@ -56,7 +56,7 @@ def frame(element, **params):
         conn = np.array([[0, 1], [1, 2], [2, 0], [0, 3], [1, 3], [2, 3]])
     mesh = Mesh(pts, {"c": CellBlock("line", conn)}, {"c_start": [0], "c_end": [1], "c_nodes": np.arange(len(pts))})
     model = Model(mesh, name=f"{element}-frame")
-    model.add_part("c", "c", element, values=values(element, **params))
+    model.add_part("c", element, "c", values=values(element, **params))
     return model
 
 

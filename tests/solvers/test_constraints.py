@@ -10,7 +10,7 @@ from femb.core.errors import ModelError
 from femb.mesh import CellBlock, Mesh, line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import SingularSystemError, solve_static
-from femb.solvers.nullspace import NullSpace, independent_rows
+from femb.solvers.linalg.nullspace import NullSpace, independent_rows
 
 EI, EA, L = 2.0, 1.0e4, 1.0
 
@@ -48,7 +48,7 @@ def propped_cantilever(angle=0.0, support="joint"):
     c, s = np.cos(angle), np.sin(angle)
     mesh = line_mesh((0.0, 0.0), (L * c, L * s), 10, "beam")
     model = Model(mesh)
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=EA, I=EI))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0), Section(A=EA, I=EI))
     model.fix("beam_start")
     model.distributed_load("beam", (4.0 * s, -4.0 * c))  # transverse to the beam
     if support == "joint":
@@ -91,9 +91,9 @@ def hanging_frame(link="joint"):
         cells["link"] = CellBlock("line", np.array([[2, 3]]))
     mesh = Mesh(pts, cells, {"root": np.array([0]), "tip": np.array([2]), "anchor": np.array([3])})
     model = Model(mesh)
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=EA, I=EI))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0), Section(A=EA, I=EI))
     if link == "truss":
-        model.add_part("link", "link", "truss2d", Material(E=1e12), Section(A=1.0))
+        model.add_part("link", "truss2d", "link", Material(E=1e12), Section(A=1.0))
         model.fix("anchor", ("ux", "uy"))
     else:
         model.distance(None, "tip", point=(1.0, 0.8), name="rigid link")
@@ -141,7 +141,7 @@ def test_mechanism_in_statics_names_the_free_dofs():
     the reduced tangent is singular and the error names the DOFs that move."""
     mesh = line_mesh((0.0, 0.0), (L, 0.0), 4, "beam")
     model = Model(mesh)
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=EA, I=EI))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0), Section(A=EA, I=EI))
     model.fix("beam_start", ("ux", "uy"))
     model.on_line("beam_end", point=(L, 0.0), direction=(0.0, 1.0), name="vertical slider")
     model.point_load("beam_end", fy=1.0)

@@ -46,7 +46,9 @@ def test_large_amplitude_tumbling_oscillator_keeps_energy_with_big_steps():
     res = solve_dynamic(model, 0.4, 400.0, record_every=5)
     E = res.series("total_energy")
     V = res.series("strain_energy")
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * E[0]
     assert V.max() > 0.9 * E[0]
     assert res.info["newton_iterations"] / res.info["steps"] <= 6
@@ -73,6 +75,7 @@ def test_period_of_the_torsional_oscillator_converges_at_second_order():
         period = np.polyfit(np.arange(tc.size), tc, 1)[0]
         errors.append(abs(period - T) / T)
         hs.append(h)
+        assert np.all(np.asarray(res.series("total_energy")[0]) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(res.series("energy_residual")).max() <= 1e-10 * res.series("total_energy")[0]
     assert errors[-1] < 3e-3
     assert fit_rate(hs, errors) == pytest.approx(2.0, abs=0.15)
@@ -108,6 +111,7 @@ def test_damped_torsional_oscillator_decays_as_the_closed_form_and_books_the_dis
         D = res.series("dissipated_energy")
         assert np.all(np.diff(D) >= 0.0)
         assert D[-1] > 0.9 * E0
+        assert np.all(np.asarray(E0) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(res.series("energy_residual")).max() <= 1e-11 * E0
     assert errors[-1] < 5e-3 * w0 / np.sqrt(k / J)
     assert fit_rate(hs, errors) == pytest.approx(2.0, abs=0.15)
@@ -138,13 +142,16 @@ def test_two_free_bodies_on_a_rotational_spring_keep_angular_momentum(c):
     E = res.series("total_energy")
     L = np.column_stack([res.series(f"angular_momentum_{x}") for x in "xyz"])
     p = np.column_stack([res.series(f"linear_momentum_{x}") for x in "xyz"])
+    assert np.all(np.asarray(np.linalg.norm(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
     assert np.abs(p - p[0]).max() <= 1e-12
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * E[0]
     R = np.asarray(res.arrays["rotations"])
     rel = np.array([np.arccos(np.clip(0.5 * (np.trace(Ra.T @ Rb) - 1.0), -1.0, 1.0)) for Ra, Rb in R[:, :2]])
     assert rel.max() > (1.0 if c == 0.0 else 0.4)
     if c == 0.0:
+        assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
     else:
         assert res.series("dissipated_energy")[-1] > 0.5 * E[0]
@@ -181,8 +188,10 @@ def test_translational_damper_on_a_tumbling_rigid_body_matches_the_closed_form()
         hs.append(h)
         E0 = res.series("total_energy")[0]
         assert res.series("dissipated_energy")[-1] > 0.05 * E0
+        assert np.all(np.asarray(E0) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(res.series("energy_residual")).max() <= 1e-11 * E0
         L = np.column_stack([res.series(f"angular_momentum_{a}") for a in "xyz"])
+        assert np.all(np.asarray(np.linalg.norm(L[0])) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
     assert errors[-1] < 5e-3 * w0 / np.sqrt(k / m)
     assert fit_rate(hs, errors) == pytest.approx(2.0, abs=0.15)
@@ -241,6 +250,7 @@ def test_case_file_declares_a_rotational_spring_with_axis_and_aliases(tmp_path):
     ref = solve_dynamic(model, 0.2, 4.0)
     assert np.allclose(np.array(res.states), np.array(ref.states), rtol=1e-12, atol=1e-14)
     assert res.series("dissipated_energy")[-1] > 0.05 * res.series("total_energy")[0]
+    assert np.all(np.asarray(res.series("total_energy")[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * res.series("total_energy")[0]
 
 
@@ -257,6 +267,7 @@ def test_twist_spring_and_damper_laws_keep_the_energy_balance():
     E0 = res.series("total_energy")[0]
     D = res.series("dissipated_energy")
     assert np.all(np.diff(D) >= 0.0) and D[-1] > 0.5 * E0
+    assert np.all(np.asarray(E0) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("energy_residual")).max() <= 1e-10 * E0
 
 

@@ -5,8 +5,8 @@ import logging
 import numpy as np
 import pytest
 
-from femb.assembly.constraints import ConstraintSet
-from femb.assembly.joints3d import joint_frame
+from femb.assembly.joints import ConstraintSet
+from femb.assembly.joints import joint_frame
 from femb.core.errors import ModelError
 from femb.core.rotations import exp_batch, log_batch
 from femb.correlation import build_table
@@ -39,7 +39,7 @@ def two_bodies(kind):
     model = Model(mesh, dim=3)
     section = Section(A=1.0, Iy=1.0, Iz=1.0, J=1.0)
     for part in ("one", "two"):
-        model.add_part(part, part, "beam3d", Material(E=1.0, G=1.0), section)
+        model.add_part(part, "beam3d", part, Material(E=1.0, G=1.0), section)
     model.joint3d(kind, "a", "b", axis=AXIS, name=f"{kind} joint")
     return model
 
@@ -177,7 +177,7 @@ def planar_four_bar_3d():
     pts = np.array([A, B, C] + arms, dtype=np.float64)
     cells = {"arms": CellBlock("line", np.array([[0, 3], [1, 4], [2, 5]]))}
     model = Model(Mesh(pts, cells, {}), dim=3, name="four-bar")
-    model.add_part("arms", "arms", "beam3d", Material(E=1.0e3, G=1.0e3), Section(A=1.0, Iy=1.0, Iz=1.0, J=1.0))
+    model.add_part("arms", "beam3d", "arms", Material(E=1.0e3, G=1.0e3), Section(A=1.0, Iy=1.0, Iz=1.0, J=1.0))
     z = (0.0, 0.0, 1.0)
     model.joint3d("revolute", 0, None, axis=z, name="A ground")
     model.joint3d("revolute", 0, 1, axis=z, name="B crank-coupler")
@@ -187,7 +187,7 @@ def planar_four_bar_3d():
 
 
 def test_redundant_planar_four_bar_in_3d_is_reported_by_joint_name(caplog):
-    from femb.solvers.static import StaticProblem
+    from femb.solvers.problem import StaticProblem
 
     with caplog.at_level(logging.WARNING):
         prob = StaticProblem(planar_four_bar_3d())
@@ -228,7 +228,7 @@ def hinged_two_span_beam(load):
     model = Model(mesh, dim=3)
     section = Section(A=1.0e3, Iy=1.0, Iz=2.0, J=1.0)  # moderate EA: negligible membrane action
     for part in ("span 1", "span 2"):
-        model.add_part(part, part, "beam3d", Material(E=1.0, G=1.0), section)
+        model.add_part(part, "beam3d", part, Material(E=1.0, G=1.0), section)
     model.fix("root")
     model.joint3d("revolute", "hinge 1", "hinge 2", axis=(0.0, 1.0, 0.0), name="hinge")
     model.joint3d("spherical", "end", None, name="end ball")

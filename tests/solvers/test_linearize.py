@@ -12,7 +12,7 @@ from femb.core.errors import InputError
 from femb.mesh import CellBlock, Mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_modal, solve_static
-from femb.solvers.linearize import linearize
+from femb.solvers.eigen.linearize import linearize
 from femb.validation.eigen_cases import pendulum_xy
 
 M_BOB, L, G = 0.5, 1.0, 9.8
@@ -81,7 +81,7 @@ def test_same_pendulum_as_a_stiff_truss_mechanism():
     mesh = Mesh(np.array([[0.0, 0.0], [L, 0.0]]), {"rod": CellBlock("line", np.array([[0, 1]]))},
                 {"pivot": np.array([0]), "bob": np.array([1])})
     model = Model(mesh)
-    model.add_part("rod", "rod", "truss2d", Material(E=1e9, rho=0.0), Section(A=1.0))
+    model.add_part("rod", "truss2d", "rod", Material(E=1e9, rho=0.0), Section(A=1.0))
     model.add_discrete("bob_mass", "point_mass2d_translational", "bob", m=M_BOB)
     model.fix("pivot")
     model.gravity((G, 0.0), constant=True)

@@ -1,4 +1,4 @@
-"""Slider joints on a line carried by a moving body (``Model.slider``; femb.assembly.constraints.Slider2D).
+"""Slider joints on a line carried by a moving body (``Model.slider``; femb.assembly.joints.planar.Slider2D).
 
 Φ = (x_node − x_body − R(θ_body)·o)·(R(θ_body)·ν): the node stays on the body-fixed line;
 ``lock_rotation`` adds θ_node − θ_body = 0 (planar prismatic joint). Checked:
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from femb.assembly.constraints import ConstraintSet
+from femb.assembly.joints import ConstraintSet
 from femb.correlation import build_table
 from femb.mesh import Mesh
 from femb.model import Model
@@ -42,8 +42,8 @@ def _two_sliders():
     model.add_discrete("body", "rigid_body2d", "body", m=1.0, J=0.1)
     model.add_discrete("bead", "point_mass2d_translational", "bead", m=0.3)
     model.add_discrete("block", "rigid_body2d", "block", m=1.0, J=0.1)
-    model.slider("bead", "body", direction=(0.8, 0.3), name="bead slider")
-    model.slider("block", "body", point=(0.5, -2.4), direction=(-0.2, 1.0), lock_rotation=True, name="prismatic")
+    model.slider("body", "bead", direction=(0.8, 0.3), name="bead slider")
+    model.slider("body", "block", point=(0.5, -2.4), direction=(-0.2, 1.0), lock_rotation=True, name="prismatic")
     return model
 
 
@@ -101,7 +101,7 @@ def _static_model(joint):
         model.prescribe("b", "ux", value=SHIFT[0])
         model.prescribe("b", "uy", value=SHIFT[1])
         model.prescribe("b", "rz", value=ALPHA)
-        model.slider("n", "b", point=point, direction=DIRECTION, name="slider")
+        model.slider("b", "n", point=point, direction=DIRECTION, name="slider")
     else:
         moved = XB + SHIFT + _rot(ALPHA) @ (point - XB)
         model.on_line("n", moved, _rot(ALPHA) @ DIRECTION, name="slider")
@@ -160,7 +160,7 @@ def _bead_on_rod(omega, radial=0.0, driven=False):
     else:
         model.initial_velocity("rod", rz=omega)
     model.initial_velocity("bead", ux=radial, uy=omega * R0)
-    model.slider("bead", "rod", direction=(1.0, 0.0), name="bead slider")
+    model.slider("rod", "bead", direction=(1.0, 0.0), name="bead slider")
     return model
 
 
@@ -180,8 +180,11 @@ def test_bead_on_a_freely_spinning_rod_keeps_energy_and_angular_momentum():
     theta = res.dof(0, "rz")
     L = J_ROD * w + M_BEAD * _cross(x, v)
     E = 0.5 * J_ROD * w**2 + 0.5 * M_BEAD * np.einsum("ki,ki->k", v, v)
+    assert np.all(np.asarray(abs(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-9 * abs(L[0])
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-9 * E[0]
+    assert np.all(np.asarray(E[0]) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(res.series("total_energy") - E[0]).max() <= 1e-9 * E[0]
     # the bead stays on the rod: Φ = x·(−sin θ, cos θ)
     phi = -x[:, 0] * np.sin(theta) + x[:, 1] * np.cos(theta)
@@ -194,7 +197,9 @@ def test_bead_on_a_freely_spinning_rod_keeps_energy_and_angular_momentum():
     sol = solve_ivp(lambda t, y: [y[1], y[0] * (L0 / (J_ROD + M_BEAD * y[0] ** 2)) ** 2, L0 / (J_ROD + M_BEAD * y[0] ** 2)],
                     (0.0, res.times[-1]), [R0, radial, 0.0], rtol=1e-12, atol=1e-12, dense_output=True)
     exact = sol.sol(np.asarray(res.times))
+    assert np.all(np.asarray(exact[0].max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(r - exact[0]).max() <= 3e-4 * exact[0].max()  # measured 6e-5
+    assert np.all(np.asarray(exact[2].max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(np.unwrap(theta) - exact[2]).max() <= 3e-4 * exact[2].max()
 
 
@@ -211,6 +216,7 @@ def test_bead_on_a_driven_rod_slides_out_as_cosh_with_a_second_order_error():
         theta = res.dof(0, "rz")
         assert np.abs(theta - omega * t).max() <= 1e-12  # the drive
         assert np.abs(np.arctan2(x[:, 1], x[:, 0]) - omega * t).max() <= 1e-10  # on the rod
+        assert np.all(np.asarray(np.max(res.series("kinetic_energy"))) > 0)  # a zero scale would let an all-zero output pass
         assert np.abs(res.series("energy_residual")).max() <= 1e-10 * np.max(res.series("kinetic_energy"))
         errors.append(np.abs(r - R0 * np.cosh(omega * t)).max())
     assert errors[0] <= 1e-2 * R0 * np.cosh(omega * t_end)
@@ -230,7 +236,7 @@ def test_prismatic_pair_of_free_bodies_keeps_relative_rotation_energy_and_moment
     model.add_discrete("body B", "rigid_body2d", "B", m=masses["B"][0], J=masses["B"][1])
     model.add_discrete("mass C", "point_mass2d_translational", "C", m=0.4)
     model.add_discrete("spring", "spring2d", ("B", "C"), k=40.0, L0=0.6)  # central spring, stretched at the start
-    model.slider("B", "A", point=(0.0, 0.2), direction=(1.0, 0.3), lock_rotation=True, name="prismatic")
+    model.slider("A", "B", point=(0.0, 0.2), direction=(1.0, 0.3), lock_rotation=True, name="prismatic")
     omega, d = 2.5, np.array([1.0, 0.3]) / np.hypot(1.0, 0.3)
     rel = XB_ - XA
     model.initial_velocity("A", ux=0.1, uy=-0.2, rz=omega)
@@ -253,6 +259,7 @@ def test_prismatic_pair_of_free_bodies_keeps_relative_rotation_energy_and_moment
     assert np.ptp(s) > 0.1, "B must actually slide"
     # energy and the momenta of the free system
     E = res.series("total_energy")
+    assert np.all(np.asarray(np.max(res.series("kinetic_energy"))) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-9 * np.max(res.series("kinetic_energy"))
     P, Lz = [], []
     for u, v in zip(res.states, res.velocities):
@@ -265,7 +272,9 @@ def test_prismatic_pair_of_free_bodies_keeps_relative_rotation_energy_and_moment
         P.append(p)
         Lz.append(l)
     P, Lz = np.array(P), np.array(Lz)
+    assert np.all(np.asarray(np.abs(P[0]).max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(P - P[0]).max() <= 1e-10 * np.abs(P[0]).max()
+    assert np.all(np.asarray(abs(Lz[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(Lz - Lz[0]).max() <= 1e-9 * abs(Lz[0])
     assert res.series("constraint_residual").max() <= 1e-10
 
@@ -301,15 +310,17 @@ def test_bead_on_the_tip_line_of_a_spinning_flexible_beam_keeps_energy_and_angul
     mesh = Mesh(pts, {"beam": CellBlock("line", np.column_stack([np.arange(4), np.arange(1, 5)]))},
                 {"root": [0], "tip": [4], "bead": [5]})
     model = Model(mesh, name="bead on a flexible beam")
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0e4, rho=1.0), Section(A=1e-2, I=1e-6))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0e4, rho=1.0), Section(A=1e-2, I=1e-6))
     model.add_discrete("bead", "point_mass2d_translational", "bead", m=0.05)
     model.add_discrete("spring", "spring2d", ("root", "bead"), k=2.0, L0=1.0)
     model.fix("root", ("ux", "uy"))
-    model.slider("bead", "tip", direction=(1.0, 0.0), name="tip slider")
+    model.slider("tip", "bead", direction=(1.0, 0.0), name="tip slider")
     model.initial_rigid_velocity(omega=3.0)
     res = solve_dynamic(model, 0.01, 1.0)
     E, L = res.series("total_energy"), res.series("angular_momentum")
+    assert np.all(np.asarray(res.series("kinetic_energy").max()) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(E - E[0]).max() <= 1e-9 * res.series("kinetic_energy").max()
+    assert np.all(np.asarray(abs(L[0])) > 0)  # a zero scale would let an all-zero output pass
     assert np.abs(L - L[0]).max() <= 1e-9 * abs(L[0])
     assert res.series("constraint_residual").max() <= 1e-10
     # the bead stays on the tip's tangent line: (x_bead − x_tip)·R(θ_tip) e_y = 0

@@ -1,0 +1,297 @@
+"""Energy-momentum conserving mid-point step for models with 3-D rotations (oriented nodes).
+
+The step t_n → t_n + h of the energy-conserving scheme (femb.solvers.dynamics.schemes.MidPoint)
+when the model has oriented nodes (beam3d, rigid_body3d). Unknowns z (n_var,): the
+translation increments Δx and, in the rotational slots of every oriented node, the Cayley
+vector ψ of its rotation increment::
+
+    R_{n+1} = cay(ψ) R_n,   cay(ψ) = (I − ψ̂/2)⁻¹ (I + ψ̂/2)
+
+Translations (constant translational mass M, as in 2-D)::
+
+    v_{n+1} = 2 Δx/h − v_n,   M (v_{n+1} − v_n)/h + f̄_x = f_ext,x(t_{n+½})
+
+Rotations: each oriented node is a rigid body with body-frame inertia J0 (beam rotary
+inertia lumped at the nodes, rigid_body3d); spatial angular momentum π = R J0 Rᵀ ω.
+Simo–Wong's energy-momentum rule in spatial form::
+
+    π_{n+1} − π_n = h (m_ext(t_{n+½}) − f̄_ψ),
+    J0 R_nᵀ ψ = (h/2) (Π_n + Π_{n+1}),   Π = Rᵀ π (body momentum)
+    ⇔ π_{n+1} = cay(ψ) ((2/h) J_n ψ − π_n),   J_n = R_n J0 R_nᵀ
+
+For a free body π is constant and T = ½ Π·J0⁻¹Π is exactly conserved: the kinetic energy
+changes by exactly (π_{n+1} − π_n)·ψ/h per step (cay(−ψ)a − a ⊥ ψ), i.e. moments are
+conjugate to ψ. f̄ is the elements' algorithmic force (``midpoint_force`` of oriented
+elements: a discrete gradient with f̄·(Δx, ψ) = ΔV exactly, self-equilibrated at the mid
+positions x_m = (x_n + x_{n+1})/2), so that
+
+- energy: ΔT + ΔV = f_ext·Δx + m_ext·ψ exactly (Newton tolerance);
+- momentum: Σ M v changes by h Σ f_ext; Σ x × M v + Σ π by h Σ (x_m × f_ext + m_ext), since
+  x_{n+1} × p_{n+1} − x_n × p_n = x_m × Δp for Δx = h p_m/m;
+- under a rigid rotation with Cayley kinematics Δx = ψ × x_m exactly, so the step is an
+  exact rigid-body mode of the elements at the mid positions: no strain from rigid spin.
+
+The Newton matrix: the element mid-point tangent, 2M/h² and the exact derivative of the
+inertia residual (π_{n+1} − π_n)/h with respect to ψ. Moments about fixed axes act
+conjugate to ψ (their work m·ψ is booked as external work: in 3-D they have no potential).
+Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ).
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from femb.core.rotations import (
+    cayley_batch,
+    cayley_half_batch,
+    cayley_spin_jacobian_batch,
+    cayley_vector_batch,
+    hat_batch,
+)
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+from femb.solvers.dynamics.step_system import State, _StepSystem
+from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
+
+
+def initial_rotary_state(problem, u, v):
+    """(R (n_nodes, 3, 3), π (k, 3)) of the oriented nodes from the rotation vectors in u
+    and the angular velocities in v."""
+    rot = problem.rotary
+    R = rot.layout.rotations_from_vectors(u)
+    w = v[rot.layout.var]
+    pi = np.einsum("kij,kj->ki", rot.spatial(R), w)
+    return R, pi
+
+
+class _Buffers:
+    def __init__(self, block):
+        n_el, n, nn = block.n_elements, block.spec.n_edof, block.spec.n_nodes
+        self.e0, self.e1, self.em = np.zeros((n_el, n)), np.zeros((n_el, n)), np.zeros((n_el, n))
+        self.f, self.K = np.zeros((n_el, n)), np.zeros((n_el, n, n))
+        if block.spec.oriented:
+            self.R0, self.R1, self.Rm = (np.zeros((n_el, nn, 3, 3)) for _ in range(3))
+            self.psi = np.zeros((n_el, nn, 3))
+            self.D = np.zeros((n_el, nn, 3, 3))
+
+
+def _buffers(problem):
+    return problem.__dict__.setdefault("_mid3d_buffers", [_Buffers(b) for b in problem.table.blocks])
+
+
+class MidPoint3DSystem(_StepSystem):
+    """One step of the energy-momentum scheme for oriented models (module docstring).
+
+    ``noise_floor``: relative residual accepted by the Newton loop once it stops falling.
+    The residual of stiff 3-D members carries the rounding of their nodal positions and
+    triads times their stiffness (about 1e-10 of the forces in spin-up B), above the default
+    tolerance; the energy error of such a step is bounded by residual × increment.
+    """
+
+    noise_floor = 1e-9
+
+    def __init__(self, problem, state, h):
+        super().__init__(problem, state, h)
+        p = problem
+        rot = p.rotary
+        lay = rot.layout
+        self.lay = lay
+        self.R0 = state.extra["R"]
+        self.pi0 = state.extra["pi"]
+        self.J_n = rot.spatial(self.R0)
+        t_m = state.t + 0.5 * h
+        self.f_s = p.scaled_loads(t_m)
+        self.f_ext = p.f_const + self.f_s
+        z = h * state.v
+        z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
+        # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
+        rows, Rp = lay.prescribed_at(lambda rec: p.prescribed_value(rec, self.t1))
+        z_pres = []
+        rot_vars = set(int(v) for v in lay.var[rows].ravel()) if rows.size else set()
+        for vars_, dz in self.z_prescribed:
+            keep = np.array([int(v) not in rot_vars for v in vars_], dtype=bool)
+            if keep.any():
+                z_pres.append((vars_[keep], dz[keep]))
+        if rows.size:
+            psi_p = cayley_vector_batch(Rp @ self.R0[lay.nodes[rows]].transpose(0, 2, 1))
+            z_pres.append((lay.var[rows].ravel(), psi_p.ravel()))
+        self.z_prescribed = z_pres
+        self.z0 = self._impose(z)
+        self._bufs = _buffers(p)
+        # momentum flux of the step: the inertia residuals are differences of momenta / h,
+        # which vanish in free flight; their size sets the round-off level of the residual
+        pm = p.M_full @ np.where(p.rot3d, 0.0, state.v)
+        pm[lay.var[rot.owner]] += self.pi0[rot.owner]
+        self.momentum_scale = float(np.linalg.norm(pm[self.eq_var])) / h
+        self.V_cache = None
+
+    # ---------------------------------------------------------------- kinematics
+    def rotations(self, z):
+        """(ψ (k, 3), R_{n+1} (n_nodes, 3, 3)) of the increment z."""
+        lay = self.lay
+        psi = z[lay.var]
+        R1 = self.R0.copy()
+        if lay.n:
+            R1[lay.nodes] = cayley_batch(psi) @ self.R0[lay.nodes]
+        return psi, R1
+
+    def rotation_turn(self, z, z_new):
+        """Largest rotation (rad) between the nodal end-of-step rotations of z and z_new."""
+        lay = self.lay
+        if not lay.n:
+            return 0.0
+        C = cayley_batch(z_new[lay.var]) @ cayley_batch(z[lay.var]).transpose(0, 2, 1)
+        d = np.linalg.norm(cayley_vector_batch(C), axis=1)
+        return float((2.0 * np.arctan(0.5 * d)).max(initial=0.0))
+
+    # ---------------------------------------------------------------- residual
+    def evaluate(self, z):
+        p, h, lay, rot = self.p, self.h, self.lay, self.p.rotary
+        t = p.table
+        u0 = self.s.u
+        u1 = u0 + z
+        um = u0 + 0.5 * z
+        psi, R1 = self.rotations(z)
+        half, dhalf = cayley_half_batch(psi)
+        Rm = self.R0.copy()
+        Rm[lay.nodes] = cayley_batch(half) @ self.R0[lay.nodes]
+        nn = self.R0.shape[0]
+        psi_n = np.zeros((nn, 3))
+        D_n = np.zeros((nn, 3, 3))
+        psi_n[lay.nodes] = psi
+        D_n[lay.nodes] = cayley_spin_jacobian_batch(half) @ dhalf
+        f, data = p.force, p.K.data
+        f[:] = 0.0
+        data[:] = 0.0
+        for b, buf in zip(t.blocks, self._bufs):
+            gather_vector(b.var, u0, buf.e0)
+            gather_vector(b.var, u1, buf.e1)
+            if b.spec.oriented:
+                gather_vector(b.var, um, buf.em)
+                np.take(self.R0, b.cells, axis=0, out=buf.R0)
+                np.take(R1, b.cells, axis=0, out=buf.R1)
+                np.take(Rm, b.cells, axis=0, out=buf.Rm)
+                np.take(psi_n, b.cells, axis=0, out=buf.psi)
+                np.take(D_n, b.cells, axis=0, out=buf.D)
+                b.spec.kernels.midpoint_force(b.X, buf.e0, buf.R0, buf.e1, buf.R1, buf.em, buf.Rm, buf.psi, buf.D,
+                                              b.props, buf.f, buf.K)
+            else:
+                b.spec.kernels.midpoint_force(b.X, buf.e0, buf.e1, b.props, buf.f, buf.K)
+            scatter_vector(b.var, buf.f, f)
+            scatter_matrix(b.pos, buf.K, data)
+        fd = None
+        if p.damping.active:
+            # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
+            # the step velocity z/h (ψ/h on the rotations); their work fd·z is the dissipation
+            fd, Cd = p.damping.evaluate(um, z / h, rotations=Rm)
+            data += Cd / h
+        zt = np.where(p.rot3d, 0.0, z)
+        inert = p.M_full @ ((2.0 / (h * h)) * zt - (2.0 / h) * np.where(p.rot3d, 0.0, self.s.v))
+        data += (2.0 / (h * h)) * p.M_eq.data
+        # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n
+        C = cayley_batch(psi)
+        a = (2.0 / h) * np.einsum("kij,kj->ki", self.J_n, psi) - self.pi0
+        pi1 = np.einsum("kij,kj->ki", C, a)
+        r_rot = (pi1 - self.pi0) / h
+        r_rot[~rot.owner] = 0.0
+        np.add.at(inert, lay.var.ravel(), r_rot.ravel())
+        # d(C a)/dψ = C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^
+        Ainv = np.linalg.inv(np.eye(3) - 0.5 * hat_batch(psi))
+        dr = ((2.0 / h) * C @ self.J_n - 0.5 * Ainv @ hat_batch(a + pi1)) / h
+        ok = rot.pos >= 0
+        np.add.at(data, rot.pos[ok], dr[ok])
+        R = f + inert - self.f_ext
+        if fd is not None:
+            R += fd
+        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd)
+        ev = self.eq_var
+        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(self.f_ext[ev])),
+                    self.momentum_scale, 1e-300)
+        return R[ev], p.K, scale
+
+    # ---------------------------------------------------------------- joints
+    def _spin_map(self, psi):
+        """Sparse (n_var, n_var) chain matrix of the end-of-step spins: identity, with the
+        block T(ψ) = (I + ψ̂/2)/(1 + |ψ|²/4) on the rotational variables of each oriented
+        node (δR_{n+1} R_{n+1}ᵀ = (T δψ)^)."""
+        lay, n = self.lay, self.p.table.n_var
+        first = np.flatnonzero(self.p.rotary.owner)
+        rot_vars = lay.var[first].ravel()
+        plain = np.setdiff1d(np.arange(n), rot_vars)
+        T = cayley_spin_jacobian_batch(psi[first])
+        rows = [plain, np.repeat(lay.var[first], 3, axis=1).ravel()]
+        cols = [plain, np.tile(lay.var[first], (1, 3)).ravel()]
+        vals = [np.ones(plain.size), T.ravel()]
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+
+    def _spin_columns(self, cols):
+        """Chain-rule layout of the joint blocks over the variables ``cols`` (cached on the
+        problem): (ext, place, loc, first) with ext ⊇ cols the columns widened to whole
+        rotational triples, place the positions of cols in ext, loc (q, 3) the positions of
+        the triples of the oriented nodes ``first`` (q,) (their rotary owners)."""
+        cache = self.p.__dict__.setdefault("_mid3d_joint_cols", {})
+        key = cols.tobytes()
+        if key not in cache:
+            lay = self.lay
+            first = np.flatnonzero(self.p.rotary.owner)
+            triples = lay.var[first]
+            hit = np.isin(triples, cols).any(axis=1)
+            first, triples = first[hit], triples[hit]
+            ext = np.union1d(cols, triples.ravel())
+            cache[key] = (ext, np.searchsorted(ext, cols), np.searchsorted(ext, triples), first)
+        return cache[key]
+
+    def _joint_equations(self, z):
+        """Joint equations of the step at the increment z:
+        (Φ(x_{n+1}, R_{n+1}) (m,), G = ∂Φ_{n+1}/∂z, Ḡ) over the free equations, as
+        ColumnBlocks (dense over the jointed equations). G is the joints' spin Jacobian at
+        the end of the step times the Cayley chain T(ψ) (``_spin_map``); Ḡ the exact
+        discrete derivative of femb.assembly.joints.spatial (Jacobian with averaged directors and
+        positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions Ḡᵀλ do no work and
+        the balance of energy stays exact."""
+        p = self.p
+        psi, R1 = self.rotations(z)
+        u0 = self.s.u
+        u1 = u0 + z  # translations; the joints take the rotations from R
+        phi, A, Abar, cols = p.joint_blocks(u1, self.t1, u0=u0, rotations=R1, rotations0=self.R0)
+        ext, place, loc, first = self._spin_columns(cols)
+        if ext.size != cols.size:
+            G = np.zeros((A.shape[0], ext.size))
+            G[:, place] = A
+        else:
+            G = A.copy()
+        if first.size:  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^ on each oriented node
+            G[:, loc] = np.einsum("mqi,qij->mqj", G[:, loc], cayley_spin_jacobian_batch(psi[first]))
+        n_var, n_eq = p.table.n_var, self.eq_var.size
+        self.Gbar_full = ColumnBlock(Abar, cols, n_var)
+        pick, eqs = p.joint_equations(ext)
+        pick_b, eqs_b = p.joint_equations(cols)
+        return phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Abar[:, pick_b], eqs_b, n_eq)
+
+    def constraint_stiffness(self, multipliers):
+        """∂(Ḡᵀλ)/∂z over the free equations at the last discrete Jacobian, multipliers
+        fixed (exact for the 3-D joints and the translational kinds): a SquareBlock over
+        the jointed equations."""
+        H, cols = self.p.joint_stiffness_block(multipliers, discrete=True)
+        pick, eqs = self.p.joint_equations(cols)
+        return SquareBlock(H[np.ix_(pick, pick)], eqs, self.eq_var.size)
+
+    # ---------------------------------------------------------------- end of step
+    def finish(self, z):
+        """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
+        step's energy terms (joint multipliers of the accepted state: ``self.multipliers``)."""
+        p, h, lay = self.p, self.h, self.lay
+        last = self.last  # the Newton loop leaves the system evaluated at the accepted z
+        R1, pi1, psi = last["R1"], last["pi1"], last["psi"]
+        u1 = last["u1"]
+        lay.write_vectors(u1, R1)
+        v1 = (2.0 / h) * z - self.s.v
+        fallback = (2.0 / h) * psi - self.s.v[lay.var]  # nodes without rotary inertia
+        v1[lay.var] = p.rotary.angular_velocity(R1, pi1, fallback)
+        rot = p.rot3d
+        moments = p.f_const + self.f_s
+        work = float(self.f_s[~rot] @ z[~rot]) + float(moments[rot] @ z[rot])
+        fd = last.get("fd")
+        terms = dict(work=work, dissipated=0.0 if fd is None else float(fd @ z),
+                     constraint=self.prescribed_work(last["R"], z) + self.joint_work(z, self.multipliers))
+        extra = {"R": R1, "pi": pi1}
+        if self.multipliers is not None:
+            extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
+        return State(self.t1, u1, v1, extra=extra), terms

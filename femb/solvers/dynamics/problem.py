@@ -1,0 +1,539 @@
+"""The discrete dynamic model shared by every time integrator.
+
+``DynamicProblem`` gathers what the schemes of femb.solvers.dynamics.schemes need from a Model
+and its CorrelationTable: the assembler, the constant mass in two layouts (CSR over the
+equations, on the table's pattern, for the Newton matrix; CSR over all variables for
+inertia forces and reactions on constrained DOFs), the load vectors, the damping model,
+prescribed motions and the initial state.
+
+Vectors over *variables* have shape (n_var,) and hold every DOF value, 2-D rotations as
+additive angles θ (rad); vectors over *equations* (n_eq,) are their free part.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from femb.assembly import Assembler, LoadAssembler
+from femb.assembly.joints import ConstraintSet
+from femb.core.errors import InputError, ModelError
+from femb.core.scatter import (
+    gather_vector,
+    matvec_blocks,
+    scatter_matrix,
+    scatter_vector,
+)
+from femb.correlation import build_table
+from femb.elements import MASS_KINDS
+from femb.solvers.configuration import RotationLayout
+from femb.solvers.linalg.nullspace import check_redundancy
+from femb.solvers.linalg.redundancy import DroppedRows
+from femb.solvers.problem import length_scale
+
+
+@dataclass(frozen=True)
+class Rayleigh:
+    """Rayleigh damping C = alpha·M + beta·K_mat.
+
+    K_mat is the *material* (stress-free) part of the element tangents evaluated at the
+    configuration where the damping force acts (the step's mid-point in the
+    energy-conserving scheme): co-rotational, positive semi-definite, and blind to rigid
+    motion, so only strain rates are damped by ``beta``. ``alpha`` (1/time) damps every
+    velocity, rigid-body motion included. beta has units of time.
+    """
+
+    alpha: float = 0.0
+    beta: float = 0.0
+
+
+def mass_kind_of(mass):
+    """Integer mass kind (elements.base) from a name ("lumped", "consistent",
+    "invariant") or an int."""
+    if isinstance(mass, str):
+        try:
+            return MASS_KINDS[mass]
+        except KeyError:
+            raise ValueError(f"unknown mass kind {mass!r}; use one of {', '.join(MASS_KINDS)}") from None
+    return int(mass)
+
+
+def _full_matrix(table, matrices):
+    """CSR (n_var, n_var) from per-block element matrices (n_el, n, n) over block.var."""
+    rows, cols, vals = [], [], []
+    for block, Me in zip(table.blocks, matrices):
+        var = block.var
+        r = np.broadcast_to(var[:, :, None], Me.shape)
+        c = np.broadcast_to(var[:, None, :], Me.shape)
+        keep = (r >= 0) & (c >= 0) & (Me != 0.0)
+        rows.append(r[keep])
+        cols.append(c[keep])
+        vals.append(Me[keep])
+    n = table.n_var
+    if not rows:
+        return sp.csr_matrix((n, n))
+    return sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
+
+
+def _diagonal_positions(table):
+    """Position of each diagonal entry (n_eq,) in the CSR data of the table's pattern
+    (-1 where the pattern has none)."""
+    pos = np.full(table.n_eq, -1, dtype=np.int64)
+    rows = np.repeat(np.arange(table.n_eq), np.diff(table.indptr))
+    hit = np.flatnonzero(table.indices == rows)
+    pos[rows[hit]] = hit
+    return pos
+
+
+def split_rotary_mass(block, Me):
+    """(translational, rotational) parts (n_el, n, n) of element masses of a 3-D model: the
+    rotational rows and columns (rx, ry, rz) go to the second; ModelError when the mass
+    couples translations and rotations (a centre of mass off the node)."""
+    names = block.spec.node_dofs
+    nd = len(names)
+    rot = np.zeros(block.spec.n_edof, dtype=bool)
+    for a in range(block.spec.n_nodes):
+        for k, n in enumerate(names):
+            rot[a * nd + k] = n in ("rx", "ry", "rz")
+    if not rot.any():
+        return Me, np.zeros_like(Me)
+    if np.any(Me[:, rot][:, :, ~rot] != 0.0):
+        raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics needs the "
+                         "rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
+    Mt, Mr = Me.copy(), np.zeros_like(Me)
+    Mt[:, rot, :] = 0.0
+    Mt[:, :, rot] = 0.0
+    Mr[:, rot[:, None] & rot[None, :]] = Me[:, rot[:, None] & rot[None, :]]
+    return Mt, Mr
+
+
+class NodalRotaryInertia:
+    """Rotary inertia of the oriented nodes of a 3-D model, each node a rigid body.
+
+    Attributes
+    ----------
+    layout : RotationLayout (oriented nodes, their variables and equations)
+    J0 : (k, 3, 3) body-frame inertia of each oriented node (the spatial inertia in the
+        reference configuration, summed over the elements; zero for the second and later
+        nodes that share rotational variables through a tie); spatial inertia R J0 Rᵀ
+    J0_pinv : (k, 3, 3) pseudo-inverses (zero inertia allowed)
+    pos : (k, 3, 3) positions of the (eq_i, eq_j) entries of the node's rotational block
+        in the CSR data of the table's pattern (-1 where a component is constrained)
+    """
+
+    def __init__(self, table, J_full):
+        self.layout = lay = RotationLayout(table)
+        k = lay.n
+        self.J0 = np.zeros((k, 3, 3))
+        seen = set()
+        J_full = J_full.tocsr()
+        for i in range(k):
+            key = tuple(int(v) for v in lay.var[i])
+            if key in seen:
+                continue
+            seen.add(key)
+            self.J0[i] = J_full[lay.var[i]][:, lay.var[i]].toarray()
+        self.J0 = 0.5 * (self.J0 + self.J0.transpose(0, 2, 1))
+        self.J0_pinv = np.linalg.pinv(self.J0, hermitian=True) if k else np.zeros((0, 3, 3))
+        self.pos = np.full((k, 3, 3), -1, dtype=np.int64)
+        for i in range(k):
+            for a in range(3):
+                r = lay.eq[i, a]
+                if r < 0 or tuple(int(v) for v in lay.var[i]) not in seen:
+                    continue
+                cols = table.indices[table.indptr[r]:table.indptr[r + 1]]
+                for b in range(3):
+                    c = lay.eq[i, b]
+                    if c >= 0:
+                        hit = np.flatnonzero(cols == c)
+                        if hit.size:
+                            self.pos[i, a, b] = table.indptr[r] + hit[0]
+        # only the first node of a group sharing variables carries the inertia block
+        first = {}
+        for i in range(k):
+            first.setdefault(tuple(int(v) for v in lay.var[i]), i)
+        self.owner = np.array([first[tuple(int(v) for v in lay.var[i])] == i for i in range(k)], dtype=bool)
+        self.pos[~self.owner] = -1
+
+    def spatial(self, R, pinv=False):
+        """Spatial inertia R J0 Rᵀ (k, 3, 3) (or its pseudo-inverse) at the nodal
+        rotations R (n_nodes, 3, 3)."""
+        Rn = R[self.layout.nodes]
+        J = self.J0_pinv if pinv else self.J0
+        return Rn @ J @ Rn.transpose(0, 2, 1)
+
+    def angular_velocity(self, R, pi, fallback):
+        """Spatial angular velocities (k, 3) of momenta π (k, 3) at rotations R: J⁺π on the
+        range of the inertia, ``fallback`` (k, 3) on its null space."""
+        Jp = self.spatial(R, pinv=True)
+        J = self.spatial(R)
+        w = np.einsum("kij,kj->ki", Jp, pi)
+        null = np.eye(3) - Jp @ J
+        return w + np.einsum("kij,kj->ki", null, fallback)
+
+
+def reference_coordinates(model, table):
+    """(n_var,) the reference coordinate of each translational variable (X of its node
+    along its axis; 0 for rotations): with the displacements, the absolute positions whose
+    rounding sets the round-off level of the residual."""
+    points = np.asarray(model.mesh.points, dtype=np.float64)
+    out = np.zeros(table.n_var)
+    for k, name in enumerate(table.dof_names):
+        axis = {"ux": 0, "uy": 1, "uz": 2}.get(name)
+        if axis is None or axis >= points.shape[1]:
+            continue
+        sel = table.var_dof == k
+        out[sel] = points[table.var_node[sel], axis]
+    return out
+
+
+class DampingModel:
+    """Viscous damping: Rayleigh (alpha M + beta K_mat(u)) plus discrete damper elements.
+
+    ``evaluate(u, v)`` returns the damping force (n_var,) and the data (nnz,) of its
+    velocity derivative C = ∂f_d/∂v at (u, v) over the equations on the table's pattern:
+    f_d = C(u)·v for Rayleigh damping and linear dampers (element kernel ``damping``),
+    the element's own (possibly nonlinear) force for types with a ``damper_force`` kernel
+    (e.g. spring-dampers with a damper law F_d(v)). The solvers book f_d·Δu as the
+    dissipated energy of a step, so it equals the work of the forces they apply.
+    """
+
+    def __init__(self, problem, rayleigh):
+        self.p = problem
+        self.alpha = float(rayleigh.alpha) if rayleigh else 0.0
+        self.beta = float(rayleigh.beta) if rayleigh else 0.0
+        t = problem.table
+        self._dampers = [b for b in t.blocks if b.spec.kernels.damping is not None]
+        self._buf = {}
+        for b in t.blocks:
+            n_el, n = b.n_elements, b.spec.n_edof
+            self._buf[b.part] = (np.zeros((n_el, n)), np.zeros((n_el, n)), np.zeros((n_el, n, n)), np.zeros((n_el, n, n)),
+                                 np.zeros((n_el, len(b.spec.resultant_names))))
+
+    @property
+    def active(self):
+        return self.alpha != 0.0 or self.beta != 0.0 or bool(self._dampers)
+
+    def evaluate(self, u, v, rotations=None):
+        """Damping force (n_var,) and matrix data (nnz,) at configuration u, velocity v
+        (models with 3-D rotations: nodal ``rotations`` (n_nodes, 3, 3) for the oriented
+        dampers, whose kernels take R after u; v holds angular velocities in the rotational
+        slots)."""
+        p, t = self.p, self.p.table
+        force = np.zeros(t.n_var)
+        data = t.new_matrix_data()
+        if self.alpha:
+            force += self.alpha * (p.M_full @ v)
+            data += self.alpha * p.M_eq.data
+        for b in t.blocks:
+            ue, fe, Ke, Kg, s = self._buf[b.part]
+            use_beta = self.beta != 0.0
+            use_damper = b.spec.kernels.damping is not None
+            if not (use_beta or use_damper):
+                continue
+            ue[:] = np.where(b.var >= 0, u[np.maximum(b.var, 0)], 0.0)
+            lead = (b.X, ue)
+            if b.spec.oriented:
+                if rotations is None:
+                    raise ValueError(f"part {b.part!r}: oriented dampers need the nodal rotations")
+                lead = (b.X, ue, np.ascontiguousarray(rotations[b.cells]))
+            C = np.zeros_like(Ke)
+            if use_beta:
+                b.spec.kernels.tangent(b.X, ue, b.props, fe, Ke)
+                b.spec.kernels.resultants(b.X, ue, b.props, s)
+                b.spec.kernels.geometric_stiffness(b.X, ue, b.props, s, Kg)
+                C += self.beta * (Ke - Kg)
+            nonlinear = use_damper and b.spec.kernels.damper_force is not None
+            if use_damper and not nonlinear:
+                b.spec.kernels.damping(*lead, b.props, Kg)
+                C += Kg
+            matvec_blocks(b.var, C, v, force)  # Rayleigh part and linear dampers
+            if nonlinear:  # the kernel's own force; C gets its derivative ∂f/∂v
+                ve = np.where(b.var >= 0, v[np.maximum(b.var, 0)], 0.0)
+                b.spec.kernels.damper_force(*lead, ve, b.props, fe, Kg)
+                scatter_vector(b.var, fe, force)
+                C += Kg
+            scatter_matrix(b.pos, C, data)
+        return force, data
+
+
+class DynamicProblem:
+    """Discrete equations of motion of a Model (see the module docstring).
+
+    Parameters
+    ----------
+    model : femb.model.Model
+    table : CorrelationTable, optional (built when None)
+    mass : str or int
+        Mass kind ("lumped", "consistent", "invariant"); must be configuration-independent
+        for every part (``spec.constant_mass``), else ModelError naming the parts.
+    damping : Rayleigh or None
+
+    Attributes
+    ----------
+    M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents)
+    M_full : CSR (n_var, n_var), constrained rows and columns included
+    element_mass : list of (n_el, n_edof, n_edof) per block (for momenta)
+    rot : (n_var,) bool, the 2-D rotational variables (rz)
+    """
+
+    def __init__(self, model, table=None, mass="lumped", damping=None):
+        self.model = model
+        self.table = table if table is not None else build_table(model)
+        t = self.table
+        self.length_scale = length_scale(model)
+        self.joints = None
+        if getattr(model, "joints", None):
+            self.joints = ConstraintSet(model, t)
+            u_ref = np.zeros(t.n_var)
+            for vars_, rec in t.prescribed:
+                u_ref[vars_] = self.prescribed_value(rec, 0.0)
+            G0 = self.joints.evaluate(u_ref, 0.0)[1][:, t.eq_var]
+            self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
+            self.dropped_rows = DroppedRows(self.joints, G0, self.active_rows, t.eq_var)
+        self.mass_kind = mass_kind_of(mass)
+        self.assembler = Assembler(t)
+        self.oriented = bool(t.dim == 3 and np.any(t.var_dof >= 3))
+        bad = self.assembler.check_mass_kind(self.mass_kind)
+        if self.oriented:
+            bad = [name for name in bad if not (self._spec(name).oriented and self.mass_kind in self._spec(name).rotary_kinds)]
+        if bad:
+            raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
+                              f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)})" for name in bad])
+        if self.oriented:
+            if damping is not None and (damping.alpha or damping.beta):
+                raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
+            # discrete dampers (translational, and the rotational ones of oriented nodes) act in
+            # the mid-point step at the mid configuration (femb.solvers.dynamics.midpoint3d)
+        self.loads = LoadAssembler(model, t, self.assembler, mass_kind=self.mass_kind)
+        if self.oriented and self.loads.has_moment_loads:
+            raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
+                             "apply moments about fixed global axes")
+        # In dynamics a load without amplitude is constant in time, hence conservative: it
+        # joins the potential P = −f_const·u. Only loads with an amplitude do external work.
+        self.f_const = self.loads.constant()
+        self._timed = []
+        for load, vec in self.loads._vectors:  # (load record, vector over variables)
+            if load.constant:
+                continue
+            if load.amplitude is None:
+                self.f_const = self.f_const + vec
+            else:
+                self._timed.append((load.amplitude, vec))
+        self.element_mass = []
+        rotary = []
+        for b in t.blocks:
+            Me = np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof))
+            args = (b.X, np.zeros((b.n_elements, b.spec.n_edof)))
+            if b.spec.oriented:
+                args += (np.tile(np.eye(3), (b.n_elements, b.spec.n_nodes, 1, 1)),)
+            b.spec.kernels.mass(*args, b.props, self.mass_kind, Me)
+            if self.oriented:
+                Me, Mr = split_rotary_mass(b, Me)
+                rotary.append(Mr)
+            self.element_mass.append(Me)
+        if self.oriented:
+            # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
+            data = t.new_matrix_data()
+            for b, Me in zip(t.blocks, self.element_mass):
+                scatter_matrix(b.pos, Me, data)
+            self.M_eq = t.csr(data)
+            self.rotary = NodalRotaryInertia(t, _full_matrix(t, rotary))
+        else:
+            self.M_eq = self.assembler.mass_matrix(self.mass_kind)
+            self.rotary = None
+        self.M_full = _full_matrix(t, self.element_mass)
+        self.rot = np.zeros(t.n_var, dtype=bool)
+        self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
+        self.reference_coordinates = reference_coordinates(model, t)
+        if t.dim == 2:
+            self.rot[t.var_dof == t.dof_names.index("rz")] = True
+        self.rot_eq = np.flatnonzero(self.rot[t.eq_var])
+        self.diag_pos = _diagonal_positions(t)
+        # external moments on rotational variables need the Cayley factor of the mid-point scheme
+        self.rot_loaded = bool(np.any(self.f_const[self.rot] != 0.0) or any(np.any(vec[self.rot] != 0.0) for _, vec in self._timed))
+        self.damping = DampingModel(self, damping)
+        self.prescribed = [(vars_, rec) for vars_, rec in t.prescribed]
+        pts = model.mesh.points
+        self._bufs = [(np.zeros((b.n_elements, b.spec.n_edof)), np.zeros((b.n_elements, b.spec.n_edof)),
+                       np.zeros((b.n_elements, b.spec.n_edof)), np.zeros((b.n_elements, b.spec.n_edof, b.spec.n_edof)))
+                      for b in t.blocks]
+        # translational columns of the two end nodes of 2-node line elements (chord turn limit)
+        self.chord_columns = []
+        for b in t.blocks:
+            names = b.spec.node_dofs
+            trans = [names.index(n) for n in ("ux", "uy", "uz")[: t.dim] if n in names]
+            if b.spec.n_nodes == 2 and len(trans) == t.dim and b.spec.requires_length and np.all(b.var[:, trans] >= 0) \
+                    and np.all(b.var[:, [len(names) + c for c in trans]] >= 0):
+                nd = len(names)
+                self.chord_columns.append(((np.array(trans), np.array([nd + c for c in trans])), b.X[:, 1] - b.X[:, 0]))
+            else:
+                self.chord_columns.append((None, None))
+        self.max_turn = 0.5  # rad: the largest rotation one Newton correction may apply (set by the driver)
+        self.force = np.zeros(t.n_var)
+        self.K = t.csr(t.new_matrix_data())  # persistent Newton-matrix buffer on the table's pattern
+        self.length_scale = float(np.abs(pts).max()) if pts.size and np.abs(pts).max() > 0 else 1.0
+        self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
+
+    # ------------------------------------------------------------------ assembly into persistent buffers
+    @property
+    def constraint_rows(self):
+        """Joint name of each active constraint row (empty without joints)."""
+        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
+
+    def joint_state(self, u, t, rotations=None):
+        """(Φ (m,), G (CSR m × n_var)) of the active joint rows at ``u`` (3-D: nodal
+        ``rotations`` (n_nodes, 3, 3), default from the rotation vectors in u; columns of
+        3-D rotational variables per unit spatial spin)."""
+        phi, G = self.joints.evaluate(u, t, rotations=rotations)
+        if self.active_rows.size == self.joints.m:  # no redundant rows dropped
+            return phi, G
+        return phi[self.active_rows], G[self.active_rows]
+
+    def joint_discrete_jacobian(self, u0, u1, rotations=None):
+        """Exact discrete Jacobian Ḡ (CSR, active rows × n_var) between u0 and u1,
+        Ḡ·Δu = ΔΦ (ConstraintSet.midpoint_jacobian; 2-D rotational columns per unit Δθ, 3-D
+        per unit Cayley vector of the increment, ``rotations`` = (R0, R1))."""
+        return self.joints.midpoint_jacobian(u0, u1, rotations=rotations)[self.active_rows]
+
+    def joint_discrete_stiffness(self, multipliers):
+        """∂(Ḡᵀλ)/∂Δu over all variables (CSR) of the last ``joint_discrete_jacobian``, for
+        multipliers of the active rows (ConstraintSet.midpoint_stiffness)."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        return self.joints.midpoint_stiffness(lam)
+
+    # dense blocks over the jointed variables (ConstraintSet.variables), for the Newton loops
+    def joint_blocks(self, u, t, u0=None, rotations=None, rotations0=None):
+        """(Φ, G, Ḡ, cols) of the active joint rows: G (m, k) at ``u`` (as ``joint_state``),
+        Ḡ (m, k) between ``u0`` and ``u`` (as ``joint_discrete_jacobian``; None without u0),
+        dense over the variables ``cols`` (k,)."""
+        rows = self.active_rows
+        phi, G = self.joints.evaluate_block(u, t, rotations=rotations)
+        Gbar = None
+        if u0 is not None:
+            Gbar = self.joints.midpoint_jacobian_block(u0, u, rotations=None if rotations is None else (rotations0, rotations))
+            if Gbar.shape[1] != G.shape[1]:  # the block widened: evaluate G again on it
+                phi, G = self.joints.evaluate_block(u, t, rotations=rotations)
+            Gbar = Gbar[rows]
+        return phi[rows], G[rows], Gbar, self.joints.variables
+
+    def joint_stiffness_block(self, multipliers, discrete=False):
+        """(H (k, k), cols): ``joint_discrete_stiffness`` (discrete) or ``joint_stiffness``
+        dense over the jointed variables ``cols``."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        H = self.joints.midpoint_stiffness_block(lam) if discrete else self.joints.hessian_block(lam)
+        return H, self.joints.variables
+
+    def joint_equations(self, cols):
+        """(pick, eqs): the positions in ``cols`` (jointed variables) of the free ones and
+        their equations, in equation order."""
+        cache = self.__dict__.setdefault("_joint_eq_cache", {})
+        key = cols.tobytes()
+        if key not in cache:
+            eq = self.table.var_eq[cols]
+            sel = np.flatnonzero(eq >= 0)
+            order = np.argsort(eq[sel], kind="stable")
+            cache[key] = (sel[order], eq[sel][order])
+        return cache[key]
+
+    def joint_stiffness(self, multipliers):
+        """Σ λ_i ∇²Φ_i over all variables (CSR) for multipliers of the active rows."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        return self.joints.hessian_term(lam)
+
+    def missing_midpoint(self):
+        """Parts whose element type has no energy-conserving mid-point force."""
+        return [b.part for b in self.table.blocks if b.spec.kernels.midpoint_force is None]
+
+    def midpoint_force(self, u0, u1):
+        """Algorithmic force (n_var,) between u0 and u1 and its derivative: returns
+        (``self.force``, ``self.K``), both overwritten by the next assembly (the
+        allocation-free counterpart of Assembler.midpoint_force)."""
+        f, data = self.force, self.K.data
+        f[:] = 0.0
+        data[:] = 0.0
+        for b, (e0, e1, fe, Ke) in zip(self.table.blocks, self._bufs):
+            gather_vector(b.var, u0, e0)
+            gather_vector(b.var, u1, e1)
+            b.spec.kernels.midpoint_force(b.X, e0, e1, b.props, fe, Ke)
+            scatter_vector(b.var, fe, f)
+            scatter_matrix(b.pos, Ke, data)
+        return f, self.K
+
+    def tangent(self, u):
+        """Internal force (n_var,) and tangent at u into the persistent buffers (see
+        ``midpoint_force``)."""
+        f, data = self.force, self.K.data
+        f[:] = 0.0
+        data[:] = 0.0
+        for b, (e0, _, fe, Ke) in zip(self.table.blocks, self._bufs):
+            gather_vector(b.var, u, e0)
+            b.spec.kernels.tangent(b.X, e0, b.props, fe, Ke)
+            scatter_vector(b.var, fe, f)
+            scatter_matrix(b.pos, Ke, data)
+        return f, self.K
+
+    def _spec(self, part):
+        return next(b.spec for b in self.table.blocks if b.part == part)
+
+    # ------------------------------------------------------------------ loads
+    def scaled_loads(self, t):
+        """The time-dependent loads at time t (n_var,): Σ a_i(t)·f_i over the loads with
+        an amplitude (the others are in ``f_const``)."""
+        out = np.zeros(self.table.n_var)
+        for amplitude, vec in self._timed:
+            out += float(amplitude(t)) * vec
+        return out
+
+    def potential(self, u):
+        """Potential of the constant loads, −f_const·u (2-D rotations additive). In 3-D a
+        moment about a fixed axis has no potential: only the forces enter, and the work of
+        the moments is booked as external work."""
+        if self.oriented:
+            return -float(self.f_const[~self.rot3d] @ u[~self.rot3d])
+        return -float(self.f_const @ u)
+
+    # ------------------------------------------------------------------ prescribed motion
+    def prescribed_value(self, rec, t):
+        return float(rec.function(t)) if rec.function is not None else float(rec.value)
+
+    def apply_prescribed(self, u, t):
+        """Set the prescribed variables of ``u`` (in place) to their values at time t."""
+        for vars_, rec in self.prescribed:
+            u[vars_] = self.prescribed_value(rec, t)
+        return u
+
+    def prescribed_rate(self, rec, t, h):
+        """Time derivative of a prescribed value (central difference with step h)."""
+        if rec.function is None:
+            return 0.0
+        return (float(rec.function(t + h)) - float(rec.function(t - h))) / (2.0 * h)
+
+    # ------------------------------------------------------------------ state
+    def initial_state(self, t0, dt, u0=None, v0=None):
+        """(u, v) at t0 from the model's initial velocities (or the given arrays): fixed
+        DOFs get zero velocity, prescribed ones the rate of their function."""
+        t = self.table
+        u = np.zeros(t.n_var) if u0 is None else np.array(u0, dtype=np.float64)
+        if v0 is not None:
+            v = np.array(v0, dtype=np.float64)
+        else:
+            v = np.zeros(t.n_var)
+            for nodes, values in self.model.initial_velocities:
+                for node in np.atleast_1d(self.model.nodes(nodes)):
+                    for dof, val in values.items():
+                        k = t.dof_names.index(dof)
+                        var = int(t.node_var[int(node), k])
+                        if var >= 0:  # a node without this DOF (e.g. rz on a truss node) is skipped
+                            v[var] = val
+        v[t.fixed_vars] = 0.0
+        self.apply_prescribed(u, t0)
+        h = 1e-4 * dt
+        for vars_, rec in self.prescribed:
+            v[vars_] = self.prescribed_rate(rec, t0, h)
+        if self.oriented:  # rotational slots hold log R (a continuation passes its own)
+            lay = self.rotary.layout
+            lay.write_vectors(u, lay.rotations_from_vectors(u))
+        return u, v

@@ -1,0 +1,436 @@
+"""Time-integration schemes: the step systems that femb.solvers.nonlinear.step_newton iterates on.
+
+Every scheme turns one time step t_n → t_n + h into a nonlinear system in the step
+increment z (n_var,) of the variables and supplies the system's residual and Newton
+matrix over the equations. Prescribed variables get their increment from their time
+functions (set, never solved), fixed ones stay zero.
+
+``MidPoint`` — the energy-conserving mid-point scheme (the default; Crisfield & Shi 1993,
+Simo & Tarnow 1992; DESIGN §3.5)::
+
+    u_{n+1} = u_n + z,          v_{n+1} = 2 z/h − v_n        (trapezoidal kinematics)
+    f̄(u_n, u_{n+1}) + M (v_{n+1} − v_n)/h + C(u_m) z/h = f_ext(t_{n+½})
+
+with f̄ the elements' discrete-gradient (``midpoint_force``) force, f̄·z = ΔV exactly.
+Planar rotations use Cayley kinematics: their entry of z is τ = 2 tan(Δθ/2), so that
+θ_{n+1} = θ_n + 2 atan(τ/2) and ω_{n+1} = 2τ/h − ω_n — the same algebra as translations.
+Under a free rigid spin the chords (mid-point translations) and the nodal directors both
+turn by exactly 2 atan(ωh/2) per step, so no spurious bending appears at any step size,
+and the element moments conjugate to τ keep angular momentum exact. External moments on
+rotational variables are applied as m·Δθ/τ (a discrete gradient of −m·θ), so constant
+moments, e.g. from distributed loads on beams, conserve energy too. The Newton matrix is
+∂f̄/∂z + 2M/h² + C/h (non-symmetric; the configuration dependence of C is left out).
+
+Models with 3-D rotations (oriented nodes) take the energy-momentum step of
+femb.solvers.dynamics.midpoint3d: Cayley vectors of the nodal rotation increments as unknowns,
+Simo–Wong's rule for the rotary inertia, the oriented elements' discrete-gradient force.
+
+``GeneralizedAlpha`` — Chung & Hulbert (1993) generalized-α with additive rotations and
+the ordinary static internal force and tangent; ``Newmark`` (trapezoidal, β = ¼, γ = ½)
+and ``HHT`` (Hilber–Hughes–Taylor α) are special cases. They are the baselines: they do
+not conserve energy for nonlinear problems (the trapezoidal rule gains energy and locks
+with stiff rotating members, HHT and generalized-α dissipate).
+
+Joints: a step system's ``constraints(z)`` returns (Φ, G, Ḡ) over the free equations and
+the Newton loop eliminates the multipliers (femb.solvers.nonlinear.newton.projected_newton). The
+mid-point systems use the exact discrete Jacobian (Ḡ·Δu = ΔΦ: reactions do no work); the
+α systems are index 3 (Ḡ = G at u_{n+1}) with the reactions averaged like the forces g.
+The constraint work of a step includes the joint reactions on the prescribed variables
+(``joint_work``).
+
+A step system provides ``z0`` (predictor), ``evaluate(z) -> (r, K, scale)`` over the
+equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``size(z)``
+and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
+solve of a correction live in femb.solvers.nonlinear.step_newton.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from numpy.typing import NDArray
+
+from femb.core.errors import FembError, ModelError
+from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
+from femb.solvers.dynamics.step_system import State, _StepSystem
+from femb.solvers.linalg.factorization import Factorization
+from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
+from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:
+    from femb.solvers.dynamics.problem import DynamicProblem
+
+
+def _kappa(tau):
+    """κ(τ) = 2 atan(τ/2)/τ and κ'(τ) elementwise (series for small |τ|)."""
+    tau = np.asarray(tau, dtype=np.float64)
+    k = np.ones_like(tau)
+    dk = np.zeros_like(tau)
+    small = np.abs(tau) < 1e-2
+    t2 = tau[small] ** 2
+    k[small] = 1.0 - t2 / 12.0 + t2 * t2 / 80.0 - t2 ** 3 / 448.0
+    dk[small] = tau[small] * (-1.0 / 6.0 + t2 / 20.0 - 3.0 * t2 * t2 / 224.0)
+    big = ~small
+    tb = tau[big]
+    at = 2.0 * np.arctan(0.5 * tb)
+    k[big] = at / tb
+    dk[big] = (tb / (1.0 + 0.25 * tb * tb) - at) / (tb * tb)
+    return k, dk
+
+
+# --------------------------------------------------------------------------- energy-conserving mid-point
+class MidPoint:
+    """Energy-conserving mid-point scheme with Cayley planar rotations (module docstring)."""
+
+    name = "midpoint"
+    energy_conserving = True
+
+    def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
+        """The state at ``t0`` (with the nodal rotations and angular momenta of oriented models)."""
+        if getattr(problem, "oriented", False):
+            R, pi = initial_rotary_state(problem, u, v)
+            return State(t0, u, v, extra={"R": R, "pi": pi})
+        return State(t0, u, v)
+
+    def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
+        """The nonlinear system of one step of size ``h`` from ``state``."""
+        if getattr(problem, "oriented", False):
+            return MidPoint3DSystem(problem, state, h)
+        return _MidPointSystem(problem, state, h)
+
+    def describe(self) -> dict[str, Any]:
+        """The scheme's name and parameters, for run records."""
+        return {"scheme": self.name}
+
+
+class _MidPointSystem(_StepSystem):
+    """One step of the planar energy-conserving scheme.
+
+    ``noise_floor``: relative residual accepted once Newton has stopped reducing it (three
+    iterations without a 4× reduction; femb.solvers.nonlinear.step_newton.iterate and
+    newton.projected_newton). Nearly force-free motions of stiff members have a force scale
+    far below their inertia and element forces, so the default tolerance can sit under the
+    round-off of the residual; the energy error of such a step stays below residual ×
+    increment. With joints the projected Newton also accepts a state whose last correction
+    was at round-off (the rounding of the absolute end-of-step positions times the member
+    stiffness sets the residual's floor; femb.solvers.nonlinear.newton.projected_newton). The State of
+    a step keeps the joint multipliers (``extra["multipliers"]``): a continued run starts its
+    Newton curvature from them, as an uninterrupted one does.
+    """
+
+    noise_floor = 1e-10
+
+    def __init__(self, problem, state, h):
+        super().__init__(problem, state, h)
+        t_m = state.t + 0.5 * h
+        self.f_s = problem.scaled_loads(t_m)
+        self.f_ext = problem.f_const + self.f_s
+        z = h * state.v
+        rot = problem.rot
+        for vars_, dz in self.z_prescribed:  # rotations: Cayley parameter of the increment
+            r = rot[vars_]
+            dz = dz.copy()
+            dz[r] = 2.0 * np.tan(0.5 * dz[r])
+            z[vars_] = dz
+        self.z_prescribed = [(vars_, z[vars_].copy()) for vars_, _ in self.z_prescribed]
+        self.z0 = self._impose(z)
+        rot_vars = np.flatnonzero(problem.rot)
+        self.rot_eq_in_rot = np.searchsorted(rot_vars, self.eq_var[problem.rot_eq])
+
+    def rotation_change(self, z, z_new):
+        rot = self.p.rot
+        return 2.0 * (np.arctan(0.5 * z_new[rot]) - np.arctan(0.5 * z[rot]))
+
+    def configuration(self, z):
+        """u_{n+1} (n_var,) of the increment z (rotations from their Cayley parameter)."""
+        u1 = self.s.u + z
+        rot = self.p.rot
+        u1[rot] = self.s.u[rot] + 2.0 * np.arctan(0.5 * z[rot])
+        return u1
+
+    def evaluate(self, z):
+        p, h = self.p, self.h
+        u0 = self.s.u
+        u1 = self.configuration(z)
+        f, K = p.midpoint_force(u0, u1)
+        inert = p.M_full @ ((2.0 / (h * h)) * z - (2.0 / h) * self.s.v)
+        fext = self.f_ext
+        if p.rot_loaded:
+            kap, dkap = _kappa(z[p.rot])
+            fext = fext.copy()
+            fext[p.rot] *= kap
+        R = f + inert - fext
+        data = K.data
+        data += (2.0 / (h * h)) * p.M_eq.data
+        fd = None
+        if p.damping.active:
+            fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
+            R += fd
+            data += Cd / h
+        if p.rot_loaded and self.rot_eq_in_rot.size:  # d(f_ext,θ·κ(τ))/dτ on the free rotational equations
+            data[p.diag_pos[p.rot_eq]] -= self.f_ext[p.rot][self.rot_eq_in_rot] * dkap[self.rot_eq_in_rot]
+        self.last = dict(R=R, fd=fd, u1=u1)
+        ev = self.eq_var
+        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
+        return R[ev], K, scale
+
+    def _joint_equations(self, z):
+        """Joint equations of the step at the increment z:
+        (Φ(u_{n+1}) (m,), G = ∂Φ(u_{n+1})/∂z, Ḡ) over the free equations, with the exact
+        discrete Jacobian Ḡ of ConstraintSet.midpoint_jacobian: Ḡ·Δu = ΔΦ exactly (the
+        Jacobian at the mid-point for the at most quadratic translational kinds, the
+        sinc-corrected one for rotating body-point offsets), so the reactions Ḡᵀλ do no
+        work over the step. Rotational columns carry the Cayley chain factors (dθ/dτ for
+        G, Δθ/τ for Ḡ)."""
+        p = self.p
+        u1 = self.configuration(z)
+        phi, G, Gbar, cols = p.joint_blocks(u1, self.t1, u0=self.s.u)  # dense over the jointed variables
+        rot = p.rot[cols]
+        if rot.any():
+            tau = z[cols[rot]]
+            kap, _ = _kappa(tau)
+            G, Gbar = G.copy(), Gbar.copy()
+            G[:, rot] *= 1.0 / (1.0 + 0.25 * tau * tau)
+            Gbar[:, rot] *= kap
+        self.Gbar_full = ColumnBlock(Gbar, cols, p.table.n_var)
+        pick, eqs = p.joint_equations(cols)
+        n_eq = self.eq_var.size
+        return phi, ColumnBlock(G[:, pick], eqs, n_eq), ColumnBlock(Gbar[:, pick], eqs, n_eq)
+
+    def constraint_stiffness(self, multipliers):
+        """∂(Ḡᵀλ)/∂z over the free equations: half the joints' curvature (Ḡ is taken at the
+        mid-point) for the current multipliers (a SquareBlock over the jointed equations)."""
+        H, cols = self.p.joint_stiffness_block(multipliers)
+        pick, eqs = self.p.joint_equations(cols)
+        return SquareBlock(0.5 * H[np.ix_(pick, pick)], eqs, self.eq_var.size)
+
+    def finish(self, z):
+        """New state and the step's energy terms after convergence at z (the joint
+        multipliers of the accepted state, ``self.multipliers``, enter the constraint work)."""
+        u1 = self.configuration(z)
+        v1 = (2.0 / self.h) * z - self.s.v
+        R, fd = self.last["R"], self.last["fd"]
+        terms = dict(work=float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
+                     constraint=self.prescribed_work(R, z) + self.joint_work(z, self.multipliers))
+        extra = {} if self.multipliers is None else {"multipliers": np.asarray(self.multipliers, dtype=np.float64)}
+        return State(self.t1, u1, v1, extra=extra), terms
+
+
+# --------------------------------------------------------------------------- generalized-α family
+class GeneralizedAlpha:
+    """Generalized-α scheme (Chung & Hulbert 1993) in the form
+
+        (1−α_m) M a_{n+1} + α_m M a_n + (1−α_f) g(u_{n+1}, v_{n+1}) + α_f g(u_n, v_n)
+            = (1−α_f) f_ext(t_{n+1}) + α_f f_ext(t_n),       g = f_int + C v,
+
+    with Newmark's u_{n+1} = u_n + h v_n + h²((½−β) a_n + β a_{n+1}) and
+    v_{n+1} = v_n + h((1−γ) a_n + γ a_{n+1}). Given ``rho_inf`` (spectral radius at
+    infinite frequency, 0..1): α_m = (2ρ−1)/(ρ+1), α_f = ρ/(ρ+1), γ = ½ − α_m + α_f,
+    β = ¼(1 − α_m + α_f)². Needs the initial acceleration, solved from M a_0 = f_ext −
+    f_int − C v_0 (a non-singular mass on the free DOFs).
+    """
+
+    energy_conserving = False
+
+    def __init__(self, rho_inf: float = 0.8, alpha_m: Optional[float] = None, alpha_f: Optional[float] = None,
+                 beta: Optional[float] = None, gamma: Optional[float] = None, name: str = "generalized-alpha") -> None:
+        if alpha_m is None or alpha_f is None:
+            rho = float(rho_inf)
+            if not 0.0 <= rho <= 1.0:
+                raise ValueError(f"rho_inf must lie in [0, 1], got {rho}")
+            alpha_m = (2.0 * rho - 1.0) / (rho + 1.0)
+            alpha_f = rho / (rho + 1.0)
+        self.alpha_m = float(alpha_m)
+        self.alpha_f = float(alpha_f)
+        self.gamma = 0.5 - self.alpha_m + self.alpha_f if gamma is None else float(gamma)
+        self.beta = 0.25 * (1.0 - self.alpha_m + self.alpha_f) ** 2 if beta is None else float(beta)
+        self.name = name
+
+    def describe(self) -> dict[str, Any]:
+        """The scheme's name and parameters, for run records."""
+        return {"scheme": self.name, "alpha_m": self.alpha_m, "alpha_f": self.alpha_f, "beta": self.beta, "gamma": self.gamma}
+
+    def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
+        """State at t0 with the initial acceleration of the free DOFs (prescribed DOFs:
+        second difference of their functions)."""
+        tab = problem.table
+        a = np.zeros(tab.n_var)
+        h = 1e-3 * problem.dt_hint
+        for vars_, rec in problem.prescribed:
+            if rec.function is not None:
+                a[vars_] = (rec.function(t0 + h) - 2.0 * rec.function(t0) + rec.function(t0 - h)) / (h * h)
+        g = problem.assembler.internal_force(u)
+        fd = None
+        if problem.damping.active:
+            fd = problem.damping.evaluate(u, v)[0]
+            g = g + fd
+        rhs = problem.f_const + problem.scaled_loads(t0) - g - problem.M_full @ a
+        lam = None
+        if tab.n_eq and problem.joints is not None:
+            lam, G = self._constrained_acceleration(problem, t0, u, v, a, rhs, h)
+            g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
+        elif tab.n_eq:
+            try:
+                a[tab.eq_var] = Factorization(problem.M_eq, tab, context="mass").solve(rhs[tab.eq_var])
+            except FembError as exc:
+                raise ModelError(f"{self.name}: the initial acceleration needs a non-singular mass on the free DOFs "
+                                 f"(rotational DOFs with zero rotary inertia?): {exc}") from None
+        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd, "lam": lam})
+
+    def _constrained_acceleration(self, problem, t0, u, v, a, rhs, h):
+        """Initial acceleration of the free DOFs (set in ``a``, whose prescribed entries are
+        given) and joint multipliers λ0 from [M Gᵀ; G 0] [a; λ] = [rhs; −c] over the free
+        equations, c = G_p a_p + Ġ v + Φ_tt the rest of Φ̈ (Ġ v by a central difference of
+        G along v, Φ_tt by a second difference in time at fixed u); returns
+        (λ0, G (CSR, rows × n_var))."""
+        tab = problem.table
+        ev = tab.eq_var
+        phi, G = problem.joint_state(u, t0)
+        speed = float(np.linalg.norm(v))
+        c = G @ a  # prescribed accelerations (free entries of a are still zero)
+        if speed > 0:
+            eps = 1e-5 * problem.length_scale / speed
+            Gp = problem.joint_state(u + eps * v, t0)[1]
+            Gm = problem.joint_state(u - eps * v, t0)[1]
+            c += (Gp - Gm) @ v / (2.0 * eps)
+        dt = problem.dt_hint
+        c += (problem.joint_state(u, t0 + dt)[0] - 2.0 * phi + problem.joint_state(u, t0 - dt)[0]) / (dt * dt)
+        Gf = G.tocsc()[:, ev]
+        m = G.shape[0]
+        A = sp.bmat([[problem.M_eq, Gf.T], [Gf, None]], format="csc")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", spla.MatrixRankWarning)
+            try:
+                x = spla.spsolve(A, np.concatenate([rhs[ev], -c]))
+            except spla.MatrixRankWarning:
+                x = np.full(A.shape[0], np.nan)
+        if not np.all(np.isfinite(x)):
+            raise ModelError(f"{self.name}: the initial acceleration of the jointed model is singular (a free DOF "
+                             "without inertia that the joints do not hold)")
+        a[ev] = x[: ev.size]
+        return x[ev.size: ev.size + m], G
+
+    def _reaction(self, problem, t, g, a):
+        return g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
+
+    def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
+        """The nonlinear system of one step of size ``h`` from ``state``."""
+        return _AlphaSystem(self, problem, state, h)
+
+
+def Newmark(beta: float = 0.25, gamma: float = 0.5) -> GeneralizedAlpha:
+    """Newmark's scheme (default: trapezoidal rule, average acceleration), end-point
+    equilibrium."""
+    return GeneralizedAlpha(alpha_m=0.0, alpha_f=0.0, beta=beta, gamma=gamma, name="newmark")
+
+
+def HHT(alpha: float = -0.05) -> GeneralizedAlpha:
+    """Hilber–Hughes–Taylor α method, α ∈ [−1/3, 0] (α = 0: trapezoidal rule)."""
+    if not -1.0 / 3.0 <= alpha <= 0.0:
+        raise ValueError(f"HHT alpha must lie in [-1/3, 0], got {alpha}")
+    return GeneralizedAlpha(alpha_m=0.0, alpha_f=-alpha, beta=0.25 * (1.0 - alpha) ** 2, gamma=0.5 - alpha, name="hht")
+
+
+class _AlphaSystem(_StepSystem):
+    def __init__(self, scheme, problem, state, h):
+        super().__init__(problem, state, h)
+        self.sc = scheme
+        self.fe0 = problem.f_const + problem.scaled_loads(state.t)
+        self.fe1 = problem.f_const + problem.scaled_loads(self.t1)
+        self.z0 = self._impose(h * state.v + 0.5 * h * h * state.a)
+
+    def kinematics(self, z):
+        sc, h, s = self.sc, self.h, self.s
+        a1 = (z - h * s.v - h * h * (0.5 - sc.beta) * s.a) / (sc.beta * h * h)
+        v1 = s.v + h * ((1.0 - sc.gamma) * s.a + sc.gamma * a1)
+        return a1, v1
+
+    def evaluate(self, z):
+        p, sc, h, s = self.p, self.sc, self.h, self.s
+        am, af = sc.alpha_m, sc.alpha_f
+        u1 = s.u + z
+        a1, v1 = self.kinematics(z)
+        f1, K = p.tangent(u1)
+        g1 = f1.copy()
+        fd = None
+        data = K.data
+        data *= 1.0 - af
+        data += (1.0 - am) / (sc.beta * h * h) * p.M_eq.data
+        if p.damping.active:
+            fd, Cd = p.damping.evaluate(u1, v1)
+            g1 += fd
+            data += (1.0 - af) * sc.gamma / (sc.beta * h) * Cd
+        inert = p.M_full @ ((1.0 - am) * a1 + am * s.a)
+        fext = (1.0 - af) * self.fe1 + af * self.fe0
+        R = inert + (1.0 - af) * g1 + af * s.g - fext
+        self.last = dict(g1=g1, a1=a1, v1=v1, fd=fd)
+        ev = self.eq_var
+        scale = max(float(np.linalg.norm(g1[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
+        return R[ev], K, scale
+
+    def constraints(self, z):
+        """Joint equations at the end of the step (index 3), or None without joints:
+        (Φ(u_{n+1}), G, G) over the free equations with G = ∂Φ(u_{n+1})/∂u. The
+        multipliers eliminated by the projection are (1 − α_f) λ_{n+1}: the reactions
+        Gᵀλ are averaged over the step like the other forces g."""
+        p = self.p
+        if p.joints is None:
+            return None
+        phi, G = p.joint_state(self.s.u + z, self.t1)
+        self.G1 = G.tocsr()
+        Gf = G.tocsc()[:, self.eq_var].tocsr()
+        return phi, Gf, Gf
+
+    def constraint_stiffness(self, multipliers):
+        """∂(G(u_{n+1})ᵀλ̃)/∂z over the free equations for the eliminated multipliers λ̃."""
+        ev = self.eq_var
+        return self.p.joint_stiffness(multipliers)[ev][:, ev]
+
+    def finish(self, z):
+        p, s = self.p, self.s
+        g1, a1, v1, fd1 = self.last["g1"], self.last["a1"], self.last["v1"], self.last["fd"]
+        rheonomic = 0.0
+        if self.multipliers is not None and getattr(self, "G1", None) is not None:
+            self.multipliers = np.asarray(self.multipliers) / (1.0 - self.sc.alpha_f)  # λ_{n+1}
+            g1 = g1 + self.G1.T @ self.multipliers
+            lam0 = s.extra.get("lam")
+            if lam0 is not None:  # work of time-dependent joints, λ̄·ΔΦ_t (zero for the others)
+                dphi_t = p.joint_state(s.u, self.t1)[0] - p.joint_state(s.u, s.t)[0]
+                rheonomic = 0.5 * float((lam0 + self.multipliers) @ dphi_t)
+        u1 = s.u + z
+        reaction = self.sc._reaction(p, self.t1, g1, a1)
+        fs0, fs1 = self.fe0 - p.f_const, self.fe1 - p.f_const
+        fd0 = s.extra.get("fd")
+        terms = dict(work=0.5 * float((fs0 + fs1) @ z),
+                     dissipated=0.0 if fd1 is None else 0.5 * float((fd0 + fd1) @ z),
+                     constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z) + rheonomic)
+        return State(self.t1, u1, v1, a=a1, g=g1, extra={"reaction": reaction, "fd": fd1, "lam": self.multipliers}), terms
+
+
+SCHEMES = {
+    "midpoint": MidPoint,
+    "energy": MidPoint,
+    "newmark": Newmark,
+    "trapezoidal": Newmark,
+    "hht": HHT,
+    "generalized-alpha": GeneralizedAlpha,
+    "genalpha": GeneralizedAlpha,
+}
+
+
+def make_scheme(scheme):
+    """A scheme object from a name (see SCHEMES) or an instance (returned as is)."""
+    if scheme is None:
+        return MidPoint()
+    if isinstance(scheme, str):
+        try:
+            return SCHEMES[scheme.lower()]()
+        except KeyError:
+            raise ValueError(f"unknown time-integration scheme {scheme!r}; known: {', '.join(sorted(SCHEMES))}") from None
+    return scheme
+
+
+__all__ = ["MidPoint", "GeneralizedAlpha", "Newmark", "HHT", "DirectCorrection", "iterate", "make_scheme", "State"]

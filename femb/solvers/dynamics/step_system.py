@@ -1,0 +1,136 @@
+"""The common part of every time-step system: the dynamic State and the _StepSystem base
+(prescribed increments, predictor, apply, size) that the integration schemes of
+femb.solvers.dynamics.schemes and the 3-D mid-point system of
+femb.solvers.dynamics.midpoint3d extend."""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+# --------------------------------------------------------------------------- state
+@dataclass
+class State:
+    """Dynamic state at time t: u, v (n_var,) and, for the α schemes, the acceleration a
+    and the internal-plus-damping force g and end-point reactions at u."""
+
+    t: float
+    u: np.ndarray
+    v: np.ndarray
+    a: np.ndarray = None
+    g: np.ndarray = None
+    extra: dict = field(default_factory=dict)
+
+
+class _StepSystem:
+    """Common parts of a step system: prescribed increments, predictor, apply, size.
+
+    ``dense_newton``: with joints, the projected Newton loop handles a small step matrix
+    dense (femb.solvers.nonlinear.newton.DENSE_LIMIT)."""
+
+    dense_newton = True
+
+    def __init__(self, problem, state, h):
+        self.p = problem
+        self.s = state
+        self.h = h
+        self.t1 = state.t + h
+        t = problem.table
+        self.eq_var = t.eq_var
+        u1p = problem.apply_prescribed(state.u.copy(), self.t1)
+        self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
+        self.last = {}
+        self.multipliers = None  # joint multipliers of the accepted state (set by the driver before finish)
+        self.Gbar_full = None  # discrete joint Jacobian of the last ``constraints`` call (n_rows × n_var)
+
+    def _impose(self, z):
+        for vars_, dz in self.z_prescribed:
+            z[vars_] = dz
+        z[self.p.table.fixed_vars] = 0.0
+        return z
+
+    def apply(self, z, dz):
+        out = z.copy()
+        out[self.eq_var] += dz
+        return out
+
+    def rotation_change(self, z, z_new):
+        """Change of the nodal rotations (rad) from increment z to z_new (n_rot,)."""
+        rot = self.p.rot
+        return z_new[rot] - z[rot]
+
+    def rotation_turn(self, z, z_new):
+        """Largest change of a nodal rotation (rad) from increment z to z_new."""
+        if not self.p.rot.any():
+            return 0.0
+        return float(np.abs(self.rotation_change(z, z_new)).max(initial=0.0))
+
+    def limit(self, z, dz):
+        """Step length η ≤ 1 so that no nodal rotation and no element chord turns by more
+        than ``max_turn`` (rad) in one correction."""
+        cap = self.p.max_turn
+        if not cap or not np.isfinite(cap):
+            return 1.0
+        z_new = z.copy()
+        z_new[self.eq_var] += dz
+        turn = self.rotation_turn(z, z_new)
+        for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
+            if tc is None:
+                continue
+            a = self.s.u + z
+            c0 = X21 + a[b.var[:, tc[1]]] - a[b.var[:, tc[0]]]
+            d = z_new - z
+            c1 = c0 + d[b.var[:, tc[1]]] - d[b.var[:, tc[0]]]
+            if c0.shape[1] == 2:
+                cr = np.abs(c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0])
+            else:
+                cr = np.linalg.norm(np.cross(c0, c1), axis=1)
+            ang = np.arctan2(cr, (c0 * c1).sum(axis=1))
+            turn = max(turn, float(ang.max(initial=0.0)))
+        return 1.0 if turn <= cap else cap / turn
+
+    def constraints(self, z):
+        """Joint equations of the step at the increment z (``_joint_equations``), or None
+        without joints; computed once per increment (the Newton loop asks for those of the
+        same z again when it takes a state)."""
+        if self.p.joints is None:
+            return None
+        cached = getattr(self, "_constraints_at", None)
+        if cached is not None and cached[0] is z and np.array_equal(cached[1], z):
+            return cached[2]
+        out = self._joint_equations(z)
+        self._constraints_at = (z, z.copy(), out)
+        return out
+
+    def size(self, z):
+        return max(float(np.linalg.norm(z)), float(np.linalg.norm(self.s.u)), self.p.length_scale)
+
+    def absolute_coordinates(self, z):
+        """(n_eq,) magnitudes of the absolute end-of-step coordinates the residual is
+        evaluated from, for its round-off level (femb.solvers.nonlinear.newton.rounding_residual):
+        |X + u_{n+1}| of translations (a position 10 m from the origin is known to 2e-15 m
+        only, whatever its increment), |u_{n+1}| of planar angles, 1 for the slots of 3-D
+        rotations (entries of R)."""
+        p = self.p
+        x = np.abs(p.reference_coordinates + self.s.u + z)
+        x[p.rot3d] = 1.0
+        return x[self.eq_var]
+
+    def prescribed_work(self, R, z):
+        """Work of the reactions R on the prescribed variables over the increment z."""
+        return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
+
+    def joint_work(self, z, multipliers):
+        """Work of the joint reactions Ḡᵀλ that the energy balance books as constraint
+        work over the increment z: their work on the prescribed (driven) variables,
+        (Ḡᵀλ)_p·z_p, minus λ·Ḡz, the work of time-dependent joints (zero for joints
+        without an explicit time dependence, since Ḡz = ΔΦ = 0). With the free equations
+        r_f + (Ḡᵀλ)_f = 0 this closes the balance: ΔE − W_ext = (r_p + (Ḡᵀλ)_p)·z_p − λ·Ḡz.
+        Ḡ (active rows × n_var, in the units of z) is the one of the accepted state
+        (``self.Gbar_full``, set by ``constraints``); 0 without joints."""
+        Gbar = getattr(self, "Gbar_full", None)
+        if Gbar is None or multipliers is None or not len(multipliers):
+            return 0.0
+        lam = np.asarray(multipliers, dtype=np.float64)
+        g = Gbar.T @ lam
+        driven = float(sum(g[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
+        return driven - float(lam @ (Gbar @ z))

@@ -1,0 +1,205 @@
+"""The assembled discrete equations of a model that every analysis starts from.
+
+``StaticProblem`` holds the correlation table, the assembler, the load vectors and the joint
+equations of a model; the static, arc-length, buckling, modal, complex-mode, linearization
+and steady-spin solvers are built on it. ``length_scale`` is the model's characteristic
+length used by the tolerances of constraints and rotations.
+"""
+import logging
+
+import numpy as np
+
+from femb.assembly import Assembler, LoadAssembler
+from femb.assembly.joints import ConstraintSet
+from femb.correlation import build_table
+from femb.solvers.configuration import Configuration, RotationLayout, split_state
+from femb.solvers.linalg.nullspace import check_redundancy
+from femb.solvers.linalg.redundancy import DroppedRows
+
+log = logging.getLogger(__name__)
+
+
+def length_scale(model):
+    """A characteristic length of the model: the larger of its bounding-box diagonal and
+    the sizes its joints mention (1 when the model has no extent at all, e.g. one node)."""
+    lo, hi = model.mesh.bounding_box()
+    sizes = [float(np.linalg.norm(hi - lo)), float(np.abs(model.mesh.points).max(initial=0.0))]
+    for joint in model.joints:
+        if joint.length is not None:
+            sizes.append(float(joint.length))
+        if joint.point is not None:
+            sizes.append(float(np.linalg.norm(joint.point)))
+    scale = max(sizes)
+    return scale if scale > 0.0 else 1.0
+
+
+class StaticProblem:
+    """The discrete static equations f_int(u, R) = λ·f_ref + f_const (+ rotation-dependent
+    moments) of a model.
+
+    Holds the table, assembler and load vectors; ``system(lam)`` returns the Newton system
+    for one load factor. Reused by the arc-length, buckling and modal solvers.
+
+    States are plain variable vectors u (n_var,), or Configurations (u, R) when the model
+    has oriented nodes (``oriented`` True); the methods taking a ``state`` accept both.
+    """
+
+    def __init__(self, model, table=None, include_geometric=True, mass_kind=0):
+        self.model = model
+        self.table = table if table is not None else build_table(model)
+        self.assembler = Assembler(self.table)
+        self.loads = LoadAssembler(model, self.table, self.assembler, mass_kind=mass_kind)
+        self.f_ref = self.loads.scaled()
+        self.f_const = self.loads.constant()
+        self.include_geometric = include_geometric
+        self.length_scale = length_scale(model)
+        self.rotations = RotationLayout(self.table)
+        self.oriented = self.assembler.oriented and self.rotations.n > 0
+        self.joints = None
+        if model.joints:
+            self.joints = ConstraintSet(model, self.table)
+            u0 = self.apply_prescribed(np.zeros(self.table.n_var), 0.0)
+            G0 = self.joints.evaluate(u0, 0.0)[1][:, self.table.eq_var]
+            self.active_rows = check_redundancy(G0, self.joints, model.redundant_constraints)
+            self.dropped_rows = DroppedRows(self.joints, G0, self.active_rows, self.table.eq_var)
+
+    # ------------------------------------------------------------------ states
+    def initial_state(self, u0=None):
+        """The start state: u0 (default zeros) as a vector, or for oriented models a
+        Configuration (R = I, or exp of the rotation vectors in ``u0``; a Configuration
+        passed as ``u0`` is copied)."""
+        if isinstance(u0, Configuration):
+            return u0.copy()
+        u = np.zeros(self.table.n_var) if u0 is None else np.array(u0, dtype=np.float64)
+        if not self.oriented:
+            return u
+        return Configuration.from_vector(self.rotations, u)
+
+    def state_of(self, results, frame=-1):
+        """The state of a recorded frame of ``results``: its u, and for oriented models the
+        Configuration with the recorded rotations (exp of the rotation vectors when the
+        frame has none)."""
+        u = np.array(results.states[frame], dtype=np.float64)
+        if not self.oriented:
+            return u
+        rots = results.arrays.get("rotations")
+        if rots is not None and len(rots) == len(results.states):
+            return Configuration(u, np.array(rots[frame], dtype=np.float64), self.rotations)
+        return Configuration.from_vector(self.rotations, u)
+
+    def internal_force(self, state):
+        """Internal force (n_var,) of a state."""
+        u, R = split_state(state)
+        return self.assembler.internal_force(u, R=R)
+
+    def strain_energy(self, state):
+        u, R = split_state(state)
+        return self.assembler.strain_energy(u, R=R)
+
+    def load_stiffness(self, state, lam):
+        """Load stiffness (CSR over equations) of the rotation-dependent moments at load
+        factor λ, or None."""
+        if not self.loads.has_moment_loads:
+            return None
+        return self.loads.moment_stiffness(split_state(state)[1], lam)
+
+    @property
+    def constraint_rows(self):
+        """Joint name of each active constraint row (empty without joints)."""
+        return [] if self.joints is None else [self.joints.row_joint[i] for i in self.active_rows]
+
+    def constraint_stiffness(self, multipliers):
+        """Σ λ_i ∇²Φ_i over the free equations (CSR) for multipliers of the active rows."""
+        lam = np.zeros(self.joints.m)
+        lam[self.active_rows] = multipliers
+        eq = self.table.eq_var
+        return self.joints.hessian_term(lam)[eq][:, eq]
+
+    def constraints(self, state, t):
+        """(Φ, G over free equations) of the active joint rows at a state, or None (joints
+        act on translations only)."""
+        if self.joints is None:
+            return None
+        phi, G = self.joints.evaluate(split_state(state)[0], t)
+        return phi[self.active_rows], G[self.active_rows][:, self.table.eq_var]
+
+    def apply_prescribed(self, state, lam):
+        """Set the prescribed DOFs of a state (in place) to their values at load factor λ;
+        prescribed rotations of oriented nodes set R = exp(λ θ̂_p)."""
+        u, R = split_state(state)
+        for vars_, rec in self.table.prescribed:
+            u[vars_] = rec.value * lam
+        if R is not None:
+            self.rotations.set_prescribed(u, R, lam)
+        return state
+
+    def external(self, lam, state=None):
+        """External generalized forces (n_var,) at load factor λ; the rotation-dependent
+        moments are evaluated at the rotations of ``state`` (reference when None)."""
+        out = lam * self.f_ref + self.f_const
+        if self.loads.has_moment_loads:
+            out = out + self.loads.moments(None if state is None else split_state(state)[1], lam)
+        return out
+
+    def reactions(self, state, lam, multipliers=None):
+        """Reaction forces on the constrained variables (table.constrained_vars): what the
+        supports must apply besides the loads and the joint forces Gᵀλ."""
+        f = self.internal_force(state) - self.external(lam, state)
+        if multipliers is not None and self.joints is not None:
+            G = self.joints.evaluate(split_state(state)[0], lam)[1][self.active_rows]
+            f = f + G.T @ multipliers
+        return f[self.table.constrained_vars]
+
+    def system(self, lam):
+        return _StaticSystem(self, lam)
+
+
+class _StaticSystem:
+    """Newton system of StaticProblem at a fixed load factor; states are vectors u or
+    Configurations (u, R)."""
+
+    def __init__(self, problem, lam):
+        self.p = problem
+        self.lam = lam
+        self.f_ext = problem.external(lam)
+        self.moments = problem.loads.has_moment_loads
+        self.length_scale = problem.length_scale
+
+    def constraints(self, x):
+        out = self.p.constraints(x, self.lam)
+        return None if out is None else (out[0], out[1], None)
+
+    def constraint_stiffness(self, multipliers):
+        return self.p.constraint_stiffness(multipliers)
+
+    def _f_ext(self, x):
+        return self.p.external(self.lam, x) if self.moments else self.f_ext
+
+    @staticmethod
+    def _scale(f_int, f_ext):
+        return max(float(np.linalg.norm(f_ext)), float(np.linalg.norm(f_int)), 1e-300)
+
+    def residual(self, x):
+        f, f_ext = self.p.internal_force(x), self._f_ext(x)
+        return self.p.table.free(f - f_ext), self._scale(f, f_ext)
+
+    def residual_and_tangent(self, x):
+        u, R = split_state(x)
+        f, K = self.p.assembler.tangent(u, include_geometric=self.p.include_geometric, R=R)
+        f_ext = self._f_ext(x)
+        if self.moments:
+            K = K + self.p.load_stiffness(x, self.lam)
+        return self.p.table.free(f - f_ext), K, self._scale(f, f_ext)
+
+    def apply(self, x, dx):
+        """New state after the correction dx (n_eq,) (multiplicative for rotations)."""
+        if isinstance(x, Configuration):
+            return x.apply(dx)
+        out = x.copy()
+        out[self.p.table.eq_var] += dx
+        return out
+
+    @staticmethod
+    def norm(x):
+        """Size of a state for the relative increment test."""
+        return x.norm() if isinstance(x, Configuration) else float(np.linalg.norm(x))

@@ -1,0 +1,148 @@
+"""Nonlinear statics: Newton–Raphson with load stepping, line search and cut-back.
+
+All loads that are not ``constant`` are multiplied by the load factor λ, prescribed DOFs
+take ``value·λ``; constant loads act in full from the first increment.
+
+Models with oriented nodes (3-D rotations, e.g. beam3d) are solved for a Configuration
+(u, R) (femb.solvers.configuration): rotational corrections are spatial spins applied
+multiplicatively, R ← exp(δŵ) R, and the rotational slots of u hold log R. Other models
+keep a plain variable vector u as state. Prescribed rotations at oriented nodes are
+rotations about a global axis, R = exp(λ θ̂_p).
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Optional, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from femb.core.errors import ConvergenceError, InputError
+from femb.results import Results
+from femb.solvers.configuration import Configuration, split_state
+from femb.solvers.linalg.factorization import SingularSystemError
+from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
+from femb.solvers.problem import StaticProblem
+
+if TYPE_CHECKING:
+    from femb.correlation import CorrelationTable
+    from femb.model import Model
+
+log = logging.getLogger(__name__)
+
+
+def _load_factors(steps, load_factors):
+    if load_factors is not None:
+        lf = np.asarray(load_factors, dtype=np.float64).ravel()
+        if lf.size == 0 or np.any(~np.isfinite(lf)):
+            raise InputError("load_factors must be a non-empty sequence of finite numbers", "solve_static(load_factors=...)")
+        return lf
+    if isinstance(steps, bool) or not float(steps).is_integer() or int(steps) < 1:
+        raise InputError(f"steps must be an integer >= 1, got {steps!r}", "solve_static(steps=...)")
+    return np.linspace(1.0 / int(steps), 1.0, int(steps))
+
+
+def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike] = None, settings: Optional[NewtonSettings] = None,
+                 table: Optional[CorrelationTable] = None, include_geometric: bool = True, u0: Optional[Union[NDArray[np.float64], Configuration]] = None,
+                 problem: Optional[StaticProblem] = None, on_frame: Optional[Callable[[Results], None]] = None) -> Results:
+    """Solve the nonlinear static equilibrium of ``model`` along a load path.
+
+    Parameters
+    ----------
+    model : femb.model.Model
+    steps : int
+        Equal load increments up to λ = 1 (ignored when ``load_factors`` is given).
+    load_factors : sequence of float, optional
+        The load factors at which converged states are wanted (frames are recorded there).
+    settings : NewtonSettings, optional
+    include_geometric : bool
+        Keep the geometric stiffness in the tangent (switch off only for studies).
+    u0 : (n_var,) array or Configuration, optional
+        Start state (default: the undeformed configuration; for oriented models the
+        rotational slots of a vector are rotation vectors, R = exp(θ̂)).
+    on_frame : callable, optional
+        ``on_frame(results)`` after every recorded frame (writers, progress bars), so a
+        run that is stopped keeps everything converged so far.
+
+    Returns
+    -------
+    Results with one frame per requested load factor (frame 0 is the start state, λ = 0)
+    and histories ``load_factor``, ``iterations``, ``residual``, ``constraint_residual``,
+    ``strain_energy``; per-frame arrays ``reactions`` over ``table.constrained_vars`` and
+    ``multipliers`` (joint reactions, one per row of ``results.info["constraint_rows"]``);
+    models with oriented nodes also record ``rotations`` (n_nodes, 3, 3) per frame
+    (``results.nodal_rotation_matrices(frame)``) and their frames' u hold log R in the
+    rotational slots; ``problem.state_of(results, frame)`` rebuilds the Configuration of a
+    frame (a start state for continuation or modal analysis).
+
+    Raises
+    ------
+    ConvergenceError after ``settings.max_cutbacks`` halvings of an increment (its
+    ``results`` keep every converged frame); SingularSystemError for a mechanism.
+    """
+    settings = settings or NewtonSettings()
+    prob = problem or StaticProblem(model, table, include_geometric)
+    targets = _load_factors(steps, load_factors)
+    t = prob.table
+    x = prob.initial_state(u0)
+    res = Results(t, "static", model)
+    res.info.update(n_equations=t.n_eq, n_variables=t.n_var, nnz=t.nnz, constraint_rows=prob.constraint_rows)
+    lam = 0.0
+    prob.apply_prescribed(x, lam)
+
+    def frame_arrays(x, lam, mult):
+        out = {"reactions": prob.reactions(x, lam, mult), "multipliers": np.zeros(0) if mult is None else mult}
+        if isinstance(x, Configuration):
+            out["rotations"] = x.R
+        return out
+
+    def record(x, lam, **scalars):
+        u = split_state(x)[0]
+        if prob.joints is not None and "constraint_residual" in scalars:
+            # a solution: every joint equation must hold, the ones dropped as redundant too
+            scalars["constraint_residual"] = prob.dropped_rows.residual(u, lam, prob.length_scale, f"load factor {lam:.6g}")
+        res.record(lam, u, load_factor=lam, strain_energy=prob.strain_energy(x), arrays=frame_arrays(x, lam, scalars.pop("mult")), **scalars)
+
+    record(x, lam, iterations=0, residual=0.0, mult=None)
+    notify = on_frame or (lambda results: None)
+    notify(res)
+    total_iterations = 0
+    for target in targets:
+        step = target - lam
+        cuts = 0
+        while lam != target:
+            trial_lam = target if abs(target - lam) <= abs(step) * (1 + 1e-12) else lam + step
+            trial = prob.apply_prescribed(x.copy(), trial_lam)
+            try:
+                report = newton(prob.system(trial_lam), trial, settings, t)
+            except SingularSystemError:
+                if len(res) == 1 and lam == 0.0 and cuts == 0:
+                    raise
+                report = None
+            if report is not None and report.converged:
+                x = report.state
+                lam = trial_lam
+                total_iterations += report.iterations
+                if report.iterations <= 4 and cuts:
+                    step *= 2.0
+                    cuts = max(cuts - 1, 0)
+                last_report = report
+                continue
+            cuts += 1
+            if cuts > settings.max_cutbacks:
+                hist = report.residual_history if report else []
+                worst = worst_dofs(report.last_residual, t) if report else []
+                reason = report.reason if report else "singular tangent"
+                raise ConvergenceError(
+                    f"static solve failed between load factors {lam:.6g} and {trial_lam:.6g} after {settings.max_cutbacks} cut-backs ({reason})",
+                    hist, worst, res, load=trial_lam,
+                )
+            step *= 0.5
+            log.info("cut back: load increment halved to %.3e at λ = %.6g", step, lam)
+        record(x, lam, iterations=last_report.iterations, residual=last_report.residual_history[-1],
+               constraint_residual=last_report.constraint_residual, mult=last_report.multipliers)
+        notify(res)
+    res.info["newton_iterations"] = total_iterations
+    return res
+

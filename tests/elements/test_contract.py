@@ -1,0 +1,76 @@
+"""The element contract of femb.elements.base: every registered element type fills the
+typed fields consistently, and the fields declared for shells and superelements (several
+stress points, element-internal variables) are refused until the framework numbers them."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from femb import elements
+from femb.core.errors import ModelError
+from femb.correlation import build_table
+from femb.elements import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec, get_spec
+from femb.mesh import line_mesh
+from femb.model import Material, Model, Section
+
+KINDS = {LUMPED, CONSISTENT, INVARIANT}
+REQUIRED = ("internal_force", "tangent", "resultants", "geometric_stiffness", "strain_energy", "mass")
+
+
+def test_the_spec_has_typed_fields_and_no_untyped_side_channel():
+    names = {f.name for f in dataclasses.fields(ElementSpec)}
+    assert "extra" not in names
+    assert {"rotary_kinds", "prepare_values", "law_stiffness", "parameter_aliases", "drawn_as", "stress_points",
+            "n_internal"} <= names
+    assert all(f.type is not None for f in dataclasses.fields(ElementSpec))
+    assert set(ElementKernels.__annotations__) == set(ElementKernels._fields)
+    assert {"velocity_force", "area_load"} <= set(ElementKernels._fields)
+
+
+@pytest.mark.parametrize("name", elements.available())
+def test_every_registered_element_fills_the_contract(name):
+    spec = get_spec(name)
+    assert spec.name == name
+    assert all(callable(getattr(spec.kernels, k)) for k in REQUIRED)
+    assert spec.n_edof == spec.n_nodes * len(spec.node_dofs)  # no internal variables yet
+    assert spec.n_stress_points == 1 and spec.n_internal == 0 and spec.kernels.area_load is None
+    assert set(spec.constant_mass) <= KINDS and set(spec.rotary_kinds) <= KINDS
+    # the rotary-inertia split exists for oriented elements only, for kinds that are not constant
+    assert not spec.rotary_kinds or (spec.oriented and not set(spec.rotary_kinds) & set(spec.constant_mass))
+    assert set(spec.defaults) <= set(spec.params)
+    # force laws come with the stiffness they replace, which is a parameter of the element
+    assert (spec.law_stiffness is not None) == ("law" in spec.table_params)
+    assert spec.law_stiffness is None or spec.law_stiffness in spec.params
+    for key, (kind, provides) in spec.parameter_aliases.items():
+        assert kind in ("number", "vector") and set(provides) <= set(spec.params), key
+
+
+def test_rotary_inertia_split_of_oriented_elements():
+    """The kinds in rotary_kinds give no translation–rotation coupling at R = I."""
+    for name in ("beam3d", "rigid_body3d"):
+        spec = get_spec(name)
+        n_el = 1
+        X = np.array([[[0.0, 0.0, 0.0], [1.0, 0.2, 0.1]]])[:, : spec.n_nodes]
+        values = {"m": 2.0, "Jxx": 0.1, "Jyy": 0.2, "Jzz": 0.3, "Jxy": 0.01} if name == "rigid_body3d" else None
+        p = spec.property_row(Material(E=1e3, nu=0.3, rho=2.0), Section(A=0.1, Iy=1e-3, Iz=2e-3, J=3e-3), values)[None]
+        u = np.zeros((n_el, spec.n_edof))
+        R = np.tile(np.eye(3), (n_el, spec.n_nodes, 1, 1))
+        rot = np.array([d in ("rx", "ry", "rz") for d in spec.node_dofs] * spec.n_nodes)
+        for kind in spec.rotary_kinds:
+            M = np.zeros((n_el, spec.n_edof, spec.n_edof))
+            spec.kernels.mass(X, u, R, p, kind, M)
+            assert np.all(M[0][np.ix_(rot, ~rot)] == 0.0)
+            assert np.abs(M[0][np.ix_(rot, rot)]).max() > 0.0
+
+
+@pytest.mark.parametrize("declared", [dict(n_internal=2), dict(stress_points=((0.5, 0.0), (0.0, 0.5)))])
+def test_element_types_with_internal_variables_or_stress_points_are_refused(monkeypatch, declared):
+    truss = get_spec("truss2d")
+    future = dataclasses.replace(truss, name="future2d", **declared)
+    assert future.n_edof == 4 + declared.get("n_internal", 0)
+    monkeypatch.setattr(elements, "get_spec", lambda name: future if name == "future2d" else truss)
+    model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 2, "bar"))
+    model.add_part("bar", "future2d", "bar", Material(E=1.0, nu=0.3, rho=1.0), Section(A=1.0, I=1.0))
+    model.fix("bar_start")
+    with pytest.raises(ModelError, match="part 'bar'.*'future2d'.*does not support yet"):
+        build_table(model)
