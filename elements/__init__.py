@@ -17,6 +17,8 @@ _REGISTRY = {
     "beam2d_timoshenko": "beam2d",
     "beam3d": "beam3d",
     "beam3d_timoshenko": "beam3d",
+    "shell3": "shell3",
+    "shell4": "shell4",
     "point_mass2d": "masses",
     "point_mass2d_translational": "masses",
     "point_mass3d": "masses",

@@ -251,6 +251,10 @@ class ElementSpec:
     n_internal: int = 0
     """*Not built yet.* Element-internal (non-nodal) variables per element, after the
     nodal DOFs in the element arrays (module docstring); 0 for every element so far."""
+    check_cells: Optional[Callable[[np.ndarray, np.ndarray], list]] = None
+    """``check_cells(points, connectivity) -> [problem, ...]``: geometric problems of the
+    cells of one part (zero-area, non-convex or warped shells), reported by model
+    validation with the part and cell set; None: only the ``requires_length`` check."""
 
     @property
     def n_edof(self) -> int:

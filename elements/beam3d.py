@@ -208,17 +208,36 @@ def _kinematics(X, u, R, p, e, R0, F, qa, th, RR):
 
 
 # --------------------------------------------------------------------------- local beam
-@jit
-def _pair(Hq, k, i, j, c):
-    """Add the term c·q_i·q_j of strain k to its Hessian Hq (6, 7, 7)."""
-    Hq[k, i, j] += c
-    Hq[k, j, i] += c
+def _quadratic_terms():
+    """The quadratic terms c·q_i·q_j of the refined strains ρ_k as rows (k, i, j) of an
+    int64 table and their coefficients c (the ē1 terms in units of l0/30, flagged)."""
+    rows = []
+    # ē1: l0/30 (2 θ1y² − θ1y θ2y + 2 θ2y² + 2 θ1z² − θ1z θ2z + 2 θ2z²)
+    for (i, j) in ((2, 5), (3, 6)):
+        rows += [(0, i, i, 2.0, 1), (0, j, j, 2.0, 1), (0, i, j, -1.0, 1)]
+    # ρ2: + ½ θ1y θ2z − ½ θ1z θ2y
+    rows += [(1, 2, 6, 0.5, 0), (1, 3, 5, -0.5, 0)]
+    # ρ3 / ρ4: ∓ ½ θx θz at their node, ± (θ2x − θ1x)(θ2z − θ1z)/6
+    rows += [(2, 1, 3, -0.5, 0), (3, 4, 6, 0.5, 0)]
+    for (k, sgn) in ((2, 1.0 / 6.0), (3, -1.0 / 6.0)):
+        rows += [(k, 4, 6, sgn, 0), (k, 4, 3, -sgn, 0), (k, 1, 6, -sgn, 0), (k, 1, 3, sgn, 0)]
+    # ρ5 / ρ6: ± ½ θx θy at their node, ∓ (θ2x − θ1x)(θ2y − θ1y)/6
+    rows += [(4, 1, 2, 0.5, 0), (5, 4, 5, -0.5, 0)]
+    for (k, sgn) in ((4, -1.0 / 6.0), (5, 1.0 / 6.0)):
+        rows += [(k, 4, 5, sgn, 0), (k, 4, 2, -sgn, 0), (k, 1, 5, -sgn, 0), (k, 1, 2, sgn, 0)]
+    idx = np.array([r[:3] + (r[4],) for r in rows], dtype=np.int64)
+    coef = np.array([r[3] for r in rows], dtype=np.float64)
+    return idx, coef
+
+
+_HQ_IDX, _HQ_COEF = _quadratic_terms()
 
 
 @jit
 def _strain_forms(l0, Lq, Hq):
     """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the refined strains
-    ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z)."""
+    ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z) (quadratic
+    terms from ``_quadratic_terms``; a term c·q_i·q_j adds c to Hq[k, i, j] and Hq[k, j, i])."""
     for k in range(6):
         for i in range(7):
             Lq[k, i] = 0.0
@@ -231,31 +250,12 @@ def _strain_forms(l0, Lq, Hq):
     Lq[3, 5] = 1.0
     Lq[4, 3] = -1.0
     Lq[5, 6] = 1.0
-    # ē1: l0/30 (2 θ1y² − θ1y θ2y + 2 θ2y² + 2 θ1z² − θ1z θ2z + 2 θ2z²)
     c = l0 / 30.0
-    for (i, j) in ((2, 5), (3, 6)):
-        _pair(Hq, 0, i, i, 2.0 * c)
-        _pair(Hq, 0, j, j, 2.0 * c)
-        _pair(Hq, 0, i, j, -c)
-    # ρ2: + ½ θ1y θ2z − ½ θ1z θ2y
-    _pair(Hq, 1, 2, 6, 0.5)
-    _pair(Hq, 1, 3, 5, -0.5)
-    # ρ3 / ρ4: ∓ ½ θx θz at their node, ± (θ2x − θ1x)(θ2z − θ1z)/6
-    _pair(Hq, 2, 1, 3, -0.5)
-    _pair(Hq, 3, 4, 6, 0.5)
-    for (k, sgn) in ((2, 1.0 / 6.0), (3, -1.0 / 6.0)):
-        _pair(Hq, k, 4, 6, sgn)
-        _pair(Hq, k, 4, 3, -sgn)
-        _pair(Hq, k, 1, 6, -sgn)
-        _pair(Hq, k, 1, 3, sgn)
-    # ρ5 / ρ6: ± ½ θx θy at their node, ∓ (θ2x − θ1x)(θ2y − θ1y)/6
-    _pair(Hq, 4, 1, 2, 0.5)
-    _pair(Hq, 5, 4, 5, -0.5)
-    for (k, sgn) in ((4, -1.0 / 6.0), (5, 1.0 / 6.0)):
-        _pair(Hq, k, 4, 5, sgn)
-        _pair(Hq, k, 4, 2, -sgn)
-        _pair(Hq, k, 1, 5, -sgn)
-        _pair(Hq, k, 1, 2, sgn)
+    for t in range(_HQ_IDX.shape[0]):
+        k, i, j = _HQ_IDX[t, 0], _HQ_IDX[t, 1], _HQ_IDX[t, 2]
+        v = _HQ_COEF[t] * c if _HQ_IDX[t, 3] == 1 else _HQ_COEF[t]
+        Hq[k, i, j] += v
+        Hq[k, j, i] += v
 
 
 @jit
@@ -311,17 +311,26 @@ def _local_force(G, sig, fl):
 
 @jit
 def _local_hessian(G, S, Hq, sig, material, Hl):
-    """Hl (7, 7) = [Gᵀ S G if material] + Σ σ_k Hq_k."""
-    for i in range(7):
-        for j in range(7):
+    """Hl (7, 7) = [Gᵀ S G if material] + Σ σ_k Hq_k, symmetric; S has the block-diagonal
+    pattern of ``_section_matrix`` (axial, torsion, two 2×2 bending blocks)."""
+    SG0, SG1, SG2, SG3, SG4, SG5 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    for j in range(7):
+        if material:
+            SG0 = S[0, 0] * G[0, j]
+            SG1 = S[1, 1] * G[1, j]
+            SG2 = S[2, 2] * G[2, j] + S[2, 3] * G[3, j]
+            SG3 = S[3, 2] * G[2, j] + S[3, 3] * G[3, j]
+            SG4 = S[4, 4] * G[4, j] + S[4, 5] * G[5, j]
+            SG5 = S[5, 4] * G[4, j] + S[5, 5] * G[5, j]
+        for i in range(j + 1):
             acc = 0.0
             for k in range(6):
                 acc += sig[k] * Hq[k, i, j]
             if material:
-                for k in range(6):
-                    for m in range(6):
-                        acc += G[k, i] * S[k, m] * G[m, j]
+                acc += (G[0, i] * SG0 + G[1, i] * SG1 + G[2, i] * SG2 + G[3, i] * SG3 + G[4, i] * SG4
+                        + G[5, i] * SG5)
             Hl[i, j] = acc
+            Hl[j, i] = acc
 
 
 @jit
@@ -517,6 +526,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
     3: geometric stiffness from s_in; 4: strain energy."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
+    want_K = mode != 0  # a run-time flag: callees are compiled once, not per literal
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
         _local(ul, th, l0, Lq, Hq, qv, rho, G)
@@ -545,14 +555,14 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             en[e] = 0.5 * acc
         elif mode == 0:
             _local_force(G, sig, fl)
-            _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], False, W, J, V)
+            _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], want_K, W, J, V)
         else:
             _local_force(G, sig, fl)
             _local_hessian(G, S, Hq, sig, mode == 1, Hl)
             if mode == 1:
-                _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[e], True, W, J, V)
+                _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[e], want_K, W, J, V)
             else:
-                _transform(F, qa, th, l, h, g, fl, Hl, fe, K[e], True, W, J, V)
+                _transform(F, qa, th, l, h, g, fl, Hl, fe, K[e], want_K, W, J, V)
 
 
 # --------------------------------------------------------------------------- kernels
@@ -699,26 +709,51 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
 
 
 @jit
-def _invariant_gradient(Xt, ut, Rt, pt, R0, pi, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd, W, J, V,
-                        C, grad):
-    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,) and
-    the gradient grad (13,) = ∂Ṽ/∂π; returns Ṽ.
+def _mid_scratch(n_p):
+    """Work arrays of the invariant energy (``_invariant_energy``) of one element:
+    Xt (1, 2, 3), ut (1, 12), Rt (1, 2, 3, 3), pt (1, n_p), Kd (12, 12), C, T3 (3, 3),
+    vec (4, 3) and, for its Hessian, A (6, 13), HW (6, 6), HA (6, 13)."""
+    return (np.empty((1, 2, 3)), np.empty((1, 12)), np.empty((1, 2, 3, 3)), np.empty((1, n_p)),
+            np.empty((12, 12)), np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3)),
+            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)))
+
+
+@jit
+def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad, Hpi):
+    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,),
+    its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1) and its Hessian Hpi (13, 13) = ∂²Ṽ/∂π²
+    (``order`` 2); returns Ṽ.
 
     y = Q1ᵀ x21 (the chord in the section triad of node 1), P = Q1ᵀ Q2 (row-major, the
-    relative triad), λ = x21·x21. Ṽ(y, P, λ) is the co-rotational energy of the configuration
-    x21 = √λ R0 y/|y|, Q1 = R0, Q2 = R0 cay(c(P)) (a rotated copy of the element, with node 1
-    at its reference triad so that the stretch is computed without cancellation), with
-    c(P) = 2 vee(P − Pᵀ)/(1 + tr P): the Cayley vector of P when P is a rotation, and a
-    smooth extension of V to the non-orthogonal P of averaged invariants otherwise.
-    Xt (1, 2, 3), pt (1, n_p) the element's reference positions and properties; ut, Rt
-    work arrays of the rotated copy; R0 its reference triad (filled by the call).
+    relative triad), λ = x21·x21. Ṽ(y, P, λ) is the co-rotational energy W(ξ, c) of the
+    configuration x21 = R0 ξ, ξ = √λ y/|y|, Q1 = R0, Q2 = R0 cay(c) with c = c(P) =
+    2 vee(P − Pᵀ)/(1 + tr P) (a rotated copy of the element, with node 1 at its reference
+    triad so that the stretch is computed without cancellation): c is the Cayley vector of
+    P when P is a rotation, and a smooth extension of V to the non-orthogonal P of averaged
+    invariants otherwise.
+
+    Chain rule: ∂W/∂ξ = f_ξ = R0ᵀ f_x2 and ∂W/∂c = μ = T(c)ᵀ m, m = R0ᵀ f_w2 (forces of
+    the copy at node 2; T the Cayley spin Jacobian, spins w' = T(c) δc in the frame R0).
+    The Hessian of W over (ξ, c) follows from the exact tangent K of the copy (derivatives
+    over spatial spins):
+
+        W_ξξ = K'_xx,  W_ξc = K'_xw T,  W_cξ = Tᵀ K'_wx,
+        W_cc = Tᵀ K'_ww T + ∂(T(c)ᵀ m)/∂c|_m = Tᵀ K'_ww T + (½ m̂ − ½ μ cᵀ)/(1 + |c|²/4)
+
+    (K' the node-2 blocks of K in the frame R0; the skew part −½ m̂ of K'_ww cancels against
+    the last term, so W_cc is symmetric), and ∇²Ṽ = Aᵀ ∇²W A + f_ξ·∇²ξ + μ·∇²c with A the
+    Jacobian of (ξ, c) over π. mw is the tuple of ``_mid_scratch``: Xt (1, 2, 3) and
+    pt (1, n_p) hold the element's reference positions and properties; R0 is its reference
+    triad (filled by the call).
     """
+    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA = mw
+    cv, fy, m, mu = vec[0], vec[1], vec[2], vec[3]
     tau = 1.0 + pi[3] + pi[7] + pi[11]
-    cv = np.empty(3)
     cv[0] = 2.0 * (pi[3 + 7] - pi[3 + 5]) / tau
     cv[1] = 2.0 * (pi[3 + 2] - pi[3 + 6]) / tau
     cv[2] = 2.0 * (pi[3 + 3] - pi[3 + 1]) / tau
-    _reference_triad(Xt, pt, 0, R0)
+    e0 = np.int64(0)  # not a literal: one compiled specialization of the callees
+    _reference_triad(Xt, pt, e0, R0)
     _cayley_matrix(cv, C)
     ny = math.sqrt(pi[0] * pi[0] + pi[1] * pi[1] + pi[2] * pi[2])
     sl = math.sqrt(pi[12])
@@ -729,35 +764,127 @@ def _invariant_gradient(Xt, ut, Rt, pt, R0, pi, F, qa, th, RR, Lq, Hq, qv, rho, 
         ut[0, 6 + k] = (R0[k, 0] * pi[0] + R0[k, 1] * pi[1] + R0[k, 2] * pi[2]) * sl / ny - (Xt[0, 1, k] - Xt[0, 0, k])
     # nodal rotations R_a = Q_a R0ᵀ: R_1 = I, R_2 = R0 C R0ᵀ
     for i in range(3):
+        for k in range(3):
+            T3[i, k] = R0[i, 0] * C[0, k] + R0[i, 1] * C[1, k] + R0[i, 2] * C[2, k]
+    for i in range(3):
         for j in range(3):
             Rt[0, 0, i, j] = 1.0 if i == j else 0.0
-            acc = 0.0
-            for k in range(3):
-                for m in range(3):
-                    acc += R0[i, k] * C[k, m] * R0[j, m]
-            Rt[0, 1, i, j] = acc
-    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, 0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
-    _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, False, W, J, V)
-    # back to the frame of node 1: ∂Ṽ/∂y = R0ᵀ f_x2; spin of node 2 w' = R0 T(c) δc
-    m = np.empty(3)
-    fy = np.empty(3)
+            Rt[0, 1, i, j] = T3[i, 0] * R0[j, 0] + T3[i, 1] * R0[j, 1] + T3[i, 2] * R0[j, 2]
+    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, e0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+    if order == 0:
+        return Ve
+    if order == 2:
+        _local_hessian(G, S, Hq, sig, order == 2, Hl)
+    _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, order == 2, W, J, V)
+    # back to the frame of node 1: f_ξ = R0ᵀ f_x2, m = R0ᵀ f_w2
     for k in range(3):
         fy[k] = R0[0, k] * fcr[6] + R0[1, k] * fcr[7] + R0[2, k] * fcr[8]
         m[k] = R0[0, k] * fcr[9] + R0[1, k] * fcr[10] + R0[2, k] * fcr[11]
-    # x21 = √λ ŷ: ∂Ṽ/∂y = (√λ/|y|)(I − ŷŷᵀ) f_y, ∂Ṽ/∂λ = ŷ·f_y/(2√λ)
+    # ξ = √λ ŷ: ∂Ṽ/∂y = (√λ/|y|)(I − ŷŷᵀ) f_ξ, ∂Ṽ/∂λ = ŷ·f_ξ/(2√λ)
     yf = (pi[0] * fy[0] + pi[1] * fy[1] + pi[2] * fy[2]) / ny
     for k in range(3):
         grad[k] = sl / ny * (fy[k] - yf * pi[k] / ny)
     grad[12] = yf / (2.0 * sl)
     den = 1.0 + 0.25 * (cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2])
-    mu0 = (m[0] - 0.5 * (cv[1] * m[2] - cv[2] * m[1])) / den  # μ = T(c)ᵀ m
-    mu1 = (m[1] - 0.5 * (cv[2] * m[0] - cv[0] * m[2])) / den
-    mu2 = (m[2] - 0.5 * (cv[0] * m[1] - cv[1] * m[0])) / den
-    cm = (cv[0] * mu0 + cv[1] * mu1 + cv[2] * mu2) / tau
+    mu[0] = (m[0] - 0.5 * (cv[1] * m[2] - cv[2] * m[1])) / den  # μ = T(c)ᵀ m
+    mu[1] = (m[1] - 0.5 * (cv[2] * m[0] - cv[0] * m[2])) / den
+    mu[2] = (m[2] - 0.5 * (cv[0] * m[1] - cv[1] * m[0])) / den
+    cm = (cv[0] * mu[0] + cv[1] * mu[1] + cv[2] * mu[2]) / tau
     # ∂Ṽ/∂P = (2/τ) μ̂ − (c·μ/τ) I
-    grad[3 + 0], grad[3 + 1], grad[3 + 2] = -cm, -2.0 * mu2 / tau, 2.0 * mu1 / tau
-    grad[3 + 3], grad[3 + 4], grad[3 + 5] = 2.0 * mu2 / tau, -cm, -2.0 * mu0 / tau
-    grad[3 + 6], grad[3 + 7], grad[3 + 8] = -2.0 * mu1 / tau, 2.0 * mu0 / tau, -cm
+    grad[3 + 0], grad[3 + 1], grad[3 + 2] = -cm, -2.0 * mu[2] / tau, 2.0 * mu[1] / tau
+    grad[3 + 3], grad[3 + 4], grad[3 + 5] = 2.0 * mu[2] / tau, -cm, -2.0 * mu[0] / tau
+    grad[3 + 6], grad[3 + 7], grad[3 + 8] = -2.0 * mu[1] / tau, 2.0 * mu[0] / tau, -cm
+    if order < 2:
+        return Ve
+    # ∇²W over (ξ, c): node-2 blocks of the copy's tangent in the frame R0 (T3 = R0ᵀ K_blk R0)
+    cayley_spin_jacobian(cv, C)  # C ← T(c)
+    for bi in range(2):
+        for bj in range(2):
+            r0 = 6 + 3 * bi
+            c0 = 6 + 3 * bj
+            for i in range(3):
+                for j in range(3):
+                    acc = 0.0
+                    for k in range(3):
+                        acc += R0[k, i] * (Kd[r0 + k, c0] * R0[0, j] + Kd[r0 + k, c0 + 1] * R0[1, j]
+                                           + Kd[r0 + k, c0 + 2] * R0[2, j])
+                    T3[i, j] = acc
+            for i in range(3):  # c columns: right factor T
+                for j in range(3):
+                    if bj == 1:
+                        HW[3 * bi + i, 3 + j] = T3[i, 0] * C[0, j] + T3[i, 1] * C[1, j] + T3[i, 2] * C[2, j]
+                    else:
+                        HW[3 * bi + i, j] = T3[i, j]
+            if bi == 1:  # c rows: left factor Tᵀ
+                for j in range(3):
+                    col = 3 * bj + j
+                    a0 = C[0, 0] * HW[3, col] + C[1, 0] * HW[4, col] + C[2, 0] * HW[5, col]
+                    a1 = C[0, 1] * HW[3, col] + C[1, 1] * HW[4, col] + C[2, 1] * HW[5, col]
+                    a2 = C[0, 2] * HW[3, col] + C[1, 2] * HW[4, col] + C[2, 2] * HW[5, col]
+                    HW[3, col], HW[4, col], HW[5, col] = a0, a1, a2
+    # + ∂(T(c)ᵀ m)/∂c at fixed m = (½ m̂ − ½ μ cᵀ)/den
+    for i in range(3):
+        for j in range(3):
+            HW[3 + i, 3 + j] -= 0.5 * mu[i] * cv[j] / den
+    HW[3, 4] -= 0.5 * m[2] / den
+    HW[4, 3] += 0.5 * m[2] / den
+    HW[3, 5] += 0.5 * m[1] / den
+    HW[5, 3] -= 0.5 * m[1] / den
+    HW[4, 5] -= 0.5 * m[0] / den
+    HW[5, 4] += 0.5 * m[0] / den
+    # A = ∂(ξ, c)/∂π: ξ rows over (y, λ), c rows over P
+    for i in range(6):
+        for j in range(13):
+            A[i, j] = 0.0
+    for i in range(3):
+        ni = pi[i] / ny
+        for j in range(3):
+            A[i, j] = sl / ny * ((1.0 if i == j else 0.0) - ni * pi[j] / ny)
+        A[i, 12] = ni / (2.0 * sl)
+    for a in range(9):
+        i = a // 3
+        j = a - 3 * i
+        if i == j:
+            for k in range(3):
+                A[3 + k, 3 + a] = -cv[k] / tau
+        else:
+            k = 3 - i - j
+            A[3 + k, 3 + a] = -(i - k) * (j - k) * (j - i) / tau  # 2 ∂v_k/∂P_ij/τ, v_k = −ε_kij P_ij
+    # Hpi = Aᵀ ∇²W A
+    for i in range(6):
+        for j in range(13):
+            acc = 0.0
+            for k in range(6):
+                acc += HW[i, k] * A[k, j]
+            HA[i, j] = acc
+    for i in range(13):
+        for j in range(13):
+            acc = 0.0
+            for k in range(6):
+                acc += A[k, i] * HA[k, j]
+            Hpi[i, j] = acc
+    # + f_ξ·∇²ξ (over y, λ)
+    for j in range(3):
+        nj = pi[j] / ny
+        for k in range(3):
+            nk = pi[k] / ny
+            Hpi[j, k] -= sl / (ny * ny) * (fy[j] * nk + fy[k] * nj + ((yf if j == k else 0.0) - 3.0 * yf * nj * nk))
+        c = (fy[j] - yf * nj) / (2.0 * sl * ny)
+        Hpi[j, 12] += c
+        Hpi[12, j] += c
+    Hpi[12, 12] -= yf / (4.0 * pi[12] * sl)
+    # + μ·∇²c (over P): −(2/τ²)[(μ·v_a) δ_b + (μ·v_b) δ_a] + 2 (μ·c)/τ² δ_a δ_b, δ_a = ∂τ/∂P_a
+    for a in (0, 4, 8):
+        for b in (0, 4, 8):
+            Hpi[3 + a, 3 + b] += 2.0 * cm / tau
+        for bb in range(9):
+            i = bb // 3
+            j = bb - 3 * i
+            if i != j:
+                k = 3 - i - j
+                mv = -(i - k) * (j - k) * (j - i) * 0.5 * mu[k]  # μ·∂v/∂P_ij
+                Hpi[3 + a, 3 + bb] -= 2.0 * mv / (tau * tau)
+                Hpi[3 + bb, 3 + a] -= 2.0 * mv / (tau * tau)
     return Ve
 
 
@@ -827,7 +954,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     increments and the Cayley vectors ψ_a of the nodal rotation increments
     (R1 = cay(ψ) R0). The co-rotational energy is a function Ṽ(π) of the 13 invariants
     π = (y, P, λ), y = Q1ᵀ x21, P = Q1ᵀ Q2, λ = x21·x21 (Q_a the section triads, x21 the
-    chord; ``_invariant_gradient``); each is bilinear in the chord and the directors
+    chord; ``_invariant_energy``); each is bilinear in the chord and the directors
     (columns of Q_a). With Cayley increments a director moves by Δd = ψ × d̄ exactly,
     d̄ = ½ (d_n + d_{n+1}), so the invariants change by
 
@@ -852,21 +979,18 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     (n_el, 2, 3, 3); psi (n_el, 2, 3); p properties; um, Rm, D (mid configuration and
     mid-spin derivative, accepted for the solver's call and not needed here). Writes f
     (n_el, 12) and K (n_el, 12, 12) = ∂f̄/∂Δq: motion of q̄ at fixed ḡ, ∇²Ṽ(π̄) ½ B(q_{n+1})
-    (the invariant Hessian by forward differences of ∇Ṽ, relative step 1e-7) and the
-    derivative of the correction.
+    (the exact invariant Hessian, from the analytic tangent of the co-rotational element by
+    the chain rule, see ``_invariant_energy``) and the derivative of the correction.
     """
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
-    Kd = np.empty((12, 12))
-    C = np.empty((3, 3))
-    Xt = np.empty((1, 2, 3))
-    ut = np.empty((1, 12))
-    Rt = np.empty((1, 2, 3, 3))
-    pt = np.empty((1, p.shape[1]))
+    mw = _mid_scratch(p.shape[1])
+    Xt, pt = mw[0], mw[3]
+    orders = np.arange(3)  # energy, + gradient, + Hessian (run-time values: one compilation)
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
     pia, pib, pim, pip = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
-    dpi, wt, gm, gp, gb = np.empty(13), np.empty(13), np.empty(13), np.empty(13), np.empty(13)
+    dpi, wt, gm, gb = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
     Hpi = np.empty((13, 13))
     g1, zc = np.empty(13), np.empty(13)
     Kp = np.empty((13, 12))
@@ -877,6 +1001,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     Tp = np.empty((2, 3, 3))
     v1 = np.empty(3)
     fx = np.empty(3)
+    dv = np.empty(3)
     for e in range(X.shape[0]):
         for a in range(2):
             for k in range(3):
@@ -909,12 +1034,11 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             pim[k] = pia[k] + 0.5 * acc
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
             den += wt[k] * dpi[k] * dpi[k]
-        V0 = _invariant_gradient(Xt, ut, Rt, pt, R0, pia, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr,
-                                 Kd, W, J, V, C, gp)
-        V1 = _invariant_gradient(Xt, ut, Rt, pt, R0, pip, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr,
-                                 Kd, W, J, V, C, g1)
-        _invariant_gradient(Xt, ut, Rt, pt, R0, pim, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, Kd,
-                            W, J, V, C, gm)
+        V0 = _invariant_energy(pia, orders[0], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gb,
+                               Hpi)
+        V1 = _invariant_energy(pip, orders[1], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g1,
+                               Hpi)
+        _invariant_energy(pim, orders[2], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gm, Hpi)
         num = V1 - V0
         for k in range(13):
             num -= gm[k] * dpi[k]
@@ -941,14 +1065,11 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
         for i in range(3):
             v1[i] = Q1b[i, 0] * gb[0] + Q1b[i, 1] * gb[1] + Q1b[i, 2] * gb[2]
             fx[i] = Q1m[i, 0] * gb[0] + Q1m[i, 1] * gb[1] + Q1m[i, 2] * gb[2]
-        ek = np.zeros(3)
-        dv = np.empty(3)
         for k in range(3):
-            ek[:] = 0.0
-            ek[k] = 1.0
-            _cross(ek, v1, dv)
+            dv[0] = 0.5 * ((v1[2] if k == 1 else 0.0) - (v1[1] if k == 2 else 0.0))  # ½ e_k × v1
+            dv[1] = 0.5 * ((v1[0] if k == 2 else 0.0) - (v1[2] if k == 0 else 0.0))
+            dv[2] = 0.5 * ((v1[1] if k == 0 else 0.0) - (v1[0] if k == 1 else 0.0))
             for i in range(3):
-                dv[i] *= 0.5
                 HB[6 + i, 3 + k] += dv[i]
                 HB[i, 3 + k] -= dv[i]
             # f_w1 = f_x2 × x̄21 + Z, f_w2 = −Z, Z = Σ g_P,ij d̄1_i × d̄2_j: δf_x2 × x̄21 first
@@ -992,16 +1113,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
                         HB[3 + r, 9 + k] += dz2
                         HB[9 + r, 3 + k] -= dz1
                         HB[9 + r, 9 + k] -= dz2
-        # (ii) ∂ḡ/∂Δq ≈ ∇²Ṽ(π̄) ½ B(q_{n+1}) (Hessian by forward differences)
-        for k in range(13):
-            for m in range(13):
-                pip[m] = pim[m]
-            step = 1e-7 * (l0 if k < 3 else (1.0 if k < 12 else l0 * l0))
-            pip[k] += step
-            _invariant_gradient(Xt, ut, Rt, pt, R0, pip, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr,
-                                Kd, W, J, V, C, gp)
-            for m in range(13):
-                Hpi[m, k] = (gp[m] - gm[m]) / step
+        # (ii) ∂ḡ/∂Δq = ∇²Ṽ(π̄) ½ B(q_{n+1}) (the exact invariant Hessian, Hpi)
         _invariant_variation(Q1b, Q2b, xb, B1)
         # HB += Bmᵀ Hpi ½ B1
         for r in range(13):

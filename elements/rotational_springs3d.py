@@ -149,7 +149,7 @@ def _directors(R, e, a, A, out):
 def _node_directors(R, e, n, A, A1, A2):
     """Directors of the two sides: A1 = R1 A (ground: A), A2 = R_last A."""
     if n == 2:
-        _directors(R, e, 0, A, A1)
+        _directors(R, e, np.int64(0), A, A1)  # not a literal: one specialization
     else:
         for i in range(3):
             for j in range(3):
@@ -324,7 +324,7 @@ def _energy(p, e, r, grad, hess, want):
         U += 0.5 * p[e, a] * d * d
     n_s = law_counts(p, e, N_PARAMS)[0]
     if n_s > 0:  # the spring law on the twist about the axis
-        Vl, Fl, dFl = law_value(p, e, LAW_COL, n_s, th[0] - p[e, 6])
+        Vl, Fl, dFl = law_value(p, e, np.int64(LAW_COL), n_s, th[0] - p[e, 6])
         U += Vl
         M[0] += Fl
         Ks[0] += dFl
@@ -441,7 +441,7 @@ def _outputs(X, u, R, p, out, what):
         _frame(p, e, A)
         _node_directors(R, e, n, A, A1, A2)
         _reduced(A1, A2, r)
-        U, th, M = _energy(p, e, r, dummy, dummy2, 0)
+        U, th, M = _energy(p, e, r, dummy, dummy2, np.int64(0))
         if what == 0:
             out[e, 0] = U
         else:
@@ -508,6 +508,7 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
     T1 = np.empty((3, 3))
     T2 = np.empty((3, 3))
     dummy = np.empty((4, 4))
+    orders = np.arange(3)
     dpsi = np.empty(3)
     a = np.empty(3)
     b = np.empty(3)
@@ -530,9 +531,9 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
             rb[r] = ra[r] + dr[r]
             rm[r] = ra[r] + 0.5 * dr[r]
             den += dr[r] * dr[r]
-        V0 = _energy(p, e, ra, Gm, dummy, 0)[0]
-        V1 = _energy(p, e, rb, G1, dummy, 1)[0]
-        _energy(p, e, rm, Gm, H, 2)
+        V0 = _energy(p, e, ra, Gm, dummy, orders[0])[0]  # run-time orders: one specialization
+        V1 = _energy(p, e, rb, G1, dummy, orders[1])[0]
+        _energy(p, e, rm, Gm, H, orders[2])
         num = V1 - V0
         for r in range(4):
             num -= Gm[r] * dr[r]

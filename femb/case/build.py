@@ -13,7 +13,7 @@ from femb.model import Material, Model, Section
 from femb.model.loads import MOMENT_TYPES
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
-SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "orientation")
+SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "thickness", "orientation")
 FORCE_KEYS = ("fx", "fy", "fz", "mx", "my", "mz")
 DOF_KEYS = ("ux", "uy", "uz", "rx", "ry", "rz")
 
@@ -115,9 +115,11 @@ def read_sections(table, ctx):
     out = {}
     for name, t in _named_tables(table, ctx, SECTION_KEYS):
         with ctx.guard(), t:
-            values = {"A": t.take("A", "number", required=True, positive=True)}
-            for key in SECTION_KEYS[1:-1]:
+            values = {}
+            for key in SECTION_KEYS[:-1]:
                 values[key] = t.take(key, "number", positive=True)
+            if values["A"] is None and values["thickness"] is None:
+                ctx.fail(t.key_path("A"), "required key is missing (shell sections give thickness instead)")
             values["orientation"] = t.take("orientation", "vector", size=3)
             if values["orientation"] is not None and not np.linalg.norm(values["orientation"]) > 0:
                 ctx.fail(t.key_path("orientation"), f"must be non-zero, got {list(values['orientation'])}")

@@ -1,67 +1,225 @@
-"""Sparsity pattern and scatter map of element blocks into a CSR matrix (computed once)."""
+"""Sparsity pattern and scatter map of element blocks into a CSR matrix (computed once).
+
+O(N) in the number of element entries: the coupled (row, column) pairs are bucketed by
+row (a counting sort), each row's few columns sorted and made unique in place, and every
+element entry finds its CSR position by a binary search within its row. No global sort
+and no (row, column) pair arrays of the whole mesh are formed. With renumbering, the
+pattern is built once in the original numbers (the graph of reverse Cuthill–McKee) and
+then permuted.
+"""
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-
-def coupled_pairs(eq_blocks):
-    """All (row, col) equation pairs coupled by element blocks, constrained entries dropped.
-
-    eq_blocks: list of (n_el, n_edof) int64 arrays with -1 for constrained DOFs.
-    Returns two int64 arrays of equal length (with duplicates).
-    """
-    rows, cols = [], []
-    for eq in eq_blocks:
-        r = np.repeat(eq, eq.shape[1], axis=1).ravel()
-        c = np.tile(eq, (1, eq.shape[1])).ravel()
-        keep = (r >= 0) & (c >= 0)
-        rows.append(r[keep])
-        cols.append(c[keep])
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(rows), np.concatenate(cols)
+from femb.core import jit
 
 
-def sorted_unique(values):
-    """Sorted unique values of an int64 array (sort-based: faster than np.unique's hash
-    path for the tens of millions of keys of a large mesh)."""
-    v = np.sort(values)
-    if v.size == 0:
-        return v
-    keep = np.empty(v.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(v[1:], v[:-1], out=keep[1:])
-    return v[keep]
+@jit
+def _count_rows(eq, counts):
+    """counts[r] += number of valid (r, c) entries of the element blocks eq (n_el, n)."""
+    n = eq.shape[1]
+    for e in range(eq.shape[0]):
+        m = 0
+        for j in range(n):
+            if eq[e, j] >= 0:
+                m += 1
+        for i in range(n):
+            r = eq[e, i]
+            if r >= 0:
+                counts[r] += m
+
+
+@jit
+def _fill_rows(eq, cursor, cols):
+    """Append the valid columns of every element row to its row bucket (cursor[r] is the
+    next free slot of row r in cols)."""
+    n = eq.shape[1]
+    for e in range(eq.shape[0]):
+        for i in range(n):
+            r = eq[e, i]
+            if r < 0:
+                continue
+            k = cursor[r]
+            for j in range(n):
+                c = eq[e, j]
+                if c >= 0:
+                    cols[k] = c
+                    k += 1
+            cursor[r] = k
+
+
+@jit
+def _sort_unique_rows(start, cols, indptr, indices):
+    """Sort each row bucket cols[start[r]:start[r + 1]] in place (``_sort_range``), keep
+    its distinct columns, and write the compact CSR
+    pattern indptr (n + 1,), indices (nnz,); returns nnz."""
+    n = start.size - 1
+    nnz = 0
+    indptr[0] = 0
+    for r in range(n):
+        a = start[r]
+        b = start[r + 1]
+        _sort_range(cols, a, b)
+        for i in range(a, b):
+            if i == a or cols[i] != cols[i - 1]:
+                indices[nnz] = cols[i]
+                nnz += 1
+        indptr[r + 1] = nnz
+    return nnz
+
+
+@jit
+def _positions(eq, indptr, indices, pos):
+    """pos[e, i, j] = CSR position of (eq[e, i], eq[e, j]) (-1 when either is constrained),
+    by binary search within the row."""
+    n = eq.shape[1]
+    for e in range(eq.shape[0]):
+        for i in range(n):
+            r = eq[e, i]
+            for j in range(n):
+                c = eq[e, j]
+                if r < 0 or c < 0:
+                    pos[e, i, j] = -1
+                    continue
+                lo = indptr[r]
+                hi = indptr[r + 1]
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if indices[mid] < c:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                pos[e, i, j] = lo
+
+
+@jit
+def _sort_range(v, a, b):
+    """Sort v[a:b] in place: insertion sort for short rows (and nearly sorted ones), heap
+    sort beyond 64 entries (O(n log n), no recursion, nothing allocated)."""
+    n = b - a
+    if n <= 64:
+        for i in range(a + 1, b):
+            x = v[i]
+            j = i - 1
+            while j >= a and v[j] > x:
+                v[j + 1] = v[j]
+                j -= 1
+            v[j + 1] = x
+        return
+    top = np.int64(0)  # not a literal: one compiled specialization of _sift_down
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(v, a, start, n)
+    for end in range(n - 1, 0, -1):
+        x = v[a]
+        v[a] = v[a + end]
+        v[a + end] = x
+        _sift_down(v, a, top, end)
+
+
+@jit
+def _sift_down(v, a, root, n):
+    """Restore the max-heap property of v[a:a + n] below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and v[a + child] < v[a + child + 1]:
+            child += 1
+        if v[a + root] >= v[a + child]:
+            return
+        x = v[a + root]
+        v[a + root] = v[a + child]
+        v[a + child] = x
+        root = child
+
+
+@jit
+def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
+    """The pattern of P A Pᵀ (row and column r renumbered new_of_old[r]) with sorted rows."""
+    n = indptr.size - 1
+    for r in range(n):
+        indptr_new[new_of_old[r] + 1] = indptr[r + 1] - indptr[r]
+    indptr_new[0] = 0
+    for r in range(n):
+        indptr_new[r + 1] += indptr_new[r]
+    for r in range(n):
+        a = indptr_new[new_of_old[r]]
+        k0 = indptr[r]
+        k1 = indptr[r + 1]
+        b = a + k1 - k0
+        if k1 > k0 and new_of_old[indices[k0]] > new_of_old[indices[k1 - 1]]:
+            # reverse Cuthill–McKee mostly reverses the order: fill backwards so that the
+            # insertion sort below sees a nearly sorted row
+            for k in range(k0, k1):
+                indices_new[b - 1 - (k - k0)] = new_of_old[indices[k]]
+        else:
+            for k in range(k0, k1):
+                indices_new[a + k - k0] = new_of_old[indices[k]]
+        _sort_range(indices_new, a, b)
+
+
+def _pattern(n_eq, eq_blocks):
+    """CSR pattern (indptr, indices) of the equations coupled by the element blocks."""
+    counts = np.zeros(n_eq + 1, dtype=np.int64)
+    blocks = [np.ascontiguousarray(eq, dtype=np.int64) for eq in eq_blocks]
+    for eq in blocks:
+        _count_rows(eq, counts[1:])
+    start = np.cumsum(counts)
+    cols = np.empty(int(start[-1]), dtype=np.int64)
+    cursor = start[:-1].copy()
+    for eq in blocks:
+        _fill_rows(eq, cursor, cols)
+    indptr = np.empty(n_eq + 1, dtype=np.int64)
+    nnz = _sort_unique_rows(start, cols, indptr, cols)  # compacts in place: nnz ≤ every prefix
+    return indptr, cols[:nnz], blocks
+
+
+def _rcm(n_eq, indptr, indices):
+    graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))
+    return np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
 
 
 def bandwidth_reducing_order(n_eq, eq_blocks):
     """Reverse Cuthill–McKee permutation ``perm`` of the equations (new -> old)."""
     if n_eq == 0:
         return np.zeros(0, np.int64)
-    r, c = coupled_pairs(eq_blocks)
-    graph = sp.csr_matrix((np.ones(r.size, dtype=np.int8), (r, c)), shape=(n_eq, n_eq))
-    graph.sum_duplicates()
-    return np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
+    indptr, indices, _ = _pattern(n_eq, eq_blocks)
+    return _rcm(n_eq, indptr, indices)
+
+
+def renumbered_pattern(n_eq, eq_blocks):
+    """Reverse Cuthill–McKee renumbering of the equations and the CSR pattern in the new
+    numbers, from one pass over the elements: returns ``new_of_old`` (n_eq,) int64, the
+    renumbered blocks (``new_of_old[eq]``, −1 kept) and (indptr, indices, positions) as
+    ``csr_pattern`` of those (the pattern of the original numbering, permuted)."""
+    indptr, indices, blocks = _pattern(n_eq, eq_blocks)
+    new_of_old = np.empty(n_eq, dtype=np.int64)
+    if n_eq:
+        new_of_old[_rcm(n_eq, indptr, indices)] = np.arange(n_eq)
+    indptr_new = np.empty(n_eq + 1, dtype=np.int64)
+    indices_new = np.empty(indices.size, dtype=np.int64)
+    _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new)
+    del indices
+    positions = []
+    renumbered = []
+    for eq in blocks:
+        eq_new = np.where(eq >= 0, new_of_old[np.maximum(eq, 0)], -1)
+        pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
+        _positions(eq_new, indptr_new, indices_new, pos)
+        positions.append(pos)
+        renumbered.append(eq_new)
+    return new_of_old, renumbered, (indptr_new, indices_new, positions)
 
 
 def csr_pattern(n_eq, eq_blocks):
     """CSR pattern (indptr, indices) of the coupled equations and, for each block, the
     positions (n_el, n_edof, n_edof) int64 of each element entry in the CSR data (-1 when
     the row or column is constrained)."""
-    r, c = coupled_pairs(eq_blocks)
-    keys = sorted_unique(r * np.int64(n_eq) + c)
-    rows = keys // n_eq
-    indices = (keys % n_eq).astype(np.int64)
-    indptr = np.zeros(n_eq + 1, dtype=np.int64)
-    np.add.at(indptr, rows + 1, 1)
-    indptr = np.cumsum(indptr)
+    indptr, indices, blocks = _pattern(n_eq, eq_blocks)
+    indices = indices.copy()  # not a view of the larger work array
     positions = []
-    for eq in eq_blocks:
-        n_el, n = eq.shape
-        rr = np.repeat(eq, n, axis=1).reshape(n_el, n, n)
-        cc = np.tile(eq, (1, n)).reshape(n_el, n, n)
-        valid = (rr >= 0) & (cc >= 0)
-        pos = np.full((n_el, n, n), -1, dtype=np.int64)
-        pos[valid] = np.searchsorted(keys, rr[valid] * np.int64(n_eq) + cc[valid])
+    for eq in blocks:
+        pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
+        _positions(eq, indptr, indices, pos)
         positions.append(pos)
     return indptr, indices, positions

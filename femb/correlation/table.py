@@ -18,7 +18,7 @@ from scipy.spatial import cKDTree
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
-from femb.correlation.pattern import bandwidth_reducing_order, csr_pattern
+from femb.correlation.pattern import csr_pattern, renumbered_pattern
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +140,8 @@ def _node_dof_mask(model, n_names):
 
 def _apply_ties(model, node_var, names):
     """Merge the variables of tied node DOFs (union-find over ties), then compact numbers."""
+    if not model.ties:  # numbers are already compact (0 … n_var − 1 in node order)
+        return node_var.astype(np.int64, copy=False)
     n_var = int(node_var.max()) + 1 if node_var.size else 0
     parent = np.arange(n_var)
 
@@ -230,14 +232,12 @@ def build_table(model, renumber=True):
         var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)
         raw.append((part, spec, conn, var))
 
-    if renumber and free.size:
-        perm = bandwidth_reducing_order(free.size, [var_eq[var] for _, _, _, var in raw])
-        new_of_old = np.empty_like(perm)
-        new_of_old[perm] = np.arange(perm.size)
-        var_eq[free] = new_of_old[var_eq[free]]
-
     eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
-    indptr, indices, positions = csr_pattern(free.size, eq_blocks)
+    if renumber and free.size:
+        new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
+        var_eq[free] = new_of_old[var_eq[free]]
+    else:
+        indptr, indices, positions = csr_pattern(free.size, eq_blocks)
 
     points = np.zeros((mesh.n_nodes, model.dim))
     points[:, : mesh.dim] = mesh.points
@@ -245,7 +245,9 @@ def build_table(model, renumber=True):
     blocks = []
     for (part, spec, conn, var), eq, pos in zip(raw, eq_blocks, positions):
         row = spec.property_row(part.material, part.section, part.values)
-        props = np.ascontiguousarray(np.broadcast_to(row, (conn.shape[0], row.size)))
+        # a writable copy (a one-element broadcast view would stay read-only, and read-only
+        # arrays are a second compiled specialization of every kernel)
+        props = np.array(np.broadcast_to(row, (conn.shape[0], row.size)), dtype=np.float64, order="C")
         X = np.ascontiguousarray(points[conn])
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
     return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices)

@@ -66,9 +66,10 @@ class Material:
 
 @dataclass(frozen=True)
 class Section:
-    """Beam/bar cross-section.
+    """Beam/bar cross-section, or shell section.
 
-    A: area. Iz: second moment about the section z axis (in-plane bending of 2-D beams).
+    A: area (bars and beams). thickness: shell thickness (shell elements; A may then be
+    omitted). Iz: second moment about the section z axis (in-plane bending of 2-D beams).
     Iy: second moment about the section y axis. ``I`` sets both when they are equal.
     J: torsion constant. shear_factor: Timoshenko shear correction k (shear area k·A);
     None means shear-rigid. Ip: polar moment for rotary inertia about the beam axis
@@ -77,7 +78,7 @@ class Section:
     vertical members).
     """
 
-    A: float
+    A: Optional[float] = None
     I: Optional[float] = None
     Iy: Optional[float] = None
     Iz: Optional[float] = None
@@ -86,6 +87,7 @@ class Section:
     Ip: Optional[float] = None
     orientation: Optional[tuple[float, float, float]] = None
     name: str = "section"
+    thickness: Optional[float] = None
 
     def __post_init__(self) -> None:
         _check_numbers(self, "section", ("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"),
@@ -104,8 +106,12 @@ class Section:
     def problems(self) -> list[str]:
         """List of problems with the data (non-positive area or moments, bad orientation)."""
         out = []
-        if not (self.A > 0):
+        if self.A is None and self.thickness is None:
+            out.append(f"section {self.name!r}: needs A (bars, beams) or thickness (shells)")
+        if self.A is not None and not (self.A > 0):
             out.append(f"section {self.name!r}: A must be > 0, got {self.A}")
+        if self.thickness is not None and not (self.thickness > 0):
+            out.append(f"section {self.name!r}: thickness must be > 0, got {self.thickness}")
         if self.orientation is not None and (len(self.orientation) != 3 or not any(self.orientation)):
             out.append(f"section {self.name!r}: orientation must be a non-zero 3-vector, got {self.orientation}")
         for key in ("I", "Iy", "Iz", "J", "Ip", "shear_factor"):

@@ -421,6 +421,8 @@ class Model:
                 zero = np.where(lengths <= 1e-12 * max(1.0, np.abs(mesh.points).max()))[0]
                 if zero.size:
                     p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
+            if spec.check_cells is not None:
+                p += [f"{where}: {m} in cell set {part.cells!r}" for m in spec.check_cells(mesh.points, conn)]
         for rec in self.fixed + self.prescribed + self.loads + self.ties:
             p += self._record_problems(rec, names, covered)
         for nodes, values in self.initial_velocities:

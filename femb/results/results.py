@@ -166,7 +166,7 @@ class Results:
         this method is called (an allowed deferred import, see tests/framework/test_layering),
         so importing Results never imports femb.export.
         """
-        from femb.export import vtk
+        import femb.export.vtk as vtk
         path = Path(path)
         if path.suffix == ".vtu":
             frame = -1 if frames is None else int(frames)  # type: ignore[arg-type]  # a .vtu holds one frame: an int

@@ -70,7 +70,7 @@ def test_element_types_with_internal_variables_or_stress_points_are_refused(monk
     assert future.n_edof == 4 + declared.get("n_internal", 0)
     monkeypatch.setattr(elements, "get_spec", lambda name: future if name == "future2d" else truss)
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 2, "bar"))
-    model.add_part("bar", "bar", "future2d", Material(E=1.0, nu=0.3, rho=1.0), Section(A=1.0, I=1.0))
+    model.add_part("bar", "future2d", "bar", Material(E=1.0, nu=0.3, rho=1.0), Section(A=1.0, I=1.0))
     model.fix("bar_start")
     with pytest.raises(ModelError, match="part 'bar'.*'future2d'.*does not support yet"):
         build_table(model)

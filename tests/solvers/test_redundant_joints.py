@@ -28,7 +28,7 @@ def tied_cantilever(lengths):
     """A cantilever (L = 1, 4 beam2d elements) whose tip hangs from the point (1, 1) by
     distance joints of the given lengths (None: the reference distance 1), pulled sideways."""
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam"))
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=1e4, I=2.0))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0), Section(A=1e4, I=2.0))
     model.fix("beam_start")
     for i, length in enumerate(lengths):
         model.distance(None, "beam_end", point=(1.0, 1.0), length=length, name=f"tie {i}")
@@ -194,7 +194,7 @@ def test_static_start_in_a_singular_configuration_stops_naming_the_dropped_joint
     The kept link alone lets the tip move on its circle under a transverse load, which the
     other link forbids: the solve stops naming the dropped one."""
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam"))
-    model.add_part("beam", "beam", "beam2d", Material(E=1.0), Section(A=1e4, I=2.0))
+    model.add_part("beam", "beam2d", "beam", Material(E=1.0), Section(A=1e4, I=2.0))
     model.fix("beam_start")
     model.distance(None, "beam_end", point=(2.0, 0.0), name="near link")
     model.distance(None, "beam_end", point=(3.0, 0.0), name="far link")

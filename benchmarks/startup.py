@@ -1,0 +1,108 @@
+"""Start-up cost of a first 3-D dynamic run: numba compilation (cold) and cache loading (warm).
+
+Runs, in a fresh subprocess, ``import femb`` + spin-up B with 10 beam3d_timoshenko
+elements (femb.validation.dynamic3d_cases) for 5 steps of the energy-conserving mid-point
+scheme, twice: first with an empty temporary NUMBA_CACHE_DIR (cold: every kernel the run
+needs is compiled and written to the cache), then again with that cache (warm: the kernels
+are loaded). Reports wall and CPU time of each, and for the cold run the compiled
+functions with their signatures and the time spent compiling each (exclusive of the
+functions it compiled in turn), largest first. ``--model`` chooses other first runs:
+``spinup3d`` (default), ``arm`` (examples/spatial_arm.py, beam3d with joints and rigid
+bodies, 5 steps), ``planar`` (the planar spin-up with beam2d).
+
+    python benchmarks/startup.py [--model spinup3d|arm|planar] [--top 25] [--cache DIR]
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+import numba.core.event as ev
+
+records = []
+stack = []
+
+
+class Recorder(ev.Listener):
+    def on_start(self, event):
+        stack.append([time.perf_counter(), 0.0])
+
+    def on_end(self, event):
+        start, inner = stack.pop()
+        dt = time.perf_counter() - start
+        if stack:
+            stack[-1][1] += dt
+        d = event.data or {}
+        disp = d.get("dispatcher")
+        name = getattr(getattr(disp, "py_func", None), "__qualname__", "?")
+        mod = getattr(getattr(disp, "py_func", None), "__module__", "?")
+        args = d.get("args", ())
+        records.append({"name": f"{mod}.{name}", "sig": [str(x) for x in args], "total": dt, "self": dt - inner})
+
+
+ev.register("numba:compile", Recorder())
+model = sys.argv[1]
+import femb  # noqa: F401
+from femb.solvers import solve_dynamic
+if model == "spinup3d":
+    from femb.validation.dynamic3d_cases import spin_up_beam_3d
+    solve_dynamic(spin_up_beam_3d(10), 0.01, 0.05, mass="lumped", record_every=5)
+elif model == "arm":
+    sys.path.insert(0, sys.argv[2] + "/examples")
+    import spatial_arm
+    spatial_arm.run(spatial_arm.build(), t_end=0.025, record_every=5)
+else:
+    from femb.validation.models import spin_up_beam
+    solve_dynamic(spin_up_beam("B", 10), 0.01, 0.05, record_every=5)
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records}))
+"""
+
+
+def run(model, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", CHILD, model, str(ROOT)], env=env, check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="spinup3d", choices=["spinup3d", "arm", "planar"])
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--cache", default=None, help="cache directory to use (default: a new empty temporary one)")
+    a = ap.parse_args(argv)
+    cache = pathlib.Path(a.cache) if a.cache else pathlib.Path(tempfile.mkdtemp(prefix="femb-numba-"))
+    cold = run(a.model, cache)
+    warm = run(a.model, cache)
+    recs = cold["records"]
+    print(f"first run '{a.model}': cold (empty NUMBA_CACHE_DIR {cache}) and warm (same cache)")
+    print(f"  cold: wall {cold['wall']:7.2f} s, CPU {cold['cpu']:7.2f} s, {len(recs)} compilations, "
+          f"{sum(r['self'] for r in recs):.2f} s compiling")
+    print(f"  warm: wall {warm['wall']:7.2f} s, CPU {warm['cpu']:7.2f} s, {len(warm['records'])} compilations")
+    by_name = {}
+    for r in recs:
+        e = by_name.setdefault(r["name"], [0, 0.0, []])
+        e[0] += 1
+        e[1] += r["self"]
+        e[2].append(r["sig"])
+    print(f"\n  compile time per function (exclusive), top {a.top}:")
+    print(f"  {'s':>6s} {'n':>3s}  function [when compiled more than once: the argument types that differ]")
+    for name, (n, t, sigs) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[: a.top]:
+        extra = ""
+        if n > 1:
+            diff = [i for i in range(len(sigs[0])) if len({s[i] if i < len(s) else "" for s in sigs}) > 1]
+            extra = "  " + " | ".join(", ".join(f"#{i}: {s[i]}" for i in diff) for s in sigs)
+        print(f"  {t:6.2f} {n:3d}  {name}{extra[:400]}")
+
+
+if __name__ == "__main__":
+    main()

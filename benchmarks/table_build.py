@@ -1,0 +1,110 @@
+"""Set-up cost of the DOF correlation table: ``build_table`` on beam chains.
+
+For a 2-D chain (beam2d, 3 DOFs per node) and a 3-D chain (beam3d, 6 DOFs per node) of
+N = 10⁴, 10⁵, 10⁶ elements, clamped at one end, each build runs in a fresh subprocess and
+reports its wall and CPU time (the CPU time is less sensitive to other jobs on a shared
+machine), the peak resident memory added by the build (VmHWM after the build
+minus VmRSS before it, the high-water mark reset just before) per DOF, and the exponent
+of a least-squares fit time ∝ N^k over the sizes. ``--baseline REV`` also builds with
+femb/correlation/{table,pattern}.py as of git revision REV (the two builds of a size run
+alternately, one subprocess each).
+
+    python benchmarks/table_build.py [--sizes 10000 100000 1000000] [--repeat 2] [--baseline REV]
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, pathlib, subprocess, sys, time, importlib.util, tempfile
+import numpy as np
+from femb.mesh import line_mesh
+from femb.model import Model
+n, dim, rev, root = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if rev == "-":
+    from femb.correlation import build_table
+else:
+    tmp = pathlib.Path(tempfile.mkdtemp())
+    def load(name, src):
+        path = tmp / (name.rsplit(".", 1)[1] + ".py")
+        path.write_text(src)
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+    show = lambda f: subprocess.run(["git", "-C", root, "show", f"{rev}:{f}"], check=True, capture_output=True,
+                                    text=True).stdout
+    load("femb.correlation.pattern_baseline", show("femb/correlation/pattern.py"))
+    build_table = load("femb.correlation.table_baseline", show("femb/correlation/table.py").replace(
+        "femb.correlation.pattern import", "femb.correlation.pattern_baseline import")).build_table
+if dim == 2:
+    m = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "b"), dim=2)
+    m.add_part("b", "beam2d", "b", values={"EA": 1.0, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.0})
+    m.fix("b_start", ("ux", "uy", "rz"))
+else:
+    m = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n, "b"), dim=3)
+    m.add_part("b", "beam3d", "b", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
+                                           "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012})
+    m.fix("b_start", ("ux", "uy", "uz", "rx", "ry", "rz"))
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+pathlib.Path("/proc/self/clear_refs").write_text("5")
+rss0 = status("VmRSS")
+t, c = time.perf_counter(), time.process_time()
+tab = build_table(m)
+dt, dc = time.perf_counter() - t, time.process_time() - c
+print(json.dumps({"time": dt, "cpu": dc, "peak": status("VmHWM") - rss0, "n_var": int(tab.n_var), "nnz": int(tab.nnz)}))
+"""
+
+
+def run(n, dim, rev):
+    out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(dim), rev or "-", str(ROOT)], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--dims", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--baseline", default=None)
+    a = ap.parse_args(argv)
+    versions = [None] + ([a.baseline] if a.baseline else [])
+    print("build_table on beam chains (fresh subprocess per build; time = median of repeats)")
+    print(f"{'chain':6s} {'version':10s} {'N':>9s} {'DOFs':>9s} {'nnz':>10s} {'wall s':>8s} {'CPU s':>8s} {'B/DOF':>7s}")
+    for dim in a.dims:
+        times = {v: [] for v in versions}
+        cpus = {v: [] for v in versions}
+        for n in a.sizes:
+            res = {v: [] for v in versions}
+            for _ in range(a.repeat):
+                for v in versions:
+                    res[v].append(run(n, dim, v))
+            for v in versions:
+                t = float(np.median([r["time"] for r in res[v]]))
+                cpu = float(np.median([r["cpu"] for r in res[v]]))
+                cpus[v].append(cpu)
+                peak = max(r["peak"] for r in res[v])
+                r = res[v][0]
+                times[v].append(t)
+                print(f"{dim}-D    {v or 'current':10s} {n:9d} {r['n_var']:9d} {r['nnz']:10d} {t:8.3f} {cpu:8.3f} "
+                      f"{peak / r['n_var']:7.0f}")
+        for v in versions:
+            if len(a.sizes) > 1:
+                k = np.polyfit(np.log(a.sizes), np.log(times[v]), 1)[0]
+                kc = np.polyfit(np.log(a.sizes), np.log(cpus[v]), 1)[0]
+                print(f"{dim}-D    {v or 'current':10s} fitted exponent: wall ∝ N^{k:.2f}, CPU ∝ N^{kc:.2f}")
+
+
+if __name__ == "__main__":
+    main()
