@@ -326,3 +326,43 @@ def test_over_constrained_four_bar_of_rigid_rods_keeps_every_joint():
     assert all_joints_hold(model, res) <= 1e-10
     assert energy_error(res) <= 1e-10
     assert np.ptp(res.dof(0, "uy")) > 0.1  # it moves
+
+
+def hung_rod(L=0.8, m=1.5, k=2.0):
+    """A uniform rigid rod (rigid_body3d at its centre (0, 0, −L/2)) hung from ground by a
+    revolute joint about y at its upper end, the origin (an attachment point), in gravity
+    −z, with a rotational spring k to ground (the static Newton starts with zero joint
+    multipliers, so a bare pendulum has no stiffness at its first iteration)."""
+    model = Model(Mesh(np.array([[0.0, 0.0, -0.5 * L]]), {}, {"rod": [0]}), dim=3, name="hung rod")
+    rod_body(model, "rod", "rod", m, L, np.array([0.0, 0.0, -1.0]))
+    model.add_discrete("spring", "rotational_spring3d_ground", "rod", k=k)
+    model.joint3d("revolute", "rod", None, axis=(0.0, 1.0, 0.0), point=(0.0, 0.0, 0.0), name="hinge")
+    model.gravity((0.0, 0.0, -G))
+    return model
+
+
+def test_rod_hung_at_its_end_statics_and_small_oscillations_match_closed_forms():
+    """Statics: a horizontal force F = 0.7 m g at the centre turns the rod by θ with
+    (L/2)(F cos θ − m g sin θ) = k θ (moments about the hinge; θ by brentq), the centre at
+    (L/2)(sin θ, 0, 1 − cos θ) from its reference, to 1e-9; the hinge reaction balances the
+    loads. Modal: the hanging rod's one mode, ω² = (k + m g L/2) / (m L²/3) (compound
+    pendulum with a spring), to 1e-9 (joint stiffness λ·∇²Φ from the static multipliers)."""
+    from scipy.optimize import brentq
+
+    L, m, k = 0.8, 1.5, 2.0
+    model = hung_rod(L, m, k)
+    F = 0.7 * m * G
+    model.point_load("rod", fx=F)
+    res = solve_static(model, steps=4)
+    theta = brentq(lambda a: 0.5 * L * (F * np.cos(a) - m * G * np.sin(a)) - k * a, 0.0, 1.5, xtol=1e-15)
+    assert res.dof(0, "ux", -1) == pytest.approx(0.5 * L * np.sin(theta), abs=1e-9)
+    assert res.dof(0, "uz", -1) == pytest.approx(0.5 * L * (1.0 - np.cos(theta)), abs=1e-9)
+    assert res.dof(0, "ry", -1) == pytest.approx(-theta, abs=1e-9)  # turning +x about −y
+    reaction = res.arrays["multipliers"][-1][:3]
+    assert np.abs(np.abs(reaction) - np.array([F, 0.0, m * G])).max() <= 1e-9 * m * G
+
+    model = hung_rod(L, m, k)
+    static = solve_static(model, steps=1)
+    modal = solve_modal(model, n_modes=1, state=static.final, multipliers=static.arrays["multipliers"][-1])
+    omega2 = modal.eigenvalues[0]
+    assert omega2 == pytest.approx((k + 0.5 * m * G * L) / (m * L**2 / 3), rel=1e-9)
