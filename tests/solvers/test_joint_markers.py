@@ -193,8 +193,9 @@ def double_pendulum(pivot="revolute", elbow="revolute", theta=TH0, rates=DTH0, o
     model.joint3d(elbow, "rod 1", "rod 2", axis=None if elbow == "spherical" else axis, point=p1, name="elbow")
     model.gravity(TILT @ np.array([0.0, 0.0, -G]))
     w1, w2 = -rates[0] * axis, -rates[1] * axis  # θ grows from the vertical towards x: ω = −θ̇ ŷ
+    w2 = w2 + out_of_plane / (0.5 * L2) * np.cross(e2, axis)  # rod 2's centre moves out of the plane
     v1 = np.cross(w1, c1)
-    v2 = np.cross(w1, p1) + np.cross(w2, c2 - p1) + out_of_plane * axis
+    v2 = np.cross(w1, p1) + np.cross(w2, c2 - p1)
     for node, v, w in (("rod 1", v1, w1), ("rod 2", v2, w2)):
         model.initial_velocity(node, ux=v[0], uy=v[1], uz=v[2], rx=w[0], ry=w[1], rz=w[2])
     return model
