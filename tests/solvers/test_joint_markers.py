@@ -13,27 +13,16 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from femb.assembly.joints import ConstraintSet
-from femb.core.rotations import cayley_batch, exp_batch, log_batch
+from femb.core.rotations import cayley_batch
 from femb.correlation import build_table
 from femb.mesh import CellBlock, Mesh
 from femb.model import Material, Model, Section
 from femb.solvers import solve_dynamic, solve_modal, solve_static
+from tests.solvers.test_joints3d import expm
 
 KINDS = ["spherical", "revolute", "universal", "cylindrical", "prismatic"]
 AXIS = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
 G = 9.81
-
-
-def expm(w):
-    out = np.empty((1, 3, 3))
-    exp_batch(np.asarray(w, dtype=np.float64)[None, :], out)
-    return out[0]
-
-
-def logm(R):
-    out = np.empty((1, 3))
-    log_batch(np.ascontiguousarray(R[None]), out)
-    return out[0]
 
 
 # ---------------------------------------------------------------- equations and their derivatives
