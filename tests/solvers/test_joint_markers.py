@@ -402,3 +402,27 @@ def test_chain_of_ten_rods_jointed_at_their_ends_is_the_planar_chain_on_pins():
     assert np.abs(np.stack([r3.dof(i, "uz") for i in range(10)])).max() <= 1e-12
     assert energy_error(r3) <= 1e-10
     assert r3.series("constraint_residual").max() <= 1e-10
+
+
+@pytest.mark.parametrize("hinge", ["flap", "lag"])
+def test_rotor_blade_on_a_hinge_at_its_root_has_the_textbook_frequencies(hinge):
+    """A rigid uniform blade (rigid_body3d at its centre, length L = 2) hinged at its root
+    at radius e = 0.3 from the spin axis z (a revolute joint to the spinning hub at the
+    attachment point (e, 0, 0), away from the body's node), linearized about the steady
+    spin Ω = 3 rad/s (relative equilibrium: the blade radial): flapping (hinge about y)
+    ν² = Ω² (1 + e S/I − J_a/I), lead-lag (hinge about z) ν² = Ω² e S/I, with S = mL/2,
+    I = mL²/3 about the hinge and J_a the blade's inertia about its own axis (the thin-blade
+    results of rotor dynamics, e.g. Johnson, Helicopter Theory §9, have J_a = 0; a rigid
+    body's centrifugal flap stiffness is Ω² (I − J_a + e S)), to 1e-9."""
+    from femb.solvers.eigen.steady_spin import steady_spin
+
+    e, L, m, spin = 0.3, 2.0, 4.0, 3.0
+    model = Model(Mesh(np.array([[e + 0.5 * L, 0.0, 0.0]]), {}, {"blade": [0]}), dim=3, name="hinged blade")
+    rod_body(model, "blade", "blade", m, L, np.array([1.0, 0.0, 0.0]))
+    axis = (0.0, 1.0, 0.0) if hinge == "flap" else (0.0, 0.0, 1.0)
+    model.joint3d("revolute", "blade", None, axis=axis, point=(e, 0.0, 0.0), name="root hinge")
+    lin = steady_spin(model, spin)
+    nu = lin.modes(1).damped_frequency
+    S, I, Ja = 0.5 * m * L, m * L**2 / 3.0, rod_inertia(m, L, np.array([1.0, 0.0, 0.0]))[0, 0]
+    expected = spin**2 * ((1.0 - Ja / I + e * S / I) if hinge == "flap" else e * S / I)
+    assert np.abs(nu).max() ** 2 == pytest.approx(expected, rel=1e-9)
