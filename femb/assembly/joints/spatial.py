@@ -93,7 +93,7 @@ def attachment_point(joint, Xa, Xb):
     ``point`` from node a / b (reference positions ``Xa``, ``Xb``; nodes start unrotated,
     so a body frame is parallel to the global axes in the reference configuration). Without
     a point: node b's position (``Xb``), or node a's for a joint to ground (``Xb`` None)."""
-    frame = getattr(joint, "frame", None) or "reference"
+    frame = joint.frame or "reference"
     if joint.point is None:
         return (Xa if Xb is None else Xb).copy()
     p = np.asarray(joint.point, dtype=np.float64)
@@ -191,7 +191,7 @@ class Joints3D(JointEvaluator):
             if needs_rotation and np.any(s.ra < 0):
                 raise ModelError(f"joint {j.name!r}: node {na} carries no rotations (needs an oriented node, e.g. of beam3d)")
             s.n0, s.t1, s.t2 = joint_frame(j.axis if j.axis is not None else (1.0, 0.0, 0.0),
-                                           getattr(j, "second_axis", None), name=j.name)
+                                           j.second_axis, name=j.name)
             self.specs.append(s)
             self.names += [j.name] * ROWS[j.kind]
         self.m = len(self.names)
