@@ -84,7 +84,7 @@ import numpy as np
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.mesh import line_mesh
 from femb.model import Model
-from femb.solvers import integrators
+from femb.solvers.dynamics import step_system as integrators  # _StepSystem (its turn limit is timed by --profile)
 from femb.solvers import HHT, DynamicSettings, GeneralizedAlpha, MidPoint, Newmark, solve_dynamic
 from femb.solvers.dynamics.problem import DynamicProblem
 from femb.solvers.dynamics.energy import EnergyAccount
