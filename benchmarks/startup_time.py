@@ -7,7 +7,10 @@ benchmarks/peer_suite.py) — everything a first 3-D dynamic run compiles. Repor
 child's CPU seconds (user + sys, from the kernel's accounting of the finished child) and
 wall seconds until it ends, and the CPU seconds at the moment the step had finished
 (``time.process_time()`` inside the child; the difference is interpreter shutdown).
-Then the same child again with the now filled cache (warm).
+Then the same child again with the now filled cache (warm). The same two runs of
+``femb run examples/spatial_arm.toml --smoke`` (the spinning two-link arm with joints,
+springs and dampers: a static sag, then the first recorded frames of its 3-D dynamics),
+the first 3-D run a user meets.
 
 Warm: with the cache that ``make`` uses (NUMBA_CACHE_DIR from the environment, else
 .venv/numba-cache), filled first by one untimed run of each command, the wall time of
@@ -90,6 +93,16 @@ def main(argv=None):
                         f"({float(step_cpu):.1f} CPU s when the step finished, of which import {float(import_cpu):.1f}), {wall:.1f} s wall")
                 print(line, flush=True)
                 lines.append(line)
+        femb_cli = os.path.join(os.path.dirname(py), "femb")
+        if os.path.exists(femb_cli):
+            with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out_dir:
+                env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+                for label in ("cold (empty NUMBA_CACHE_DIR)", "same cache, second process"):
+                    wall, cpu, _ = run_child([femb_cli, "run", os.path.join("examples", "spatial_arm.toml"), "--smoke", "--out", out_dir], env)
+                    line = (f"femb run examples/spatial_arm.toml --smoke (static sag, then the first recorded frames of the 3-D "
+                            f"dynamics), {label}: {cpu:.1f} CPU s, {wall:.1f} s wall")
+                    print(line, flush=True)
+                    lines.append(line)
     env = dict(os.environ)
     env.setdefault("NUMBA_CACHE_DIR", os.path.join(ROOT, ".venv", "numba-cache"))
     with tempfile.TemporaryDirectory() as tmp:
