@@ -24,10 +24,12 @@ printed before and after each row.
 
 Timing. Dynamics: time per step. femb: its time-stepping loop (``results.info["wall_time"]``,
 states recorded every 50 steps); Exudyn: ``SolveDynamic`` without solution output minus a
-10-step run of the same system (its set-up: initial accelerations, Jacobian pattern), the
-medians of each. Statics: the whole solve call of each code (femb ``solve_static`` with its
-table and problem set-up; Exudyn ``SolveStatic`` after ``Assemble``), model building
-excluded in both.
+10-step run of the same system (its set-up: initial accelerations, Jacobian pattern), each
+the mean of back-to-back solves lasting at least 0.3 s (one sample). Statics: the whole
+solve call of each code (femb ``solve_static`` with its table and problem set-up; Exudyn
+``SolveStatic`` after ``Assemble``), model building excluded in both; one sample = the mean
+of back-to-back solves lasting at least 0.3 s. Each code's time is the median of its
+samples.
 
 Newton tolerances (the same absolute residual threshold in both codes, stated per row).
 femb converges when ‖r‖ ≤ τ·s with s its force scale (the largest of the internal, inertia
@@ -172,11 +174,28 @@ def exudyn_solve_dynamic(build, dt, t_end, tol, abs_tol, modified):
                 t=it.currentTime, mbs=mbs, SC=SC, extra=extra)
 
 
+MIN_SAMPLE = 0.3  # s: a timing sample repeats a short solve until it lasts this long (mean per solve)
+
+
+def batched(solve, min_seconds=MIN_SAMPLE, most=1000):
+    """(mean seconds per call, last output) of ``solve() -> (seconds, ...)`` called until
+    the calls total ``min_seconds`` (runs of a few ms are at the mercy of the scheduler)."""
+    walls, out = [], None
+    while not walls or (sum(walls) < min_seconds and len(walls) < most):
+        out = solve()
+        walls.append(out[0])
+    return sum(walls) / len(walls), out
+
+
 def exudyn_per_step(build, dt, t_end, tol, abs_tol, modified):
-    """One timed Exudyn sample: (full − 10-step run) / (steps − 10), plus the full run."""
-    full = exudyn_solve_dynamic(build, dt, t_end, tol, abs_tol, modified)
-    short = exudyn_solve_dynamic(build, dt, 10 * dt, tol, abs_tol, modified)
-    return (full["wall"] - short["wall"]) / max(full["steps"] - short["steps"], 1), full
+    """One timed Exudyn sample: (full − 10-step run) / (steps − 10), each the mean of
+    back-to-back solves lasting MIN_SAMPLE, plus the full run."""
+    def run(t):
+        r = exudyn_solve_dynamic(build, dt, t, tol, abs_tol, modified)
+        return r["wall"], r
+    full_wall, (_, full) = batched(lambda: run(t_end))
+    short_wall, (_, short) = batched(lambda: run(10 * dt))
+    return (full_wall - short_wall) / max(full["steps"] - short["steps"], 1), full
 
 
 def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None):
@@ -245,14 +264,14 @@ def run_static_row(label, size, femb_solve, exu_solve, tol, repeat, note=""):
     times = {"femb": [], "a": [], "b": []}
     info = {}
     for _ in range(repeat):
-        wall, its, accuracy = femb_solve(None)
+        wall, (_, its, accuracy) = batched(lambda: femb_solve(None))
         times["femb"].append(wall)
         info["femb"] = dict(its=its, accuracy=accuracy)
         if exu is None:
             continue
         for key, modified in (("a", False), ("b", True)):  # Exudyn's static default is full Newton
             try:
-                wall, its, accuracy, ok = exu_solve(modified, tol, tol * s_med)
+                wall, (_, its, accuracy, ok) = batched(lambda: exu_solve(modified, tol, tol * s_med))
             except Exception as exc:  # Exudyn's solver gave up: reported, not timed
                 info[key] = dict(its=float("nan"), accuracy=dict(failed=str(exc).splitlines()[0]), finished=False)
                 continue
