@@ -206,7 +206,8 @@ def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None):
         return solve_dynamic(build(), dt, t_end, settings, probes=probes)
 
 
-def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, repeat, femb_accuracy, exu_accuracy, note="", floor=0.0):
+def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, repeat, femb_accuracy, exu_accuracy, note="", floor=0.0,
+                    exudyn_tolerances=None):
     """Interleaved timing of one dynamic case; accuracy from one extra run of each code."""
     print(f"\n[{label}, {size}] {load()}", flush=True)
     scales = []
@@ -214,6 +215,9 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
         res = femb_dynamic_run(femb_build, dt, t_end, tol, mass, record_every=1)
     s_med = median(scales)
     abs_tol = max(tol * s_med, floor)  # Exudyn cannot go below the round-off level of its residual
+    exu_rel = tol
+    if exudyn_tolerances is not None:  # a row with its own rule (the flexible pendulum)
+        exu_rel, abs_tol = exudyn_tolerances
     acc_f = femb_accuracy(res)
     femb_dynamic_run(femb_build, dt, 3 * dt, tol, mass)  # warm-up
     times = {"femb": [], "a": [], "b": []}
@@ -226,7 +230,7 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
             continue
         for key, modified in (("a", True), ("b", False)):
             try:
-                per, full = exudyn_per_step(exu_build, dt, t_end, tol, abs_tol, modified)
+                per, full = exudyn_per_step(exu_build, dt, t_end, exu_rel, abs_tol, modified)
             except Exception as exc:  # Exudyn's solver gave up: reported, not timed
                 info[key] = dict(its=float("nan"), jac=float("nan"), failed=str(exc).splitlines()[0], finished=False)
                 continue
@@ -237,10 +241,10 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
     if exu is not None:
         for key, modified in (("a", True), ("b", False)):
             try:
-                acc[key] = exu_accuracy(exu_build, dt, t_end, tol, abs_tol, modified)
+                acc[key] = exu_accuracy(exu_build, dt, t_end, exu_rel, abs_tol, modified)
             except Exception as exc:
                 acc[key] = dict(failed=str(exc).splitlines()[0])
-    row = dict(row=label, size=size, kind="dynamic", dt=dt, t_end=t_end, tol=tol, femb_scale_median=s_med,
+    row = dict(row=label, size=size, kind="dynamic", dt=dt, t_end=t_end, tol=tol, exudyn_rel_tol=exu_rel, femb_scale_median=s_med,
                femb_scale_range=(min(scales), max(scales)), abs_tol=abs_tol, floor=floor, note=note,
                femb=dict(time=median(times["femb"]), samples=times["femb"], accuracy=acc["femb"], **info["femb"]))
     for key in ("a", "b"):
@@ -336,33 +340,14 @@ def pendulum_rows(args):
             q = np.asarray(full["mbs"].systemData.GetODE2Coordinates())
             return dict(tip_y=float(q[-2]))
 
-        # femb's relative τ is fp.femb_tolerance; Exudyn's absolute threshold is the pendulum
-        # script's max(τ‖f_g‖, floor): pass τ so that the probe-based threshold is not used
-        row = run_dynamic_row_fixed_abs("pendulum", f"N = {n}", femb_build, exu_build, 1e-3, t_end, tau, args.tol,
-                                        fp.exudyn_absolute_tolerance(n, args.tol), "invariant", args.repeat, femb_acc, exu_acc,
-                                        note="femb τ relative to its force scale; Exudyn abs = max(τ‖f_g‖, round-off floor), rel = τ "
-                                             "(as benchmarks/flexible_pendulum.py)")
+        # the thresholds of benchmarks/flexible_pendulum.py: femb τ' = max(τ‖f_g‖, floor)/‖f_g‖
+        # relative to its force scale, Exudyn absolute max(τ‖f_g‖, floor) and relative τ
+        row = run_dynamic_row("pendulum", f"N = {n}", femb_build, exu_build, 1e-3, t_end, tau, "invariant", args.repeat, femb_acc, exu_acc,
+                              exudyn_tolerances=(args.tol, fp.exudyn_absolute_tolerance(n, args.tol)),
+                              note="femb τ relative to its force scale; Exudyn abs = max(τ‖f_g‖, round-off floor), rel = τ "
+                                   "(as benchmarks/flexible_pendulum.py)")
         rows.append(row)
     return rows
-
-
-def run_dynamic_row_fixed_abs(label, size, femb_build, exu_build, dt, t_end, femb_tol, exu_rel, exu_abs, mass, repeat, femb_acc, exu_acc,
-                              note=""):
-    """run_dynamic_row with Exudyn's thresholds given (rows whose absolute threshold is
-    defined by their own script), the probe still reports femb's force scale."""
-    global exudyn_dynamic_settings
-    base = exudyn_dynamic_settings
-
-    def fixed(dt_, t_end_, tol_, abs_tol_, modified):
-        return base(dt_, t_end_, exu_rel, exu_abs, modified)
-    exudyn_dynamic_settings = fixed
-    try:
-        row = run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, femb_tol, mass, repeat, femb_acc, exu_acc, note)
-    finally:
-        exudyn_dynamic_settings = base
-    row["abs_tol"] = exu_abs
-    row["exudyn_rel_tol"] = exu_rel
-    return row
 
 
 # ----------------------------------------------------------------------------- rows 2, 3: spin-up B
