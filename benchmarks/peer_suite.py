@@ -577,7 +577,7 @@ ROLL = dict(L=1.0, EI=1.0, EA=1.0e4, GA=1.0e4)
 
 def femb_rollup(n, steps, tol):
     model = Model(line_mesh((0.0, 0.0), (ROLL["L"], 0.0), n, "beam"), name="roll-up")
-    model.add_part("beam", "beam", "beam2d_timoshenko", values=dict(EA=ROLL["EA"], EI=ROLL["EI"], GAs=ROLL["GA"], rhoA=1.0, rhoI=1e-3))
+    model.add_part("beam", "beam2d_timoshenko", "beam", values=dict(EA=ROLL["EA"], EI=ROLL["EI"], GAs=ROLL["GA"], rhoA=1.0, rhoI=1e-3))
     model.fix("beam_start")
     model.point_load("beam_end", mz=2.0 * np.pi * ROLL["EI"] / ROLL["L"])
     with warnings.catch_warnings():
@@ -669,7 +669,7 @@ def femb_bend(n, steps, tol):
     mesh = Mesh(pts, {"bend": CellBlock("line", cells)}, {"root": [0], "tip": [n]})
     model = Model(mesh, dim=3, name="45° bend")
     b = BEND
-    model.add_part("bend", "bend", "beam3d_timoshenko", Material(E=b["E"], G=b["G"], rho=0.0),
+    model.add_part("bend", "beam3d_timoshenko", "bend", Material(E=b["E"], G=b["G"], rho=0.0),
                    Section(A=b["A"], Iy=b["I"], Iz=b["I"], J=b["J"], shear_factor=1.0))
     model.fix("root")
     model.point_load("tip", fz=b["P"])
