@@ -6,7 +6,7 @@ writes the ParaView collection, history.csv and run.json. Step types live in a r
 ``modal`` are registered here. Dynamic steps write checkpoints, and
 ``Case.run(out_dir, restart=True)`` continues a killed run (femb.case.checkpoint).
 """
-from femb.case import dynamic_step, modal_step  # noqa: F401  (register the dynamic and modal step types)
+from femb.case import dynamic_step, modal_step, modification_step  # noqa: F401  (register their step types)
 from femb.case.case import Case, OutputSettings, load_case, run_case
 from femb.case.expressions import Expression, evaluate
 from femb.case.steps import STEP_TYPES, Step, StepType, register_step_type
