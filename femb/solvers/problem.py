@@ -97,11 +97,11 @@ class StaticProblem:
         return self.assembler.strain_energy(u, R=R)
 
     def load_stiffness(self, state, lam):
-        """Load stiffness (CSR over equations) of the rotation-dependent moments at load
-        factor λ, or None."""
-        if not self.loads.has_moment_loads:
+        """Load stiffness (CSR over equations) of the configuration-dependent loads
+        (rotation-dependent moments, follower pressures) at load factor λ, or None."""
+        if not self.loads.has_state_loads:
             return None
-        return self.loads.moment_stiffness(split_state(state)[1], lam)
+        return self.loads.state_stiffness(*split_state(state), lam)
 
     @property
     def constraint_rows(self):
@@ -134,11 +134,11 @@ class StaticProblem:
         return state
 
     def external(self, lam, state=None):
-        """External generalized forces (n_var,) at load factor λ; the rotation-dependent
-        moments are evaluated at the rotations of ``state`` (reference when None)."""
+        """External generalized forces (n_var,) at load factor λ; the configuration-dependent
+        loads are evaluated at ``state`` (reference when None)."""
         out = lam * self.f_ref + self.f_const
-        if self.loads.has_moment_loads:
-            out = out + self.loads.moments(None if state is None else split_state(state)[1], lam)
+        if self.loads.has_state_loads:
+            out = out + self.loads.state_forces(*((None, None) if state is None else split_state(state)), lam)
         return out
 
     def reactions(self, state, lam, multipliers=None):
@@ -162,7 +162,7 @@ class _StaticSystem:
         self.p = problem
         self.lam = lam
         self.f_ext = problem.external(lam)
-        self.moments = problem.loads.has_moment_loads
+        self.moments = problem.loads.has_state_loads
         self.length_scale = problem.length_scale
 
     def constraints(self, x):
