@@ -22,8 +22,7 @@ import scipy.sparse as sp
 from femb.assembly.assembler import Assembler
 from femb.core.errors import ModelError
 from femb.core.surfaces import pressure_forces, pressure_stiffness, traction_forces
-from femb.elements.loads3d import (follower_moment, follower_moment_stiffness, semitangential_moment,
-                                   semitangential_moment_stiffness)
+from femb.elements.loads3d import follower_moment, follower_moment_stiffness, semitangential_moment, semitangential_moment_stiffness
 from femb.model.loads import DistributedLoad, EdgeLoad, Gravity, PointLoad, Pressure, Traction, evaluate_amplitude
 from femb.model.model import edge_nodes
 
