@@ -4,6 +4,7 @@ Declare, validate, build: methods add declarations, ``validate()`` reports every
 once (each naming the set, part, element, node or parameter), and
 ``femb.correlation.build_table(model)`` turns a valid model into global numbers.
 """
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union, cast
@@ -13,6 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from femb import elements as element_library
 from femb.core.errors import InputError, ModelError
+from femb.elements.base import CellWarning
 from femb.model.joints import JOINT_KINDS, JOINTS_3D, Joint
 from femb.model.loads import (
     FORCE_TO_DOF,
@@ -46,6 +48,9 @@ DofSelector = Union[str, Sequence[str]]
 
 # element parameters that are masses or inertias (must not be negative)
 INERTIA_PARAMS = ("m", "J", "Jx", "Jy", "Jz", "rhoA", "rhoI", "rhoJ", "rhoIy", "rhoIz", "rhoIp")
+
+
+log = logging.getLogger(__name__)
 
 
 def _as_3d(vector: Optional[ArrayLike]) -> NDArray[np.float64]:
@@ -463,7 +468,11 @@ class Model:
                 if zero.size:
                     p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
             if spec.check_cells is not None:
-                p += [f"{where}: {m} in cell set {part.cells!r}" for m in spec.check_cells(mesh.points, conn)]
+                for m in spec.check_cells(mesh.points, conn):
+                    if isinstance(m, CellWarning):
+                        log.warning("%s, cell set %r: %s", where, part.cells, m)
+                    else:
+                        p.append(f"{where}: {m} in cell set {part.cells!r}")
         for rec in self.fixed + self.prescribed + self.loads + self.ties:
             p += self._record_problems(rec, names, covered)
         for nodes, values in self.initial_velocities:
