@@ -222,3 +222,23 @@ def test_pressure_on_a_flat_2d_model_is_refused():
     model = Model(mesh)
     model.pressure("tri", 1.0)
     assert any("surface loads need a 3-D model" in m for m in model.problems())
+
+
+def test_follower_pressure_is_refused_by_the_dynamic_solver():
+    """The mid-point scheme would need the Simpson average of the pressure forces to stay
+    energy-consistent (docs/shells.md); until then a clear refusal, not a silent dead load."""
+    from femb import solve_dynamic
+    from femb.core.errors import InputError
+
+    mesh, model = _plate(2, "quad")
+    model.fix("plate_boundary", "all")
+    model.pressure("plate", 1.0, kind="follower")
+    with pytest.raises(InputError, match="follower pressures are not supported by solve_dynamic"):
+        solve_dynamic(model, 0.01, 0.02)
+
+
+def test_pressure_on_a_face_set_no_part_meshes_is_an_error():
+    mesh, model = _plate(2, "quad")
+    mesh.add_cells("spare", "triangle", np.array([[0, 1, 4]]))
+    model.pressure("spare", 1.0, name="loose")
+    assert "loose: cell set 'spare' is not meshed by any part" in model.problems()
