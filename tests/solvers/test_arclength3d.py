@@ -139,3 +139,23 @@ def test_arch_arclength_is_the_same_in_any_orientation():
     assert -d0[-1, 1] > 0.05  # beyond the rise (0.05): the apex has passed the supports' chord
     rot = np.asarray(res1.arrays["rotations"][-1])
     assert np.count_nonzero(np.abs(rot - np.eye(3)).max(axis=(1, 2)) > 1e-6) >= 10
+
+
+def test_arclength_with_a_follower_pressure_matches_load_control():
+    """A clamped plate inflated by a follower pressure: the arc-length frames (whose load
+    vector is the pressure on the current surface) are the states solve_static reaches at
+    the same load factors."""
+    from femb.mesh import rectangle_mesh
+
+    mesh = rectangle_mesh(1.0, 1.0, 6, 6, cells="quad")
+    model = Model(mesh)
+    model.add_part("plate", "shell4", "plate", Material(E=70e9, nu=0.3), Section(thickness=0.005))
+    model.fix("plate_boundary", "all")
+    model.pressure("plate", 1.0e5, kind="follower")
+    centre = mesh.node("plate_center")
+    res = solve_arclength(model, ArcLengthSettings(initial_load_factor=0.2, max_steps=8, max_load_factor=2.0))
+    lam = np.asarray(res.history["load_factor"])
+    assert lam[-1] > 1.0
+    st = solve_static(model, load_factors=lam[1:], settings=NewtonSettings(tolerance=1e-10))
+    assert np.allclose(st.dof(centre, "uz")[1:], res.dof(centre, "uz")[1:], rtol=1e-6, atol=0)
+    assert res.dof(centre, "uz", -1) > 0.01  # along +Z, the faces' normal: several thicknesses, the membrane range
