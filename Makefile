@@ -39,7 +39,13 @@ test-fast: $(STAMP)
 validate: $(STAMP)
 	$(PY) -m femb.validation --report validation/report
 
+# bench: Exudyn (the peer code of the comparison, never a femb dependency) comes with the
+# "bench" extra; the side-by-side suite runs first at its small sizes and prints one table.
 bench: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) benchmarks/peer_suite.py
+	$(PY) benchmarks/startup_time.py
+	$(PY) benchmarks/profile_steps.py --top 15
 	$(PY) benchmarks/assembly_throughput.py
 	$(PY) benchmarks/flexible_pendulum.py --check --profile 10 1000
 	$(PY) benchmarks/joint_step_overhead.py

@@ -23,7 +23,8 @@ Exudyn: ``ObjectRigidBody`` on a ``NodeRigidBodyEP`` with ``ObjectJointRevoluteZ
 by ``CreateRigidBody``/``CreateRevoluteJoint``), its default implicit solver
 (generalized-α, ρ∞ = 0.9, modified Newton: few Jacobians, more iterations), one thread,
 the same Δt, 25 Newton iterations at most, relative Newton tolerance τ and absolute τ·m·g
-(femb: full Newton, tolerance τ relative to its force scale). Exudyn's time is that of
+(femb: full Newton, tolerance τ relative to its force scale); and again with Exudyn's full
+Newton. Exudyn's time is that of
 ``SolveDynamic`` minus a 10-step run (set-up). The two runs agree on the body position
 after 1 s to 5e-4 (mid-point rule against generalized-α at Δt = 0.02).
 
@@ -159,7 +160,7 @@ def import_exudyn():
     return exudyn
 
 
-def _exudyn_pendulum(dt, t_end, tol):
+def _exudyn_pendulum(dt, t_end, tol, modified=True):
     import exudyn as exu
     from exudyn.utilities import InertiaCuboid, RigidBodyInertia  # noqa: F401  (module of the helpers)
 
@@ -179,6 +180,7 @@ def _exudyn_pendulum(dt, t_end, tol):
     ti.newton.relativeTolerance = tol
     ti.newton.absoluteTolerance = tol * BODY["m"] * G
     ti.newton.maxIterations = 25
+    ti.newton.useModifiedNewton = modified  # True: Exudyn's default
     s.parallel.numberOfThreads = 1
     s.solutionSettings.writeSolutionToFile = False
     s.solutionSettings.sensorsWritePeriod = 1e9
@@ -191,11 +193,11 @@ def _exudyn_pendulum(dt, t_end, tol):
     return wall, it.currentStepIndex - 1, it.newtonStepsCount, it.newtonJacobiCount
 
 
-def run_exudyn(dt, t_end, tol, repeat):
+def run_exudyn(dt, t_end, tol, repeat, modified=True):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        full = [_exudyn_pendulum(dt, t_end, tol) for _ in range(max(1, repeat))]
-        short = [_exudyn_pendulum(dt, 10 * dt, tol)[0] for _ in range(max(1, repeat))]
+        full = [_exudyn_pendulum(dt, t_end, tol, modified) for _ in range(max(1, repeat))]
+        short = [_exudyn_pendulum(dt, 10 * dt, tol, modified)[0] for _ in range(max(1, repeat))]
     wall = min(f[0] for f in full) - min(short)
     steps, newton, jac = full[0][1], full[0][2], full[0][3]
     return dict(steps=steps, its=newton / max(steps, 1), jacobians=jac / max(steps, 1), per_step=wall / max(steps, 1),
@@ -234,13 +236,17 @@ def main(argv=None):
             profile_case(builder, dt, t_end, args.tol)
     exu = None if args.no_exudyn else import_exudyn()
     ex = None
+    ex_full = None
     if exu is not None:
         _, _, dt, t_end = CASES[0]
         ex = run_exudyn(dt, t_end, args.tol, args.repeat)
         ex["version"] = exu.__version__
+        ex_full = run_exudyn(dt, t_end, args.tol, args.repeat, modified=False)
         rows[0]["exudyn"] = ex
+        rows[0]["exudyn_full_newton"] = ex_full
         rows[0]["ratio_exudyn_step"] = rows[0]["constrained"]["per_step"] / ex["per_step"]
         rows[0]["ratio_exudyn_iteration"] = rows[0]["constrained"]["per_iteration"] / ex["per_iteration"]
+        rows[0]["ratio_exudyn_full_newton_step"] = rows[0]["constrained"]["per_step"] / ex_full["per_step"]
     lines = ["| case | free equations | its/step with / without joints | ms/step with joints | ms/step without | ratio per step | ratio per iteration |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -254,6 +260,9 @@ def main(argv=None):
                      f"Jacobians/step {ex['jacobians']:.2f}; femb its/step {c['its']:.2f}): femb/Exudyn per step "
                      f"{rows[0]['ratio_exudyn_step']:.2f}, per Newton iteration {rows[0]['ratio_exudyn_iteration']:.2f} "
                      f"(femb {1e3 * c['per_step']:.3f} ms/step, Exudyn {1e3 * ex['per_step']:.3f} ms/step)")
+        lines.append(f"(a) against Exudyn with full Newton (its/step {ex_full['its']:.2f}): femb/Exudyn per step "
+                     f"{rows[0]['ratio_exudyn_full_newton_step']:.2f} (Exudyn {1e3 * ex_full['per_step']:.3f} ms/step); for "
+                     f"interleaved repeats and medians see benchmarks/peer_suite.py (row 'revolute')")
     elif not args.no_exudyn:
         lines.append("\n(Exudyn not installed: no comparison)")
     text = "\n".join(lines)

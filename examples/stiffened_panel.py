@@ -23,10 +23,7 @@ import sys
 
 import numpy as np
 
-from femb.export.modes import write_mode_animation
-from femb.mesh import rectangle_mesh
-from femb.model import Material, Model, Section
-from femb.solvers import solve_buckling
+from femb import Material, Model, Section, rectangle_mesh, solve_buckling, write_mode_animation
 
 A_SIDE, T, E, NU = 1.0, 0.005, 70e9, 0.3
 RIB_T, RIB_H = 0.005, 0.040

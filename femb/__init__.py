@@ -22,6 +22,7 @@ _EXPORTS = {
     "rectangle_mesh": "femb.mesh",
     "cylinder_panel_mesh": "femb.mesh",
     "sphere_patch_mesh": "femb.mesh",
+    "pressure_nodal_loads": "femb.mesh",
     "read_mesh": "femb.mesh.io",
     "write_mesh": "femb.mesh.io",
     "floating_cells": "femb.elements.floating_beam2d",

@@ -16,7 +16,8 @@ JOINT_KEYS = {
     "linear": ("terms", "value"),
     "body_point": ("body", "node", "point", "offset"),
     "slider": ("node", "body", "point", "direction", "lock_rotation"),
-    **{kind: ("a", "b", "axis", "point") for kind in JOINTS_3D},
+    **{kind: ("a", "b", "axis", "point", "frame") for kind in JOINTS_3D},
+    "universal": ("a", "b", "axis", "point", "frame", "second_axis"),
 }
 FLOATING_ELEMENTS = ("beam2d_floating", "beam2d_floating_timoshenko")
 FLOATING_FRAMES = ("chord", "root")
@@ -212,18 +213,25 @@ class MultibodyReaders:
                     b = self.single_node(t, "b", required=False)
                     axis = t.take("axis", "vector", size=3, required=kind != "spherical")
                     point = t.take("point", "vector", size=3)
+                    frame = t.take("frame", "string", choices=("reference", "a", "b")) or "reference"
+                    second = t.take("second_axis", "vector", size=3) if kind == "universal" else None
                     if axis is not None and not np.linalg.norm(axis) > 0:
                         ctx.fail(t.key_path("axis"), f"must be non-zero, got {list(axis)}")
                     if kind == "spherical" and axis is not None:
                         ctx.fail(t.key_path("axis"), "a spherical joint has no axis")
-                    if b is not None and point is not None:
-                        ctx.fail(t.key_path("point"), "the ground point is only for a joint to ground (without b)")
+                    if second is not None and (not np.linalg.norm(second) > 0
+                                               or abs(np.dot(axis, second)) > 1e-9 * np.linalg.norm(axis) * np.linalg.norm(second)):
+                        ctx.fail(t.key_path("second_axis"), f"must be non-zero and perpendicular to axis {list(axis)}, got {list(second)}")
+                    if frame != "reference" and point is None:
+                        ctx.fail(t.key_path("frame"), f"frame {frame!r} needs a point (the offset from node {frame})")
+                    if frame == "b" and b is None:
+                        ctx.fail(t.key_path("frame"), "point given in frame 'b', which does not exist (a joint to ground has no b)")
                     if b is not None and model.node(a) == model.node(b):
                         ctx.fail(t.key_path("b"), f"must be another node than a ({a!r}), got {b!r}")
                     for key, sel in (("a", a), ("b", b)):
                         if sel is not None:
                             self.check_rotation(sel, t.key_path(key), "rx", oriented=True)
-                    model.joint3d(kind, a, b, axis=axis, point=point, name=name)
+                    model.joint3d(kind, a, b, axis=axis, point=point, name=name, second_axis=second, frame=frame)
                 else:
                     terms = self._linear_terms(t, model)
                     value = t.take("value")

@@ -35,12 +35,19 @@ Kinds (``Joint.kind``) and their equations (x: current node position X + u):
     form Δd·ē + d̄·Δe (Δe = τ E ē for the Cayley parameter τ = 2 tan(Δθ/2)) is its exact
     discrete derivative.
 
-3-D joints between oriented nodes (beam3d nodes) or an oriented node and ground
-(femb.assembly.joints.spatial; ``axis`` is a unit vector fixed in node a's frame, given in the
-reference configuration; node_b None means ground):
+3-D joints between oriented nodes (beam3d, rigid_body3d nodes) or an oriented node and ground
+(femb.assembly.joints.spatial; node_b None means ground). The joint sits at an attachment
+point P given in the reference configuration: ``point`` (reference coordinates), or with
+``frame`` "a" / "b" an offset from node a / b (nodes start unrotated, so a body frame is
+parallel to the global axes there); default node b's position (node a's for a joint to
+ground). P is fixed in both bodies: with c_a = P − X_a and c_b = P − X_b their reference
+offsets, the points x_a + R_a c_a and x_b + R_b c_b coincide. ``axis`` is a unit vector
+given in the reference configuration and fixed in each body's frame (a copy turning with
+node a and one with node b); a universal joint's second cross axis (``second_axis``,
+perpendicular to ``axis``, default the normal described below) is fixed in node b:
 
 ``spherical``
-    x_b = x_a (3 equations; or x_a = ``point``): rotations free.
+    x_b + R_b c_b = x_a + R_a c_a (3 equations; to ground: x_a + R_a c_a = P): rotations free.
 ``revolute``
     spherical plus two equations keeping b's copy of the axis perpendicular to a's two
     normals (5 equations): only the relative rotation about the axis is free.
@@ -82,3 +89,5 @@ class Joint:
     value: Optional[Callable] = None
     axis: Optional[tuple] = None
     lock_rotation: bool = False
+    second_axis: Optional[tuple] = None
+    frame: Optional[str] = None

@@ -244,22 +244,36 @@ class Model:
                                  lock_rotation=bool(lock_rotation)))
 
     def joint3d(self, kind: str, node_a: NodeSelector, node_b: Optional[NodeSelector] = None,
-                axis: Optional[Sequence[float]] = None, point: Optional[Sequence[float]] = None, name: Optional[str] = None) -> str:
+                axis: Optional[Sequence[float]] = None, point: Optional[Sequence[float]] = None, name: Optional[str] = None,
+                *, second_axis: Optional[Sequence[float]] = None, frame: str = "reference") -> str:
         """A 3-D joint of ``kind`` ("spherical", "revolute", "universal", "cylindrical",
-        "prismatic") between oriented nodes ``node_a`` and ``node_b`` (beam3d nodes), or
-        between ``node_a`` and ground (node_b None; ``point`` defaults to node a's reference
-        position). ``axis``: the joint axis in the reference configuration (revolute,
-        cylindrical, prismatic; universal: the first cross axis, carried by node a), fixed in
-        node a's frame. See femb.model.joints for the equations.
+        "prismatic") between oriented nodes ``node_a`` and ``node_b`` (rigid_body3d or beam3d
+        nodes), or between ``node_a`` and ground (node_b None), at an attachment point fixed
+        in each body.
 
-        ``point`` is only for a joint to ground: between two nodes the joint sits at node
-        b (body-fixed attachment points do not exist yet), so giving one is a ModelError."""
+        ``point`` (3,): the attachment point in the reference configuration (default: node
+        b's reference position; for a joint to ground, node a's), e.g. the end of a rod whose
+        rigid_body3d node is its centre of mass. With ``frame`` = "a" or "b", ``point`` is an
+        offset from node a or b in that body's frame (parallel to the global axes in the
+        reference configuration, where nodes are unrotated). ``axis`` (3,): the joint axis in
+        the reference configuration (revolute, cylindrical, prismatic; universal: the first
+        cross axis), fixed in each body's frame. ``second_axis`` (3,, universal only): the
+        second cross axis, fixed in node b's frame, perpendicular to ``axis`` (default
+        ``axis`` × e_k normalized, e_k the coordinate axis least aligned with it). See
+        femb.model.joints for the equations."""
         name = name or f"{kind} {node_a!r}-{node_b!r}"
-        if node_b is not None and point is not None:
-            raise ModelError(f"joint {name!r}: point={tuple(point)!r} is only for a joint to ground (node_b=None); between two "
-                             f"nodes the joint sits at node b (attachment points away from the nodes are not supported)")
-        return self._joint(Joint(kind, name, node_a, node_b,
-                                 point=None if point is None else tuple(point), axis=None if axis is None else tuple(axis)))
+        if frame not in ("reference", "a", "b"):
+            raise ModelError(f"joint {name!r}: frame must be 'reference', 'a' or 'b', got {frame!r}")
+        if frame == "b" and node_b is None:
+            raise ModelError(f"joint {name!r}: point given in frame 'b', which does not exist (a joint to ground has no node b)")
+        if frame != "reference" and point is None:
+            raise ModelError(f"joint {name!r}: frame {frame!r} given without a point (the offset from node {frame})")
+        if second_axis is not None and kind != "universal":
+            raise ModelError(f"joint {name!r}: only a universal joint takes a second axis, this one is {kind}")
+        return self._joint(Joint(kind, name, node_a, node_b, point=None if point is None else tuple(point),
+                                 axis=None if axis is None else tuple(axis),
+                                 second_axis=None if second_axis is None else tuple(second_axis),
+                                 frame=None if frame == "reference" else frame))
 
     def rigid_link2d(self, name: str, node_a: NodeSelector, node_b: NodeSelector, m: float, J: Optional[float] = None,
                      com: Optional[Sequence[float]] = None) -> str:
@@ -632,6 +646,15 @@ class Model:
                     p.append(f"{where}: needs a non-zero 3-component axis")
             if joint.point is not None and len(joint.point) != 3:
                 p.append(f"{where}: point needs 3 components")
+            second = joint.second_axis
+            if second is not None:
+                if len(second) != 3 or not np.linalg.norm(second) > 0:
+                    p.append(f"{where}: needs a non-zero 3-component second axis, got {second!r}")
+                elif joint.axis is not None and len(joint.axis) == 3 and np.linalg.norm(joint.axis) > 0:
+                    cosine = np.dot(joint.axis, second) / (np.linalg.norm(joint.axis) * np.linalg.norm(second))
+                    if abs(cosine) > 1e-9:
+                        p.append(f"{where}: the second axis {tuple(second)} must be perpendicular to the axis "
+                                 f"{tuple(joint.axis)} (cosine {cosine:.3g})")
         if joint.kind == "linear":
             if not joint.terms:
                 p.append(f"{where}: no terms")

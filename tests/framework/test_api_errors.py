@@ -30,27 +30,35 @@ def cantilever(n=4):
 
 
 # ------------------------------------------------------------------ item 3
-def test_joint3d_between_two_nodes_refuses_a_point():
+def test_joint3d_point_errors_name_the_joint():
     model = two_beams3d()
-    with pytest.raises(ModelError, match=r"joint 'hinge': point=\(0\.05, 0\.1, 0\.0\) is only for a joint to ground"):
-        model.joint3d("spherical", "a", "b", point=(0.05, 0.1, 0.0), name="hinge")
+    with pytest.raises(ModelError, match=r"joint 'hinge': point given in frame 'b', which does not exist"):
+        model.joint3d("spherical", "a", None, point=(0.05, 0.1, 0.0), frame="b", name="hinge")
+    with pytest.raises(ModelError, match=r"joint 'hinge': frame must be 'reference', 'a' or 'b', got 'c'"):
+        model.joint3d("spherical", "a", "b", point=(0.05, 0.1, 0.0), frame="c", name="hinge")
+    with pytest.raises(ModelError, match=r"joint 'hinge': frame 'a' given without a point"):
+        model.joint3d("spherical", "a", "b", frame="a", name="hinge")
+    with pytest.raises(ModelError, match=r"joint 'hinge': only a universal joint takes a second axis, this one is revolute"):
+        model.joint3d("revolute", "a", "b", axis=(0, 0, 1), second_axis=(1, 0, 0), name="hinge")
     assert model.joints == []
-    model.joint3d("spherical", "a", "b", name="hinge")  # without point: at node b
-    model.joint3d("revolute", "a", None, axis=(0, 0, 1), point=(0.0, 0.0, 0.0), name="ground")  # to ground: allowed
-    assert [j.name for j in model.joints] == ["hinge", "ground"]
+    model.joint3d("spherical", "a", "b", point=(0.05, 0.1, 0.0), name="hinge")  # between two nodes: the attachment point
+    model.joint3d("universal", "a", None, axis=(0, 0, 1), second_axis=(1, 1, 0.1), point=(0.0, 0.0, 0.0), name="cross")
+    assert [j.name for j in model.joints] == ["hinge", "cross"]
+    problems = model.problems()
+    assert any("joint 'cross': the second axis (1, 1, 0.1) must be perpendicular to the axis (0, 0, 1)" in p for p in problems)
 
 
-def test_joint3d_point_between_two_nodes_in_a_case_file_is_exit_2(capsys, tmp_path):
+def test_joint3d_frame_b_of_a_ground_joint_in_a_case_file_is_exit_2(capsys, tmp_path):
     from femb.cli import main
     from tests.io.test_case_dynamic_joints3d import CASE
 
-    text = CASE.replace('[[joints]]\nkind = "revolute"', '[[discrete]]\nname = "other"\nelement = "rigid_body3d"\nnodes = "arm_start"\n'
-                        'parameters = { m = 1.0, Jxx = 0.1, Jyy = 0.1, Jzz = 0.1 }\n[[joints]]\nkind = "revolute"\nb = "arm_start"')
+    text = CASE.replace('[[joints]]\nkind = "revolute"', '[[joints]]\nkind = "revolute"\nframe = "b"')
+    assert text != CASE
     path = tmp_path / "case.toml"
     path.write_text(text)
     code = main(["run", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
     err = capsys.readouterr().err
-    assert code == 2 and "joints[0].point" in err and "only for a joint to ground" in err and "Traceback" not in err
+    assert code == 2 and "joints[0].frame" in err and "which does not exist" in err and "Traceback" not in err
 
 
 # ------------------------------------------------------------------ item 13

@@ -505,7 +505,7 @@ BAD = [
     (_spans("spherical", "axis = [0.0, 1.0, 0.0]"), [], ["joints[0].axis", "a spherical joint has no axis"]),
     (_spans(), [('b = "hinge2"', 'b = "hinge9"')], ["joints[0].b", "'hinge9'"]),
     (_spans(), [('b = "hinge2"', 'b = "span2"')], ["joints[0].b", "exactly one node", "'span2' has 5"]),
-    (_spans(), [('b = "hinge2"', 'b = "hinge2"\npoint = [1.0, 0.0, 0.0]')], ["joints[0].point", "only for a joint to ground"]),
+    (_spans(), [('b = "hinge2"', 'b = "hinge2"\nframe = "a"')], ["joints[0].frame", "needs a point"]),
     (_spans(), [('b = "hinge2"', 'b = "hinge1"')], ["joints[0].b", "another node than a", "'hinge1'"]),
     (_spans(), [('a = "hinge1"', 'a = "hinge1"\noffset = [0.0, 0.0, 0.0]')], ["joints[0].offset: unknown key", "kind, name, a, b, axis, point"]),
     (GROUND_CASE, [('point = [1.0, 0.0, 0.0]', 'point = [1.0, 0.0]')], ["joints[1].point", "expected 3 components"]),

@@ -15,9 +15,10 @@ import scipy.sparse as sp
 import femb
 from femb.core.errors import InputError, ModelError
 from femb.mesh import line_mesh
+from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.component import reduce_component
 from femb.solvers.reduction.craig_bampton import craig_bampton
-from femb.solvers.reduction.matrix_files import cached_craig_bampton, reduce_matrix_files
+from femb.solvers.reduction.matrix_files import reduce_matrix_files
 
 N_EL = 20
 
@@ -212,3 +213,19 @@ def test_exported_matrices_reduce_like_the_model_and_are_cached(tmp_path):
         reduce_matrix_files(tmp_path / "K.mtx", tmp_path / "M.npz", tmp_path / "short.csv", ENDS, 4)
     with pytest.raises(InputError, match="not in the DOF map"):
         reduce_matrix_files(tmp_path / "K.mtx", tmp_path / "M.npz", tmp_path / "dofs.csv", [0, 99], 4)
+
+
+def test_model_reduction_is_cached_by_its_inputs(tmp_path):
+    """reduce_component with a cache folder: the second reduction of the same model reads the
+    stored basis (one file, unchanged), a different number of modes makes a new one."""
+    model = unit_beam()
+    first = reduce_component(model, ENDS, 4, mass="consistent", cache_dir=tmp_path)
+    files = list(tmp_path.glob("cb-*.npz"))
+    assert len(files) == 1
+    stamp = files[0].stat().st_mtime_ns
+    again = reduce_component(model, ENDS, 4, mass="consistent", cache_dir=tmp_path)
+    assert files[0].stat().st_mtime_ns == stamp
+    np.testing.assert_array_equal(again.basis.K, first.basis.K)
+    assert again.basis.labels == first.basis.labels
+    reduce_component(model, ENDS, 2, mass="consistent", cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("cb-*.npz"))) == 2

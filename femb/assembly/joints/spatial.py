@@ -3,10 +3,12 @@ constraints on (x, R), evaluated for ``ConstraintSet`` (femb.assembly.joints.con
 through the evaluator protocol (femb.assembly.joints.protocol).
 
 Node a carries the joint frame: the unit axis n0 (reference configuration) and two unit
-normals t1, t2 (n0, t1, t2 right-handed), all turning with node a's rotation R_a. Node b
-(R_b; ground: R_b = I and x_b = the fixed point) carries copies of the same reference
-vectors. With c = X_b − X_a the reference offset of b from a (carried by a) and
-d = x_b − x_a, r = d − R_a c, the equations per kind are
+normals t1, t2 (n0, t1, t2 right-handed; t1 the universal joint's ``second_axis`` when
+given), all turning with node a's rotation R_a. Node b (R_b; ground: R_b = I and x_b = the
+fixed point) carries copies of the same reference vectors. The joint sits at the
+attachment point P (reference configuration; default X_b), fixed in both bodies: with
+c = P − X_a (carried by a), c_b = P − X_b (carried by b; zero by default),
+d = x_b − x_a and r = d + R_b c_b − R_a c, the equations per kind are
 
 ==============  ==============================================================  =====
 kind            equations                                                        rows
@@ -25,9 +27,13 @@ Variables: translations of a and b, and the spatial spins w of their rotations
 rotational slots of the state vector u, which hold log R (femb.solvers.configuration),
 so the joints plug into the solvers' ``evaluate(u, t)`` calls unchanged. Jacobian rows:
 
-- r: ∂/∂u_b = I, ∂/∂u_a = −I, ∂/∂w_a = [R_a c]×;
+- r: ∂/∂u_b = I, ∂/∂u_a = −I, ∂/∂w_a = [R_a c]×, ∂/∂w_b = −[R_b c_b]×;
 - p·q with p = R_a p0, q = R_b q0: ∂/∂w_a = p × q, ∂/∂w_b = q × p;
-- (R_a t)·r = t·d − t0·c: ∂/∂u_b = t, ∂/∂u_a = −t, ∂/∂w_a = t × d.
+- (R_a t)·r = t·d − t0·c + t·(R_b c_b): ∂/∂u_b = t, ∂/∂u_a = −t, ∂/∂w_a = t × d, and the
+  last term is a product p·q of two directors (p = R_a t0, q = R_b c_b) as above.
+
+Terms with c_b are left out when c_b = 0 (the joint at node b), so such joints are
+evaluated exactly as before attachment points existed.
 
 ``hessian`` returns the symmetric part of Σ λ ∇²Φ in these variables at the state of the
 last ``evaluate`` (used as the joints' contribution to the Newton tangent).
@@ -61,14 +67,44 @@ def _cayley_spin_of(C):
     return cayley_spin_jacobian_batch(cayley_vector_batch(C))
 
 
-def joint_frame(axis):
-    """Unit axis n0 and normals t1, t2 (right-handed triad) of a joint axis (3,)."""
+def joint_frame(axis, second=None, name="joint"):
+    """Unit axis n0 and normals t1, t2 (right-handed triad) of a joint axis (3,). t1 is
+    the unit ``second`` axis (3,) when given (it must be perpendicular to ``axis``: a
+    ModelError naming the joint ``name`` otherwise), else n0 × e_k normalized, e_k the
+    coordinate axis least aligned with n0."""
     n = np.asarray(axis, dtype=np.float64)
     n = n / np.linalg.norm(n)
-    helper = np.eye(3)[np.argmin(np.abs(n))]
-    t1 = np.cross(n, helper)
-    t1 /= np.linalg.norm(t1)
+    if second is None:
+        helper = np.eye(3)[np.argmin(np.abs(n))]
+        t1 = np.cross(n, helper)
+    else:
+        t1 = np.asarray(second, dtype=np.float64)
+        size = np.linalg.norm(t1)
+        if not size > 0 or abs(n @ t1) > 1e-9 * size:
+            raise ModelError(f"joint {name!r}: the second axis {tuple(t1)} must be non-zero and perpendicular to the axis "
+                             f"{tuple(n)} (cosine {n @ t1 / size if size > 0 else float('nan'):.3g})")
+    t1 = t1 / np.linalg.norm(t1)
     return n, t1, np.cross(n, t1)
+
+
+def attachment_point(joint, Xa, Xb):
+    """Reference position (3,) of the attachment point of a 3-D ``joint`` (femb.model.joints):
+    its ``point`` in reference coordinates, or, with ``frame`` "a" / "b", the point at offset
+    ``point`` from node a / b (reference positions ``Xa``, ``Xb``; nodes start unrotated,
+    so a body frame is parallel to the global axes in the reference configuration). Without
+    a point: node b's position (``Xb``), or node a's for a joint to ground (``Xb`` None)."""
+    frame = joint.frame or "reference"
+    if joint.point is None:
+        return (Xa if Xb is None else Xb).copy()
+    p = np.asarray(joint.point, dtype=np.float64)
+    if frame == "reference":
+        return p.copy()
+    if frame == "a":
+        return Xa + p
+    if frame == "b" and Xb is not None:
+        return Xb + p
+    raise ModelError(f"joint {joint.name!r}: point given in frame {frame!r}, which does not exist "
+                     f"(frames: 'reference', 'a'{', ' + repr('b') if Xb is not None else ' (a joint to ground has no node b)'})")
 
 
 
@@ -104,7 +140,7 @@ _EYE = np.eye(3)
 _EYE_NEG = np.hstack([_EYE, -_EYE])
 
 class _Spec:
-    __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "n0", "t1", "t2")
+    __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "cb", "n0", "t1", "t2")
 
 
 class Joints3D(JointEvaluator):
@@ -132,7 +168,7 @@ class Joints3D(JointEvaluator):
             s.Xa[: model.mesh.dim] = model.mesh.points[na]
             if j.node_b is None:
                 s.tb = s.rb = np.full(3, -1)
-                s.Xb = s.Xa.copy() if j.point is None else np.asarray(j.point, dtype=np.float64)
+                s.Xb = attachment_point(j, s.Xa, None)
             else:
                 nb = model.node(j.node_b)
                 s.nb = int(nb)
@@ -143,11 +179,19 @@ class Joints3D(JointEvaluator):
                 s.Xb[: model.mesh.dim] = model.mesh.points[nb]
                 if j.kind != "spherical" and np.any(s.rb < 0):
                     raise ModelError(f"joint {j.name!r}: node {nb} carries no rotations (needs an oriented node, e.g. of beam3d)")
-            s.c = s.Xb - s.Xa
+            point = s.Xb if j.node_b is None else attachment_point(j, s.Xa, s.Xb)
+            s.c = point - s.Xa
+            s.cb = None  # offset of the attachment point from node b (None: the joint sits at node b)
+            if s.nb >= 0 and np.any(point != s.Xb):
+                s.cb = point - s.Xb
+                if np.any(s.rb < 0):
+                    raise ModelError(f"joint {j.name!r}: node {s.nb} carries no rotations, so the attachment point {tuple(point)} "
+                                     f"away from it cannot follow it (needs an oriented node, e.g. of beam3d or rigid_body3d)")
             needs_rotation = j.kind != "spherical" or np.linalg.norm(s.c) > 0
             if needs_rotation and np.any(s.ra < 0):
                 raise ModelError(f"joint {j.name!r}: node {na} carries no rotations (needs an oriented node, e.g. of beam3d)")
-            s.n0, s.t1, s.t2 = joint_frame(j.axis if j.axis is not None else (1.0, 0.0, 0.0))
+            s.n0, s.t1, s.t2 = joint_frame(j.axis if j.axis is not None else (1.0, 0.0, 0.0),
+                                           j.second_axis, name=j.name)
             self.specs.append(s)
             self.names += [j.name] * ROWS[j.kind]
         self.m = len(self.names)
@@ -212,6 +256,8 @@ class Joints3D(JointEvaluator):
             if rec["position"] is not None:
                 lv = lam[rec["position"]:rec["position"] + 3]
                 block(s.ra, s.ra, -0.5 * _skew(lv) @ _skew(Ra1 @ s.c) @ Ta)
+                if s.cb is not None:
+                    block(s.rb, s.rb, 0.5 * _skew(lv) @ _skew(Rb1 @ s.cb) @ Tb)
             for row, tbar, tref in rec["projections"]:
                 w = lam[row]
                 St1 = _skew(Ra1 @ tref) @ Ta
@@ -242,10 +288,11 @@ class Joints3D(JointEvaluator):
             xb = s.Xb + (u[s.tb] if s.tb[0] >= 0 else 0.0)
             d = xb - xa
             v = Ra @ s.c
-            r = d - v
+            vb = None if s.cb is None else Rb @ s.cb
+            r = d - v if vb is None else d + vb - v
             n_a, t1_a, t2_a = Ra @ s.n0, Ra @ s.t1, Ra @ s.t2
             n_b, t1_b, t2_b = Rb @ s.n0, Rb @ s.t1, Rb @ s.t2
-            rec = dict(s=s, d=d, v=v, dots=[], projections=[], position=None)
+            rec = dict(s=s, d=d, v=v, vb=vb, dots=[], projections=[], position=None)
             k = s.kind
             if k in ("spherical", "revolute", "universal"):
                 # row r0 + i: e_i at u_b, −e_i at u_a, e_i × v at w_a (= row i of [v]×)
@@ -254,6 +301,11 @@ class Joints3D(JointEvaluator):
                 if build:
                     rows.append(np.repeat(np.arange(r0, r0 + 3), 9))
                     cols.append(np.tile(np.concatenate([s.tb, s.ta, s.ra]), 3))
+                if vb is not None:  # + R_b c_b: −[R_b c_b]× at w_b
+                    vals.append(-_skew(vb).ravel())
+                    if build:
+                        rows.append(np.repeat(np.arange(r0, r0 + 3), 3))
+                        cols.append(np.tile(s.rb, 3))
                 rec["position"] = r0
                 r0 += 3
             if k in ("cylindrical", "prismatic"):
@@ -264,6 +316,13 @@ class Joints3D(JointEvaluator):
                         rows.append(np.full(9, r0))
                         cols.append(np.concatenate([s.tb, s.ta, s.ra]))
                     rec["projections"].append((r0, tvec, tref))
+                    if vb is not None:  # (R_a t)·(R_b c_b): a product of two directors
+                        pq = _cross(tvec, vb)
+                        vals.append(np.concatenate([pq, -pq]))
+                        if build:
+                            rows.append(np.full(6, r0))
+                            cols.append(np.concatenate([s.ra, s.rb]))
+                        rec["dots"].append((r0, tvec, vb, tref, s.cb))
                     r0 += 1
             pairs = []
             if k in ("revolute", "cylindrical", "prismatic"):
@@ -303,6 +362,9 @@ class Joints3D(JointEvaluator):
             if rec["position"] is not None:
                 lv = lam[rec["position"]:rec["position"] + 3]
                 block(s.ra, s.ra, (lv @ v) * eye - 0.5 * (np.outer(v, lv) + np.outer(lv, v)))
+                vb = rec["vb"]
+                if vb is not None:
+                    block(s.rb, s.rb, 0.5 * (np.outer(vb, lv) + np.outer(lv, vb)) - (lv @ vb) * eye)
             for row, tvec, _ in rec["projections"]:
                 w = lam[row]
                 block(s.ra, s.tb, w * _skew(tvec))

@@ -8,7 +8,8 @@ table's ties stay tied); the boundary DOFs are every free DOF of the interface n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from pathlib import Path
+from typing import Optional, Union
 
 import numpy as np
 
@@ -16,7 +17,8 @@ from femb.core.errors import InputError, ModelError
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import split_state
 from femb.solvers.problem import StaticProblem
-from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton, craig_bampton
+from femb.solvers.reduction.cache import cached_craig_bampton
+from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ class ReducedComponent:
 
 
 def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "lumped",
-                     dense_limit: int = DENSE_LIMIT) -> ReducedComponent:
+                     dense_limit: int = DENSE_LIMIT, cache_dir: Optional[Union[str, Path]] = None) -> ReducedComponent:
     """Craig–Bampton reduction of ``model`` on the nodes ``interface`` (a node set name,
     marker, node index or indices) with ``n_modes`` fixed-interface modes.
 
@@ -73,6 +75,7 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     have no joints (a component is one linear body; joints belong to the model it is used
     in). Raises InputError/ModelError naming an empty or unknown interface set, interface
     nodes without free DOFs, and (from craig_bampton) an interior mechanism with its DOFs.
+    ``cache_dir``: keep the reduction in that folder, keyed by its inputs (femb.solvers.reduction.cache).
     """
     where = f"interface {interface!r}"
     try:
@@ -97,5 +100,5 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     if boundary.size == 0:
         raise InputError("the interface nodes have no free DOFs (all supported or not carried by any element)", where)
     labels = [f"node {n} {d}" for n, d in (t.describe_var(v) for v in t.eq_var)]
-    basis = craig_bampton(K, M, boundary, n_modes, labels=labels, dense_limit=dense_limit)
+    basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit)
     return ReducedComponent(basis, prob, nodes, mass)

@@ -1,5 +1,4 @@
-"""Component matrices from files, as other finite-element programs export them, and an
-on-disk cache of reductions keyed by their inputs.
+"""Component matrices from files, as other finite-element programs export them.
 
 Accepted matrix files: Matrix Market (``.mtx``, ``.mtx.gz``) and scipy sparse ``.npz``
 (``scipy.sparse.save_npz``). The DOF map names the node and DOF of every matrix row: a
@@ -8,7 +7,6 @@ column is a DOF name (ux, uy, uz, rx, ry, rz) or its index 0..5.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -17,10 +15,10 @@ import scipy.io
 import scipy.sparse as sp
 
 from femb.core.errors import InputError
-from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton, craig_bampton
+from femb.solvers.reduction.cache import cached_craig_bampton
+from femb.solvers.reduction.craig_bampton import DENSE_LIMIT
 
 DOF_NAMES = ("ux", "uy", "uz", "rx", "ry", "rz")
-CACHE_VERSION = 1  # bump when the reduction's algorithm or stored fields change
 
 
 def read_matrix(path: Union[str, Path]) -> sp.csr_matrix:
@@ -91,38 +89,3 @@ def reduce_matrix_files(stiffness: Union[str, Path], mass: Union[str, Path], dof
     boundary = np.flatnonzero(np.isin(nodes, wanted))
     labels = [f"node {n} {d}" for n, d in dofs]
     return cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit), dofs
-
-
-def _digest(K: sp.spmatrix, M: sp.spmatrix, boundary: np.ndarray, n_modes: int) -> str:
-    h = hashlib.sha256(f"craig-bampton v{CACHE_VERSION} k={n_modes} n={K.shape[0]}".encode())
-    for A in (K, M):
-        A = sp.csr_matrix(A)
-        A.sort_indices()
-        for arr in (A.indptr, A.indices, A.data):
-            h.update(np.ascontiguousarray(arr).tobytes())
-    h.update(np.ascontiguousarray(boundary, dtype=np.int64).tobytes())
-    return h.hexdigest()[:32]
-
-
-def cached_craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] = None,
-                         cache_dir: Optional[Union[str, Path]] = None, dense_limit: int = DENSE_LIMIT) -> CraigBampton:
-    """craig_bampton(), with the result kept in ``cache_dir`` (when given) under a key made
-    of the matrices, the boundary and k: a second call with the same inputs reads the file
-    instead of reducing again."""
-    if cache_dir is None:
-        return craig_bampton(K, M, boundary, n_modes, labels, dense_limit)
-    K, M = sp.csr_matrix(K, dtype=np.float64), sp.csr_matrix(M, dtype=np.float64)
-    boundary = np.asarray(boundary, dtype=np.int64)
-    path = Path(cache_dir) / f"cb-{_digest(K, M, boundary, n_modes)}.npz"
-    if path.is_file():
-        with np.load(path, allow_pickle=False) as f:
-            return CraigBampton(f["K"], f["M"], f["constraint_modes"], f["normal_modes"], f["frequencies"],
-                                f["boundary"], f["interior"], tuple(str(x) for x in f["labels"]))
-    basis = craig_bampton(K, M, boundary, n_modes, labels, dense_limit)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, K=basis.K, M=basis.M, constraint_modes=basis.constraint_modes, normal_modes=basis.normal_modes,
-             frequencies=basis.frequencies, boundary=basis.boundary, interior=basis.interior,
-             labels=np.array(basis.labels, dtype=str))
-    tmp.replace(path)
-    return basis
