@@ -162,7 +162,7 @@ class _StaticSystem:
         self.p = problem
         self.lam = lam
         self.f_ext = problem.external(lam)
-        self.moments = problem.loads.has_state_loads
+        self.state_loads = problem.loads.has_state_loads
         self.length_scale = problem.length_scale
 
     def constraints(self, x):
@@ -173,7 +173,7 @@ class _StaticSystem:
         return self.p.constraint_stiffness(multipliers)
 
     def _f_ext(self, x):
-        return self.p.external(self.lam, x) if self.moments else self.f_ext
+        return self.p.external(self.lam, x) if self.state_loads else self.f_ext
 
     @staticmethod
     def _scale(f_int, f_ext):
@@ -187,7 +187,7 @@ class _StaticSystem:
         u, R = split_state(x)
         f, K = self.p.assembler.tangent(u, include_geometric=self.p.include_geometric, R=R)
         f_ext = self._f_ext(x)
-        if self.moments:
+        if self.state_loads:
             K = K + self.p.load_stiffness(x, self.lam)
         return self.p.table.free(f - f_ext), K, self._scale(f, f_ext)
 
