@@ -242,3 +242,36 @@ def test_pressure_on_a_face_set_no_part_meshes_is_an_error():
     mesh.add_cells("spare", "triangle", np.array([[0, 1, 4]]))
     model.pressure("spare", 1.0, name="loose")
     assert "loose: cell set 'spare' is not meshed by any part" in model.problems()
+
+
+def _ring(kind, n=48, R=1.0):
+    """Long tube (plane strain: ux, ry, rz held) of n shell4 around the circumference under
+    an external pressure of 1 (the generator's normals point outward)."""
+    from femb import cylinder_panel_mesh
+
+    mesh = Mesh.merge(cylinder_panel_mesh(R, 0.1, 2 * np.pi, 1, n, name="ring", cells="quad"), tolerance=1e-9)
+    model = Model(mesh)
+    model.add_part("ring", "shell4", "ring", MAT, SEC)
+    model.fix("ring", ("ux", "ry", "rz"))
+    P = mesh.points
+    on_z = np.flatnonzero(np.abs(P[:, 1]) < 1e-9)  # top and bottom lines: uy (rigid y and rotation)
+    on_y = np.flatnonzero((np.abs(P[:, 2]) < 1e-9) & (P[:, 1] > 0))  # side line: uz
+    model.fix(on_z, ("uy",))
+    model.fix(on_y, ("uz",))
+    model.pressure("ring", -1.0, kind=kind)
+    return model
+
+
+def test_tube_under_follower_pressure_buckles_at_3D_over_R3():
+    """Linear buckling of a long tube under hydrostatic (follower) pressure: p_cr = 3 D/R³
+    (Timoshenko & Gere, Theory of Elastic Stability, §7.4, the ring formula with D for the
+    long tube; two equal n = 2 modes). Measured 3.028 D/R³ with 48 quads. The follower load
+    stiffness matters: with the dead pressure the first load factor is 3.31 D/R³ instead."""
+    from femb import solve_buckling
+
+    D = E * T**3 / (12 * (1 - NU**2))
+    lam = np.asarray(solve_buckling(_ring("follower"), n_modes=3).load_factors) / D
+    assert lam[0] == pytest.approx(3.0, rel=0.015)
+    assert lam[1] == pytest.approx(lam[0], rel=1e-6)
+    dead = np.asarray(solve_buckling(_ring("dead"), n_modes=1).load_factors) / D
+    assert dead[0] > 1.05 * lam[0]
