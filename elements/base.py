@@ -172,6 +172,10 @@ class ElementKernels(NamedTuple):
     element so far (the load assembler has no area loads yet)."""
 
 
+class CellWarning(str):
+    """A finding of ``ElementSpec.check_cells`` that is worth a warning, not an error."""
+
+
 @dataclass(frozen=True)
 class ElementSpec:
     """Declarative description of an element type (the contract of the module docstring).
@@ -254,7 +258,9 @@ class ElementSpec:
     check_cells: Optional[Callable[[np.ndarray, np.ndarray], list]] = None
     """``check_cells(points, connectivity) -> [problem, ...]``: geometric problems of the
     cells of one part (zero-area, non-convex or warped shells), reported by model
-    validation with the part and cell set; None: only the ``requires_length`` check."""
+    validation with the part and cell set; items that are :class:`CellWarning` are
+    logged as warnings instead (e.g. mildly warped quads); None: only the
+    ``requires_length`` check."""
 
     @property
     def n_edof(self) -> int:

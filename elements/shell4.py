@@ -44,7 +44,7 @@ import numpy as np
 from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .base import CONSISTENT, INVARIANT, LUMPED, CellWarning, ElementKernels, ElementSpec
 from .shell3 import properties as _properties_shell3
 from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
 from .shell_local import ben_slot, local_state, membrane
@@ -380,10 +380,11 @@ def properties(material, section):
         raise ValueError(str(exc).replace("shell3", "shell4")) from None
 
 
-def check_cells(points, conn, warp_limit=0.1):
+def check_cells(points, conn, warp_limit=0.1, warp_warning=0.01):
     """Problems of the quadrilaterals ``conn`` (n, 4): degenerate, non-convex or clockwise
     cells (in their mean plane) and cells warped by more than ``warp_limit`` of their
-    shorter diagonal (distance of the nodes from the mean plane)."""
+    shorter diagonal (distance of the nodes from the mean plane); cells warped by more
+    than ``warp_warning`` (but not ``warp_limit``) come as a CellWarning."""
     x = np.asarray(points, dtype=np.float64)
     if x.shape[1] < 3:
         x = np.hstack([x, np.zeros((x.shape[0], 3 - x.shape[1]))])
@@ -410,6 +411,11 @@ def check_cells(points, conn, warp_limit=0.1):
     warped = np.where(warp > warp_limit * np.maximum(dmin, 1e-300))[0]
     if warped.size:
         out.append(f"shell4 quadrilateral(s) {warped[:10].tolist()} warped by more than {warp_limit:g} of the diagonal")
+    mild = np.where((warp > warp_warning * dmin) & (warp <= warp_limit * np.maximum(dmin, 1e-300)))[0]
+    if mild.size:
+        out.append(CellWarning(f"shell4 quadrilateral(s) {mild[:10].tolist()} mildly warped (by up to "
+                               f"{(warp[mild] / dmin[mild]).max():.3g} of the shorter diagonal, error above {warp_limit:g}): "
+                               "the flat facets approximate them on their mean planes"))
     return out
 
 

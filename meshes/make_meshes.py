@@ -120,6 +120,66 @@ def gmsh_meshes():
         gmsh.finalize()
 
 
+def shell_panel():
+    """A 2 x 1 plate in the tilted plane z = x/2 (a 3-D mesh): 5 x 3 nodes, the half
+    x < 1 in 8 triangles, the half x > 1 in 4 quads (counter-clockwise seen from +Z); edge
+    x = 0 "clamped", edge x = 2 "loaded", corner node (2, 1) "corner". Returns (points
+    (15, 3), triangles (8, 3), quads (4, 4), clamped edge (2, 2), loaded edge (2, 2), corner
+    node), 0-based."""
+    nid = lambda i, j: i + 5 * j  # noqa: E731
+    points = [(0.5 * i, 0.5 * j, 0.25 * i) for j in range(3) for i in range(5)]
+    tri, quad = [], []
+    for j in range(2):
+        for i in range(4):
+            a, b, c, d = nid(i, j), nid(i + 1, j), nid(i + 1, j + 1), nid(i, j + 1)
+            if i < 2:
+                tri += [(a, b, c), (a, c, d)]
+            else:
+                quad.append((a, b, c, d))
+    clamped = [(nid(0, 0), nid(0, 1)), (nid(0, 1), nid(0, 2))]
+    loaded = [(nid(4, 0), nid(4, 1)), (nid(4, 1), nid(4, 2))]
+    return points, tri, quad, clamped, loaded, nid(4, 2)
+
+
+def _num(v):
+    return f"{v:g}"
+
+
+def shell_panel_files():
+    """shell_panel.msh (gmsh 2.2 ASCII: physical surfaces skin_tri, skin_quad, physical
+    lines clamped, loaded, physical point corner), shell_panel.inp (Abaqus S3/S4 with
+    ELSETs and NSETs) and shell_panel.bdf (Nastran CTRIA3/CQUAD4, PSHELL ids 1 and 2),
+    written as text so that no mesher is needed."""
+    points, tri, quad, clamped, loaded, corner = shell_panel()
+    nodes = [f"{k + 1} {_num(x)} {_num(y)} {_num(z)}" for k, (x, y, z) in enumerate(points)]
+    elements = [(15, 5, [corner])] + [(1, 3, e) for e in clamped] + [(1, 4, e) for e in loaded]
+    elements += [(2, 1, e) for e in tri] + [(3, 2, e) for e in quad]
+    lines = ["$MeshFormat", "2.2 0 8", "$EndMeshFormat", "$PhysicalNames", "5", '0 5 "corner"', '1 3 "clamped"',
+             '1 4 "loaded"', '2 1 "skin_tri"', '2 2 "skin_quad"', "$EndPhysicalNames", "$Nodes", str(len(nodes)), *nodes,
+             "$EndNodes", "$Elements", str(len(elements))]
+    lines += [f"{k + 1} {kind} 2 {tag} {tag} " + " ".join(str(n + 1) for n in e) for k, (kind, tag, e) in enumerate(elements)]
+    lines.append("$EndElements")
+    (HERE / "shell_panel.msh").write_text("\n".join(lines) + "\n")
+
+    inp = ["** femb shell panel: S3 and S4 shells in the plane z = x/2", "*HEADING", "femb shell panel", "*NODE",
+           *[f"{k + 1}, {_num(x)}, {_num(y)}, {_num(z)}" for k, (x, y, z) in enumerate(points)],
+           "*ELEMENT, TYPE=S3, ELSET=SKIN_TRI", *[f"{k + 1}, " + ", ".join(str(n + 1) for n in e) for k, e in enumerate(tri)],
+           "*ELEMENT, TYPE=S4, ELSET=SKIN_QUAD",
+           *[f"{len(tri) + k + 1}, " + ", ".join(str(n + 1) for n in e) for k, e in enumerate(quad)],
+           "*NSET, NSET=CLAMPED", ", ".join(str(n + 1) for n in sorted({n for e in clamped for n in e})),
+           "*NSET, NSET=LOADED", ", ".join(str(n + 1) for n in sorted({n for e in loaded for n in e})),
+           "*NSET, NSET=CORNER", str(corner + 1)]
+    (HERE / "shell_panel.inp").write_text("\n".join(inp) + "\n")
+
+    field = lambda *values: "".join(f"{str(v):<8s}" for v in values)  # noqa: E731  (Nastran small fields)
+    bdf = ["$ femb shell panel: CTRIA3 (PSHELL 1) and CQUAD4 (PSHELL 2) in the plane z = x/2", "BEGIN BULK"]
+    bdf += [field("GRID", k + 1, "", _num(x), _num(y), _num(z)) for k, (x, y, z) in enumerate(points)]
+    bdf += [field("CTRIA3", k + 1, 1, *(n + 1 for n in e)) for k, e in enumerate(tri)]
+    bdf += [field("CQUAD4", len(tri) + k + 1, 2, *(n + 1 for n in e)) for k, e in enumerate(quad)]
+    bdf.append("ENDDATA")
+    (HERE / "shell_panel.bdf").write_text("\n".join(bdf) + "\n")
+
+
 def converted_meshes():
     from femb.mesh.io import read_mesh, write_mesh
 
@@ -132,5 +192,6 @@ def converted_meshes():
 if __name__ == "__main__":
     gmsh_meshes()
     converted_meshes()
+    shell_panel_files()
     for path in sorted(HERE.iterdir()):
         print(f"{path.name:24s} {path.stat().st_size:8d} bytes")

@@ -9,17 +9,25 @@ Moments of point loads with ``moment_type`` "semitangential" or "follower" at no
 are evaluated by ``moments(R, lam)`` (generalized forces conjugate to the nodal spins) and
 ``moment_stiffness(R, lam)`` (their load stiffness K_L = −∂F/∂w, to be added to the
 tangent of r = f_int − f_ext), see femb.elements.loads3d.
+
+Follower pressures depend on the current positions of their faces in the same way:
+``state_forces(u, R, lam)`` and ``state_stiffness(u, R, lam)`` evaluate every
+configuration-dependent load (these moments and the follower pressures, femb.core.surfaces)
+and its exact load stiffness. Dead pressures, tractions and edge loads are fixed vectors on
+the reference geometry.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly.assembler import Assembler
 from femb.core.errors import ModelError
-from femb.elements.loads3d import (follower_moment, follower_moment_stiffness, semitangential_moment,
-                                   semitangential_moment_stiffness)
-from femb.model.loads import DistributedLoad, Gravity, PointLoad, evaluate_amplitude
+from femb.core.surfaces import pressure_forces, pressure_stiffness, traction_forces
+from femb.elements.loads3d import follower_moment, follower_moment_stiffness, semitangential_moment, semitangential_moment_stiffness
+from femb.model.loads import DistributedLoad, EdgeLoad, Gravity, PointLoad, Pressure, Traction, evaluate_amplitude
+from femb.model.model import edge_nodes
 
 ROTATIONS = ("rx", "ry", "rz")
+TRANSLATIONS = ("ux", "uy", "uz")
 _MOMENT_FUNCTIONS = {
     "semitangential": (semitangential_moment, semitangential_moment_stiffness),
     "follower": (follower_moment, follower_moment_stiffness),
@@ -47,6 +55,8 @@ class LoadAssembler:
         self.mass_kind = mass_kind
         self._vectors = [(load, self._vector(load)) for load in model.loads]
         self._moments = self._moment_records()
+        self._followers = [(load, *self._faces(load.cells, load.name)) for load in model.loads
+                           if isinstance(load, Pressure) and load.kind == "follower"]
 
     # ------------------------------------------------------------------ moment loads
     def _moment_records(self):
@@ -116,6 +126,76 @@ class LoadAssembler:
                         vals.append(KL[i, j])
         return sp.csr_matrix((vals, (rows, cols)), shape=(tab.n_eq, tab.n_eq))
 
+    # ------------------------------------------------------------------ follower pressures
+    def _points3(self):
+        x = np.asarray(self.model.mesh.points, dtype=np.float64)
+        return x if x.shape[1] == 3 else np.hstack([x, np.zeros((x.shape[0], 3 - x.shape[1]))])
+
+    def _faces(self, cells, where):
+        """(reference positions (n, k, 3), translational variables (n, k, 3)) of the faces
+        of a cell set."""
+        t = self.table
+        if t.dim != 3:
+            raise ModelError(f"{where}: surface loads need a 3-D model")
+        conn = np.asarray(self.model.mesh.cells[cells].connectivity, dtype=np.int64)
+        var = t.node_var[:, [t.dof_names.index(k) for k in TRANSLATIONS]][conn]
+        if np.any(var < 0):
+            raise ModelError(f"{where}: nodes {np.unique(conn[(var < 0).any(axis=2)])[:10].tolist()} of cell set {cells!r} carry no translations")
+        return self._points3()[conn], var
+
+    @property
+    def has_follower_pressures(self):
+        """True when the model has follower pressures."""
+        return bool(self._followers)
+
+    @property
+    def has_state_loads(self):
+        """True when some load depends on the configuration (rotation-dependent moments,
+        follower pressures): see ``state_forces`` and ``state_stiffness``."""
+        return bool(self._moments or self._followers)
+
+    def _follower_terms(self, u, lam, t, scaled, constant):
+        for load, X, var in self._followers:
+            if (load.constant and not constant) or (not load.constant and not scaled):
+                continue
+            c = self._factor(load, lam, t)
+            if c != 0.0:
+                x = X if u is None else X + u[var]
+                yield c * load.p, x, var
+
+    def state_forces(self, u, R, lam=None, t=None, scaled=True, constant=True):
+        """Generalized forces (n_var,) of the configuration-dependent loads at the state
+        (u, R) (None: the reference): the rotation-dependent moments (``moments``) plus the
+        follower pressures on the current faces x = X + u. Factors as in ``moments``."""
+        out = self.moments(R, lam, t, scaled, constant) if self._moments else np.zeros(self.table.n_var)
+        for p, x, var in self._follower_terms(u, lam, t, scaled, constant):
+            np.add.at(out, var.ravel(), pressure_forces(x, p).ravel())
+        return out
+
+    def state_stiffness(self, u, R, lam=None, t=None, scaled=True, constant=True):
+        """Load stiffness (CSR over equations) K_L = −∂F/∂q of the configuration-dependent
+        loads at (u, R), to be added to the tangent of f_int − f_ext; None without such
+        loads. The follower-pressure part is the exact derivative (femb.core.surfaces),
+        non-symmetric face by face, symmetric once assembled over a closed surface or one
+        with held edges."""
+        if not self.has_state_loads:
+            return None
+        tab = self.table
+        K = self.moment_stiffness(R, lam, t, scaled, constant) if self._moments else sp.csr_matrix((tab.n_eq, tab.n_eq))
+        rows, cols, vals = [], [], []
+        for p, x, var in self._follower_terms(u, lam, t, scaled, constant):
+            ke = -pressure_stiffness(x, p)  # (n, 3k, 3k)
+            eq = tab.var_eq[var.reshape(var.shape[0], -1)]  # (n, 3k)
+            r = np.broadcast_to(eq[:, :, None], ke.shape)
+            c = np.broadcast_to(eq[:, None, :], ke.shape)
+            keep = (r >= 0) & (c >= 0)
+            rows.append(r[keep])
+            cols.append(c[keep])
+            vals.append(ke[keep])
+        if rows:
+            K = K + sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(tab.n_eq, tab.n_eq))
+        return K
+
     # ------------------------------------------------------------------ fixed vectors
     def _vector(self, load):
         t = self.table
@@ -134,6 +214,28 @@ class LoadAssembler:
             out += self.assembler.mass_times(field, self.mass_kind)
         elif isinstance(load, DistributedLoad):
             out += self._distributed(load)
+        elif isinstance(load, Pressure) and load.kind == "dead":
+            X, var = self._faces(load.cells, load.name)
+            np.add.at(out, var.ravel(), pressure_forces(X, load.p).ravel())
+        elif isinstance(load, Traction):
+            X, var = self._faces(load.cells, load.name)
+            np.add.at(out, var.ravel(), traction_forces(X, load.t).ravel())
+        elif isinstance(load, EdgeLoad):
+            out += self._edges(load)
+        return out
+
+    def _edges(self, load):
+        """qL/2 on the translations of both ends of every edge (reference lengths)."""
+        t = self.table
+        ends = edge_nodes(self.model, load.edges, load.name)
+        x = np.asarray(self.model.mesh.points, dtype=np.float64)
+        L = np.linalg.norm(x[ends[:, 1]] - x[ends[:, 0]], axis=1)
+        out = np.zeros(t.n_var)
+        for k, q in enumerate(load.q):
+            var = t.node_var[ends, t.dof_names.index(TRANSLATIONS[k])]
+            if np.any(var < 0):
+                raise ModelError(f"{load.name}: nodes {np.unique(ends[var < 0])[:10].tolist()} of edge set {load.edges!r} carry no {TRANSLATIONS[k]}")
+            np.add.at(out, var.ravel(), np.repeat(0.5 * q * L, 2))
         return out
 
     def _distributed(self, load):

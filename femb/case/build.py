@@ -6,11 +6,12 @@ import numpy as np
 from femb import elements as element_library
 from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
 from femb.case.limits import check_generated_mesh
-from femb.core.errors import InputError
+from femb.core.errors import InputError, ModelError
 from femb.mesh import Mesh, line_mesh, polyline_mesh
 from femb.mesh.io import read_mesh
 from femb.model import Material, Model, Section
-from femb.model.loads import MOMENT_TYPES
+from femb.model.loads import MOMENT_TYPES, PRESSURE_KINDS, SYMMETRY_DOFS
+from femb.model.model import edge_nodes
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
 SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "thickness", "orientation")
@@ -250,11 +251,19 @@ class ModelBuilder(MultibodyReaders):
         self.ctx.fail(t.key_path(key), f"expected \"all\", \"translations\", \"rotations\" or an array of DOF names, got {value!r}")
 
     def read_fix(self, model):
-        for t in self.doc.array("fix", ["nodes", "dofs", "name"]):
+        for t in self.doc.array("fix", ["nodes", "dofs", "symmetry", "name"]):
             with self.ctx.guard(), t:
                 nodes = self.check_nodes(t.take("nodes", "selector", required=True), t.key_path("nodes"))
-                dofs = self._dofs(t, "dofs")
+                plane = t.take("symmetry", "string", choices=tuple(SYMMETRY_DOFS))
+                if plane is not None and "dofs" in t:
+                    self.ctx.fail(t.key_path("symmetry"), "give dofs or symmetry, not both")
                 name = t.take("name", "string")
+                if plane is not None:
+                    if model.dim != 3:
+                        self.ctx.fail(t.key_path("symmetry"), "symmetry conditions need a 3-D model ([model] dim = 3)")
+                    model.symmetry(nodes, plane, name=name or f"{t.path} (symmetry {plane} {nodes!r})")
+                    continue
+                dofs = self._dofs(t, "dofs")
                 model.fix(nodes, dofs, name=name or f"{t.path} ({nodes!r})")
 
     def read_prescribe(self, model):
@@ -285,7 +294,8 @@ class ModelBuilder(MultibodyReaders):
     def read_loads(self, model):
         ctx = self.ctx
         common = ["type", "name", "amplitude", "constant"]
-        allowed = {"point": common + ["nodes", "moment_type", *FORCE_KEYS], "distributed": common + ["cells", "q"], "gravity": common + ["g"]}
+        allowed = {"point": common + ["nodes", "moment_type", *FORCE_KEYS], "distributed": common + ["cells", "q"], "gravity": common + ["g"],
+                   "pressure": common + ["cells", "p", "kind"], "traction": common + ["cells", "t"], "edge": common + ["edges", "q"]}
         for t in self.doc.array("loads"):
             with ctx.guard(), t:
                 kind = t.take("type", "string", required=True, choices=tuple(allowed))
@@ -304,9 +314,36 @@ class ModelBuilder(MultibodyReaders):
                     cells = self.check_cells(t.take("cells", "string", required=True), t.key_path("cells"))
                     q = t.take("q", "vector", required=True, size=model.dim)
                     model.distributed_load(cells, q, amplitude=amplitude, constant=constant, name=name)
+                elif kind in ("pressure", "traction"):
+                    cells = self.check_faces(t.take("cells", "string", required=True), t.key_path("cells"))
+                    if kind == "pressure":
+                        p = t.take("p", "number", required=True)
+                        pressure_kind = t.take("kind", "string", default="dead", choices=PRESSURE_KINDS)
+                        model.pressure(cells, p, pressure_kind, amplitude=amplitude, constant=constant, name=name)
+                    else:
+                        model.traction(cells, t.take("t", "vector", required=True, size=3), amplitude=amplitude, constant=constant, name=name)
+                elif kind == "edge":
+                    edges = t.take("edges", "string", required=True)
+                    q = t.take("q", "vector", required=True, size=model.dim)
+                    try:
+                        edge_nodes(model, edges, name)
+                    except ModelError as exc:
+                        ctx.fail(t.key_path("edges"), str(exc.problems[0]).removeprefix(f"{name}: "))
+                    model.edge_load(edges, q, amplitude=amplitude, constant=constant, name=name)
                 else:
                     g = t.take("g", "vector", required=True, size=model.dim)
                     model.gravity(g, amplitude=amplitude, constant=constant)
+
+    def check_faces(self, name, path):
+        """A cell set of triangles or quads (pressures, tractions)."""
+        block = self.mesh.cells.get(name)
+        if block is None:
+            faces = sorted(k for k, b in self.mesh.cells.items() if b.cell_type in ("triangle", "quad"))
+            kind = " (it is a node set)" if name in self.mesh.node_sets else ""
+            self.ctx.fail(path, f"{name!r} is not a set of faces{kind}; face sets: {', '.join(faces) or 'none'}")
+        if block.cell_type not in ("triangle", "quad"):
+            self.ctx.fail(path, f"cell set {name!r} holds {block.cell_type!r} cells, a surface load needs triangle or quad cells")
+        return name
 
     def read_initial_velocity(self, model):
         """``[[initial_velocity]]``: DOF values at ``nodes``, or a rigid-body field

@@ -2,6 +2,7 @@
 import numpy as np
 
 from femb.core.errors import InputError
+from femb.core.surfaces import pressure_forces
 from femb.mesh.mesh import CellBlock, Mesh
 
 
@@ -118,28 +119,13 @@ def pressure_nodal_loads(mesh, cells, pressure):
     exact also for warped quads) interpolation; no nodal moments. Apply the rows with
     ``Model.point_load`` (dead loads: they do not follow the deformation)."""
     block = mesh.cells[cells]
+    if block.cell_type not in ("triangle", "quad"):
+        raise InputError(f"pressure needs triangle or quad cells, cell set {cells!r} holds {block.cell_type!r}",
+                         "pressure_nodal_loads")
     x = mesh.points if mesh.dim == 3 else np.hstack([mesh.points, np.zeros((mesh.n_nodes, 1))])
     c = block.connectivity
     out = np.zeros((mesh.n_nodes, 3))
-    if block.cell_type == "triangle":
-        n = 0.5 * np.cross(x[c[:, 1]] - x[c[:, 0]], x[c[:, 2]] - x[c[:, 0]])  # area × unit normal
-        for k in range(3):
-            np.add.at(out, c[:, k], pressure * n / 3.0)
-        return out
-    if block.cell_type != "quad":
-        raise InputError(f"pressure needs triangle or quad cells, cell set {cells!r} holds {block.cell_type!r}",
-                         "pressure_nodal_loads")
-    xi_k, eta_k = np.array([-1.0, 1.0, 1.0, -1.0]), np.array([-1.0, -1.0, 1.0, 1.0])
-    P = x[c]  # (n, 4, 3)
-    g = 1.0 / np.sqrt(3.0)
-    for xi in (-g, g):
-        for eta in (-g, g):
-            N = 0.25 * (1 + xi_k * xi) * (1 + eta_k * eta)
-            dxi = np.einsum("k,nkj->nj", 0.25 * xi_k * (1 + eta_k * eta), P)
-            deta = np.einsum("k,nkj->nj", 0.25 * eta_k * (1 + xi_k * xi), P)
-            n = np.cross(dxi, deta)
-            for k in range(4):
-                np.add.at(out, c[:, k], pressure * N[k] * n)
+    np.add.at(out, c.ravel(), pressure_forces(x[c], pressure).reshape(-1, 3))
     return out
 
 

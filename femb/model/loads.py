@@ -15,6 +15,10 @@ DOF_NAMES_2D = ("ux", "uy", "rz")
 DOF_NAMES_3D = ("ux", "uy", "uz", "rx", "ry", "rz")
 FORCE_TO_DOF = {"fx": "ux", "fy": "uy", "fz": "uz", "mx": "rx", "my": "ry", "mz": "rz"}
 MOMENT_TYPES = ("dead", "semitangential", "follower")
+PRESSURE_KINDS = ("dead", "follower")
+#: DOFs a symmetry plane with the given global normal fixes: the normal translation and the
+#: rotations about the two in-plane axes (the rotation about the normal stays free)
+SYMMETRY_DOFS = {"x": ("ux", "ry", "rz"), "y": ("uy", "rx", "rz"), "z": ("uz", "rx", "ry")}
 
 
 def dof_names_for(dim):
@@ -58,6 +62,52 @@ class DistributedLoad:
     amplitude: Optional[Callable] = None
     constant: bool = False
     name: str = "distributed load"
+
+
+@dataclass(frozen=True)
+class EdgeLoad:
+    """Dead load per unit reference length ``q`` (dim,) (global direction) on edges:
+    ``edges`` names a set of line cells (e.g. a gmsh physical line along a shell edge) or a
+    node set along the boundary of surface cells (the boundary edges of the model's
+    triangles and quads with both ends in the set). Consistent shares qL/2 on the
+    translations of the two end nodes of every edge (linear interpolation of the edge)."""
+
+    edges: str
+    q: tuple
+    amplitude: Optional[Callable] = None
+    constant: bool = False
+    name: str = "edge load"
+
+
+@dataclass(frozen=True)
+class Pressure:
+    """Uniform pressure ``p`` [force/area] on the triangle and quad cells of the cell set
+    ``cells``, pushing along each face's normal (right-hand rule on its node order).
+
+    ``kind``: ``"dead"`` acts along the reference normals with the reference areas (fixed
+    nodal forces); ``"follower"`` acts normal to the current, deformed surface on its
+    current area and contributes its exact load stiffness to the static tangent
+    (femb.core.surfaces). A follower pressure is conservative (potential −p·V) on a closed
+    surface or one whose boundary nodes are held."""
+
+    cells: str
+    p: float
+    kind: str = "dead"
+    amplitude: Optional[Callable] = None
+    constant: bool = False
+    name: str = "pressure"
+
+
+@dataclass(frozen=True)
+class Traction:
+    """Dead traction ``t`` (3,) [force/area, fixed global direction] on the reference area
+    of the triangle and quad cells of the cell set ``cells``."""
+
+    cells: str
+    t: tuple
+    amplitude: Optional[Callable] = None
+    constant: bool = False
+    name: str = "traction"
 
 
 @dataclass(frozen=True)

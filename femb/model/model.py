@@ -4,6 +4,7 @@ Declare, validate, build: methods add declarations, ``validate()`` reports every
 once (each naming the set, part, element, node or parameter), and
 ``femb.correlation.build_table(model)`` turns a valid model into global numbers.
 """
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union, cast
@@ -13,16 +14,22 @@ from numpy.typing import ArrayLike, NDArray
 
 from femb import elements as element_library
 from femb.core.errors import InputError, ModelError
+from femb.elements.base import CellWarning
 from femb.model.joints import JOINT_KINDS, JOINTS_3D, Joint
 from femb.model.loads import (
     FORCE_TO_DOF,
     MOMENT_TYPES,
+    PRESSURE_KINDS,
+    SYMMETRY_DOFS,
     DistributedLoad,
+    EdgeLoad,
     Fixed,
     Gravity,
     PointLoad,
     Prescribed,
+    Pressure,
     Tie,
+    Traction,
     as_function_of_t,
     dof_names_for,
     real_number,
@@ -41,6 +48,9 @@ DofSelector = Union[str, Sequence[str]]
 
 # element parameters that are masses or inertias (must not be negative)
 INERTIA_PARAMS = ("m", "J", "Jx", "Jy", "Jz", "rhoA", "rhoI", "rhoJ", "rhoIy", "rhoIz", "rhoIp")
+
+
+log = logging.getLogger(__name__)
 
 
 def _as_3d(vector: Optional[ArrayLike]) -> NDArray[np.float64]:
@@ -102,7 +112,7 @@ class Model:
         self.fixed: list[Fixed] = []
         self.prescribed: list[Prescribed] = []
         self.ties: list[Tie] = []
-        self.loads: list[Union[PointLoad, DistributedLoad, Gravity]] = []
+        self.loads: list[Union[PointLoad, DistributedLoad, EdgeLoad, Pressure, Traction, Gravity]] = []
         self.markers: dict[str, NodeSelector] = {}
         self.initial_velocities: list[tuple[NodeSelector, dict[str, float]]] = []
         self.joints: list[Joint] = []
@@ -309,6 +319,42 @@ class Model:
         self.loads.append(DistributedLoad(cells, tuple(np.asarray(q, float).ravel()),
                                           as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name))
 
+    def edge_load(self, edges: str, q: ArrayLike, amplitude: Optional[Callable[[float], float]] = None,
+                  constant: bool = False, name: Optional[str] = None) -> None:
+        """Dead load per unit length ``q`` (dim,) [force/length] on shell (or any surface
+        cell) edges: ``edges`` names a line cell set or a node set along the boundary of the
+        model's triangles and quads (see femb.model.loads.EdgeLoad)."""
+        name = name or f"edge load {edges!r}"
+        self.loads.append(EdgeLoad(edges, tuple(np.asarray(q, float).ravel()),
+                                   as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name))
+
+    def pressure(self, cells: str, p: float, kind: str = "dead", amplitude: Optional[Callable[[float], float]] = None,
+                 constant: bool = False, name: Optional[str] = None) -> None:
+        """Pressure ``p`` [force/area] on the triangle/quad cells of the cell set ``cells``,
+        pushing along the faces' normals (right-hand rule on the node order); ``kind``
+        "dead" (reference normals) or "follower" (normal to the deformed surface, with its
+        load stiffness), see femb.model.loads.Pressure."""
+        name = name or f"pressure {cells!r}"
+        self.loads.append(Pressure(cells, real_number(p, f"load {name!r}: p"), kind,
+                                   as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name))
+
+    def traction(self, cells: str, t: ArrayLike, amplitude: Optional[Callable[[float], float]] = None,
+                 constant: bool = False, name: Optional[str] = None) -> None:
+        """Dead traction ``t`` (3,) [force/area] on the reference area of the triangle/quad
+        cells of the cell set ``cells``."""
+        name = name or f"traction {cells!r}"
+        self.loads.append(Traction(cells, tuple(np.asarray(t, float).ravel()),
+                                   as_function_of_t(amplitude, f"load {name!r}: amplitude"), constant, name))
+
+    def symmetry(self, nodes: NodeSelector, plane: str, name: Optional[str] = None) -> None:
+        """Symmetry about the plane through ``nodes`` (an edge set) with global normal
+        ``plane`` ("x", "y" or "z"): fixes the translation along the normal and the
+        rotations about the two in-plane axes (e.g. "x": ux, ry, rz); the rotation about the
+        normal stays free."""
+        if plane not in SYMMETRY_DOFS:
+            raise ModelError(f"symmetry {nodes!r}: plane must be the normal axis 'x', 'y' or 'z', got {plane!r}")
+        self.fixed.append(Fixed(nodes, SYMMETRY_DOFS[plane], name or f"symmetry {plane} {nodes!r}"))
+
     def gravity(self, g: ArrayLike, amplitude: Optional[Callable[[float], float]] = None, constant: bool = False) -> None:
         """Uniform gravity ``g`` (dim,) [length/time²] acting on all masses (M·g with the
         analysis' mass kind); scaled by ``amplitude`` a(t) (a function or a table) or the
@@ -436,7 +482,11 @@ class Model:
                 if zero.size:
                     p.append(f"{where}: zero-length element(s) {zero[:10].tolist()} in cell set {part.cells!r}")
             if spec.check_cells is not None:
-                p += [f"{where}: {m} in cell set {part.cells!r}" for m in spec.check_cells(mesh.points, conn)]
+                for m in spec.check_cells(mesh.points, conn):
+                    if isinstance(m, CellWarning):
+                        log.warning("%s, cell set %r: %s", where, part.cells, m)
+                    else:
+                        p.append(f"{where}: {m} in cell set {part.cells!r}")
         for rec in self.fixed + self.prescribed + self.loads + self.ties:
             p += self._record_problems(rec, names, covered)
         for nodes, values in self.initial_velocities:
@@ -457,7 +507,7 @@ class Model:
                 p.append(f"marker {name!r}: {exc}")
         return p
 
-    def _record_problems(self, rec: Union[Fixed, Prescribed, Tie, PointLoad, DistributedLoad, Gravity], names: tuple[str, ...],
+    def _record_problems(self, rec: Union[Fixed, Prescribed, Tie, PointLoad, DistributedLoad, EdgeLoad, Pressure, Traction, Gravity], names: tuple[str, ...],
                          covered: NDArray[np.bool_]) -> list[str]:
         p = []
         where = rec.name
@@ -490,6 +540,15 @@ class Model:
                 p.append(f"{where}: cell set {rec.cells!r} is not meshed by any part")
             if len(rec.q) != self.dim:
                 p.append(f"{where}: q needs {self.dim} components, got {len(rec.q)}")
+        elif isinstance(rec, (Pressure, Traction)):
+            p += self._face_load_problems(rec)
+        elif isinstance(rec, EdgeLoad):
+            if len(rec.q) != self.dim:
+                p.append(f"{where}: q needs {self.dim} components, got {len(rec.q)}")
+            try:
+                check_nodes(np.unique(edge_nodes(self, rec.edges, where)))
+            except ModelError as exc:
+                p.append(str(exc))
         elif isinstance(rec, Gravity):
             if len(rec.g) != self.dim:
                 p.append(f"{where}: g needs {self.dim} components, got {len(rec.g)}")
@@ -498,6 +557,31 @@ class Model:
             if a is not None and b is not None and a.size != b.size:
                 p.append(f"{where}: node sets have different sizes ({a.size} and {b.size})")
             p += [f"{where}: unknown DOF {d!r}" for d in rec.dofs if d not in names]
+        return p
+
+    def _face_load_problems(self, rec: Union[Pressure, Traction]) -> list[str]:
+        """Problems of a pressure or traction: its cell set must hold triangles or quads
+        meshed by a part of a 3-D model."""
+        p, where = [], rec.name
+        if self.dim != 3:
+            p.append(f"{where}: surface loads need a 3-D model (Model(mesh, dim=3))")
+        if rec.cells not in self.mesh.cells:
+            known = sorted(k for k, b in self.mesh.cells.items() if b.cell_type in ("triangle", "quad"))
+            kind = " (it is a node set)" if rec.cells in self.mesh.node_sets else ""
+            p.append(f"{where}: {rec.cells!r} is not a set of faces{kind}; face sets: {known}")
+            return p
+        block = self.mesh.cells[rec.cells]
+        if block.cell_type not in ("triangle", "quad"):
+            p.append(f"{where}: cell set {rec.cells!r} holds {block.cell_type!r} cells, not faces (triangle or quad)")
+        elif not any(part.cells == rec.cells for part in self.parts.values()):
+            p.append(f"{where}: cell set {rec.cells!r} is not meshed by any part")
+        if isinstance(rec, Pressure):
+            if rec.kind not in PRESSURE_KINDS:
+                p.append(f"{where}: kind must be one of {', '.join(PRESSURE_KINDS)}, got {rec.kind!r}")
+            if not np.isfinite(rec.p):
+                p.append(f"{where}: p is not finite")
+        elif len(rec.t) != 3 or not np.all(np.isfinite(rec.t)):
+            p.append(f"{where}: t needs 3 finite components, got {list(rec.t)}")
         return p
 
     def _joint_problems(self, joint: Joint, names: tuple[str, ...], covered: NDArray[np.bool_]) -> list[str]:
@@ -596,3 +680,42 @@ class Model:
             "ties": len(self.ties),
             "joints": len(self.joints),
         }
+
+
+def face_cells(model: "Model") -> list[NDArray[np.int64]]:
+    """Connectivities of the triangle and quad cells meshed by the parts of ``model``."""
+    out = []
+    for part in model.parts.values():
+        block = model.mesh.cells.get(part.cells)
+        if block is not None and block.cell_type in ("triangle", "quad"):
+            out.append(np.asarray(block.connectivity, dtype=np.int64))
+    return out
+
+
+def edge_nodes(model: "Model", edges: str, where: str) -> NDArray[np.int64]:
+    """(m, 2) end nodes of the edges named by ``edges``: the cells of a line cell set, or
+    the boundary edges (edges of exactly one face) of the model's triangles and quads with
+    both ends in a node set. ModelError naming ``where`` and the set otherwise."""
+    mesh = model.mesh
+    if edges in mesh.cells:
+        block = mesh.cells[edges]
+        if block.cell_type not in ("line", "line3"):
+            raise ModelError(f"{where}: cell set {edges!r} holds {block.cell_type!r} cells, an edge load needs line cells or a node set")
+        conn = np.asarray(block.connectivity, dtype=np.int64)
+        return conn[:, [0, -1]]
+    if edges not in mesh.node_sets:
+        raise ModelError(f"{where}: unknown edge set {edges!r} (line cell sets: "
+                         f"{sorted(k for k, b in mesh.cells.items() if b.cell_type in ('line', 'line3'))}, node sets: {sorted(mesh.node_sets)})")
+    faces = face_cells(model)
+    if not faces:
+        raise ModelError(f"{where}: node set {edges!r} names an edge, but the model has no triangle or quad parts")
+    pairs = np.vstack([np.stack([f, np.roll(f, -1, axis=1)], axis=2).reshape(-1, 2) for f in faces])
+    key = np.sort(pairs, axis=1)
+    uniq, counts = np.unique(key, axis=0, return_counts=True)
+    boundary = uniq[counts == 1]
+    member = np.zeros(mesh.n_nodes, dtype=bool)
+    member[mesh.node_sets[edges]] = True
+    out = boundary[member[boundary].all(axis=1)]
+    if out.size == 0:
+        raise ModelError(f"{where}: node set {edges!r} contains no boundary edge of the model's triangles and quads")
+    return out

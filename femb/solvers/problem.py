@@ -169,11 +169,11 @@ class StaticProblem(ProblemSetup):
         return self.assembler.strain_energy(u, R=R)
 
     def load_stiffness(self, state, lam):
-        """Load stiffness (CSR over equations) of the rotation-dependent moments at load
-        factor λ, or None."""
-        if not self.loads.has_moment_loads:
+        """Load stiffness (CSR over equations) of the configuration-dependent loads
+        (rotation-dependent moments, follower pressures) at load factor λ, or None."""
+        if not self.loads.has_state_loads:
             return None
-        return self.loads.moment_stiffness(split_state(state)[1], lam)
+        return self.loads.state_stiffness(*split_state(state), lam)
 
     def constraint_stiffness(self, multipliers):
         """Σ λ_i ∇²Φ_i over the free equations (CSR) for multipliers of the active rows."""
@@ -199,11 +199,11 @@ class StaticProblem(ProblemSetup):
         return state
 
     def external(self, lam, state=None):
-        """External generalized forces (n_var,) at load factor λ; the rotation-dependent
-        moments are evaluated at the rotations of ``state`` (reference when None)."""
+        """External generalized forces (n_var,) at load factor λ; the configuration-dependent
+        loads are evaluated at ``state`` (reference when None)."""
         out = lam * self.f_ref + self.f_const
-        if self.loads.has_moment_loads:
-            out = out + self.loads.moments(None if state is None else split_state(state)[1], lam)
+        if self.loads.has_state_loads:
+            out = out + self.loads.state_forces(*((None, None) if state is None else split_state(state)), lam)
         return out
 
     def reactions(self, state, lam, multipliers=None):
@@ -227,7 +227,7 @@ class _StaticSystem:
         self.p = problem
         self.lam = lam
         self.f_ext = problem.external(lam)
-        self.moments = problem.loads.has_moment_loads
+        self.state_loads = problem.loads.has_state_loads
         self.length_scale = problem.length_scale
 
     def constraints(self, x):
@@ -238,7 +238,7 @@ class _StaticSystem:
         return self.p.constraint_stiffness(multipliers)
 
     def _f_ext(self, x):
-        return self.p.external(self.lam, x) if self.moments else self.f_ext
+        return self.p.external(self.lam, x) if self.state_loads else self.f_ext
 
     @staticmethod
     def _scale(f_int, f_ext):
@@ -252,7 +252,7 @@ class _StaticSystem:
         u, R = split_state(x)
         f, K = self.p.assembler.tangent(u, include_geometric=self.p.include_geometric, R=R)
         f_ext = self._f_ext(x)
-        if self.moments:
+        if self.state_loads:
             K = K + self.p.load_stiffness(x, self.lam)
         return self.p.table.free(f - f_ext), K, self._scale(f, f_ext)
 

@@ -283,6 +283,9 @@ class DynamicProblem(ProblemSetup):
         if self.oriented and self.loads.has_moment_loads:
             raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
                              "apply moments about fixed global axes")
+        if self.loads.has_follower_pressures:
+            raise InputError("follower pressures are not supported by solve_dynamic yet (their energy-consistent mid-point form, "
+                             "the Simpson average of the pressure forces, is not implemented); use a dead pressure (kind 'dead')")
         # In dynamics a load without amplitude is constant in time, hence conservative: it
         # joins the potential P = −f_const·u. Only loads with an amplitude do external work.
         self.f_const = self.loads.constant()

@@ -122,7 +122,7 @@ def solve_buckling(model: Model, n_modes: int = 5, table: Optional[CorrelationTa
     """
     prob = problem or StaticProblem(model, table)
     t, asm = prob.table, prob.assembler
-    if not np.any(prob.f_ref) and not t.prescribed and not prob.loads.has_moment_loads:
+    if not np.any(prob.f_ref) and not t.prescribed and not prob.loads.has_state_loads:
         raise InputError("linear buckling needs a non-zero reference load", "solve_buckling")
     u_zero = np.zeros(t.n_var)
     layout = prob.rotations if prob.oriented else None
@@ -132,8 +132,8 @@ def solve_buckling(model: Model, n_modes: int = 5, table: Optional[CorrelationTa
     for vars_, rec in t.prescribed:
         u[vars_] = rec.value
     f_ref = prob.f_ref
-    if prob.loads.has_moment_loads:
-        f_ref = f_ref + prob.loads.moments(None, 1.0, constant=False)
+    if prob.loads.has_state_loads:
+        f_ref = f_ref + prob.loads.state_forces(None, None, 1.0, constant=False)
     if not t.prescribed:
         rhs = f_ref
     elif layout is None:
@@ -143,8 +143,8 @@ def solve_buckling(model: Model, n_modes: int = 5, table: Optional[CorrelationTa
     u[t.eq_var] += Factorization(K0, t, "linear stiffness").solve(t.free(rhs))
     stresses = _linear_resultants(asm, u, t.n_var, layout)
     KG = asm.geometric_stiffness(u_zero, stresses, R=R0)
-    if prob.loads.has_moment_loads:
-        KG = KG + prob.loads.moment_stiffness(None, 1.0, constant=False)
+    if prob.loads.has_state_loads:
+        KG = KG + prob.loads.state_stiffness(None, None, 1.0, constant=False)
     n = t.n_eq
     skew = abs(KG - KG.T).max() if n else 0.0
     if skew > 1e-8 * max(abs(KG).max(), 1e-300):

@@ -77,7 +77,7 @@ def operating_point(prob, state, mass, load_factor=None):
     u, R = split_state(x)
     kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
     _, K = asm.tangent(u, R=R)
-    if load_factor is not None and prob.loads.has_moment_loads:
+    if load_factor is not None and prob.loads.has_state_loads:
         K = K + prob.load_stiffness(x, load_factor)
     return x, K, asm.mass_matrix(kind, u, R=R)
 

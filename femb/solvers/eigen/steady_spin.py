@@ -383,7 +383,7 @@ def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1
     x = prob.apply_prescribed(prob.initial_state(state), 1.0)
     mult = None
     iterations = []
-    if frame == "rotating" or prob.f_ref.any() or prob.f_const.any() or prob.loads.has_moment_loads:
+    if frame == "rotating" or prob.f_ref.any() or prob.f_const.any() or prob.loads.has_state_loads:
         scales = np.linspace(1.0 / steps, 1.0, int(steps)) if frame == "rotating" else [0.0]
         for s in scales:
             report = newton(_SpinSystem(prob, ops, s), x, settings, tab)
@@ -395,7 +395,7 @@ def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1
     u, R = split_state(x)
     M = ops.mass(u, R)
     _, K = prob.assembler.tangent(u, R=R)
-    if prob.loads.has_moment_loads:
+    if prob.loads.has_state_loads:
         K = K + prob.load_stiffness(x, 1.0)
     G, KO = ops.matrices(u, R, M)
     K = (K + KO).tocsr()

@@ -4,6 +4,14 @@ Unknowns are the free displacements and the load factor λ of the scaled loads; 
 increment satisfies ‖Δu‖ = Δl (cylindrical constraint, no load term). The root of the
 constraint quadratic closest to the previous increment direction is taken, and Δl adapts
 to the number of iterations.
+
+Models with oriented nodes (3-D beams, shells) are traced on Configurations (u, R) as in
+solve_static: every correction's rotational part is a spatial spin applied multiplicatively,
+R ← exp(δŵ) R, and the increment Δu of the constraint sums the corrections over the
+equations (for rotations, the sum of the spins of the increment). Loads that depend on the
+configuration (follower pressures, semitangential and follower moments) enter the residual
+at the current state, their load stiffness the tangent, and their derivative with respect
+to λ the load vector of the constraint.
 """
 from __future__ import annotations
 
@@ -15,6 +23,7 @@ import numpy as np
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
+from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.linalg.factorization import Factorization, SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.problem import StaticProblem
@@ -70,22 +79,24 @@ def solve_arclength(model: Model, arclength: Optional[ArcLengthSettings] = None,
         raise InputError("the arc-length method does not support prescribed DOFs; load by forces", "solve_arclength")
     if prob.joints is not None:
         raise InputError("the arc-length method does not support joint constraints yet; use solve_static with load stepping", "solve_arclength")
-    if any(b.spec.oriented for b in t.blocks):
-        raise InputError("the arc-length method does not support 3-D rotations (oriented nodes) yet; use solve_static with load stepping", "solve_arclength")
-    f_ref = t.free(prob.f_ref)
-    if not np.any(f_ref):
+    x = prob.initial_state()
+    if not np.any(_load_vector(prob, x)):
         raise InputError("the arc-length method needs a non-zero scaled (non-constant) load", "solve_arclength")
-    asm = prob.assembler
     res = Results(t, "arclength", model)
-    u = np.zeros(t.n_var)
     lam = 0.0
-    res.record(lam, u, load_factor=lam, iterations=0, arc_length=0.0, strain_energy=0.0)
+
+    def record(x, lam, **scalars):
+        u, R = split_state(x)
+        arrays = {"rotations": R} if R is not None else None
+        res.record(lam, u, load_factor=lam, strain_energy=prob.strain_energy(x), arrays=arrays, **scalars)
+
+    record(x, lam, iterations=0, arc_length=0.0)
     dl = arc.arc_length
     prev_du = None
     for step in range(arc.max_steps):
         cuts = 0
         while True:
-            out = _increment(prob, asm, u, lam, f_ref, dl, prev_du, arc, settings)
+            out = _increment(prob, x, lam, dl, prev_du, arc, settings)
             if out["converged"]:
                 break
             cuts += 1
@@ -95,8 +106,8 @@ def solve_arclength(model: Model, arclength: Optional[ArcLengthSettings] = None,
                     out["history"], worst_dofs(out.get("r"), t), res, load=lam,
                 )
             dl = 0.5 * (dl if dl is not None else out["dl"])
-        u, lam, prev_du, dl_used = out["u"], out["lam"], out["du"], out["dl"]
-        res.record(lam, u, load_factor=lam, iterations=out["iterations"], arc_length=dl_used, strain_energy=asm.strain_energy(u))
+        x, lam, prev_du, dl_used = out["x"], out["lam"], out["du"], out["dl"]
+        record(x, lam, iterations=out["iterations"], arc_length=dl_used)
         dl = min(dl_used * np.sqrt(arc.desired_iterations / max(out["iterations"], 1)), arc.max_arc_length)
         if not (arc.min_load_factor <= lam <= arc.max_load_factor):
             break
@@ -105,16 +116,38 @@ def solve_arclength(model: Model, arclength: Optional[ArcLengthSettings] = None,
     return res
 
 
-def _increment(prob, asm, u0, lam0, f_ref, dl, prev_du, arc, settings):
-    """One arc-length increment from (u0, λ0); returns a dict with the outcome."""
+def _load_vector(prob, x):
+    """∂f_ext/∂λ over the free equations at state x: the scaled loads, plus the scaled
+    configuration-dependent loads (linear in λ) evaluated at x."""
     t = prob.table
-    f_const = t.free(prob.f_const)
-    f, K = asm.tangent(u0)
+    q = prob.f_ref
+    if prob.loads.has_state_loads:
+        q = q + prob.loads.state_forces(*split_state(x), 1.0, constant=False)
+    return t.free(q)
+
+
+def _apply(prob, x, dx):
+    if isinstance(x, Configuration):
+        return x.apply(dx)
+    out = x.copy()
+    out[prob.table.eq_var] += dx
+    return out
+
+
+def _tangent(prob, x, lam):
+    """(residual over free equations, tangent, force scale) at (x, λ)."""
+    return prob.system(lam).residual_and_tangent(x)
+
+
+def _increment(prob, x0, lam0, dl, prev_du, arc, settings):
+    """One arc-length increment from (x0, λ0); returns a dict with the outcome."""
+    t = prob.table
+    _, K, _ = _tangent(prob, x0, lam0)
     try:
         lu = Factorization(K, t, "tangent")
     except SingularSystemError as exc:
         return dict(converged=False, reason=str(exc).splitlines()[0], history=[], dl=dl or 1.0)
-    dut = lu.solve(f_ref)
+    dut = lu.solve(_load_vector(prob, x0))
     if dl is None:
         dl = arc.initial_load_factor * float(np.linalg.norm(dut))
     dlam = dl / max(float(np.linalg.norm(dut)), 1e-300)
@@ -124,19 +157,16 @@ def _increment(prob, asm, u0, lam0, f_ref, dl, prev_du, arc, settings):
         dlam = -dlam
     du = dlam * dut
     lam = lam0 + dlam
+    x = _apply(prob, x0, du)
     history = []
     for it in range(1, settings.max_iterations + 1):
-        u = u0.copy()
-        u[t.eq_var] += du
-        f, K = asm.tangent(u)
-        r = t.free(f) - lam * f_ref - f_const
-        scale = max(float(np.linalg.norm(lam * f_ref + f_const)), float(np.linalg.norm(f)), 1e-300)
+        r, K, scale = _tangent(prob, x, lam)
         norm = float(np.linalg.norm(r))
         history.append(norm)
         if not np.isfinite(norm):
             return dict(converged=False, reason="residual is not finite", history=history, r=r, dl=dl)
         if norm <= settings.tolerance * scale:
-            return dict(converged=True, u=u, lam=lam, du=du, dl=dl, iterations=it, history=history)
+            return dict(converged=True, x=x, lam=lam, du=du, dl=dl, iterations=it, history=history)
         try:
             lu = Factorization(K, t, "tangent")
         except SingularSystemError:
@@ -144,7 +174,7 @@ def _increment(prob, asm, u0, lam0, f_ref, dl, prev_du, arc, settings):
             lam += 1e-6 * dlam
             continue
         dur = -lu.solve(r)
-        dut = lu.solve(f_ref)
+        dut = lu.solve(_load_vector(prob, x))
         # ‖du + dur + δλ·dut‖² = dl²
         a = float(dut @ dut)
         b = 2.0 * float(dut @ (du + dur))
@@ -153,7 +183,8 @@ def _increment(prob, asm, u0, lam0, f_ref, dl, prev_du, arc, settings):
         if disc < 0.0:
             return dict(converged=False, reason="arc-length constraint has no real root", history=history, r=r, dl=dl)
         roots = ((-b + np.sqrt(disc)) / (2 * a), (-b - np.sqrt(disc)) / (2 * a))
-        cands = [du + dur + s * dut for s in roots]
-        k = int(np.argmax([float(cnd @ du) for cnd in cands]))
-        du, lam = cands[k], lam + roots[k]
+        cands = [dur + s * dut for s in roots]
+        k = int(np.argmax([float((du + cnd) @ du) for cnd in cands]))
+        x = _apply(prob, x, cands[k])
+        du, lam = du + cands[k], lam + roots[k]
     return dict(converged=False, reason=f"no convergence in {settings.max_iterations} iterations", history=history, r=r, dl=dl)
