@@ -86,7 +86,9 @@ length about the section axes x, y, z):
 - 0 lumped: ρA l0/2 on each translation; (l0/2) Q_a diag(rhoIp, rhoIy, rhoIz) Q_aᵀ on
   the rotations of node a (the section inertia about the *current* nodal triad).
 - 1 consistent: the textbook 3-D beam mass (linear axial and torsion, Hermite-cubic
-  bending with rotary inertia ∫ρI N′ᵀN′) of length l0, in the current element frame E.
+  bending with rotary inertia ∫ρI N′ᵀN′) of length l0, in the current element frame E;
+  beam3d_timoshenko interpolates each bending plane as its exact stiffness does
+  (elements.timoshenko_mass: the rotary inertia goes with the section rotation).
 - 2 invariant: translations ρA l0/6 [[2, 1], [1, 2]]⊗I₃ (rotation-invariant, constant)
   plus the lumped nodal rotary inertia of kind 0.
 
@@ -116,6 +118,7 @@ from femb.core.rotations import (cayley_spin_jacobian, hat, left_jacobian_invers
 from femb.core.rotations import cayley as _cayley_matrix
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .timoshenko_mass import bending_mass
 
 N_PARAMS_TIMOSHENKO = 13  # beam3d has 11
 # rows of the (n, 12) variation work array (see _transform)
@@ -659,7 +662,8 @@ def mass(X, u, R, p, kind, M):
 def _consistent_local(p, e, L, Ml):
     """Consistent mass Ml (12, 12) in element-frame DOFs (u, v, w, θx, θy, θz) per node:
     linear axial (ρA) and torsion (ρIp), Hermite-cubic bending with rotary inertia
-    ρA L/420 [...] + ρI/(30 L) [...] for (v, θz) and, with θy = −w′, for (w, θy)."""
+    ρA L/420 [...] + ρI/(30 L) [...] for (v, θz) and, with θy = −w′, for (w, θy);
+    beam3d_timoshenko: the Timoshenko bending mass of elements.timoshenko_mass per plane."""
     for i in range(12):
         for j in range(12):
             Ml[i, j] = 0.0
@@ -683,6 +687,18 @@ def _consistent_local(p, e, L, Ml):
     idx_w = (2, 4, 8, 10)
     mrz = p[e, 7] / (30.0 * L)
     mry = p[e, 6] / (30.0 * L)
+    if p.shape[1] == N_PARAMS_TIMOSHENKO:
+        # Φy = 12 EIz/(GAy L²) for (v, θz), Φz = 12 EIy/(GAz L²) for (w, −θy)
+        B = np.empty((4, 4))
+        bending_mass(p[e, 4], p[e, 7], L, 12.0 * p[e, 3] / (p[e, 11] * L * L), B)
+        for a in range(4):
+            for b in range(4):
+                Ml[idx_v[a], idx_v[b]] = B[a, b]
+        bending_mass(p[e, 4], p[e, 6], L, 12.0 * p[e, 2] / (p[e, 12] * L * L), B)
+        for a in range(4):
+            for b in range(4):
+                Ml[idx_w[a], idx_w[b]] = sign[a] * sign[b] * B[a, b]
+        return
     for a in range(4):
         for b in range(4):
             Ml[idx_v[a], idx_v[b]] = mt * T[a][b] + mrz * Rr[a][b]
