@@ -45,7 +45,8 @@ Mass (kinds of elements.base): 0 lumped: ρA l0/2 on each translation and ρI l0
 rotation (ρI = 0 gives zero rotational mass: the lumped matrix is then singular);
 1 consistent: linear axial and Hermite-cubic transverse interpolation plus the rotary
 inertia ∫ρI N'ᵀN' dx, of reference length l0, expressed in the chord frame of
-configuration u (so it depends on u; the Timoshenko element uses the same matrix);
+configuration u (so it depends on u; the Timoshenko element interpolates transverse
+displacement and section rotation as its exact stiffness does, elements.timoshenko_mass);
 2 invariant: linear interpolation of translations and rotations, ρA l0/6 [[2,1],[1,2]]⊗I₂
 and ρI l0/6 [[2,1],[1,2]] (constant, exact mass and rotary inertia).
 """
@@ -57,6 +58,7 @@ from femb.core import jit
 from femb.core.rotations import phi_over_sin
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .timoshenko_mass import bending_mass
 
 
 # --------------------------------------------------------------------------- per-element helpers
@@ -275,7 +277,8 @@ def mass(X, u, p, kind, M):
                     M[e, 3 * a + 1, 3 * b + 1] = w * mt
                     M[e, 3 * a + 2, 3 * b + 2] = w * mr
         else:
-            _consistent_local(rhoA, rhoI, l0, Ml)
+            phi = 12.0 * p[e, 1] / (p[e, 2] * l0 * l0) if p.shape[1] == 5 else 0.0
+            _consistent_local(rhoA, rhoI, l0, phi, Ml)
             # M = Tᵀ Ml T, T = diag(R, R), R = [[c, s, 0], [−s, c, 0], [0, 0, 1]] (global -> chord)
             R[0, 0] = c
             R[0, 1] = s
@@ -293,9 +296,11 @@ def mass(X, u, p, kind, M):
 
 
 @jit
-def _consistent_local(rhoA, rhoI, l0, Ml):
+def _consistent_local(rhoA, rhoI, l0, phi, Ml):
     """Consistent mass (6, 6) in local DOFs (u1, v1, θ1, u2, v2, θ2): linear axial,
-    Hermite-cubic transverse (ρA l0/420 [...]) and rotary inertia (ρI/(30 l0) [...])."""
+    Hermite-cubic transverse (ρA l0/420 [...]) and rotary inertia (ρI/(30 l0) [...]);
+    with Φ = 12 EI/(GA_s l0²) > 0 (beam2d_timoshenko) the Timoshenko bending mass of
+    elements.timoshenko_mass."""
     L = l0
     for i in range(6):
         for j in range(6):
@@ -317,6 +322,13 @@ def _consistent_local(rhoA, rhoI, l0, Ml):
          (3.0 * L, 4.0 * L * L, -3.0 * L, -L * L),
          (-36.0, -3.0 * L, 36.0, -3.0 * L),
          (3.0 * L, -L * L, -3.0 * L, 4.0 * L * L))
+    if phi > 0.0:
+        B = np.empty((4, 4))
+        bending_mass(rhoA, rhoI, L, phi, B)
+        for a in range(4):
+            for b in range(4):
+                Ml[idx[a], idx[b]] = B[a, b]
+        return
     for a in range(4):
         for b in range(4):
             Ml[idx[a], idx[b]] = mt * T[a][b] + mr * R[a][b]

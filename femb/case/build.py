@@ -193,7 +193,7 @@ class ModelBuilder(MultibodyReaders):
 
     def read_parts(self, model):
         known = element_library.available()
-        for t in self.doc.array("parts", ["name", "cells", "element", "material", "section", "frame"]):
+        for t in self.doc.array("parts", ["name", "cells", "element", "material", "section", "values", "frame"]):
             with self.ctx.guard(), t:
                 cells = self.check_cells(t.take("cells", "string", required=True), t.key_path("cells"))
                 name = t.take("name", "string", default=cells)
@@ -202,9 +202,14 @@ class ModelBuilder(MultibodyReaders):
                 if frame is not None and element not in FLOATING_ELEMENTS:
                     self.ctx.fail(t.key_path("frame"), f"only floating-frame beams ({', '.join(FLOATING_ELEMENTS)}) take a frame, "
                                                        f"not element {element!r}")
-                mat = t.take("material", "string", required=True)
-                sec = t.take("section", "string", required=True)
+                values = self.part_values(t, element)
+                mat = t.take("material", "string", required=values is None)
+                sec = t.take("section", "string", required=values is None)
                 for key, value, defined in (("material", mat, self.materials), ("section", sec, self.sections)):
+                    if values is not None:
+                        if value is not None:
+                            self.ctx.fail(t.key_path(key), f"a part given by direct values takes no {key}")
+                        continue
                     declared = self.doc.data.get(key + "s", {})
                     if value not in declared:
                         names = ", ".join(declared) if isinstance(declared, dict) and declared else "none"
@@ -215,7 +220,30 @@ class ModelBuilder(MultibodyReaders):
                     self.ctx.fail(t.key_path("name"), f"part {name!r} is defined twice")
                 if element in FLOATING_ELEMENTS:
                     cells = self.floating_body_cells(t, cells, frame or "chord")
-                model.add_part(name, element, cells, self.materials[mat], self.sections[sec])
+                if values is not None:
+                    model.add_part(name, element, cells, values=values)
+                else:
+                    model.add_part(name, element, cells, self.materials[mat], self.sections[sec])
+
+    def part_values(self, t, element):
+        """The part's element parameters given directly (``values`` table: parameter name ->
+        number or expression in the parameters), checked against the element's parameters;
+        None when the part has a material and a section instead."""
+        table = t.sub("values")
+        if table is None:
+            return None
+        spec = element_library.get_spec(element)
+        with table:
+            values = {}
+            for key in table.data:
+                if key not in spec.params:
+                    self.ctx.fail(table.key_path(key), f"element {element!r} has no parameter {key!r} "
+                                                       f"(it takes {', '.join(spec.params)})")
+                values[key] = table.take(key, "number")
+            missing = [k for k in spec.params if k not in values and k not in spec.defaults]
+            if missing:
+                self.ctx.fail(table.path, f"element {element!r} needs {', '.join(missing)}")
+        return values
 
     def floating_body_cells(self, t, cells, frame):
         """The cell set ``"<cells> floating"`` of a floating-frame body: each 2-node line of

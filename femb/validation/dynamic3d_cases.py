@@ -264,7 +264,10 @@ def spin_up_spatial(quick=False, n_tube=4, n_channel=32, dt=0.01, t_end=30.0, re
     iterations per step; with ``reference_history`` (a file of ``write_spatial_history``)
     also the largest deviation of u_y, u_z and the twist from it over the run (the
     reference frames up to ``t_end``), relative to each reference's largest magnitude.
-    Default: 4 tube elements, 32 channel pairs, Δt = 0.01 s, 30 s.
+    Default: 4 tube elements, 32 channel pairs, Δt = 0.01 s, 30 s; the full run repeats it
+    with twice the channel pairs and reports the relative change of the peak |u_z| and
+    |twist| between the two meshes (``peak_out_of_plane_mesh_change``,
+    ``peak_twist_mesh_change``) and the fine mesh's peak u_z (``tip_uz_max_fine``).
 
     ``quick``: ``QUICK_SPATIAL`` instead (16 channel pairs, the first 8 s: the spin-up
     through the extremes of u_y, u_z and the twist, about 10 s of run time), compared with
@@ -282,6 +285,11 @@ def spin_up_spatial(quick=False, n_tube=4, n_channel=32, dt=0.01, t_end=30.0, re
         late = t >= t_end - 5.0
         metrics.update(tip_uz_final=float(w[-1]), twist_final=float(tw[-1]),
                        uz_return_ratio=float(np.abs(w[late]).max() / np.abs(w).max()))
+        # mesh study: the same run with twice the channel pairs (the two finest meshes)
+        _, _, _, w2, tw2 = spatial_spin_up_history(n_tube, 2 * n_channel, dt, t_end)
+        metrics.update(tip_uz_max_fine=float(w2[np.argmax(np.abs(w2))]),
+                       peak_out_of_plane_mesh_change=float(abs(np.abs(w).max() / np.abs(w2).max() - 1.0)),
+                       peak_twist_mesh_change=float(abs(np.abs(tw).max() / np.abs(tw2).max() - 1.0)))
     curves = [{"x": t.tolist(), "y": v.tolist(), "label": "u_y (in plane)"},
               {"x": t.tolist(), "y": (10.0 * w).tolist(), "label": "10 × u_z (out of plane)"},
               {"x": t.tolist(), "y": tw.tolist(), "label": "twist [rad]"}]

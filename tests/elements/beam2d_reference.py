@@ -101,8 +101,30 @@ def strain_energy(X, u, p):
     return 0.5 * EA * (k["l"] - k["l0"]) ** 2 / k["l0"] + 0.5 * tb @ bending_stiffness(EI, GAs, k["l0"]) @ tb
 
 
-def consistent_local(rhoA, rhoI, L):
-    """Textbook consistent mass (6, 6) in local DOFs (u1, v1, θ1, u2, v2, θ2)."""
+def timoshenko_bending_mass(rhoA, rhoI, L, phi):
+    """Consistent bending mass (4, 4) over (v1, θ1, v2, θ2) of the shear-flexible element,
+    Φ = 12 EI/(GA_s L²): v = a0 + a1 x + a2 x² + a3 x³ and the section rotation
+    θ = v′ + (EI/GA_s) v‴ (the static Timoshenko solution), coefficients solved from the
+    nodal values, ∫(ρA v² + ρI θ²) integrated exactly as polynomials."""
+    c = phi * L**2 / 12.0
+    P = np.polynomial.polynomial
+    v_rows = [P.polyvander(x, 3)[0] for x in (0.0, L)]
+    t_rows = [np.array([0.0, 1.0, 2.0 * x, 3.0 * x**2 + 6.0 * c]) for x in (0.0, L)]
+    C = np.linalg.inv(np.array([v_rows[0], t_rows[0], v_rows[1], t_rows[1]]))  # columns: shapes
+    M = np.zeros((4, 4))
+    for i in range(4):
+        for j in range(4):
+            vi, vj = C[:, i], C[:, j]
+            ti, tj = P.polyadd(P.polyder(vi), [6.0 * c * vi[3]]), P.polyadd(P.polyder(vj), [6.0 * c * vj[3]])
+            for coef, a, b in ((rhoA, vi, vj), (rhoI, ti, tj)):
+                integral = P.polyint(P.polymul(a, b))
+                M[i, j] += coef * P.polyval(L, integral)
+    return M
+
+
+def consistent_local(rhoA, rhoI, L, GAs=np.inf, EI=0.0):
+    """Textbook consistent mass (6, 6) in local DOFs (u1, v1, θ1, u2, v2, θ2);
+    shear-flexible (finite GAs): the bending block of ``timoshenko_bending_mass``."""
     axial = rhoA * L / 6.0 * np.array([[2.0, 1.0], [1.0, 2.0]])
     trans = rhoA * L / 420.0 * np.array([[156, 22 * L, 54, -13 * L], [22 * L, 4 * L**2, 13 * L, -3 * L**2],
                                           [54, 13 * L, 156, -22 * L], [-13 * L, -3 * L**2, -22 * L, 4 * L**2]])
@@ -111,6 +133,8 @@ def consistent_local(rhoA, rhoI, L):
     M = np.zeros((6, 6))
     M[np.ix_([0, 3], [0, 3])] = axial
     M[np.ix_([1, 2, 4, 5], [1, 2, 4, 5])] = trans + rot
+    if np.isfinite(GAs):
+        M[np.ix_([1, 2, 4, 5], [1, 2, 4, 5])] = timoshenko_bending_mass(rhoA, rhoI, L, 12.0 * EI / (GAs * L**2))
     return M
 
 
@@ -122,7 +146,7 @@ def rotation_T(c, s):
 
 def mass(X, u, p, kind):
     """Mass matrix (6, 6) of kind 0 lumped, 1 consistent, 2 invariant."""
-    _, _, _, rhoA, rhoI = unpack(p)
+    _, EI, GAs, rhoA, rhoI = unpack(p)
     k = kinematics(X, u)
     l0 = k["l0"]
     if kind == 0:
@@ -131,7 +155,7 @@ def mass(X, u, p, kind):
         lin = l0 / 6.0 * np.array([[2.0, 1.0], [1.0, 2.0]])
         return np.kron(lin, np.diag([rhoA, rhoA, rhoI]))
     T = rotation_T(k["c"], k["s"])
-    return T.T @ consistent_local(rhoA, rhoI, l0) @ T
+    return T.T @ consistent_local(rhoA, rhoI, l0, GAs, EI) @ T
 
 
 def batch(func, X, u, p, *args):

@@ -10,6 +10,8 @@ beam3d_timoshenko (… , GAy, GAz).
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from tests.elements.beam2d_reference import timoshenko_bending_mass
+
 I3 = np.eye(3)
 
 
@@ -273,6 +275,11 @@ def consistent_local(pr, L):
     M[np.ix_([1, 5, 7, 11], [1, 5, 7, 11])] = T + pr["rhoIz"] * Rr  # v, θz
     flip = np.diag([1.0, -1.0, 1.0, -1.0])  # w, θy with θy = −w′
     M[np.ix_([2, 4, 8, 10], [2, 4, 8, 10])] = flip @ (T + pr["rhoIy"] * Rr) @ flip
+    if np.isfinite(pr["GAy"]):  # beam3d_timoshenko: (v, θz) with EIz, GAy; (w, −θy) with EIy, GAz
+        M[np.ix_([1, 5, 7, 11], [1, 5, 7, 11])] = timoshenko_bending_mass(
+            pr["rhoA"], pr["rhoIz"], L, 12.0 * pr["EIz"] / (pr["GAy"] * L**2))
+        M[np.ix_([2, 4, 8, 10], [2, 4, 8, 10])] = flip @ timoshenko_bending_mass(
+            pr["rhoA"], pr["rhoIy"], L, 12.0 * pr["EIy"] / (pr["GAz"] * L**2)) @ flip
     return M
 
 

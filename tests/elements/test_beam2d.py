@@ -347,8 +347,13 @@ def textbook_consistent_horizontal(rhoA, rhoI, L):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_consistent_mass_is_the_textbook_matrix_in_the_current_chord_frame(name):
+    """beam2d: the Hermite matrix written out; beam2d_timoshenko: the same with the bending
+    block of the shear-flexible interpolation (checked against the textbook matrix and the
+    rigid motions in the next test)."""
     L, beta0 = 1.3, 0.7
     Mh = textbook_consistent_horizontal(RHOA, RHOI, L)
+    if name == "beam2d_timoshenko":
+        Mh[np.ix_([1, 2, 4, 5], [1, 2, 4, 5])] = ref.timoshenko_bending_mass(RHOA, RHOI, L, 12.0 * EI / (GAS * L**2))
     p = params(name, 1)
     X = element(0.0, L)[None]
     assert np.allclose(mass(name, X, np.zeros((1, 6)), p, 1)[0], Mh, rtol=1e-14, atol=1e-15)
@@ -362,6 +367,25 @@ def test_consistent_mass_is_the_textbook_matrix_in_the_current_chord_frame(name)
         u_stretched[0, 3:5] += 0.2 * L * np.array([np.cos(beta0 + phi), np.sin(beta0 + phi)])
         u_stretched[0, [2, 5]] += [0.3, -0.1]  # local bending does not enter either
         assert np.allclose(mass(name, Xb, u_stretched, p, 1)[0], expected, rtol=1e-12, atol=1e-14)
+
+
+def test_timoshenko_consistent_mass_carries_rotary_inertia_with_the_section_rotation():
+    """Φ → 0 (GA_s → ∞): the Hermite matrix. Any Φ: a rigid translation v = 1 carries ρA L
+    and a rigid rotation (v = x, θ = 1) the kinetic energy ρA L³/3 + ρI L exactly (both are
+    states of the shear-flexible interpolation); the Hermite matrix is not in error there,
+    but attaches ρI to the slope v′ instead of θ (see validation with closed-form
+    Timoshenko frequencies in tests/io/test_case_part_values.py)."""
+    L = 1.3
+    stiff = params("beam2d_timoshenko", 1, GAs=1e13)
+    M = mass("beam2d_timoshenko", element(0.0, L)[None], np.zeros((1, 6)), stiff, 1)[0]
+    assert np.allclose(M, textbook_consistent_horizontal(RHOA, RHOI, L), rtol=1e-9, atol=1e-12)
+    for GAs in (200.0, 5.0):
+        M = mass("beam2d_timoshenko", element(0.0, L)[None], np.zeros((1, 6)), params("beam2d_timoshenko", 1, GAs=GAs), 1)[0]
+        shift = np.array([0.0, 1.0, 0.0, 0.0, 1.0, 0.0])
+        turn = np.array([0.0, 0.0, 1.0, 0.0, L, 1.0])
+        assert shift @ M @ shift == pytest.approx(RHOA * L, rel=1e-13)
+        assert turn @ M @ turn == pytest.approx(RHOA * L**3 / 3.0 + RHOI * L, rel=1e-13)
+        assert np.allclose(M, M.T, rtol=0, atol=1e-15) and np.all(np.linalg.eigvalsh(M) > 0)
 
 
 @pytest.mark.parametrize("name", NAMES)
