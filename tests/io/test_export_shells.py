@@ -156,3 +156,25 @@ def test_slab_selection(tmp_path):
 def test_von_mises_plane_stress():
     s = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
     np.testing.assert_allclose(von_mises_plane(s), [1.0, 1.0, np.sqrt(3.0), np.sqrt(3.0)])
+
+
+def test_buckling_mode_frames_carry_the_load_factor(tmp_path):
+    """Buckling modes written for ParaView carry ``load_factor`` (not a frequency) and
+    femb render's default title names it."""
+    from femb.export.modes import write_mode_animation
+    from femb.export.render import describe_frame
+    from femb.solvers import solve_buckling
+
+    mesh, model = strip("shell3", nu=0.3, a=1.0, b=1.0, nx=4, ny=4)
+    model.fix("plate_boundary", ("uz",))
+    model.fix("plate_x0", ("ux",))
+    model.fix("plate_c00", ("uy",))
+    for i, w in zip(*edge_shares(mesh, -1.0)):
+        model.point_load(int(i), fx=float(w))
+    res = solve_buckling(model, n_modes=1)
+    (pvd,) = write_mode_animation(res, tmp_path, model=model, modes=[0], n_frames=4)
+    vtu = read_pvd(pvd)[1][1]
+    field = meshio.read(vtu).field_data
+    assert "frequency_hz" not in field
+    assert float(np.ravel(field["load_factor"])[0]) == pytest.approx(float(res.load_factors[0]), rel=1e-12)
+    assert "buckling mode 0, critical load factor" in describe_frame(vtu, 1, 4, "displacement", 1.0)
