@@ -178,3 +178,26 @@ def test_buckling_mode_frames_carry_the_load_factor(tmp_path):
     assert "frequency_hz" not in field
     assert float(np.ravel(field["load_factor"])[0]) == pytest.approx(float(res.load_factors[0]), rel=1e-12)
     assert "buckling mode 0, critical load factor" in describe_frame(vtu, 1, 4, "displacement", 1.0)
+
+
+def test_slab_beside_beam_surfaces(tmp_path):
+    """A shell skin with a beam3d stiffener on its nodes: surfaces=True draws the skin as
+    wedges and the stiffener as its extruded rectangle (quads), one file."""
+    mesh = rectangle_mesh(1.0, 1.0, 2, 2)
+    mid = np.flatnonzero(np.isclose(mesh.points[:, 1], 0.5))
+    mid = mid[np.argsort(mesh.points[mid, 0])]
+    mesh.add_cells("rib", "line", np.column_stack([mid[:-1], mid[1:]]))
+    model = Model(mesh)
+    model.add_part("skin", "shell3", "plate", Material(E=E, nu=0.3), Section(thickness=T))
+    model.add_part("rib", "beam3d", "rib", Material(E=E, nu=0.3),
+                   Section(A=2e-4, Iy=2.7e-8, Iz=4e-10, J=1e-9, orientation=(0.0, 1.0, 0.0)))
+    model.fix("plate_x0")
+    model.point_load("plate_c11", fz=-1.0)
+    res = solve_static(model, steps=1)
+    line, slab = written(res, tmp_path, surfaces=True)
+    types = [c.type for c in slab.cells]
+    assert types == ["wedge", "quad"]
+    assert len(slab.cells[0].data) == 8 and len(slab.cells[1].data) == 2 * 4  # 2 beam elements × 4 faces
+    assert len(slab.points) == 2 * 9 + 2 * 2 * 4
+    vm = np.concatenate(slab.cell_data["von_mises"])
+    assert np.all(np.isfinite(vm[:8])) and np.all(np.isnan(vm[8:]))  # shell field: NaN on the beam faces
