@@ -13,12 +13,49 @@ Cell data (n_cells,) float64 per block:
     every section resultant named by the element specs (NaN in parts whose element lacks
     it), strain_energy_density (strain energy / reference length), axial_strain
     ((l − l0)/l0 of the chord, engineering), part_id (int, index of the part).
+Shell cell data (when the model has shell parts; NaN in the other parts), element frame
+(e1, e2 in the cell's plane, e3 its normal), from the resultants at the point where the
+element reports them (shell3: constant membrane force, moments at the centroid; shell4:
+membrane force, moments and shears at the centre ξ = η = 0):
+    membrane_force (3,) = (Nxx, Nyy, Nxy) [force/length], bending_moment (3,) = (Mxx, Myy,
+    Mxy) [moment/length], transverse_shear (2,) = (Qx, Qy) [force/length] (shell4; NaN for
+    the thin shell3), stress_top / stress_bottom (3,) = (σxx, σyy, τxy) on the faces
+    z = ±t/2 (top: the +e3 side) from σ = N/t ∓ 6 M/t² (M sagging positive: a positive
+    moment stretches the bottom face), von_mises_top, von_mises_bottom (plane stress
+    √(σxx² − σxx σyy + σyy² + 3 τxy²)) and von_mises (the larger of the two).
 """
 import numpy as np
 
 from femb.assembly import Assembler
 
 TRANSLATIONS = ("ux", "uy", "uz")
+SHELL_FIELDS = ("membrane_force", "bending_moment", "transverse_shear", "stress_top", "stress_bottom",
+                "von_mises_top", "von_mises_bottom", "von_mises")
+
+
+def _is_shell(spec):
+    names = spec.resultant_names
+    return "t" in spec.params and all(k in names for k in ("Nxx", "Nyy", "Nxy", "Mxx", "Myy", "Mxy"))
+
+
+def von_mises_plane(sigma):
+    """Plane-stress von Mises stress of (..., 3) = (σxx, σyy, τxy)."""
+    sx, sy, txy = sigma[..., 0], sigma[..., 1], sigma[..., 2]
+    return np.sqrt(np.maximum(sx * sx - sx * sy + sy * sy + 3.0 * txy * txy, 0.0))
+
+
+def shell_fields(resultants, names, thickness):
+    """Shell cell fields (module docstring) from a block's resultants (n_el, n_res) with
+    column names ``names`` and the thickness (n_el,)."""
+    names = list(names)
+    col = lambda keys: resultants[:, [names.index(k) for k in keys]]  # noqa: E731
+    N, M = col(("Nxx", "Nyy", "Nxy")), col(("Mxx", "Myy", "Mxy"))
+    Q = col(("Qx", "Qy")) if "Qx" in names else np.full((len(N), 2), np.nan)
+    t = np.asarray(thickness, dtype=np.float64)[:, None]
+    top, bottom = N / t - 6.0 * M / t**2, N / t + 6.0 * M / t**2
+    vt, vb = von_mises_plane(top), von_mises_plane(bottom)
+    return {"membrane_force": N, "bending_moment": M, "transverse_shear": Q, "stress_top": top,
+            "stress_bottom": bottom, "von_mises_top": vt, "von_mises_bottom": vb, "von_mises": np.maximum(vt, vb)}
 ROTATIONS = ("rx", "ry", "rz")
 
 
@@ -57,6 +94,7 @@ class FieldRecovery:
         self.resultant_names = []
         for b in table.blocks:
             self.resultant_names += [n for n in b.spec.resultant_names if n not in self.resultant_names]
+        self.shells = any(_is_shell(b.spec) for b in table.blocks)
         self.lengths = [np.linalg.norm(b.X[:, _drawn(b)[1] - 1, :] - b.X[:, 0, :], axis=1) for b in table.blocks]
 
     @property
@@ -112,6 +150,8 @@ class FieldRecovery:
         disp = self._nodal(u, TRANSLATIONS)
         out = {name: [] for name in self.resultant_names}
         out.update(strain_energy_density=[], axial_strain=[], part_id=[])
+        if self.shells:
+            out.update({name: [] for name in SHELL_FIELDS})
         for k, (b, L0) in enumerate(zip(self.table.blocks, self.lengths)):
             names = list(b.spec.resultant_names)
             for name in self.resultant_names:
@@ -123,6 +163,12 @@ class FieldRecovery:
             out["axial_strain"].append((np.linalg.norm(chord, axis=1) - L0) / safe)
             out["strain_energy_density"].append(energy[b.part] / safe)
             out["part_id"].append(np.full(b.n_elements, k, dtype=np.int32))
+            if self.shells:
+                if _is_shell(b.spec):
+                    shell = shell_fields(res[b.part], names, b.props[:, list(b.spec.params).index("t")])
+                for name, width in zip(SHELL_FIELDS, (3, 3, 2, 3, 3, 1, 1, 1)):
+                    value = shell[name] if _is_shell(b.spec) else np.full((b.n_elements, width), np.nan)
+                    out[name].append(np.ascontiguousarray(value.reshape(b.n_elements, width) if width > 1 else value.reshape(-1)))
         return out
 
     def frame(self, results, index):

@@ -10,7 +10,8 @@ i.e. a·φ·sin θ_k for a real mode, and the travelling (whirling) motion Re φ
 Im φ cos θ_k of a complex one. The amplitude a scales the largest nodal translation to
 ``amplitude`` (default 10 % of the model's bounding-box diagonal). The frame time is the
 phase fraction k/n_frames; every frame carries the field data ``mode``, ``frequency_hz``
-(and ``damping_ratio`` for complex modes) for ParaView's annotation filters. Nodal
+(buckling modes: ``load_factor``, the critical load factor) (and ``damping_ratio`` for
+complex modes) for ParaView's annotation filters. Nodal
 rotations of 3-D models are written as the scaled rotation vectors (small-angle picture).
 """
 import logging
@@ -70,6 +71,7 @@ def write_mode_animation(result, out_dir, model=None, modes=None, n_frames=24, a
     if table is None:
         raise ValueError("the modes have no CorrelationTable (matrices solved without a model)")
     shapes, freq, zeta = _mode_data(result)
+    buckling = not hasattr(result, "frequency_hz") and hasattr(result, "load_factors")
     select = range(shapes.shape[0]) if modes is None else list(modes)
     if amplitude is None:
         if model is not None:
@@ -90,7 +92,8 @@ def write_mode_animation(result, out_dir, model=None, modes=None, n_frames=24, a
         for k in range(n_frames):
             theta = 2.0 * np.pi * k / n_frames
             u = a * np.imag(phi * np.exp(1j * theta))
-            scalars = {"mode": float(j), "frequency_hz": float(freq[j]), "phase": theta}
+            # buckling modes carry their critical load factor, not a frequency
+            scalars = {"mode": float(j), "load_factor" if buckling else "frequency_hz": float(freq[j]), "phase": theta}
             if zeta is not None:
                 scalars["damping_ratio"] = float(zeta[j])
             res.record(k / n_frames, u, **scalars)
@@ -98,7 +101,7 @@ def write_mode_animation(result, out_dir, model=None, modes=None, n_frames=24, a
         for k in range(n_frames):
             writer.add(res, k, f"mode {j}")
         paths.append(writer.path)
-        log.info("mode %d (%.6g Hz): %d frames to %s", j, freq[j], n_frames, writer.path)
+        log.info("mode %d (%.6g %s): %d frames to %s", j, freq[j], "load factor" if buckling else "Hz", n_frames, writer.path)
     return paths
 
 

@@ -67,10 +67,20 @@ def check_scalars(vtu, scalars):
                      str(vtu))
 
 
+SHELL_LABELS = {  # shell cell fields (femb.export.fields), in the model's force and length units
+    "von_mises": "von Mises stress, larger face (z = ±t/2)",
+    "von_mises_top": "von Mises stress, top face (z = +t/2)",
+    "von_mises_bottom": "von Mises stress, bottom face (z = −t/2)",
+    "membrane_force": "|N| membrane force per length",
+    "bending_moment": "|M| moment per length",
+}
+
+
 def colour_label(scalars, components, length_unit=None):
     """Colour-bar title: the array name (|name| for vectors), with the length unit for
     the displacement-like arrays."""
     name = f"{scalars} magnitude" if components > 1 else scalars
+    name = SHELL_LABELS.get(scalars, name)
     if length_unit and scalars in ("displacement", "deformed"):
         name += f" [{length_unit}]"
     return name
@@ -85,6 +95,8 @@ def describe_frame(vtu, frame, n_frames, scalars_label, warp):
     value = lambda key: float(np.ravel(field[key])[0]) if key in field else None  # noqa: E731
     if value("frequency_hz") is not None:
         when = f"mode {int(value('mode')) if value('mode') is not None else frame + 1}, f = {value('frequency_hz'):.6g} Hz"
+    elif value("load_factor") is not None and value("mode") is not None:
+        when = f"buckling mode {int(value('mode'))}, critical load factor {value('load_factor'):.6g}"
     elif value("load_factor") is not None:
         when = f"load factor {value('load_factor'):.6g}"
     elif value("TimeValue") is not None:
@@ -273,7 +285,12 @@ def render_pyvista(vtu, png_path, scalars="displacement", warp=1.0, window_size=
             break
     plotter = pv.Plotter(off_screen=True, window_size=list(window_size))
     plotter.set_background("white")
-    plotter.add_mesh(ref, color="lightgray", line_width=2, opacity=0.7)
+    if all(c.dimension <= 1 for c in grid.cell):
+        plotter.add_mesh(ref, color="lightgray", line_width=2, opacity=0.7)
+    else:  # shells (and slabs): the reference as its outline, not a surface hiding the colours
+        outline = ref.extract_surface().extract_feature_edges(feature_angle=30.0, boundary_edges=True, feature_edges=True,
+                                                              manifold_edges=False, non_manifold_edges=False)
+        plotter.add_mesh(outline, color="gray", line_width=1.5)
     if values is not None:
         (grid.point_data if preference == "point" else grid.cell_data)[name] = values
         # a vertical bar at the right edge, beside the plot area (the axes are kept left of it)

@@ -1,4 +1,5 @@
-"""Beams and bars as extruded cross-section surfaces for ParaView.
+"""Beams and bars as extruded cross-section surfaces, shells as thickness-extruded
+slabs, for ParaView.
 
 A section outline (a closed polygon in the section plane, local axes y and z) is placed at
 both end nodes of every element of the selected parts and the two rings are joined by
@@ -10,6 +11,12 @@ quadrilaterals. The section follows the nodes:
   times the element's reference section triad (e1 along the chord, e2 from the section
   ``orientation``, default e_Z × e1 or e_Y for vertical members; as femb.elements.beam3d);
 * bars (no rotational DOFs): the reference triad turned with the current chord.
+
+Shells (``shell3``, ``shell4``): every shell node gets a bottom and a top point at
+∓ t/2 along its reference normal (the mean of the adjacent cells' normals, t the mean
+thickness of those cells), and every cell becomes a wedge (triangle) or a hexahedron
+(quad) between them. The normal follows the node's rotation matrix, so the slab shows the
+rotations of the mid-surface fibres (with the drilling rotation, which does not move it).
 
 Points are the *reference* positions of the outline (as in the line-cell output); the point
 array ``displacement`` carries each surface point to its deformed position and
@@ -176,6 +183,18 @@ class _Member:
             self.R0 = _default_triads(e1)
         self.local = np.column_stack([np.zeros(len(outline.points)), outline.points])  # (m, 3) = (0, y, z)
         self.m = len(outline.points)
+        self.n_elements = len(self.nodes)
+        self.cell_type = "quad"
+        self.point_node = np.repeat(self.nodes, self.m, axis=1).reshape(-1)
+
+    def reference_points(self, X):
+        return self.reference_rings(X).reshape(-1, 3)
+
+    def deformed_points(self, x, nodal_R):
+        return self.deformed_rings(x, nodal_R).reshape(-1, 3)
+
+    def surface_cells(self, offset):
+        return self.quads(offset)
 
     def rings(self, positions, triads):
         """(n_el, 2, m, 3) outline points at both ends: positions (n_el, 2, 3), triads
@@ -209,6 +228,62 @@ class _Member:
         return q.reshape(-1, 4)
 
 
+def _is_shell(spec):
+    """Shell elements: triangle or quad cells with a thickness parameter."""
+    return spec.cell_type in ("triangle", "quad") and "t" in spec.params
+
+
+class _ShellSlab:
+    """One shell part drawn as a slab of thickness t: wedges or hexahedra."""
+
+    def __init__(self, index, block, X):
+        self.index = index
+        self.part = block.part
+        self.kind = "shell"
+        self.m = 1  # cells per element
+        cells = np.asarray(block.cells, dtype=np.int64)
+        self.n_elements = len(cells)
+        self.cell_type = "wedge" if cells.shape[1] == 3 else "hexahedron"
+        self.nodes, local = np.unique(cells, return_inverse=True)
+        self.local_cells = local.reshape(cells.shape)
+        P = X[cells]
+        if cells.shape[1] == 3:
+            n = np.cross(P[:, 1] - P[:, 0], P[:, 2] - P[:, 0])
+        else:
+            n = np.cross(P[:, 2] - P[:, 0], P[:, 3] - P[:, 1])
+        n /= np.linalg.norm(n, axis=1)[:, None]
+        t = np.asarray(block.props[:, list(block.spec.params).index("t")], dtype=np.float64)
+        k = len(self.nodes)
+        normal = np.zeros((k, 3))
+        thick = np.zeros(k)
+        count = np.zeros(k)
+        for a in range(cells.shape[1]):
+            np.add.at(normal, self.local_cells[:, a], n)
+            np.add.at(thick, self.local_cells[:, a], t)
+            np.add.at(count, self.local_cells[:, a], 1.0)
+        norm = np.linalg.norm(normal, axis=1)
+        if np.any(norm <= 1e-12):
+            raise InputError(f"part {block.part!r}: opposite cell normals at a node (inconsistent orientation); no slab")
+        self.normal = normal / norm[:, None]
+        self.half = 0.5 * thick / count
+        self.point_node = np.concatenate([self.nodes, self.nodes])
+
+    def _offsets(self, R=None):
+        d = self.normal if R is None else np.einsum("nij,nj->ni", R, self.normal)
+        return self.half[:, None] * d
+
+    def reference_points(self, X):
+        d = self._offsets()
+        return np.vstack([X[self.nodes] - d, X[self.nodes] + d])
+
+    def deformed_points(self, x, nodal_R):
+        d = self._offsets(nodal_R[self.nodes])
+        return np.vstack([x[self.nodes] - d, x[self.nodes] + d])
+
+    def surface_cells(self, offset):
+        return np.hstack([self.local_cells, self.local_cells + len(self.nodes)]) + offset
+
+
 class BeamSurfaces:
     """The surface geometry of the bar and beam parts of a CorrelationTable.
 
@@ -230,6 +305,9 @@ class BeamSurfaces:
             if block.part not in outlines:
                 continue
             spec = block.spec
+            if _is_shell(spec):
+                self.members.append(_ShellSlab(k, block, X))
+                continue
             if not _is_line_member(spec):
                 raise InputError(f"part {block.part!r}: element {spec.name!r} is not a two-node bar or beam; no section surface")
             if "rz" in spec.node_dofs and spec.dim == 2:
@@ -242,11 +320,12 @@ class BeamSurfaces:
         missing = set(outlines) - {m.part for m in self.members}
         if missing:
             raise InputError(f"no element block for the surface parts {sorted(missing)}")
-        self.ref_points = np.vstack([m.reference_rings(X).reshape(-1, 3) for m in self.members]) if self.members else np.zeros((0, 3))
-        offsets = np.cumsum([0] + [2 * m.m * len(m.nodes) for m in self.members])
-        self.cells = [("quad", m.quads(o)) for m, o in zip(self.members, offsets)]
+        refs = [m.reference_points(X) for m in self.members]
+        self.ref_points = np.vstack(refs) if refs else np.zeros((0, 3))
+        offsets = np.cumsum([0] + [len(r) for r in refs])
+        self.cells = [(m.cell_type, m.surface_cells(o)) for m, o in zip(self.members, offsets)]
         # owning node of every surface point, owning element of every face
-        self.point_node = np.concatenate([np.repeat(m.nodes, m.m, axis=1).reshape(-1) for m in self.members]) if self.members else np.zeros(0, int)
+        self.point_node = np.concatenate([m.point_node for m in self.members]) if self.members else np.zeros(0, int)
 
     @property
     def parts(self):
@@ -256,7 +335,7 @@ class BeamSurfaces:
         """(n_points, 3) deformed surface points for translations ``u`` (n_nodes, 3) and
         nodal rotations ``nodal_R`` (n_nodes, 3, 3)."""
         x = self.X + u
-        return np.vstack([m.deformed_rings(x, nodal_R).reshape(-1, 3) for m in self.members])
+        return np.vstack([m.deformed_points(x, nodal_R) for m in self.members])
 
     def nodal_rotations(self, results, frame):
         """(n_nodes, 3, 3) nodal rotations of a frame: rz about e_Z in 2-D, the nodal
@@ -276,7 +355,7 @@ class BeamSurfaces:
             if name not in pdata:
                 pdata[name] = np.asarray(arr)[self.point_node]
         cdata = {name: [np.repeat(np.asarray(blocks[m.index]), m.m, axis=0) for m in self.members] for name, blocks in cell_data.items()}
-        cdata["element"] = [np.repeat(np.arange(len(m.nodes), dtype=np.int32), m.m) for m in self.members]
+        cdata["element"] = [np.repeat(np.arange(m.n_elements, dtype=np.int32), m.m) for m in self.members]
         return self.ref_points, self.cells, pdata, cdata
 
 
@@ -285,8 +364,10 @@ def surfaces_for(results, selection=True):
     points).
 
     selection : True / "auto" — every bar and beam part with a section, outline from the
-        section (SectionOutline.from_section); parts without one are skipped (logged).
-        dict part -> True / "auto" / outline dict / SectionOutline — exactly those parts.
+        section (SectionOutline.from_section); parts without one are skipped (logged);
+        every shell part as a slab of its thickness.
+        dict part -> True / "auto" / outline dict / SectionOutline — exactly those parts
+        (a shell part: True or "auto", the slab of its thickness).
     Returns None when no part can be drawn.
     """
     model = getattr(results, "model", None)
@@ -299,6 +380,9 @@ def surfaces_for(results, selection=True):
     if selection is True or selection == "auto":
         for name, block in parts.items():
             part = model.parts.get(name)
+            if _is_shell(block.spec):
+                outlines[name] = "slab"
+                continue
             if not _is_line_member(block.spec) or part is None:
                 continue
             if part.section is None:
@@ -310,6 +394,11 @@ def surfaces_for(results, selection=True):
             if name not in parts:
                 raise InputError(f"unknown part {name!r} (parts: {', '.join(parts)})", "surfaces")
             part = model.parts.get(name)
+            if _is_shell(parts[name].spec):
+                if spec is not True and spec != "auto":
+                    raise InputError(f"shell part {name!r}: the slab takes its thickness from the section; give true or \"auto\"", f"surfaces.{name}")
+                outlines[name] = "slab"
+                continue
             outlines[name] = outline_from_spec(spec, part.section if part is not None else None, dim, f"surfaces.{name}")
     else:
         raise InputError(f"surfaces must be true, \"auto\" or a table part -> outline, got {selection!r}")

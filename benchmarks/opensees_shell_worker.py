@@ -1,0 +1,68 @@
+"""Peer runner for benchmarks/shell_opensees.py: solves one neutral shell problem (JSON on
+stdin: points, quads, E, nu, t, fixities, nodal loads, load fractions, tolerance, monitored
+DOFs) with OpenSeesPy and prints JSON (monitored displacements per load fraction, wall
+time, Newton iterations, convergence). Run in a subprocess whose LD_LIBRARY_PATH holds the
+openseespy package's own lib folder (see shell_opensees.py); never imported by femb."""
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def solve(job):
+    import openseespy.opensees as ops
+
+    t0 = time.perf_counter()
+    ops.wipe()
+    ops.model("basic", "-ndm", 3, "-ndf", 6)
+    for i, p in enumerate(job["points"]):
+        ops.node(i + 1, *map(float, p))
+    for i, flags in job["fix"].items():
+        ops.fix(int(i) + 1, *flags)
+    ops.section("ElasticMembranePlateSection", 1, job["E"], job["nu"], job["t"], 0.0)
+    element = job["element"]
+    for k, q in enumerate(job["quads"]):
+        nodes = [int(a) + 1 for a in q]
+        if element == "ASDShellQ4-corotational":
+            ops.element("ASDShellQ4", k + 1, *nodes, 1, "-corotational")
+        else:
+            ops.element(element, k + 1, *nodes, 1)
+    ops.timeSeries("Linear", 1)
+    ops.pattern("Plain", 1, 1)
+    for i, values in job["loads"].items():
+        ops.load(int(i) + 1, *values)
+    ops.constraints("Plain")
+    ops.numberer("RCM")
+    ops.system(job["system"])
+    fractions = job["fractions"]
+    f_norm = float(np.linalg.norm(np.asarray(list(job["loads"].values()), dtype=float)))
+    ops.algorithm("Newton")
+    ops.integrator("LoadControl", fractions[0])
+    ops.analysis("Static")
+    out, iterations, ok, previous = [], 0, True, 0.0
+    for k, lam in enumerate(fractions):
+        # the same criterion as femb: ‖r‖ ≤ tolerance × femb's force scale at λ
+        tol = job["abs_tolerances"][k] if "abs_tolerances" in job else job["tolerance"] * f_norm * lam
+        ops.test("NormUnbalance", tol, job["max_iterations"], 0)
+        ops.integrator("LoadControl", lam - previous)
+        previous = lam
+        if ops.analyze(1) != 0:
+            ok = False
+            iterations += ops.testIter()
+            break
+        iterations += ops.testIter()
+        out.append([ops.nodeDisp(int(n) + 1, int(d) + 1) for n, d in job["monitor"]])
+    wall = time.perf_counter() - t0
+    ops.wipe()
+    return {"values": out, "seconds": wall, "iterations": iterations, "converged": ok}
+
+
+if __name__ == "__main__":
+    import contextlib
+    import io
+
+    job = json.loads(sys.stdin.read())
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = solve(job)
+    sys.stdout.write("RESULT " + json.dumps(result) + "\n")
