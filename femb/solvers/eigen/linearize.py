@@ -168,10 +168,92 @@ def _dof_equations(table, pairs, model, what):
     return np.array(eqs, dtype=np.int64)
 
 
+def _coordinates(prob, model, G, independent):
+    """(dep, ind) equations: chosen by pivoting on the constraint Jacobian G (over the
+    equations) or the given independent coordinates, checked."""
+    tab = prob.table
+    n = tab.n_eq
+    if G is None:
+        return np.zeros(0, np.int64), np.arange(n)
+    if independent is None:
+        ns = NullSpace(sp.csr_matrix(G))
+        return ns.dep, ns.ind
+    ind = np.sort(_dof_equations(tab, independent, model, "independent coordinate"))
+    dep = np.setdiff1d(np.arange(n), ind)
+    if dep.size != G.shape[0]:
+        raise InputError(f"{len(ind)} independent coordinates given; the model has {n - G.shape[0]} degrees of freedom", "linearize")
+    Gd = G[:, dep].toarray() if sp.issparse(G) else G[:, dep]
+    if np.linalg.cond(Gd) > 1e12:
+        raise InputError("the chosen independent coordinates leave a singular set of dependent ones at this state "
+                         f"(joints {', '.join(map(repr, prob.joints.describe(prob.active_rows)))}); choose others or let femb pivot", "linearize")
+    return dep, ind
+
+
+def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point):
+    """linearize() of a model with 3-D rotations (femb.solvers.eigen.linearize3d)."""
+    from femb.solvers.configuration import Configuration
+    from femb.solvers.eigen.linearize3d import OrientedDynamics
+
+    tab = prob.table
+    if any(rec.function is not None for _, rec in tab.prescribed):
+        raise InputError("linearize: time-dependent prescribed DOFs in models with 3-D rotations are not supported yet", "linearize")
+    cfg = u if isinstance(u, Configuration) else Configuration.from_vector(prob.rotations, np.asarray(u, dtype=np.float64))
+    n = tab.n_eq
+    in_eq = _dof_equations(tab, inputs, model, "input") if len(inputs) else np.zeros(0, np.int64)
+    B_in = np.zeros((len(in_eq), n))
+    B_in[np.arange(len(in_eq)), in_eq] = 1.0
+    kind = MASS_KINDS[mass] if isinstance(mass, str) else mass
+    if v is None:
+        v0 = np.zeros(tab.n_var)
+        if spin is not None:  # the rigid rotation of the turning frame
+            from femb.solvers.dynamics.problem import reference_coordinates
+            X = reference_coordinates(model, tab) + cfg.u
+            cols = [tab.dof_names.index(d) for d in ("ux", "uy", "uz")]
+            tv = tab.node_var[:, cols]
+            tv = tv[np.all(tv >= 0, axis=1)]
+            Om = np.asarray(spin, dtype=np.float64)
+            v0[tv] = np.cross(Om, X[tv] - (np.zeros(3) if point is None else np.asarray(point, dtype=np.float64)))
+            v0[prob.rotations.var] = Om
+            v0[tab.fixed_vars] = 0.0
+    else:
+        v0 = np.asarray(v, dtype=np.float64).copy()
+    dyn0 = OrientedDynamics(prob, model, cfg.u.copy(), cfg.R.copy(), v0, t, np.zeros(0, np.int64), np.arange(n), B_in, kind,
+                            spin, point)
+    G = dyn0.joints(cfg)[1] if prob.joints is not None else None
+    dep, ind = _coordinates(prob, model, G, independent)
+    dyn = OrientedDynamics(prob, model, cfg.u.copy(), cfg.R.copy(), v0, t, dep, ind, B_in, kind, spin, point)
+    k = ind.size
+    z0, zd0 = np.zeros(k), dyn.qd0[ind]
+    r0 = np.zeros(len(in_eq))
+    scale = np.where(dyn.is_rot[ind], 1.0, prob.length_scale)
+    hz = 1e-5 * scale
+    hv = np.full(k, 1e-3 * max(1.0, float(np.abs(zd0).max(initial=0.0))))
+    Fz = _richardson(lambda z: dyn.f(z, zd0, r0), z0, hz)
+    Fv = _richardson(lambda zd: dyn.f(z0, zd, r0), zd0, hv)
+    Fr = _richardson(lambda r: dyn.f(z0, zd0, r), r0, np.ones(r0.size)) if r0.size else np.zeros((k, 0))
+    A = np.block([[np.zeros((k, k)), np.eye(k)], [Fz, Fv]])
+    B = np.vstack([np.zeros((k, r0.size)), Fr])
+    Nf = np.zeros((n, k))
+    Nf[ind, np.arange(k)] = 1.0
+    if dep.size:
+        Nf[dep] = -np.linalg.solve(G[:, dep], G[:, ind])
+    N = np.zeros((tab.n_var, k))
+    N[tab.eq_var] = Nf
+    M = Nf.T @ dyn.mass() @ Nf
+    out_vars = [tab.var_of(model.node(node), dof) for node, dof in outputs]
+    C = np.hstack([N[out_vars], np.zeros((len(out_vars), k))]) if out_vars else np.zeros((0, 2 * k))
+    names = [tab.describe_var(tab.eq_var[i]) for i in ind]
+    return LinearModel(A, B, C, np.zeros((len(out_vars), r0.size)), M, -M @ Fv, -M @ Fz, M @ Fr, names, N,
+                       info={"dependent": [tab.describe_var(tab.eq_var[i]) for i in dep],
+                             "rotation_increments": [names[j] for j in range(k) if dyn.is_rot[ind[j]]],
+                             "spin": None if spin is None else np.asarray(spin, dtype=np.float64)})
+
+
 def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Optional[float] = None,
               inputs: Sequence[tuple[Any, str]] = (), outputs: Sequence[tuple[Any, str]] = (),
               independent: Optional[Sequence[tuple[Any, str]]] = None, mass: Union[str, int] = "lumped",
-              problem: Optional[StaticProblem] = None) -> LinearModel:
+              problem: Optional[StaticProblem] = None, spin: Optional[ArrayLike] = None,
+              point: Optional[ArrayLike] = None) -> LinearModel:
     """Linearize ``model`` about the state (u, v) in independent coordinates.
 
     Parameters
@@ -189,31 +271,31 @@ def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Opti
         Independent coordinates; default: chosen by pivoting on the constraint Jacobian.
         A choice that leaves the dependent block singular raises InputError.
     mass : mass kind used for M(q) ("lumped", the default as in every femb analysis,
-        "consistent", "invariant").
+        "consistent", "invariant"; models with 3-D rotations: "lumped" or "invariant",
+        the nodal rotary inertia of the dynamics).
+    spin, point : models with 3-D rotations: measure the coordinates in a frame turning at
+        the constant angular velocity ``spin`` (3,) about the axis through ``point``
+        (origin); v then defaults to that rigid rotation, and a steady motion that is
+        such a rotation (a sleeping top, a beam in steady spin) is an equilibrium of the
+        reduced equations (femb.solvers.eigen.linearize3d).
+
+    Models with 3-D rotations: ``u`` is a Configuration or a vector whose rotational slots
+    hold rotation vectors, the rotational slots of ``v`` hold spatial angular velocities,
+    and the rotational coordinates are rotation increments (spatial spins about the
+    operating rotations; see femb.solvers.eigen.linearize3d).
     """
     prob = problem or StaticProblem(model)
     tab = prob.table
+    if prob.oriented:
+        return _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point)
+    if spin is not None:
+        raise InputError("spin (a turning frame) is for models with 3-D rotations", "linearize")
     if any(rec.function is not None for _, rec in tab.prescribed):
         raise InputError("linearize does not support time-dependent prescribed DOFs yet", "linearize")
     u0 = np.asarray(u, dtype=np.float64).copy()
     v0 = np.zeros(tab.n_var) if v is None else np.asarray(v, dtype=np.float64).copy()
     n = tab.n_eq
-    if prob.joints is not None:
-        G = prob.constraints(u0, t or 0.0)[1]
-        if independent is None:
-            ns = NullSpace(G)
-            dep, ind = ns.dep, ns.ind
-        else:
-            ind = np.sort(_dof_equations(tab, independent, model, "independent coordinate"))
-            dep = np.setdiff1d(np.arange(n), ind)
-            if dep.size != G.shape[0]:
-                raise InputError(f"{len(ind)} independent coordinates given; the model has {n - G.shape[0]} degrees of freedom", "linearize")
-            Gd = G[:, dep].toarray()
-            if np.linalg.cond(Gd) > 1e12:
-                raise InputError("the chosen independent coordinates leave a singular set of dependent ones at this state "
-                                 f"(joints {', '.join(map(repr, prob.joints.describe(prob.active_rows)))}); choose others or let femb pivot", "linearize")
-    else:
-        dep, ind = np.zeros(0, np.int64), np.arange(n)
+    dep, ind = _coordinates(prob, model, None if prob.joints is None else prob.constraints(u0, t or 0.0)[1], independent)
     in_eq = _dof_equations(tab, inputs, model, "input") if len(inputs) else np.zeros(0, np.int64)
     B_in = np.zeros((len(in_eq), n))
     B_in[np.arange(len(in_eq)), in_eq] = 1.0

@@ -1,0 +1,221 @@
+"""Reduced dynamics of models with 3-D rotations (oriented nodes) for ``linearize``.
+
+Coordinates. The perturbation q over the free equations holds the translations ξ and, at
+every oriented node, a rotation increment w: a spatial spin about the operating rotation,
+R = exp(ŵ) R₀ (femb's convention: the static tangent and the mid-point step update
+R ← exp(δŵ) R; femb.solvers.configuration). Its rate ẇ gives the angular velocity
+ω = T(w) ẇ, T the left Jacobian of exp (femb.core.rotations.left_jacobian).
+
+Frame. With ``spin`` Ω (a constant vector) and ``point`` p the coordinates are measured in
+a frame turning rigidly at Ω about the axis through p: x = p + Q(t)(x₀ + ξ − p),
+R = Q(t) exp(ŵ) R₀, Q = exp(t Ω̂), so at t = 0
+
+    v = Ω × (x − p) + ξ̇,                         ω = Ω + T(w) ẇ,
+    ξ̈ = a − 2 Ω × ξ̇ − Ω × (Ω × (x − p)),          ẅ = T⁻¹ (ω̇ − Ω × (T ẇ) − Ṫ ẇ).
+
+A steady motion that is a rigid rotation at Ω (a sleeping top, a beam in steady spin) is
+then an equilibrium of the reduced equations, and the eigenvalues of A are its stability
+exponents; Ω = 0 gives the linearization in the fixed frame (about an equilibrium, or at a
+trajectory point).
+
+Dynamics (continuous-time, the equations the mid-point step of
+femb.solvers.dynamics.midpoint3d discretizes): constant translational mass M, nodal rotary
+inertia J = R J₀ Rᵀ with spatial angular momentum π = J ω, so at the rotational equations
+J ω̇ + ω × (J ω) = m_ext − f_int,ψ − (Gᵀλ)_ψ; the joints add G A = −Ġ V (columns of
+rotational variables per unit spatial spin, Ġ V by a central difference along the motion).
+"""
+import numpy as np
+
+from femb.core.errors import InputError
+from femb.core.rotations import left_jacobian
+from femb.solvers.configuration import Configuration
+from femb.solvers.dynamics.problem import DynamicProblem, reference_coordinates
+
+
+def _T(w):
+    out = np.empty((3, 3))
+    left_jacobian(np.ascontiguousarray(w, dtype=np.float64), out)
+    return out
+
+
+class OrientedDynamics:
+    """q̈ = f(q, q̇, r) of an oriented model in the coordinates of the module docstring
+    (dense, for moderate sizes)."""
+
+    def __init__(self, prob, model, u0, R0, v0, t, dep, ind, inputs, mass_kind, spin, point):
+        self.p, self.t, self.tab = prob, t, prob.table
+        tab = self.tab
+        self.dyn = DynamicProblem(model, table=tab, mass=mass_kind)
+        if self.dyn.damping.active:
+            raise InputError("linearize: damping in models with 3-D rotations is not supported yet", "linearize")
+        self.lay = prob.rotations
+        self.x0 = Configuration(u0, R0, self.lay)
+        self.dep, self.ind, self.inputs = dep, ind, inputs
+        self.Om = np.zeros(3) if spin is None else np.asarray(spin, dtype=np.float64)
+        self.point = np.zeros(3) if point is None else np.asarray(point, dtype=np.float64)
+        n = tab.n_eq
+        # translational nodes: (k, 3) variables and equations of ux, uy, uz
+        cols = [tab.dof_names.index(d) for d in ("ux", "uy", "uz")]
+        tv = tab.node_var[:, cols]
+        has = np.all(tv >= 0, axis=1)
+        self.tvar = tv[has]
+        self.teq = tab.var_eq[self.tvar]
+        self.Xref = reference_coordinates(model, tab)[self.tvar]
+        self.req = self.lay.eq  # (k, 3) rotational equations of the oriented nodes
+        # equation → kind: rotational equations are spins
+        self.is_rot = np.zeros(n, dtype=bool)
+        self.is_rot[self.req[self.req >= 0]] = True
+        self.M_t = self.dyn.M_eq.toarray()
+        rot = self.dyn.rotary
+        self.rot_owner = rot.owner
+        self.J0 = rot.J0
+        self.f_ext_fixed = None if t is None else prob.loads.total(t)
+        # operating rates in the coordinates
+        x = u0[self.tvar] + self.Xref
+        qd = np.zeros(n)
+        vt = v0[self.tvar] - np.cross(self.Om, x - self.point)
+        m = self.teq >= 0
+        qd[self.teq[m]] = vt[m]
+        wr = v0[self.lay.var] - self.Om
+        m = self.req >= 0
+        qd[self.req[m]] = wr[m]
+        self.qd0 = qd
+
+    # ------------------------------------------------------------------ kinematics
+    def configuration(self, q):
+        return self.x0.apply(q)
+
+    def tmap(self, q):
+        """(n_eq, n_eq) the map of coordinate rates to velocities (I on translations, T(w)
+        on each oriented node's rotational equations)."""
+        n = q.size
+        Tm = np.eye(n)
+        for e in self.req:
+            m = e >= 0
+            if not m.any():
+                continue
+            w = np.zeros(3)
+            w[m] = q[e[m]]
+            Tm[np.ix_(e[m], e[m])] = _T(w)[np.ix_(m, m)]
+        return Tm
+
+    def frame_velocity(self, u):
+        """(n_eq,) velocities of the turning frame: Ω × (x − p) on translations, Ω on spins."""
+        V = np.zeros(self.tab.n_eq)
+        x = u[self.tvar] + self.Xref
+        vt = np.cross(self.Om, x - self.point)
+        m = self.teq >= 0
+        V[self.teq[m]] = vt[m]
+        m = self.req >= 0
+        V[self.req[m]] = np.broadcast_to(self.Om, self.req.shape)[m]
+        return V
+
+    def joints(self, cfg):
+        p = self.p
+        phi, G = p.joints.evaluate(cfg.u, self.t or 0.0, rotations=cfg.R)
+        G = G[p.active_rows][:, self.tab.eq_var].toarray()
+        return phi[p.active_rows], G
+
+    def state(self, qi, qdi):
+        """(q, q̇ over all equations, configuration, velocities V) from the independent
+        coordinates and rates."""
+        q = np.zeros(self.tab.n_eq)
+        q[self.ind] = qi
+        cfg = self.configuration(q)
+        if self.p.joints is not None:
+            for _ in range(50):  # Newton on the dependent coordinates: Φ(q) = 0
+                phi, G = self.joints(cfg)
+                if np.linalg.norm(phi) <= 1e-14 * self.p.length_scale:
+                    break
+                GT = G @ self.tmap(q)
+                q[self.dep] -= np.linalg.solve(GT[:, self.dep], phi)
+                cfg = self.configuration(q)
+        qd = self.qd0.copy()
+        qd[self.ind] = qdi
+        Tm = self.tmap(q)
+        Vf = self.frame_velocity(cfg.u)
+        if self.p.joints is not None:
+            G = self.joints(cfg)[1]
+            GT = G @ Tm
+            rest = np.setdiff1d(np.arange(q.size), self.dep)
+            qd[self.dep] = -np.linalg.solve(GT[:, self.dep], G @ Vf + GT[:, rest] @ qd[rest])
+        return q, qd, cfg, Vf + Tm @ qd
+
+    # ------------------------------------------------------------------ dynamics
+    def accelerations(self, cfg, V, r):
+        """(A (n_eq,), λ): translational accelerations and spatial angular accelerations."""
+        p, tab = self.p, self.tab
+        u, R = cfg.u, cfg.R
+        f_ext = p.external(1.0, cfg) if self.t is None else self.f_ext_fixed + (
+            p.loads.moments(R, t=self.t) if p.loads.has_moment_loads else 0.0)
+        F = tab.free(f_ext - p.assembler.internal_force(u, R=R)) + r @ self.inputs
+        M = self.M_t.copy()
+        Jsp = np.einsum("kij,kjl,kml->kim", R[self.lay.nodes], self.J0, R[self.lay.nodes])
+        for k, e in enumerate(self.req):
+            if not self.rot_owner[k]:
+                continue
+            m = e >= 0
+            w = np.zeros(3)
+            w[m] = V[e[m]]
+            g = np.cross(w, Jsp[k] @ w)
+            M[np.ix_(e[m], e[m])] += Jsp[k][np.ix_(m, m)]
+            F[e[m]] -= g[m]
+        if p.joints is None:
+            return np.linalg.solve(M, F), np.zeros(0)
+        G = self.joints(cfg)[1]
+        s = 1e-4 / max(np.linalg.norm(V), 1e-300)
+
+        def Gdot(h):
+            return (self.joints(cfg.apply(h * V))[1] - self.joints(cfg.apply(-h * V))[1]) / (2.0 * h)
+
+        gamma = -((4.0 * Gdot(0.5 * s) - Gdot(s)) / 3.0) @ V
+        mrow = G.shape[0]
+        S = np.block([[M, G.T], [G, np.zeros((mrow, mrow))]])
+        sol = np.linalg.solve(S, np.concatenate([F, gamma]))
+        return sol[: tab.n_eq], sol[tab.n_eq:]
+
+    def coordinate_accelerations(self, q, qd, cfg, A):
+        """q̈ from the accelerations A (module docstring)."""
+        out = A.copy()
+        x = cfg.u[self.tvar] + self.Xref
+        xi_d = np.zeros_like(x)
+        m = self.teq >= 0
+        xi_d[m] = qd[self.teq[m]]
+        a = np.zeros_like(x)
+        a[m] = A[self.teq[m]]
+        Om = self.Om
+        acc = a - 2.0 * np.cross(Om, xi_d) - np.cross(Om, np.cross(Om, x - self.point))
+        out[self.teq[m]] = acc[m]
+        for e in self.req:
+            m = e >= 0
+            if not m.any():
+                continue
+            w, wd, wdd = np.zeros(3), np.zeros(3), np.zeros(3)
+            w[m], wd[m], wdd[m] = q[e[m]], qd[e[m]], A[e[m]]
+            T = _T(w)
+            h = 1e-3 / max(np.linalg.norm(wd), 1e-300)
+
+            def Tdot(s):
+                return (_T(w + s * wd) - _T(w - s * wd)) @ wd / (2.0 * s)
+
+            Tdw = (4.0 * Tdot(0.5 * h) - Tdot(h)) / 3.0 if np.any(wd) else np.zeros(3)
+            acc = np.linalg.solve(T, wdd - np.cross(Om, T @ wd) - Tdw)
+            out[e[m]] = acc[m]
+        return out
+
+    def f(self, qi, qdi, r):
+        q, qd, cfg, V = self.state(qi, qdi)
+        A = self.accelerations(cfg, V, r)[0]
+        return self.coordinate_accelerations(q, qd, cfg, A)[self.ind]
+
+    def mass(self):
+        """Mass over the equations at the operating point (translational mass and the
+        spatial rotary inertia)."""
+        M = self.M_t.copy()
+        R = self.x0.R[self.lay.nodes]
+        Jsp = np.einsum("kij,kjl,kml->kim", R, self.J0, R)
+        for k, e in enumerate(self.req):
+            m = e >= 0
+            if self.rot_owner[k] and m.any():
+                M[np.ix_(e[m], e[m])] += Jsp[k][np.ix_(m, m)]
+        return M
