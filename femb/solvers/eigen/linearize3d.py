@@ -83,6 +83,7 @@ class OrientedDynamics:
 
     # ------------------------------------------------------------------ kinematics
     def configuration(self, q):
+        """The configuration at coordinates q (n_eq,): x₀ + ξ, exp(ŵ) R₀."""
         return self.x0.apply(q)
 
     def tmap(self, q):
@@ -111,6 +112,7 @@ class OrientedDynamics:
         return V
 
     def joints(self, cfg):
+        """(Φ, G dense over the equations) of the active joint rows at a configuration."""
         p = self.p
         phi, G = p.joints.evaluate(cfg.u, self.t or 0.0, rotations=cfg.R)
         G = G[p.active_rows][:, self.tab.eq_var].toarray()
@@ -204,6 +206,7 @@ class OrientedDynamics:
         return out
 
     def f(self, qi, qdi, r):
+        """Independent coordinate accelerations at independent coordinates, rates, inputs."""
         q, qd, cfg, V = self.state(qi, qdi)
         A = self.accelerations(cfg, V, r)[0]
         return self.coordinate_accelerations(q, qd, cfg, A)[self.ind]
