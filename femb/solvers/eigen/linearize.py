@@ -88,8 +88,13 @@ class LinearModel:
 class _ReducedDynamics:
     """z̈ = f(z, ż, r) of a model with eliminated constraints (dense, for moderate sizes)."""
 
-    def __init__(self, prob, u0, v0, t, dep, ind, inputs, mass_kind):
+    def __init__(self, prob, u0, v0, t, dep, ind, inputs, mass_kind, driven=()):
         self.p, self.t = prob, t
+        # driven (time-dependent prescribed) DOFs: their accelerations a_p over all variables
+        self.a_p = np.zeros(prob.table.n_var)
+        for vars_, _, _, acc in driven:
+            self.a_p[vars_] = acc
+        self.driven = bool(driven)
         self.table, self.asm = prob.table, prob.assembler
         self.u0, self.v0 = u0, v0
         self.dep, self.ind = dep, ind
@@ -97,6 +102,12 @@ class _ReducedDynamics:
         self.f_ext = prob.external(1.0) if t is None else prob.loads.total(t)
         self.inputs = inputs  # (n_inputs, n_eq) unit generalized forces
         self.C_d = prob.assembler.damping_matrix()
+        if self.driven and self.C_d is not None:
+            raise InputError("linearize: dampers together with time-dependent prescribed DOFs are not supported yet", "linearize")
+
+    def full_jacobian(self, u):
+        """G over all variables (CSR, active rows): columns of the driven DOFs included."""
+        return self.p.joints.evaluate(u, self.t or 0.0)[1][self.p.active_rows]
 
     def state(self, z, zdot):
         """Full (u, v) over variables from independent coordinates and rates."""
@@ -114,7 +125,13 @@ class _ReducedDynamics:
         v[t.eq_var[self.ind]] = zdot
         if self.p.joints is not None:
             Gd = G[:, self.dep].toarray()
-            v[t.eq_var[self.dep]] = -np.linalg.solve(Gd, G[:, self.ind] @ zdot)
+            rhs = G[:, self.ind] @ zdot
+            if self.driven:  # G_p q̇_p of the driven DOFs
+                Gf = self.full_jacobian(u)
+                vp = v.copy()
+                vp[t.eq_var] = 0.0
+                rhs = rhs + Gf @ vp
+            v[t.eq_var[self.dep]] = -np.linalg.solve(Gd, rhs)
         return u, v
 
     def accelerations(self, u, v, r):
@@ -125,6 +142,8 @@ class _ReducedDynamics:
         vf = t.free(v)
         if self.C_d is not None:
             F = F - self.C_d @ vf
+        if self.driven:  # inertia of the driven DOFs' accelerations on the free equations
+            F = F - t.free(asm.mass_times(self.a_p, self.mass_kind, u))
         if self.p.joints is None:
             return spla.spsolve(M.tocsc(), F), np.zeros(0)
         G = self.p.constraints(u, self.t or 0.0)[1]
@@ -133,6 +152,9 @@ class _ReducedDynamics:
         Gp = self.p.constraints(u + h * v, self.t or 0.0)[1]
         Gm = self.p.constraints(u - h * v, self.t or 0.0)[1]
         gamma = -((Gp - Gm) @ vf) / (2.0 * h)
+        if self.driven:  # −Ġ q̇ over all variables and −G_p a_p of the driven DOFs
+            Gfp, Gfm = self.full_jacobian(u + h * v), self.full_jacobian(u - h * v)
+            gamma = -((Gfp - Gfm) @ v) / (2.0 * h) - self.full_jacobian(u) @ self.a_p
         m = G.shape[0]
         S = sp.bmat([[M, G.T], [G, None]], format="csc")
         sol = spla.spsolve(S, np.concatenate([F, gamma]))
@@ -141,6 +163,31 @@ class _ReducedDynamics:
     def f(self, z, zdot, r):
         u, v = self.state(z, zdot)
         return self.accelerations(u, v, r)[0][self.ind]
+
+
+def _driven(prob, t):
+    """[(variables, value, rate, acceleration)] of the prescribed DOFs with a time function
+    at time t (rate and acceleration by central differences with one Richardson
+    extrapolation, step 1e-3·max(1, |t|): truncation O(h⁴), rounding ~1e-10 relative)."""
+    recs = [(vars_, rec) for vars_, rec in prob.table.prescribed if rec.function is not None]
+    if not recs:
+        return []
+    if t is None:
+        raise InputError("linearize: the model has time-dependent prescribed DOFs; give the time t of the operating point",
+                         "linearize")
+    h = 1e-3 * max(1.0, abs(float(t)))
+    out = []
+    for vars_, rec in recs:
+        f = rec.function
+
+        def d1(s, f=f):
+            return (float(f(t + s)) - float(f(t - s))) / (2.0 * s)
+
+        def d2(s, f=f):
+            return (float(f(t + s)) - 2.0 * float(f(t)) + float(f(t - s))) / (s * s)
+
+        out.append((np.asarray(vars_), float(f(t)), (4.0 * d1(0.5 * h) - d1(h)) / 3.0, (4.0 * d2(0.5 * h) - d2(h)) / 3.0))
+    return out
 
 
 def _richardson(fun, x0, steps):
@@ -290,16 +337,17 @@ def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Opti
         return _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point)
     if spin is not None:
         raise InputError("spin (a turning frame) is for models with 3-D rotations", "linearize")
-    if any(rec.function is not None for _, rec in tab.prescribed):
-        raise InputError("linearize does not support time-dependent prescribed DOFs yet", "linearize")
     u0 = np.asarray(u, dtype=np.float64).copy()
     v0 = np.zeros(tab.n_var) if v is None else np.asarray(v, dtype=np.float64).copy()
+    driven = _driven(prob, t)
+    for vars_, value, rate, _ in driven:  # the operating point follows the driven DOFs at t
+        u0[vars_], v0[vars_] = value, rate
     n = tab.n_eq
     dep, ind = _coordinates(prob, model, None if prob.joints is None else prob.constraints(u0, t or 0.0)[1], independent)
     in_eq = _dof_equations(tab, inputs, model, "input") if len(inputs) else np.zeros(0, np.int64)
     B_in = np.zeros((len(in_eq), n))
     B_in[np.arange(len(in_eq)), in_eq] = 1.0
-    dyn = _ReducedDynamics(prob, u0, v0, t, dep, ind, B_in, MASS_KINDS[mass] if isinstance(mass, str) else mass)
+    dyn = _ReducedDynamics(prob, u0, v0, t, dep, ind, B_in, MASS_KINDS[mass] if isinstance(mass, str) else mass, driven)
     z0, zd0 = u0[tab.eq_var[ind]], v0[tab.eq_var[ind]]
     r0 = np.zeros(len(in_eq))
     scale = prob.length_scale
