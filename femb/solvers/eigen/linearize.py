@@ -242,8 +242,6 @@ def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass
     from femb.solvers.eigen.linearize3d import OrientedDynamics
 
     tab = prob.table
-    if any(rec.function is not None for _, rec in tab.prescribed):
-        raise InputError("linearize: time-dependent prescribed DOFs in models with 3-D rotations are not supported yet", "linearize")
     cfg = u if isinstance(u, Configuration) else Configuration.from_vector(prob.rotations, np.asarray(u, dtype=np.float64))
     n = tab.n_eq
     in_eq = _dof_equations(tab, inputs, model, "input") if len(inputs) else np.zeros(0, np.int64)
@@ -266,7 +264,7 @@ def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass
         v0 = np.asarray(v, dtype=np.float64).copy()
     dyn0 = OrientedDynamics(prob, model, cfg.u.copy(), cfg.R.copy(), v0, t, np.zeros(0, np.int64), np.arange(n), B_in, kind,
                             spin, point)
-    G = dyn0.joints(cfg)[1] if prob.joints is not None else None
+    G = dyn0.joints(dyn0.x0)[1] if prob.joints is not None else None  # at the driven DOFs' values at t
     dep, ind = _coordinates(prob, model, G, independent)
     dyn = OrientedDynamics(prob, model, cfg.u.copy(), cfg.R.copy(), v0, t, dep, ind, B_in, kind, spin, point)
     k = ind.size

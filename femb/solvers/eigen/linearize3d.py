@@ -23,11 +23,18 @@ femb.solvers.dynamics.midpoint3d discretizes): constant translational mass M, no
 inertia J = R J₀ Rᵀ with spatial angular momentum π = J ω, so at the rotational equations
 J ω̇ + ω × (J ω) = m_ext − f_int,ψ − (Gᵀλ)_ψ; the joints add G A = −Ġ V (columns of
 rotational variables per unit spatial spin, Ġ V by a central difference along the motion).
+
+Driven DOFs (time-dependent prescribed translations, and rotations about fixed axes,
+``RotationLayout.prescribed_at``) take their values at t; their velocities v_p (spatial
+angular velocities for rotations) and accelerations a_p (by central differences in t with
+one Richardson extrapolation) enter the constraint rates G_p v_p, the constraint
+accelerations (Ġ V along the whole motion, −G_p a_p) and the inertia (−M_fp a_p). Not in a
+turning frame.
 """
 import numpy as np
 
 from femb.core.errors import InputError
-from femb.core.rotations import left_jacobian
+from femb.core.rotations import left_jacobian, spin_update
 from femb.solvers.configuration import Configuration
 from femb.solvers.dynamics.problem import DynamicProblem, reference_coordinates
 
@@ -49,7 +56,12 @@ class OrientedDynamics:
         if self.dyn.damping.active:
             raise InputError("linearize: damping in models with 3-D rotations is not supported yet", "linearize")
         self.lay = prob.rotations
+        u0, R0, v0 = u0.copy(), R0.copy(), v0.copy()
+        self._driven(u0, R0, v0)
+        if self.driven and spin is not None:
+            raise InputError("linearize: time-dependent prescribed DOFs cannot be linearized in a turning frame (spin)", "linearize")
         self.x0 = Configuration(u0, R0, self.lay)
+        self.v0 = v0
         self.dep, self.ind, self.inputs = dep, ind, inputs
         self.Om = np.zeros(3) if spin is None else np.asarray(spin, dtype=np.float64)
         self.point = np.zeros(3) if point is None else np.asarray(point, dtype=np.float64)
@@ -81,6 +93,77 @@ class OrientedDynamics:
         qd[self.req[m]] = wr[m]
         self.qd0 = qd
 
+    def _driven(self, u0, R0, v0):
+        """Values (into u0, R0), velocities (into v0 and ``vp``) and accelerations ``ap``
+        (n_var,) of the driven DOFs at t (module docstring)."""
+        tab, lay, t = self.tab, self.lay, self.t
+        self.vp, self.ap = np.zeros(tab.n_var), np.zeros(tab.n_var)
+        recs = [(vars_, rec) for vars_, rec in tab.prescribed if rec.function is not None]
+        self.driven = bool(recs)
+        if not recs:
+            return
+        if t is None:
+            raise InputError("linearize: the model has time-dependent prescribed DOFs; give the time t of the operating point",
+                             "linearize")
+        h = 1e-3 * max(1.0, abs(float(t)))
+
+        def value(rec, tt):
+            return float(rec.function(tt)) if rec.function is not None else float(rec.value)
+
+        rot_vars = set(int(x) for x in lay.var.ravel())
+        for vars_, rec in recs:
+            tv = [int(x) for x in np.atleast_1d(vars_) if int(x) not in rot_vars]
+            if not tv:
+                continue
+
+            def d1(s, rec=rec):
+                return (value(rec, t + s) - value(rec, t - s)) / (2.0 * s)
+
+            def d2(s, rec=rec):
+                return (value(rec, t + s) - 2.0 * value(rec, t) + value(rec, t - s)) / (s * s)
+
+            u0[tv] = value(rec, t)
+            self.vp[tv] = (4.0 * d1(0.5 * h) - d1(h)) / 3.0
+            self.ap[tv] = (4.0 * d2(0.5 * h) - d2(h)) / 3.0
+        if lay.prescribed_records():
+            rows, Rt = lay.prescribed_at(lambda rec: value(rec, t))
+
+            def omega(tt, s):  # spatial angular velocity vee(Ṙ Rᵀ) by a central difference
+                Rp, Rm = lay.prescribed_at(lambda rec: value(rec, tt + s))[1], lay.prescribed_at(lambda rec: value(rec, tt - s))[1]
+                W = (Rp - Rm) @ lay.prescribed_at(lambda rec: value(rec, tt))[1].transpose(0, 2, 1) / (2.0 * s)
+                return 0.5 * np.stack([W[:, 2, 1] - W[:, 1, 2], W[:, 0, 2] - W[:, 2, 0], W[:, 1, 0] - W[:, 0, 1]], axis=1)
+
+            def w_rich(tt):
+                return (4.0 * omega(tt, 0.25 * h) - omega(tt, 0.5 * h)) / 3.0
+
+            def alpha(s):
+                return (w_rich(t + s) - w_rich(t - s)) / (2.0 * s)
+
+            R0[lay.nodes[rows]] = Rt
+            lay.write_vectors(u0, R0)
+            self.vp[lay.var[rows]] = w_rich(t)
+            self.ap[lay.var[rows]] = (4.0 * alpha(0.5 * h) - alpha(h)) / 3.0
+        dv = np.flatnonzero(self.vp) if self.vp.any() else np.zeros(0, np.int64)
+        v0[dv] = self.vp[dv]
+
+    def advance(self, cfg, s, V):
+        """The configuration a time s later along the velocities V (n_eq,) and those of the
+        driven DOFs (for Ġ)."""
+        out = cfg.apply(s * V)
+        if self.driven:
+            lay = self.lay
+            rot = np.zeros(self.tab.n_var, dtype=bool)
+            rot[lay.var.ravel()] = True
+            out.u[~rot] += s * self.vp[~rot]
+            recs = lay.prescribed_records()
+            if recs:
+                rows = np.array([row for row, _ in recs])
+                Rn = np.ascontiguousarray(out.R[lay.nodes[rows]])
+                spin_update(Rn, np.ascontiguousarray(s * self.vp[lay.var[rows]]))
+                out.R[lay.nodes[rows]] = Rn
+                lay.write_vectors(out.u, out.R)
+        return out
+
     # ------------------------------------------------------------------ kinematics
     def configuration(self, q):
         """The configuration at coordinates q (n_eq,): x₀ + ξ, exp(ŵ) R₀."""
@@ -111,12 +194,13 @@ class OrientedDynamics:
         V[self.req[m]] = np.broadcast_to(self.Om, self.req.shape)[m]
         return V
 
-    def joints(self, cfg):
-        """(Φ, G dense over the equations) of the active joint rows at a configuration."""
+    def joints(self, cfg, full=False):
+        """(Φ, G dense over the equations, or over all variables with ``full``) of the
+        active joint rows at a configuration."""
         p = self.p
         phi, G = p.joints.evaluate(cfg.u, self.t or 0.0, rotations=cfg.R)
-        G = G[p.active_rows][:, self.tab.eq_var].toarray()
-        return phi[p.active_rows], G
+        G = G[p.active_rows]
+        return phi[p.active_rows], (G.toarray() if full else G[:, self.tab.eq_var].toarray())
 
     def state(self, qi, qdi):
         """(q, q̇ over all equations, configuration, velocities V) from the independent
@@ -140,7 +224,10 @@ class OrientedDynamics:
             G = self.joints(cfg)[1]
             GT = G @ Tm
             rest = np.setdiff1d(np.arange(q.size), self.dep)
-            qd[self.dep] = -np.linalg.solve(GT[:, self.dep], G @ Vf + GT[:, rest] @ qd[rest])
+            rhs = G @ Vf + GT[:, rest] @ qd[rest]
+            if self.driven:  # G_p v_p of the driven DOFs
+                rhs = rhs + self.joints(cfg, full=True)[1] @ self.vp
+            qd[self.dep] = -np.linalg.solve(GT[:, self.dep], rhs)
         return q, qd, cfg, Vf + Tm @ qd
 
     # ------------------------------------------------------------------ dynamics
@@ -151,6 +238,8 @@ class OrientedDynamics:
         f_ext = p.external(1.0, cfg) if self.t is None else self.f_ext_fixed + (
             p.loads.moments(R, t=self.t) if p.loads.has_moment_loads else 0.0)
         F = tab.free(f_ext - p.assembler.internal_force(u, R=R)) + r @ self.inputs
+        if self.driven:  # inertia of the driven translations' accelerations (translational mass)
+            F = F - tab.free(self.dyn.M_full @ np.where(self.dyn.rot3d, 0.0, self.ap))
         M = self.M_t.copy()
         Jsp = np.einsum("kij,kjl,kml->kim", R[self.lay.nodes], self.J0, R[self.lay.nodes])
         for k, e in enumerate(self.req):
@@ -167,10 +256,18 @@ class OrientedDynamics:
         G = self.joints(cfg)[1]
         s = 1e-4 / max(np.linalg.norm(V), 1e-300)
 
-        def Gdot(h):
-            return (self.joints(cfg.apply(h * V))[1] - self.joints(cfg.apply(-h * V))[1]) / (2.0 * h)
+        full = self.driven
+        Vall = V
+        if full:
+            Vall = self.vp.copy()
+            Vall[tab.eq_var] = V
 
-        gamma = -((4.0 * Gdot(0.5 * s) - Gdot(s)) / 3.0) @ V
+        def Gdot(h):
+            return (self.joints(self.advance(cfg, h, V), full)[1] - self.joints(self.advance(cfg, -h, V), full)[1]) / (2.0 * h)
+
+        gamma = -((4.0 * Gdot(0.5 * s) - Gdot(s)) / 3.0) @ Vall
+        if full:  # −G_p a_p of the driven DOFs
+            gamma = gamma - self.joints(cfg, True)[1] @ self.ap
         mrow = G.shape[0]
         S = np.block([[M, G.T], [G, np.zeros((mrow, mrow))]])
         sol = np.linalg.solve(S, np.concatenate([F, gamma]))
