@@ -16,8 +16,12 @@ second-order M_r, C_r, K_r, B_r with M_r = Nᵀ M N (N = ∂q/∂z) so that
 M_r δz̈ + C_r δż + K_r δz = B_r δr, and the map N back to all coordinates;
 ``LinearModel.complex_modes`` solves the (non-symmetric) eigenproblem of these matrices.
 
-Models with 3-D rotations and steady motions (spinning beams and rotors) are linearized by
-femb.solvers.eigen.steady_spin (rotating or fixed frame, gyroscopic and centrifugal terms).
+Models with 3-D rotations: rotation increments (spatial spins about the operating
+rotations) are the rotational coordinates, optionally in a frame turning at a constant rate
+(``spin``), where a rigidly turning steady motion is an equilibrium
+(femb.solvers.eigen.linearize3d). Driven (time-dependent prescribed) DOFs take their values,
+rates and accelerations at ``t``. femb.solvers.eigen.steady_spin gives the same steady-spin
+matrices sparse, over all equations (rotating or inertial frame).
 """
 from __future__ import annotations
 
