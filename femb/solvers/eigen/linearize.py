@@ -243,7 +243,7 @@ def _coordinates(prob, model, G, independent):
 def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point):
     """linearize() of a model with 3-D rotations (femb.solvers.eigen.linearize3d)."""
     from femb.solvers.configuration import Configuration
-    from femb.solvers.eigen.linearize3d import OrientedDynamics
+    from femb.solvers.eigen.linearize3d import OrientedDynamics, reference_coordinates
 
     tab = prob.table
     cfg = u if isinstance(u, Configuration) else Configuration.from_vector(prob.rotations, np.asarray(u, dtype=np.float64))
@@ -255,7 +255,6 @@ def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass
     if v is None:
         v0 = np.zeros(tab.n_var)
         if spin is not None:  # the rigid rotation of the turning frame
-            from femb.solvers.dynamics.problem import reference_coordinates
             X = reference_coordinates(model, tab) + cfg.u
             cols = [tab.dof_names.index(d) for d in ("ux", "uy", "uz")]
             tv = tab.node_var[:, cols]

@@ -32,11 +32,62 @@ accelerations (Ġ V along the whole motion, −G_p a_p) and the inertia (−M_fp
 turning frame.
 """
 import numpy as np
+import scipy.sparse as sp
 
-from femb.core.errors import InputError
+from femb.core.errors import InputError, ModelError
 from femb.core.rotations import left_jacobian, spin_update
 from femb.solvers.configuration import Configuration
-from femb.solvers.dynamics.problem import DynamicProblem, reference_coordinates
+
+
+def reference_coordinates(model, table):
+    """(n_var,) the reference coordinate of each translational variable (0 for rotations)."""
+    points = np.asarray(model.mesh.points, dtype=np.float64)
+    out = np.zeros(table.n_var)
+    for k, name in enumerate(table.dof_names):
+        axis = {"ux": 0, "uy": 1, "uz": 2}.get(name)
+        if axis is None or axis >= points.shape[1]:
+            continue
+        sel = table.var_dof == k
+        out[sel] = points[table.var_node[sel], axis]
+    return out
+
+
+def nodal_masses(prob, kind):
+    """(M_t CSR (n_var, n_var) translational mass, J0 (k, 3, 3) body-frame rotary inertia
+    of each oriented node, owner (k,) bool): the split of the element masses that the
+    mid-point step of oriented models uses (femb.solvers.dynamics.problem; each oriented node
+    a rigid body, only the first of nodes sharing rotational variables carries it). A mass
+    coupling translations and rotations raises ModelError."""
+    tab, lay = prob.table, prob.rotations
+    rows, cols, vals = [[], []], [[], []], [[], []]
+    for block, Me in zip(tab.blocks, prob.assembler.element_masses(kind, R=lay.identity())):
+        names = block.spec.node_dofs
+        rot = np.array([names[i % len(names)] in ("rx", "ry", "rz") for i in range(block.spec.n_edof)])
+        if np.any(Me[:, rot][:, :, ~rot] != 0.0):
+            raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; linearize in 3-D needs "
+                             "the rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
+        r = np.broadcast_to(block.var[:, :, None], Me.shape)
+        c = np.broadcast_to(block.var[:, None, :], Me.shape)
+        for j, part in enumerate((~rot[:, None] & ~rot[None, :], rot[:, None] & rot[None, :])):
+            keep = (r >= 0) & (c >= 0) & (Me != 0.0) & part[None]
+            rows[j].append(r[keep])
+            cols[j].append(c[keep])
+            vals[j].append(Me[keep])
+    n = tab.n_var
+    M = [sp.coo_matrix((np.concatenate(vals[j]), (np.concatenate(rows[j]), np.concatenate(cols[j]))), shape=(n, n)).tocsr()
+         if rows[j] else sp.csr_matrix((n, n)) for j in range(2)]
+    J0 = np.zeros((lay.n, 3, 3))
+    owner = np.zeros(lay.n, dtype=bool)
+    seen = set()
+    for i in range(lay.n):
+        key = tuple(int(v) for v in lay.var[i])
+        if key in seen:
+            continue
+        seen.add(key)
+        owner[i] = True
+        Ji = M[1][lay.var[i]][:, lay.var[i]].toarray()
+        J0[i] = 0.5 * (Ji + Ji.T)
+    return M[0], J0, owner
 
 
 def _T(w):
@@ -52,9 +103,11 @@ class OrientedDynamics:
     def __init__(self, prob, model, u0, R0, v0, t, dep, ind, inputs, mass_kind, spin, point):
         self.p, self.t, self.tab = prob, t, prob.table
         tab = self.tab
-        self.dyn = DynamicProblem(model, table=tab, mass=mass_kind)
-        if self.dyn.damping.active:
-            raise InputError("linearize: damping in models with 3-D rotations is not supported yet", "linearize")
+        if prob.assembler.damping_matrix() is not None:
+            raise InputError("linearize: dampers in models with 3-D rotations are not supported yet", "linearize")
+        self.M_full, self.J0, self.rot_owner = nodal_masses(prob, mass_kind)
+        self.rot3d = np.zeros(tab.n_var, dtype=bool)
+        self.rot3d[prob.rotations.var.ravel()] = True
         self.lay = prob.rotations
         u0, R0, v0 = u0.copy(), R0.copy(), v0.copy()
         self._driven(u0, R0, v0)
@@ -77,10 +130,7 @@ class OrientedDynamics:
         # equation → kind: rotational equations are spins
         self.is_rot = np.zeros(n, dtype=bool)
         self.is_rot[self.req[self.req >= 0]] = True
-        self.M_t = self.dyn.M_eq.toarray()
-        rot = self.dyn.rotary
-        self.rot_owner = rot.owner
-        self.J0 = rot.J0
+        self.M_t = self.M_full[tab.eq_var][:, tab.eq_var].toarray()
         self.f_ext_fixed = None if t is None else prob.loads.total(t)
         # operating rates in the coordinates
         x = u0[self.tvar] + self.Xref
@@ -239,7 +289,7 @@ class OrientedDynamics:
             p.loads.moments(R, t=self.t) if p.loads.has_moment_loads else 0.0)
         F = tab.free(f_ext - p.assembler.internal_force(u, R=R)) + r @ self.inputs
         if self.driven:  # inertia of the driven translations' accelerations (translational mass)
-            F = F - tab.free(self.dyn.M_full @ np.where(self.dyn.rot3d, 0.0, self.ap))
+            F = F - tab.free(self.M_full @ np.where(self.rot3d, 0.0, self.ap))
         M = self.M_t.copy()
         Jsp = np.einsum("kij,kjl,kml->kim", R[self.lay.nodes], self.J0, R[self.lay.nodes])
         for k, e in enumerate(self.req):
