@@ -52,6 +52,34 @@ def test_hanging_spherical_pendulum_has_the_compound_pendulum_frequency_twice():
     np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(lin.M)), np.sort([Jp, m * L * L + Jd, m * L * L + Jd]), rtol=1e-12)
 
 
+def test_turned_asymmetric_body_keeps_its_two_pendulum_frequencies():
+    """A body with inertia (J_a, J_b, J_c) about its centre, hanging, turned by 1 rad about the
+    vertical at the operating point (R₀ ≠ I: the spatial inertia R₀ J₀ R₀ᵀ is no longer
+    diagonal): ω² = m g L / (m L² + J_a) and m g L / (m L² + J_b) (3.19483, 3.25172 rad/s)."""
+    L, m, Ja, Jb, Jc = 0.9, 2.0, 0.05, 0.11, 0.02
+    model = Model(Mesh(np.array([[0.0, 0.0, -L]]), {}, {"b": [0]}), dim=3, name="turned body")
+    model.add_discrete("body", "rigid_body3d", "b", m=m, Jxx=Ja, Jyy=Jb, Jzz=Jc)
+    model.joint3d("spherical", "b", None, point=(0.0, 0.0, 0.0), name="pivot")
+    model.gravity((0.0, 0.0, -G))
+    lin = linearize(model, np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0]))
+    np.testing.assert_allclose(frequencies(lin), np.sort(np.sqrt(m * G * L / (m * L * L + np.array([Ja, Jb])))), rtol=1e-8)
+
+
+def test_beam_at_rest_linearized_in_3d_equals_the_modal_analysis():
+    """The clamped spin-up B cantilever at rest (6 beam3d, lumped mass): the eigenvalues of
+    linearize's A are ±i times solve_modal's frequencies (3.7499 twice, 22.799, 62.159
+    rad/s), to 1e-7: same tangent, same nodal inertia."""
+    from femb.solvers import solve_modal
+    from femb.solvers.problem import StaticProblem
+    from femb.validation.eigen_cases import rotating_beam
+
+    model = rotating_beam(6, "beam3d")
+    lin = linearize(model, np.zeros(StaticProblem(model).table.n_var))
+    modal = solve_modal(model, 6)
+    assert np.abs(lin.eigenvalues().real).max() < 1e-9 * modal.omega.max()
+    np.testing.assert_allclose(frequencies(lin)[:6], modal.omega, rtol=1e-7)
+
+
 @pytest.mark.parametrize("alpha", [0.3, 0.8])
 def test_conical_pendulum_nutation_about_the_steady_motion(alpha):
     """Point mass (inertia 1e-9 m L²) on a rod of length L turning at Ω² = g/(L cos α)
