@@ -310,7 +310,9 @@ def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Opti
         Operating point (positions must satisfy the joints; v consistent with them — the
         dependent rates are recomputed from the independent ones). v defaults to rest.
     t : float, optional
-        Time for the loads' amplitudes (None: every scaled load at load factor 1).
+        Time for the loads' amplitudes (None: every scaled load at load factor 1); required
+        when the model has driven (time-dependent prescribed) DOFs, which take their values,
+        rates and accelerations at t (a frozen-time linearization at that trajectory point).
     inputs : sequence of (node, dof)
         Unit generalized forces on these DOFs are the inputs r (columns of B).
     outputs : sequence of (node, dof)
@@ -327,6 +329,8 @@ def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Opti
         such a rotation (a sleeping top, a beam in steady spin) is an equilibrium of the
         reduced equations (femb.solvers.eigen.linearize3d).
 
+    Notes
+    -----
     Models with 3-D rotations: ``u`` is a Configuration or a vector whose rotational slots
     hold rotation vectors, the rotational slots of ``v`` hold spatial angular velocities,
     and the rotational coordinates are rotation increments (spatial spins about the
