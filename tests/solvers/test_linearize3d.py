@@ -222,3 +222,30 @@ def test_hinged_rotor_blade_in_the_turning_frame_has_the_textbook_frequencies(hi
     w = frequencies(lin, tol=1e-2)
     assert w.size == 1
     np.testing.assert_allclose(w[0], np.sqrt(expected), rtol=1e-6)
+
+
+@pytest.mark.parametrize("theta, w3, root", [(0.5, 150.0, "fast"), (0.5, 150.0, "slow"), (1.0, 150.0, "slow"),
+                                              (0.5, 400.0, "slow")])
+def test_heavy_top_nutates_about_its_steady_precession_at_the_closed_form_rate(theta, w3, root):
+    """The heavy symmetric top of the sleeping-top tests tilted by θ, spinning at ω₃ about
+    its axis a and precessing at φ̇ about the vertical, with m g l = φ̇ (J₃ ω₃ − J₁ φ̇ cos θ)
+    (steady precession; the slow and fast roots). Linearized in the frame turning at φ̇ (the
+    spin ψ̇ = ω₃ − φ̇ cos θ about the body's symmetry axis followed as a steady relative spin)
+    the steady motion is an equilibrium and the nutation frequency is
+    ω_n² = ((J₃ ω₃ − 2 J₁ φ̇ cos θ)² + J₁² φ̇² sin² θ) / J₁² (from the θ equation of the
+    Lagrangian with the conserved p_φ and ω₃, e.g. Goldstein §5.7), to 1e-8."""
+    d = TOP
+    J1, J3, _ = top_limit()
+    c = np.cos(theta)
+    a = np.array([np.sin(theta), 0.0, c])  # the axis, turned about y by θ
+    phis = np.sort(np.roots([J1 * c, -J3 * w3, d["m"] * G * d["l"]]).real)
+    phi = phis[0] if root == "slow" else phis[1]
+    omega = phi * np.array([0.0, 0.0, 1.0]) + (w3 - phi * c) * a
+    u, v = np.zeros(6), np.zeros(6)
+    u[:3], u[4] = d["l"] * a - np.array([0.0, 0.0, d["l"]]), theta
+    v[:3], v[3:] = np.cross(omega, d["l"] * a), omega
+    lin = linearize(body_on_pivot(d["l"], d["m"], d["Jd"], d["Jp"]), u, v, spin=(0.0, 0.0, phi))
+    nutation = np.sqrt((J3 * w3 - 2.0 * J1 * phi * c) ** 2 + (J1 * phi * np.sin(theta)) ** 2) / J1
+    w = frequencies(lin, tol=1e-3 * nutation)
+    assert w.size == 1
+    np.testing.assert_allclose(w[0], nutation, rtol=1e-8)

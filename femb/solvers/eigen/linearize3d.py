@@ -13,6 +13,16 @@ R = Q(t) exp(ŵ) R₀, Q = exp(t Ω̂), so at t = 0
     v = Ω × (x − p) + ξ̇,                         ω = Ω + T(w) ẇ,
     ξ̈ = a − 2 Ω × ξ̇ − Ω × (Ω × (x − p)),          ẅ = T⁻¹ (ω̇ − Ω × (T ẇ) − Ṫ ẇ).
 
+Rotational rates of the operating point relative to the frame, ω_rel = ω₀ − Ω, are followed
+as steady spins about body-fixed axes: R = Q(t) exp(ŵ) exp(t ω̂_rel) R₀, so that
+ω = Ω + T ẇ + exp(ŵ) ω_rel, the rates ẇ start at zero, and
+
+    ẅ = T⁻¹ (ω̇ − Ω × (T ẇ + r) − Ṫ ẇ − (T ẇ) × r),   r = exp(ŵ) ω_rel.
+
+A body spinning about an axis of symmetry of its inertia (a heavy top in steady
+precession, seen from the frame turning at the precession rate) is then an equilibrium too;
+otherwise A is the instantaneous linearization about the reference motion.
+
 A steady motion that is a rigid rotation at Ω (a sleeping top, a beam in steady spin) is
 then an equilibrium of the reduced equations, and the eigenvalues of A are its stability
 exponents; Ω = 0 gives the linearization in the fixed frame (about an equilibrium, or at a
@@ -22,20 +32,21 @@ Dynamics (continuous-time, the equations the mid-point step of
 femb.solvers.dynamics.midpoint3d discretizes): constant translational mass M, nodal rotary
 inertia J = R J₀ Rᵀ with spatial angular momentum π = J ω, so at the rotational equations
 J ω̇ + ω × (J ω) = m_ext − f_int,ψ − (Gᵀλ)_ψ; the joints add G A = −Ġ V (columns of
-rotational variables per unit spatial spin, Ġ V by a central difference along the motion).
+rotational variables per unit spatial spin; (Ġ V)_i = Vᵀ ∇²Φ_i V with the joint curvature
+of statics and modal analysis, ConstraintSet.hessian_term).
 
 Driven DOFs (time-dependent prescribed translations, and rotations about fixed axes,
 ``RotationLayout.prescribed_at``) take their values at t; their velocities v_p (spatial
 angular velocities for rotations) and accelerations a_p (by central differences in t with
 one Richardson extrapolation) enter the constraint rates G_p v_p, the constraint
-accelerations (Ġ V along the whole motion, −G_p a_p) and the inertia (−M_fp a_p). Not in a
+accelerations (Vᵀ∇²Φ V over the whole motion, −G_p a_p) and the inertia (−M_fp a_p). Not in a
 turning frame.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from femb.core.errors import InputError, ModelError
-from femb.core.rotations import left_jacobian, spin_update
+from femb.core.rotations import exp_so3, left_jacobian
 from femb.solvers.configuration import Configuration
 
 
@@ -90,6 +101,13 @@ def nodal_masses(prob, kind):
     return M[0], J0, owner
 
 
+def _rotate(w, a):
+    """exp(ŵ) a."""
+    E = np.empty((3, 3))
+    exp_so3(np.ascontiguousarray(w, dtype=np.float64), E)
+    return E @ a
+
+
 def _T(w):
     out = np.empty((3, 3))
     left_jacobian(np.ascontiguousarray(w, dtype=np.float64), out)
@@ -138,9 +156,10 @@ class OrientedDynamics:
         vt = v0[self.tvar] - np.cross(self.Om, x - self.point)
         m = self.teq >= 0
         qd[self.teq[m]] = vt[m]
-        wr = v0[self.lay.var] - self.Om
-        m = self.req >= 0
-        qd[self.req[m]] = wr[m]
+        # rotational rates of the operating point relative to the frame: steady spins about
+        # body-fixed axes that the coordinates follow (their rates ẇ start at zero)
+        self.wrel = v0[self.lay.var] - self.Om
+        self.wrel[self.req < 0] = 0.0
         self.qd0 = qd
 
     def _driven(self, u0, R0, v0):
@@ -196,24 +215,6 @@ class OrientedDynamics:
         dv = np.flatnonzero(self.vp) if self.vp.any() else np.zeros(0, np.int64)
         v0[dv] = self.vp[dv]
 
-    def advance(self, cfg, s, V):
-        """The configuration a time s later along the velocities V (n_eq,) and those of the
-        driven DOFs (for Ġ)."""
-        out = cfg.apply(s * V)
-        if self.driven:
-            lay = self.lay
-            rot = np.zeros(self.tab.n_var, dtype=bool)
-            rot[lay.var.ravel()] = True
-            out.u[~rot] += s * self.vp[~rot]
-            recs = lay.prescribed_records()
-            if recs:
-                rows = np.array([row for row, _ in recs])
-                Rn = np.ascontiguousarray(out.R[lay.nodes[rows]])
-                spin_update(Rn, np.ascontiguousarray(s * self.vp[lay.var[rows]]))
-                out.R[lay.nodes[rows]] = Rn
-                lay.write_vectors(out.u, out.R)
-        return out
-
     # ------------------------------------------------------------------ kinematics
     def configuration(self, q):
         """The configuration at coordinates q (n_eq,): x₀ + ξ, exp(ŵ) R₀."""
@@ -233,15 +234,20 @@ class OrientedDynamics:
             Tm[np.ix_(e[m], e[m])] = _T(w)[np.ix_(m, m)]
         return Tm
 
-    def frame_velocity(self, u):
-        """(n_eq,) velocities of the turning frame: Ω × (x − p) on translations, Ω on spins."""
+    def frame_velocity(self, u, q):
+        """(n_eq,) velocities at zero coordinate rates: Ω × (x − p) on translations,
+        Ω + exp(ŵ) ω_rel on spins."""
         V = np.zeros(self.tab.n_eq)
         x = u[self.tvar] + self.Xref
         vt = np.cross(self.Om, x - self.point)
         m = self.teq >= 0
         V[self.teq[m]] = vt[m]
-        m = self.req >= 0
-        V[self.req[m]] = np.broadcast_to(self.Om, self.req.shape)[m]
+        for k, e in enumerate(self.req):
+            m = e >= 0
+            w = np.zeros(3)
+            w[m] = q[e[m]]
+            om = self.Om + _rotate(w, self.wrel[k])
+            V[e[m]] = om[m]
         return V
 
     def joints(self, cfg, full=False):
@@ -269,7 +275,7 @@ class OrientedDynamics:
         qd = self.qd0.copy()
         qd[self.ind] = qdi
         Tm = self.tmap(q)
-        Vf = self.frame_velocity(cfg.u)
+        Vf = self.frame_velocity(cfg.u, q)
         if self.p.joints is not None:
             G = self.joints(cfg)[1]
             GT = G @ Tm
@@ -303,22 +309,21 @@ class OrientedDynamics:
             F[e[m]] -= g[m]
         if p.joints is None:
             return np.linalg.solve(M, F), np.zeros(0)
-        G = self.joints(cfg)[1]
-        s = 1e-4 / max(np.linalg.norm(V), 1e-300)
-
-        full = self.driven
-        Vall = V
-        if full:
-            Vall = self.vp.copy()
-            Vall[tab.eq_var] = V
-
-        def Gdot(h):
-            return (self.joints(self.advance(cfg, h, V), full)[1] - self.joints(self.advance(cfg, -h, V), full)[1]) / (2.0 * h)
-
-        gamma = -((4.0 * Gdot(0.5 * s) - Gdot(s)) / 3.0) @ Vall
-        if full:  # −G_p a_p of the driven DOFs
-            gamma = gamma - self.joints(cfg, True)[1] @ self.ap
+        # γ = −Ġ V: row i is −Vᵀ ∇²Φ_i V, the second derivative of Φ_i along the motion
+        # exp(s V̂) (the joint curvature in spin coordinates, exact; a difference quotient
+        # of G would carry its rounding times |V|² into the outer differences)
+        Gfull = self.joints(cfg, True)[1]  # evaluates the joints at cfg for the curvature
+        G = Gfull[:, tab.eq_var]
+        Vall = self.vp.copy()
+        Vall[tab.eq_var] = V
         mrow = G.shape[0]
+        gamma = np.empty(mrow)
+        for i in range(mrow):
+            e = np.zeros(mrow)
+            e[i] = 1.0
+            gamma[i] = -Vall @ (p.joints.hessian_term(p.all_multipliers(e)) @ Vall)
+        if self.driven:  # −G_p a_p of the driven DOFs
+            gamma = gamma - Gfull @ self.ap
         S = np.block([[M, G.T], [G, np.zeros((mrow, mrow))]])
         sol = np.linalg.solve(S, np.concatenate([F, gamma]))
         return sol[: tab.n_eq], sol[tab.n_eq:]
@@ -335,7 +340,7 @@ class OrientedDynamics:
         Om = self.Om
         acc = a - 2.0 * np.cross(Om, xi_d) - np.cross(Om, np.cross(Om, x - self.point))
         out[self.teq[m]] = acc[m]
-        for e in self.req:
+        for k, e in enumerate(self.req):
             m = e >= 0
             if not m.any():
                 continue
@@ -348,7 +353,8 @@ class OrientedDynamics:
                 return (_T(w + s * wd) - _T(w - s * wd)) @ wd / (2.0 * s)
 
             Tdw = (4.0 * Tdot(0.5 * h) - Tdot(h)) / 3.0 if np.any(wd) else np.zeros(3)
-            acc = np.linalg.solve(T, wdd - np.cross(Om, T @ wd) - Tdw)
+            rel = _rotate(w, self.wrel[k])
+            acc = np.linalg.solve(T, wdd - np.cross(Om, T @ wd + rel) - Tdw - np.cross(T @ wd, rel))
             out[e[m]] = acc[m]
         return out
 
