@@ -52,6 +52,15 @@ def test_hanging_spherical_pendulum_has_the_compound_pendulum_frequency_twice():
     np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(lin.M)), np.sort([Jp, m * L * L + Jd, m * L * L + Jd]), rtol=1e-12)
 
 
+def test_hanging_point_mass_on_a_spherical_joint_has_sqrt_g_over_l_twice():
+    """The point-mass limit (inertia 1e-9 m L² about the centre): ω = √(g/L) = 3.30151 rad/s
+    twice, to 1e-8 (the inertia shifts it by 5e-10)."""
+    L, m = 0.9, 2.0
+    J = 1e-9 * m * L * L
+    w = frequencies(linearize(body_on_pivot(-L, m, J, J), np.zeros(6)), tol=1e-2)
+    np.testing.assert_allclose(w, [np.sqrt(G / L)] * 2, rtol=1e-8)
+
+
 def test_turned_asymmetric_body_keeps_its_two_pendulum_frequencies():
     """A body with inertia (J_a, J_b, J_c) about its centre, hanging, turned by 1 rad about the
     vertical at the operating point (R₀ ≠ I: the spatial inertia R₀ J₀ R₀ᵀ is no longer
