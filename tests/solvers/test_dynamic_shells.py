@@ -231,3 +231,20 @@ def test_alpha_schemes_refuse_oriented_shell_models(scheme):
     model.initial_velocity("plate_c11", uz=1.0)
     with pytest.raises(InputError, match="mid-point"):
         solve_dynamic(model, 1e-4, 2e-4, scheme=scheme)
+
+
+def test_element_types_without_a_mid_point_force_are_refused_by_name(monkeypatch):
+    """solve_dynamic's mid-point scheme refuses a part whose element type has no
+    ``midpoint_force`` with an InputError naming the part and the element type (not a
+    bare TypeError from inside the step)."""
+    import dataclasses
+
+    from femb.elements import shell3
+
+    spec = shell3.SPECS["shell3"]
+    monkeypatch.setitem(shell3.SPECS, "shell3",
+                        dataclasses.replace(spec, kernels=spec.kernels._replace(midpoint_force=None)))
+    model = plate("shell3", nx=1, ny=1)
+    model.initial_velocity("plate_c11", uz=1.0)
+    with pytest.raises(InputError, match=r"part 'plate' \(element type 'shell3'\)"):
+        solve_dynamic(model, 1e-4, 2e-4)
