@@ -90,6 +90,12 @@ Mass (constant for all kinds; ρ density, t thickness, A reference area):
 
 Properties (``properties(material, section)``): E, nu (material.E, material.nu), t
 (section.thickness), rho (material.rho, 0 when None).
+
+Energy-conserving dynamics: ``midpoint_force`` (the oriented ``midpoint_force`` kernel,
+signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is a discrete gradient in the
+invariants of elements/shell_midpoint.py evaluated with this element's own energy, force
+and exact tangent; the rotary/drilling inertia is isotropic, hence constant, and the 3-D
+mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoint3d).
 """
 
 import numpy as np

@@ -37,6 +37,12 @@ bilinear ∫ρt NᵢNⱼ dA (kinds 1 and 2); isotropic nodal rotary inertia ρt�
 value ρt³/12 per area, also on the drill axis).
 
 Properties: E, nu, t, rho as for shell3 (``properties(material, section)``).
+
+Energy-conserving dynamics: ``midpoint_force`` (the oriented ``midpoint_force`` kernel,
+signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is a discrete gradient in the
+invariants of elements/shell_midpoint.py evaluated with this element's own energy, force
+and exact tangent; the rotary/drilling inertia is isotropic, hence constant, and the 3-D
+mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoint3d).
 """
 
 import numpy as np

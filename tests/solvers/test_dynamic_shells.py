@@ -154,6 +154,7 @@ def test_trajectory_converges_at_second_order(element):
     ref = final(dts[-1] / 4)
     err = np.array([np.abs(final(dt) - ref).max() for dt in dts])
     slope = np.polyfit(np.log(dts), np.log(err), 1)[0]
+    print(f"{element} trajectory order: slope {slope:.3f}, errors {err}")
     assert abs(slope - 2.0) <= 0.2, (slope, err)
 
 
