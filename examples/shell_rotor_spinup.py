@@ -19,9 +19,7 @@ import sys
 
 import numpy as np
 
-from femb.mesh import CellBlock, Mesh
-from femb.model import Material, Model, Section
-from femb.solvers import solve_dynamic
+from femb import CellBlock, Material, Mesh, Model, Section, solve_dynamic
 
 N_BLADES, R_HUB, LENGTH, WIDTH, THICK, PITCH = 2, 0.5, 3.0, 0.3, 0.01, np.radians(20.0)
 N_ALONG = 8
