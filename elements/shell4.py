@@ -386,7 +386,7 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
     gradient in the quadratic invariants of elements/shell_midpoint.py, with the energy,
     force and exact tangent of this element evaluated on the invariants' copy
     configurations. f·(Δx, ψ) = V(u1, R1) − V(u0, R0) exactly; um, Rm, D are not needed."""
-    ws = _mid.workspace(X.shape[0], 4)
+    ws = _mid.workspace(X.shape[0], X.shape[1])
     _mid.prepare(X, u0, R0, u1, R1, psi, ws)
     strain_energy(X, ws[5], ws[6], p, ws[11])
     strain_energy(X, ws[7], ws[8], p, ws[12])

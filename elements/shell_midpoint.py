@@ -227,12 +227,12 @@ def gradient(pi, fc, g, c, T, A, mu):
 
 
 @jit
-def hessian(pi, fc, Kc, c, T, A, mu, HW, AA, HA, Hpi):
+def hessian(pi, fc, Kc, c, T, A, mu, HW, AA, HA, mv, Hpi):
     """Hpi = ∇²Ṽ(π) from the copy's force fc (6n,) and exact tangent Kc (6n, 6n) at π (after
     ``gradient`` on the same π filled c, T, A, mu). Over (y_a, c_a): W_yy = K_xx,
     W_yc = K_xw T, W_cy = Tᵀ K_wx, W_cc = Tᵀ K_ww T + δ_ab (½ m̂ − ½ μ cᵀ)/(1 + |c|²/4);
     then ∇²Ṽ = Aᵀ ∇²W A + Σ_a μ_a·∇²c_a (A = ∂(y, c)/∂π). Work: HW (6(n−1), 6(n−1)),
-    AA (6(n−1), 12(n−1)), HA (6(n−1), 12(n−1))."""
+    AA (6(n−1), 12(n−1)), HA (6(n−1), 12(n−1)), mv (9,)."""
     na = c.shape[0]
     nw = 6 * na
     npi = 12 * na
@@ -289,7 +289,8 @@ def hessian(pi, fc, Kc, c, T, A, mu, HW, AA, HA, Hpi):
                 acc += AA[k, i] * HA[k, j]
             Hpi[i, j] = acc
     # + μ·∇²c: −(2/τ²)[(μ·∂v/∂P_p) δ_q + (μ·∂v/∂P_q) δ_p] + 2 (μ·c) δ_p δ_q/τ², δ = ∂τ/∂P
-    mv = np.zeros(9)
+    for q in range(9):
+        mv[q] = 0.0
     for a in range(na):
         b = 12 * a
         tau = 1.0 + pi[b + 3] + pi[b + 7] + pi[b + 11]
@@ -321,6 +322,7 @@ def finish(X, R0, R1, u0, u1, psi, ws, f, K):
     c, T, A, mu = np.empty((na, 3)), np.empty((na, 3, 3)), np.empty((na, 3, 9)), np.empty((na, 3))
     HW, AA, HA = np.empty((6 * na, 6 * na)), np.empty((6 * na, npi)), np.empty((6 * na, npi))
     Hpi = np.empty((npi, npi))
+    mv = np.empty(9)
     pim, g1, gm, gb, zc = np.empty(npi), np.empty(npi), np.empty(npi), np.empty(npi), np.empty(npi)
     Kp = np.empty((npi, m))
     HB = np.empty((m, m))
@@ -335,7 +337,7 @@ def finish(X, R0, R1, u0, u1, psi, ws, f, K):
             zc[q] = pia[e, q] + dpi[e, q]
         gradient(zc, fB[e], g1, c, T, A, mu)
         gradient(pim, fM[e], gm, c, T, A, mu)
-        hessian(pim, fM[e], KM[e], c, T, A, mu, HW, AA, HA, Hpi)
+        hessian(pim, fM[e], KM[e], c, T, A, mu, HW, AA, HA, mv, Hpi)
         num = eB[e] - eA[e]
         den = 0.0
         for q in range(npi):
