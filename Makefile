@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.femb-installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: demo test test-fast validate bench lint docs clean
+.PHONY: demo test test-fast test-long validate bench lint docs clean
 
 # the public modules that `make lint` checks (ruff settings and the mypy file list: pyproject.toml)
 LINT_PATHS := femb/__init__.py femb/model femb/results femb/solvers femb/mesh examples docs/conf.py tests/framework/test_public_api.py
@@ -34,7 +34,11 @@ docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow and not long"
+
+# the runs of several minutes (e.g. 10⁴-step energy runs of shells) that make test leaves out
+test-long: $(STAMP)
+	$(PY) -m pytest -q -m long
 
 validate: $(STAMP)
 	$(PY) -m femb.validation --report validation/report

@@ -37,6 +37,12 @@ bilinear ∫ρt NᵢNⱼ dA (kinds 1 and 2); isotropic nodal rotary inertia ρt�
 value ρt³/12 per area, also on the drill axis).
 
 Properties: E, nu, t, rho as for shell3 (``properties(material, section)``).
+
+Energy-conserving dynamics: ``midpoint_force`` (the oriented ``midpoint_force`` kernel,
+signature ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K)``) is a discrete gradient in the
+invariants of elements/shell_midpoint.py evaluated with this element's own energy, force
+and exact tangent; the rotary/drilling inertia is isotropic, hence constant, and the 3-D
+mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoint3d).
 """
 
 import numpy as np
@@ -46,6 +52,7 @@ from femb.core.rotations import left_jacobian_inverse
 
 from .base import CONSISTENT, INVARIANT, LUMPED, CellWarning, ElementKernels, ElementSpec
 from .shell3 import properties as _properties_shell3
+from . import shell_midpoint as _mid
 from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
 from .shell_local import ben_slot, local_state, membrane
 
@@ -371,6 +378,23 @@ def mass(X, u, R, p, kind, M):
                         M[e, 6 * a + k, 6 * c + k] = Mt[a, c]
 
 
+@jit
+def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
+    """Energy- and momentum-conserving algorithmic force f (n_el, 24) of the step
+    (u0, R0) → (u1, R1) of the 3-D mid-point scheme and its derivative K (n_el, 24, 24)
+    over (Δx_a, ψ_a) (ψ the Cayley vectors of the nodal rotation increments): a discrete
+    gradient in the quadratic invariants of elements/shell_midpoint.py, with the energy,
+    force and exact tangent of this element evaluated on the invariants' copy
+    configurations. f·(Δx, ψ) = V(u1, R1) − V(u0, R0) exactly; um, Rm, D are not needed."""
+    ws = _mid.workspace(X.shape[0], X.shape[1])
+    _mid.prepare(X, u0, R0, u1, R1, psi, ws)
+    strain_energy(X, ws[5], ws[6], p, ws[11])
+    strain_energy(X, ws[7], ws[8], p, ws[12])
+    internal_force(X, ws[7], ws[8], p, ws[13])
+    tangent(X, ws[9], ws[10], p, ws[14], ws[15])
+    _mid.finish(X, R0, R1, u0, u1, psi, ws, f, K)
+
+
 # --------------------------------------------------------------------------- specs
 def properties(material, section):
     """E, nu, t, rho as for shell3 (messages name shell4)."""
@@ -420,7 +444,8 @@ def check_cells(points, conn, warp_limit=0.1, warp_warning=0.01):
 
 
 KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
-                         geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass)
+                         geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass,
+                         midpoint_force=midpoint_force)
 
 RESULTANT_NAMES = ("Nxx", "Nyy", "Nxy", "Mxx", "Myy", "Mxy", "Qx", "Qy") + tuple(
     f"{kind}{a}{c}" for a in (1, 2, 3, 4) for kind in ("f", "m") for c in "xyz")

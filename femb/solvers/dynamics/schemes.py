@@ -53,7 +53,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
 
-from femb.core.errors import FembError, ModelError
+from femb.core.errors import FembError, InputError, ModelError
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.factorization import Factorization
@@ -89,7 +89,13 @@ class MidPoint:
     energy_conserving = True
 
     def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
-        """The state at ``t0`` (with the nodal rotations and angular momenta of oriented models)."""
+        """The state at ``t0`` (with the nodal rotations and angular momenta of oriented models).
+        Raises InputError naming the parts whose element type has no mid-point force."""
+        missing = [(b.part, b.spec.name) for b in problem.table.blocks if b.spec.kernels.midpoint_force is None]
+        if missing:
+            raise InputError("the energy-conserving mid-point scheme needs each element type's mid-point "
+                             "(discrete-gradient) force; none yet for "
+                             + ", ".join(f"part {part!r} (element type {name!r})" for part, name in missing))
         if getattr(problem, "oriented", False):
             R, pi = initial_rotary_state(problem, u, v)
             return State(t0, u, v, extra={"R": R, "pi": pi})
