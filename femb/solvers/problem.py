@@ -41,6 +41,21 @@ from femb.solvers.linalg.redundancy import DroppedRows
 log = logging.getLogger(__name__)
 
 
+def reference_coordinates(model, table):
+    """(n_var,) the reference coordinate of each translational variable (X of its node
+    along its axis; 0 for rotations): with the displacements, the absolute positions whose
+    rounding sets the round-off level of the residual."""
+    points = np.asarray(model.mesh.points, dtype=np.float64)
+    out = np.zeros(table.n_var)
+    for k, name in enumerate(table.dof_names):
+        axis = {"ux": 0, "uy": 1, "uz": 2}.get(name)
+        if axis is None or axis >= points.shape[1]:
+            continue
+        sel = table.var_dof == k
+        out[sel] = points[table.var_node[sel], axis]
+    return out
+
+
 def length_scale(model):
     """A characteristic length of the model: the larger of its bounding-box diagonal and
     the sizes its joints mention (1 when the model has no extent at all, e.g. one node)."""

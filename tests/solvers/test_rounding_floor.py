@@ -12,8 +12,8 @@ from femb.assembly import Assembler
 from femb.correlation import build_table
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
-from femb.solvers.dynamics.problem import reference_coordinates
 from femb.solvers.nonlinear.newton import at_noise_floor, rounding_residual
+from femb.solvers.problem import reference_coordinates
 
 
 def stiff_truss_far_away(offset):

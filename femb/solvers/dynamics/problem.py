@@ -21,7 +21,7 @@ from femb.assembly.element_loop import material_stiffness
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
-from femb.solvers.problem import ProblemSetup
+from femb.solvers.problem import ProblemSetup, reference_coordinates
 
 
 @dataclass(frozen=True)
@@ -168,21 +168,6 @@ class NodalRotaryInertia:
         w = np.einsum("kij,kj->ki", Jp, pi)
         null = np.eye(3) - Jp @ J
         return w + np.einsum("kij,kj->ki", null, fallback)
-
-
-def reference_coordinates(model, table):
-    """(n_var,) the reference coordinate of each translational variable (X of its node
-    along its axis; 0 for rotations): with the displacements, the absolute positions whose
-    rounding sets the round-off level of the residual."""
-    points = np.asarray(model.mesh.points, dtype=np.float64)
-    out = np.zeros(table.n_var)
-    for k, name in enumerate(table.dof_names):
-        axis = {"ux": 0, "uy": 1, "uz": 2}.get(name)
-        if axis is None or axis >= points.shape[1]:
-            continue
-        sel = table.var_dof == k
-        out[sel] = points[table.var_node[sel], axis]
-    return out
 
 
 class DampingModel:

@@ -36,9 +36,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import InputError
 from femb.elements import MASS_KINDS
+from femb.solvers.configuration import Configuration
 from femb.solvers.eigen.complex_modes import ComplexModes, complex_eigen
+from femb.solvers.eigen.linearize3d import OrientedDynamics
 from femb.solvers.linalg.nullspace import NullSpace
-from femb.solvers.problem import StaticProblem
+from femb.solvers.problem import StaticProblem, reference_coordinates
 
 if TYPE_CHECKING:
     from femb.model import Model
@@ -242,9 +244,6 @@ def _coordinates(prob, model, G, independent):
 
 def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point):
     """linearize() of a model with 3-D rotations (femb.solvers.eigen.linearize3d)."""
-    from femb.solvers.configuration import Configuration
-    from femb.solvers.eigen.linearize3d import OrientedDynamics, reference_coordinates
-
     tab = prob.table
     cfg = u if isinstance(u, Configuration) else Configuration.from_vector(prob.rotations, np.asarray(u, dtype=np.float64))
     n = tab.n_eq

@@ -48,19 +48,7 @@ import scipy.sparse as sp
 from femb.core.errors import InputError, ModelError
 from femb.core.rotations import exp_so3, left_jacobian
 from femb.solvers.configuration import Configuration
-
-
-def reference_coordinates(model, table):
-    """(n_var,) the reference coordinate of each translational variable (0 for rotations)."""
-    points = np.asarray(model.mesh.points, dtype=np.float64)
-    out = np.zeros(table.n_var)
-    for k, name in enumerate(table.dof_names):
-        axis = {"ux": 0, "uy": 1, "uz": 2}.get(name)
-        if axis is None or axis >= points.shape[1]:
-            continue
-        sel = table.var_dof == k
-        out[sel] = points[table.var_node[sel], axis]
-    return out
+from femb.solvers.problem import reference_coordinates
 
 
 def nodal_masses(prob, kind):
