@@ -48,6 +48,7 @@ from femb.core.rotations import (
 )
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
+from femb.solvers.nonlinear.norms import vector_norm
 
 
 def initial_rotary_state(problem, u, v):
@@ -83,6 +84,7 @@ class MidPoint3DSystem(_StepSystem):
         t_m = state.t + 0.5 * h
         self.f_s = p.scaled_loads(t_m)
         self.f_ext = p.f_const + self.f_s
+        self.fext_norm = vector_norm(self.f_ext[self.eq_var])  # constant over the step
         z = h * state.v
         z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
         # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
@@ -167,7 +169,7 @@ class MidPoint3DSystem(_StepSystem):
             R += fd
         self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd)
         ev = self.eq_var
-        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(self.f_ext[ev])),
+        scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), self.fext_norm,
                     self.momentum_scale, 1e-300)
         return R[ev], K, scale
 
