@@ -78,6 +78,7 @@ class CorrelationTable:
         self.indices = indices
         for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, indptr, indices):
             arr.setflags(write=False)
+        self._csr_index = None  # (indices, indptr) in scipy's index dtype, made on first use
 
     @property
     def n_var(self):
@@ -101,8 +102,20 @@ class CorrelationTable:
         return np.zeros(self.nnz)
 
     def csr(self, data):
-        """Wrap a data array in a scipy CSR matrix of the fixed pattern (no copy)."""
-        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
+        """Wrap a data array in a scipy CSR matrix of the fixed pattern (no copy of the data;
+        the pattern's index arrays are shared, read-only, between the matrices)."""
+        if self._csr_index is None:
+            # scipy stores indices in int32 when they fit and would convert (copy) the int64
+            # pattern on every call: convert once
+            idx = sp.csr_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
+            indices, indptr = idx.indices, idx.indptr
+            if indices is self.indices or indptr is self.indptr:
+                indices, indptr = indices.copy(), indptr.copy()
+            for arr in (indices, indptr):
+                arr.setflags(write=False)
+            self._csr_index = (indices, indptr)
+        indices, indptr = self._csr_index
+        return sp.csr_matrix((data, indices, indptr), shape=(self.n_eq, self.n_eq))
 
     def describe_var(self, var):
         """'node N dof' for a variable index."""

@@ -47,6 +47,8 @@ class RotationLayout:
         self.table = table
         self.n_nodes = table.node_var.shape[0]
         self.prescribed = []
+        self._records = []
+        self._record_rows = np.zeros(0, dtype=np.int64)
         if table.dim != 3:
             self.nodes = np.zeros(0, dtype=np.int64)
             self.var = np.zeros((0, 3), dtype=np.int64)
@@ -75,10 +77,12 @@ class RotationLayout:
             for k, v in enumerate(vs):
                 row_of_var.setdefault(int(v), []).append((row, k))
         theta = {}
+        records = {}
         for vars_, rec in self.table.prescribed:
             for v in vars_:
                 for row, k in row_of_var.get(int(v), ()):
                     theta.setdefault(row, np.zeros(3))[k] = rec.value
+                    records.setdefault(row, []).append((k, rec))
         for row, th in sorted(theta.items()):
             if np.any(self.eq[row] >= 0):
                 node = int(self.nodes[row])
@@ -86,34 +90,28 @@ class RotationLayout:
                 raise ModelError(f"node {node}: a prescribed rotation in 3-D must be a rotation about a global "
                                  f"axis: fix or prescribe its other rotational DOFs too (free: {', '.join(free)})")
             self.prescribed.append((row, th))
+        # the table is frozen: the records of the prescribed rotational DOFs are built once
+        self._records = sorted(records.items())
+        self._record_rows = np.array([row for row, _ in self._records], dtype=np.int64)
 
     def prescribed_records(self):
         """[(row into ``nodes``, [(component k, Prescribed record), ...])] of the
         prescribed rotational DOFs (components not listed are fixed, i.e. 0)."""
-        row_of_var = {}
-        for row, vs in enumerate(self.var):
-            for k, v in enumerate(vs):
-                row_of_var.setdefault(int(v), []).append((row, k))
-        out = {}
-        for vars_, rec in self.table.prescribed:
-            for v in vars_:
-                for row, k in row_of_var.get(int(v), ()):
-                    out.setdefault(row, []).append((k, rec))
-        return sorted(out.items())
+        return [(row, list(items)) for row, items in self._records]
 
     def prescribed_at(self, value_of):
         """(rows (m,), R (m, 3, 3)) of the nodes with prescribed rotations, R = exp(θ̂) with
         θ_k = value_of(record) for each prescribed component (e.g. its time function at
         t)."""
-        recs = self.prescribed_records()
-        rows = np.array([row for row, _ in recs], dtype=np.int64)
+        rows = self._record_rows.copy()
+        R = np.empty((rows.size, 3, 3))
+        if not rows.size:
+            return rows, R
         th = np.zeros((rows.size, 3))
-        for i, (_, items) in enumerate(recs):
+        for i, (_, items) in enumerate(self._records):
             for k, rec in items:
                 th[i, k] = value_of(rec)
-        R = np.empty((rows.size, 3, 3))
-        if rows.size:
-            exp_batch(th, R)
+        exp_batch(th, R)
         return rows, R
 
     def identity(self):

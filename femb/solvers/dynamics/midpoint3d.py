@@ -48,6 +48,7 @@ from femb.core.rotations import (
 )
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
+from femb.solvers.nonlinear.norms import vector_norm
 
 
 def initial_rotary_state(problem, u, v):
@@ -83,6 +84,7 @@ class MidPoint3DSystem(_StepSystem):
         t_m = state.t + 0.5 * h
         self.f_s = p.scaled_loads(t_m)
         self.f_ext = p.f_const + self.f_s
+        self.fext_norm = vector_norm(self.f_ext[self.eq_var])  # constant over the step
         z = h * state.v
         z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
         # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
@@ -104,15 +106,21 @@ class MidPoint3DSystem(_StepSystem):
         pm[lay.var[rot.owner]] += self.pi0[rot.owner]
         self.momentum_scale = float(np.linalg.norm(pm[self.eq_var])) / h
         self.V_cache = None
+        # constant over the step: the mass part of the step matrix, the velocity term of the
+        # translational inertia, the CSR positions of the rotary-inertia blocks
+        self.mass_data = (2.0 / (h * h)) * p.M_eq.data
+        self.v_term = (2.0 / h) * np.where(p.rot3d, 0.0, state.v)
+        self.rot_ok = rot.pos >= 0
+        self.rot_pos = rot.pos[self.rot_ok]
 
     # ---------------------------------------------------------------- kinematics
-    def rotations(self, z):
-        """(ψ (k, 3), R_{n+1} (n_nodes, 3, 3)) of the increment z."""
+    def rotations(self, z, C=None):
+        """(ψ (k, 3), R_{n+1} (n_nodes, 3, 3)) of the increment z (``C``: cay(ψ) when known)."""
         lay = self.lay
         psi = z[lay.var]
         R1 = self.R0.copy()
         if lay.n:
-            R1[lay.nodes] = cayley_batch(psi) @ self.R0[lay.nodes]
+            R1[lay.nodes] = (cayley_batch(psi) if C is None else C) @ self.R0[lay.nodes]
         return psi, R1
 
     def rotation_turn(self, z, z_new):
@@ -130,7 +138,8 @@ class MidPoint3DSystem(_StepSystem):
         u0 = self.s.u
         u1 = u0 + z
         um = u0 + 0.5 * z
-        psi, R1 = self.rotations(z)
+        C = cayley_batch(z[lay.var])
+        psi, R1 = self.rotations(z, C)
         half, dhalf = cayley_half_batch(psi)
         Rm = self.R0.copy()
         Rm[lay.nodes] = cayley_batch(half) @ self.R0[lay.nodes]
@@ -148,10 +157,9 @@ class MidPoint3DSystem(_StepSystem):
             fd, Cd = p.damping.evaluate(um, z / h, rotations=Rm)
             data += Cd / h
         zt = np.where(p.rot3d, 0.0, z)
-        inert = p.M_full @ ((2.0 / (h * h)) * zt - (2.0 / h) * np.where(p.rot3d, 0.0, self.s.v))
-        data += (2.0 / (h * h)) * p.M_eq.data
+        inert = p.M_full @ ((2.0 / (h * h)) * zt - self.v_term)
+        data += self.mass_data
         # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n
-        C = cayley_batch(psi)
         a = (2.0 / h) * np.einsum("kij,kj->ki", self.J_n, psi) - self.pi0
         pi1 = np.einsum("kij,kj->ki", C, a)
         r_rot = (pi1 - self.pi0) / h
@@ -160,14 +168,13 @@ class MidPoint3DSystem(_StepSystem):
         # d(C a)/dψ = C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^
         Ainv = np.linalg.inv(np.eye(3) - 0.5 * hat_batch(psi))
         dr = ((2.0 / h) * C @ self.J_n - 0.5 * Ainv @ hat_batch(a + pi1)) / h
-        ok = rot.pos >= 0
-        np.add.at(data, rot.pos[ok], dr[ok])
+        np.add.at(data, self.rot_pos, dr[self.rot_ok])
         R = f + inert - self.f_ext
         if fd is not None:
             R += fd
         self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd)
         ev = self.eq_var
-        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(self.f_ext[ev])),
+        scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), self.fext_norm,
                     self.momentum_scale, 1e-300)
         return R[ev], K, scale
 

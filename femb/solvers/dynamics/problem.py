@@ -122,35 +122,26 @@ class NodalRotaryInertia:
     def __init__(self, table, J_full, layout):
         self.layout = lay = layout
         k = lay.n
-        self.J0 = np.zeros((k, 3, 3))
-        seen = set()
-        J_full = J_full.tocsr()
-        for i in range(k):
-            key = tuple(int(v) for v in lay.var[i])
-            if key in seen:
-                continue
-            seen.add(key)
-            self.J0[i] = J_full[lay.var[i]][:, lay.var[i]].toarray()
-        self.J0 = 0.5 * (self.J0 + self.J0.transpose(0, 2, 1))
+        V = lay.var.reshape(k, 3)
+        # only the first node of a group sharing variables (a tie) carries the inertia block
+        self.owner = np.zeros(k, dtype=bool)
+        if k:
+            self.owner[np.unique(V, axis=0, return_index=True)[1]] = True
+        rows, cols = np.repeat(V, 3, axis=1).ravel(), np.tile(V, (1, 3)).ravel()
+        J0 = np.asarray(J_full.tocsr()[rows, cols]).reshape(k, 3, 3) if k else np.zeros((0, 3, 3))
+        J0[~self.owner] = 0.0
+        self.J0 = 0.5 * (J0 + J0.transpose(0, 2, 1))
         self.J0_pinv = np.linalg.pinv(self.J0, hermitian=True) if k else np.zeros((0, 3, 3))
-        self.pos = np.full((k, 3, 3), -1, dtype=np.int64)
-        for i in range(k):
-            for a in range(3):
-                r = lay.eq[i, a]
-                if r < 0 or tuple(int(v) for v in lay.var[i]) not in seen:
-                    continue
-                cols = table.indices[table.indptr[r]:table.indptr[r + 1]]
-                for b in range(3):
-                    c = lay.eq[i, b]
-                    if c >= 0:
-                        hit = np.flatnonzero(cols == c)
-                        if hit.size:
-                            self.pos[i, a, b] = table.indptr[r] + hit[0]
-        # only the first node of a group sharing variables carries the inertia block
-        first = {}
-        for i in range(k):
-            first.setdefault(tuple(int(v) for v in lay.var[i]), i)
-        self.owner = np.array([first[tuple(int(v) for v in lay.var[i])] == i for i in range(k)], dtype=bool)
+        # CSR positions of the (eq_a, eq_b) entries: look them up in a matrix of the
+        # table's pattern whose data are the positions + 1 (0 where the pattern has none)
+        E = lay.eq.reshape(k, 3)
+        r, c = np.repeat(E, 3, axis=1).ravel(), np.tile(E, (1, 3)).ravel()
+        ok = (r >= 0) & (c >= 0)
+        P = sp.csr_matrix((np.arange(1, table.nnz + 1, dtype=np.int64), table.indices, table.indptr), shape=(table.n_eq, table.n_eq))
+        pos = np.full(9 * k, -1, dtype=np.int64)
+        if ok.any():
+            pos[ok] = np.asarray(P[r[ok], c[ok]]).ravel().astype(np.int64) - 1
+        self.pos = pos.reshape(k, 3, 3)
         self.pos[~self.owner] = -1
 
     def spatial(self, R, pinv=False):

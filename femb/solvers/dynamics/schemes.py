@@ -59,6 +59,7 @@ from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.factorization import Factorization
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
+from femb.solvers.nonlinear.norms import vector_norm
 
 if TYPE_CHECKING:
     from femb.solvers.dynamics.problem import DynamicProblem
@@ -145,6 +146,10 @@ class _MidPointSystem(_StepSystem):
         self.z0 = self._impose(z)
         rot_vars = np.flatnonzero(problem.rot)
         self.rot_eq_in_rot = np.searchsorted(rot_vars, self.eq_var[problem.rot_eq])
+        # constant over the step: the mass part of the step matrix and, without loaded
+        # rotations (whose Cayley factor makes f_ext depend on z), the external force norm
+        self.mass_data = (2.0 / (h * h)) * problem.M_eq.data
+        self.fext_norm = None if problem.rot_loaded else vector_norm(self.f_ext[self.eq_var])
 
     def rotation_change(self, z, z_new):
         rot = self.p.rot
@@ -170,7 +175,7 @@ class _MidPointSystem(_StepSystem):
             fext[p.rot] *= kap
         R = f + inert - fext
         data = K.data
-        data += (2.0 / (h * h)) * p.M_eq.data
+        data += self.mass_data
         fd = None
         if p.damping.active:
             fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
@@ -180,7 +185,8 @@ class _MidPointSystem(_StepSystem):
             data[p.diag_pos[p.rot_eq]] -= self.f_ext[p.rot][self.rot_eq_in_rot] * dkap[self.rot_eq_in_rot]
         self.last = dict(R=R, fd=fd, u1=u1)
         ev = self.eq_var
-        scale = max(float(np.linalg.norm(f[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
+        fext_norm = vector_norm(fext[ev]) if self.fext_norm is None else self.fext_norm
+        scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), fext_norm, 1e-300)
         return R[ev], K, scale
 
     def _joint_equations(self, z):
@@ -374,7 +380,7 @@ class _AlphaSystem(_StepSystem):
         R = inert + (1.0 - af) * g1 + af * s.g - fext
         self.last = dict(g1=g1, a1=a1, v1=v1, fd=fd)
         ev = self.eq_var
-        scale = max(float(np.linalg.norm(g1[ev])), float(np.linalg.norm(inert[ev])), float(np.linalg.norm(fext[ev])), 1e-300)
+        scale = max(vector_norm(g1[ev]), vector_norm(inert[ev]), vector_norm(fext[ev]), 1e-300)
         return R[ev], K, scale
 
     def constraints(self, z):

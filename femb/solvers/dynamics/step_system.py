@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from femb.solvers.linalg.turn import chord_turn
+from femb.solvers.nonlinear.norms import vector_norm
+
 
 # --------------------------------------------------------------------------- state
 @dataclass
@@ -73,19 +76,14 @@ class _StepSystem:
         z_new = z.copy()
         z_new[self.eq_var] += dz
         turn = self.rotation_turn(z, z_new)
+        a = d = None
         for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
             if tc is None:
                 continue
-            a = self.s.u + z
-            c0 = X21 + a[b.var[:, tc[1]]] - a[b.var[:, tc[0]]]
-            d = z_new - z
-            c1 = c0 + d[b.var[:, tc[1]]] - d[b.var[:, tc[0]]]
-            if c0.shape[1] == 2:
-                cr = np.abs(c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0])
-            else:
-                cr = np.linalg.norm(np.cross(c0, c1), axis=1)
-            ang = np.arctan2(cr, (c0 * c1).sum(axis=1))
-            turn = max(turn, float(ang.max(initial=0.0)))
+            if a is None:
+                a = self.s.u + z
+                d = z_new - z
+            turn = max(turn, chord_turn(b.var, tc[0], tc[1], X21, a, d))
         return 1.0 if turn <= cap else cap / turn
 
     def constraints(self, z):
@@ -102,7 +100,7 @@ class _StepSystem:
         return out
 
     def size(self, z):
-        return max(float(np.linalg.norm(z)), float(np.linalg.norm(self.s.u)), self.p.length_scale)
+        return max(vector_norm(z), vector_norm(self.s.u), self.p.length_scale)
 
     def absolute_coordinates(self, z):
         """(n_eq,) magnitudes of the absolute end-of-step coordinates the residual is

@@ -16,6 +16,7 @@ from femb.solvers.linalg.factorization import (
     _suspect_dofs,
 )
 from femb.solvers.linalg.nullspace import NullSpace, SquareBlock
+from femb.solvers.nonlinear.norms import vector_norm
 
 _getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 
@@ -244,8 +245,8 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
             K = add_stiffness(K, stiffness(lam))
         phi, G, Gbar = system.constraints(x)
         proj = ProjectedCorrection(K, r, phi, G, Gbar, table)
-        norm = float(np.linalg.norm(proj.ns.project(r)))
-        c_norm = float(np.linalg.norm(phi))
+        norm = vector_norm(proj.ns.project(r))
+        c_norm = vector_norm(phi)
         history.append(norm)
         if not np.isfinite(norm + c_norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
@@ -270,7 +271,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
         dx = dx * eta
         x = system.apply(x, dx)
         reference = float(size(x)) if size is not None else _state_norm(system, x)
-        round_off = float(np.linalg.norm(dx)) <= settings.increment_tolerance * reference
+        round_off = vector_norm(dx) <= settings.increment_tolerance * reference
     return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
 
 

@@ -19,6 +19,7 @@ from femb.solvers.nonlinear.newton import (
     projected_newton,
     rounding_residual,
 )
+from femb.solvers.nonlinear.norms import vector_norm
 
 
 class DirectCorrection:
@@ -155,7 +156,7 @@ def iterate(system, settings, correction, reuse=False):
     coordinates = getattr(system, "absolute_coordinates", None)
     for it in range(settings.max_iterations + 1):
         r, K, scale = system.evaluate(z)
-        norm = float(np.linalg.norm(r))
+        norm = vector_norm(r)
         history.append(norm)
         if not np.isfinite(norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
@@ -175,7 +176,7 @@ def iterate(system, settings, correction, reuse=False):
         dz = correction(None if keep else K, r)
         dz = dz * system.limit(z, dz)
         z = system.apply(z, dz)
-        if norm <= 1e-4 * scale and np.linalg.norm(dz) <= settings.increment_tolerance * system.size(z):
+        if norm <= 1e-4 * scale and vector_norm(dz) <= settings.increment_tolerance * system.size(z):
             system.evaluate(z)  # leave the system's bookkeeping at the accepted state
             return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=z)
     return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
