@@ -58,8 +58,8 @@ from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_st
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.factorization import Factorization
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
-from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
 from femb.solvers.nonlinear.norms import vector_norm
+from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     from femb.solvers.dynamics.problem import DynamicProblem
