@@ -15,7 +15,7 @@ the model split into components, and Hutton & Smith's structural modification on
     B = ["B"]
     [[steps.variables]]
     name = "rho_B"                   # a design change α: the parameter × (1 + α)
-    kind = "density"                 # or "young_modulus"
+    kind = "density"                 # or "young_modulus", "thickness" (shell sections)
     component = "B"
     parts = ["B"]
     alpha = 0.5                      # forward modification with this change (default 0)
@@ -40,11 +40,11 @@ from femb.core.errors import InputError
 from femb.correlation import build_table
 from femb.results import Results
 from femb.solvers.reduction.free_interface import ComponentModeSynthesis
-from femb.solvers.reduction.modification import StructuralModification, density, young_modulus
+from femb.solvers.reduction.modification import StructuralModification, density, thickness, young_modulus
 from femb.solvers.reduction.substructures import component_matrices
 
 MASS_KINDS = ("lumped", "consistent", "invariant")
-VARIABLE_KINDS = {"density": density, "young_modulus": young_modulus}
+VARIABLE_KINDS = {"density": density, "young_modulus": young_modulus, "thickness": thickness}
 
 
 def parse_modification(table, ctx):

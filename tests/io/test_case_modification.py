@@ -105,7 +105,7 @@ def test_inverse_modification_step_places_the_target(write_case, tmp_path):
 
 @pytest.mark.parametrize("edit, words", [
     (("component = \"B\"", "component = \"C\""), ["variables[0].component", "unknown component 'C'"]),
-    (("kind = \"density\"", "kind = \"thickness\""), ["variables[0].kind", "thickness"]),
+    (("kind = \"density\"", "kind = \"stiffness\""), ["variables[0].kind", "stiffness"]),
     (("modes = [4, 5, 6]", "modes = [0]"), ["modes", "mode numbers"]),
     (("B = [\"B\"]\n", ""), ["components", "at least two components"]),
 ])

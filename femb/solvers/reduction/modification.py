@@ -21,8 +21,8 @@ first-order estimate α₁ = J(0)⁺(λ* − λ(0)) is reported beside it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 import scipy.linalg as sla
@@ -47,6 +47,11 @@ class DesignVariable:
     parts : tuple of str
         The model's parts the variable scales (empty for variables given as matrices).
     mass_kind : str
+    change : callable or None
+        For a variable that enters non-linearly (a shell's thickness: membrane ∝ t,
+        bending ∝ t³): ``change(alpha, dofs) -> (ΔK, ΔM)`` over the (node, dof) keys
+        ``dofs``, the exact change of the matrices at α (K and M above are then its
+        derivative at α = 0). None for linear variables (ΔK = α K, ΔM = α M).
     """
 
     name: str
@@ -55,6 +60,13 @@ class DesignVariable:
     M: np.ndarray
     parts: tuple = ()
     mass_kind: str = "lumped"
+    change: Optional[Callable] = None
+
+    def matrices(self, alpha: float, dofs: Sequence[tuple]):
+        """(ΔK, ΔM) at α over the keys ``dofs`` (exact for linear and non-linear variables)."""
+        if self.change is not None:
+            return self.change(alpha, dofs)
+        raise InputError("a linear variable's change is α times its matrices", self.name)
 
 
 def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
@@ -64,6 +76,29 @@ def young_modulus(model: Model, cms: ComponentModeSynthesis, component: str, par
     c = cms.components[cms.component_index(component)]
     K, M = element_set_matrices(model, parts, c.dofs, mass)
     return DesignVariable(f"E of {'+'.join(parts)}", component, K, np.zeros_like(M), tuple(parts), mass)
+
+
+def thickness(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
+              mass: str = "lumped", step: float = 1e-6) -> DesignVariable:
+    """Design variable α: the section thickness of ``parts`` (shells: Section.thickness)
+    scaled by 1 + α. Stiffness and mass are not linear in t (bending ∝ t³), so the
+    variable carries its exact change ΔK(α), ΔM(α) by re-assembling the parts with the
+    changed thickness; its sensitivity matrices are central differences at α = 0 (``step``)."""
+    c = cms.components[cms.component_index(component)]
+    for p in parts:
+        part = model.parts.get(p)
+        if part is None or part.section is None or getattr(part.section, "thickness", None) is None:
+            raise InputError(f"part {p!r} has no section thickness to change", "thickness")
+
+    def change(alpha, dofs):
+        scaled = element_set_matrices(model, parts, dofs, mass,
+                                      section_of=lambda part: replace(part.section, thickness=part.section.thickness * (1.0 + alpha)))
+        base = element_set_matrices(model, parts, dofs, mass)
+        return scaled[0] - base[0], scaled[1] - base[1]
+
+    up, down = change(step, c.dofs), change(-step, c.dofs)
+    return DesignVariable(f"thickness of {'+'.join(parts)}", component, (up[0] - down[0]) / (2 * step),
+                          (up[1] - down[1]) / (2 * step), tuple(parts), mass, change)
 
 
 def density(model: Model, cms: ComponentModeSynthesis, component: str, parts: Sequence[str],
@@ -122,7 +157,7 @@ class StructuralModification:
         base = cms.eigen()
         self.baseline = base
         Zhat = cms.T @ base.vectors  # (n_stacked, m) physical baseline modes
-        self._K, self._M = [], []
+        self._K, self._M, self._rows = [], [], []
         for v in self.variables:
             rows = cms.rows(v.component)
             n_c = rows.stop - rows.start
@@ -131,6 +166,7 @@ class StructuralModification:
             Z = Zhat[rows]
             self._K.append(Z.T @ v.K @ Z)
             self._M.append(Z.T @ v.M @ Z)
+            self._rows.append(Z)
         self.Lambda = base.eigenvalues
 
     def _alpha(self, alpha) -> np.ndarray:
@@ -150,10 +186,31 @@ class StructuralModification:
         in the order of the variables, or mapping name -> α)."""
         a = self._alpha(alpha)
         m = self.Lambda.size
-        K = np.diag(self.Lambda) + sum((aj * Kj for aj, Kj in zip(a, self._K)), np.zeros((m, m)))
-        M = np.eye(m) + sum((aj * Mj for aj, Mj in zip(a, self._M)), np.zeros((m, m)))
+        K, M = np.diag(self.Lambda), np.eye(m)
+        for j, aj in enumerate(a):
+            dK, dM = self._change(j, aj)
+            K, M = K + dK, M + dM
         lam, c = sla.eigh(0.5 * (K + K.T), 0.5 * (M + M.T))
         return Modified(lam, c, a)
+
+    def _change(self, j: int, alpha: float):
+        """(Ẑᵀ ΔK̄ Ẑ, Ẑᵀ ΔM̄ Ẑ) of variable j at α: α times its projected matrices for a
+        linear variable, the projected exact change for a non-linear one."""
+        v = self.variables[j]
+        if v.change is None:
+            return alpha * self._K[j], alpha * self._M[j]
+        Z = self._rows[j]
+        dK, dM = v.matrices(alpha, self.cms.components[self.cms.component_index(v.component)].dofs)
+        return Z.T @ dK @ Z, Z.T @ dM @ Z
+
+    def _derivative(self, j: int, alpha: float, step: float = 1e-6):
+        """(Ẑᵀ ∂K̄/∂α Ẑ, Ẑᵀ ∂M̄/∂α Ẑ) of variable j at α (central differences of the exact
+        change for a non-linear variable)."""
+        if self.variables[j].change is None:
+            return self._K[j], self._M[j]
+        h = step * max(1.0, abs(alpha))
+        (Kp, Mp), (Km, Mm) = self._change(j, alpha + h), self._change(j, alpha - h)
+        return (Kp - Km) / (2 * h), (Mp - Mm) / (2 * h)
 
     def sensitivities(self, modes: Sequence[int], design: Modified = None) -> np.ndarray:
         """∂λ_i/∂α_j (len(modes), n_var) at ``design`` (default: the baseline)."""
@@ -162,7 +219,8 @@ class StructuralModification:
         for r, i in enumerate(modes):
             c = design.vectors[:, i]
             lam = design.eigenvalues[i]
-            for j, (Kj, Mj) in enumerate(zip(self._K, self._M)):
+            for j in range(len(self.variables)):
+                Kj, Mj = self._derivative(j, float(design.alpha[j]))
                 out[r, j] = c @ (Kj - lam * Mj) @ c
         return out
 
@@ -201,9 +259,9 @@ class StructuralModification:
 
     def full_reanalysis(self, model: Model, alpha) -> np.ndarray:
         """Eigenvalues (ascending) of the unreduced ``model`` with the changes ``alpha``: K and
-        M of the whole model (the variables' mass kind) plus α_j times each variable's
-        element-set matrices (exact for these linear variables). The check forward and
-        inverse results are judged by."""
+        M of the whole model (the variables' mass kind) plus α_j times each linear variable's
+        element-set matrices (exact for E and density) or the exact change of a non-linear
+        one (re-assembled at α). The check forward and inverse results are judged by."""
         a = self._alpha(alpha)
         kinds = {v.mass_kind for v in self.variables}
         if len(kinds) != 1:
@@ -211,6 +269,10 @@ class StructuralModification:
         full = model_matrices(model, kinds.pop())
         K, M = full.K.copy(), full.M.copy()
         for aj, v in zip(a, self.variables):
+            if v.change is not None:
+                dK, dM = v.matrices(aj, full.dofs)
+                K, M = K + dK, M + dM
+                continue
             if not v.parts:
                 raise InputError("a variable given as matrices has no parts to re-assemble", v.name)
             Kj, Mj = element_set_matrices(model, v.parts, full.dofs, v.mass_kind)

@@ -55,8 +55,9 @@ class ComponentMatrices:
             raise KeyError(f"component {self.name!r} has no DOF {exc.args[0]}") from None
 
 
-def _sub_model(model: Model, parts: Sequence[str], name: str) -> Model:
-    """A model of the same mesh with only ``parts`` and the supports at their nodes."""
+def _sub_model(model: Model, parts: Sequence[str], name: str, section_of=None) -> Model:
+    """A model of the same mesh with only ``parts`` and the supports at their nodes;
+    ``section_of(part) -> Section``, when given, replaces each part's section."""
     unknown = [p for p in parts if p not in model.parts]
     if unknown:
         raise ModelError(f"unknown part(s) {', '.join(map(repr, unknown))}; the model has "
@@ -68,7 +69,8 @@ def _sub_model(model: Model, parts: Sequence[str], name: str) -> Model:
     nodes = set()
     for p in parts:
         part = model.parts[p]
-        sub.add_part(p, part.element, part.cells, part.material, part.section, part.values)
+        section = part.section if section_of is None else section_of(part)
+        sub.add_part(p, part.element, part.cells, part.material, section, part.values)
         nodes.update(np.unique(model.mesh.cells[part.cells].connectivity).tolist())
     for fixed in model.fixed:
         held = [int(n) for n in np.atleast_1d(model.nodes(fixed.nodes)) if int(n) in nodes]
@@ -97,11 +99,13 @@ def component_matrices(model: Model, parts: Sequence[str], name: str, mass: str 
     return ComponentMatrices(name, K, M, dofs)
 
 
-def element_set_matrices(model: Model, parts: Sequence[str], dofs: Sequence[tuple], mass: str = "lumped"):
+def element_set_matrices(model: Model, parts: Sequence[str], dofs: Sequence[tuple], mass: str = "lumped",
+                         section_of=None):
     """(K_set, M_set) (n, n) of the elements of ``parts`` alone, over the rows ``dofs``
     ((node, dof) keys, e.g. a component's): the sensitivity matrices of Young's modulus and
-    of density of those parts (K and M are linear in each)."""
-    K, M, keys = _matrices(_sub_model(model, parts, "+".join(parts)), mass)
+    of density of those parts (K and M are linear in each). ``section_of(part) -> Section``
+    assembles them with other sections (e.g. a changed thickness)."""
+    K, M, keys = _matrices(_sub_model(model, parts, "+".join(parts), section_of), mass)
     index = {k: i for i, k in enumerate(dofs)}
     missing = [k for k in keys if k not in index]
     if missing:
