@@ -30,15 +30,71 @@ to, the same for every analysis.
 import logging
 
 import numpy as np
+import scipy.sparse as sp
 
 from femb.assembly import Assembler, LoadAssembler
 from femb.assembly.joints import ConstraintSet
+from femb.core.errors import ModelError
 from femb.correlation import build_table
 from femb.solvers.configuration import Configuration, RotationLayout, split_state
 from femb.solvers.linalg.nullspace import check_redundancy
 from femb.solvers.linalg.redundancy import DroppedRows
 
 log = logging.getLogger(__name__)
+
+
+def full_matrix(table, matrices):
+    """CSR (n_var, n_var) from per-block element matrices (n_el, n, n) over block.var."""
+    rows, cols, vals = [], [], []
+    for block, Me in zip(table.blocks, matrices):
+        var = block.var
+        r = np.broadcast_to(var[:, :, None], Me.shape)
+        c = np.broadcast_to(var[:, None, :], Me.shape)
+        keep = (r >= 0) & (c >= 0) & (Me != 0.0)
+        rows.append(r[keep])
+        cols.append(c[keep])
+        vals.append(Me[keep])
+    n = table.n_var
+    if not rows:
+        return sp.csr_matrix((n, n))
+    return sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
+
+def split_rotary_mass(block, Me):
+    """(translational, rotational) parts (n_el, n, n) of element masses of a 3-D model: the
+    rotational rows and columns (rx, ry, rz) go to the second; ModelError when the mass
+    couples translations and rotations (a centre of mass off the node)."""
+    names = block.spec.node_dofs
+    nd = len(names)
+    rot = np.zeros(block.spec.n_edof, dtype=bool)
+    for a in range(block.spec.n_nodes):
+        for k, n in enumerate(names):
+            rot[a * nd + k] = n in ("rx", "ry", "rz")
+    if not rot.any():
+        return Me, np.zeros_like(Me)
+    if np.any(Me[:, rot][:, :, ~rot] != 0.0):
+        raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics and 3-D "
+                         "linearization need the rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
+    Mt, Mr = Me.copy(), np.zeros_like(Me)
+    Mt[:, rot, :] = 0.0
+    Mt[:, :, rot] = 0.0
+    Mr[:, rot[:, None] & rot[None, :]] = Me[:, rot[:, None] & rot[None, :]]
+    return Mt, Mr
+
+
+def nodal_body_inertia(J_full, layout):
+    """(J0 (k, 3, 3), owner (k,) bool): the rotary inertia block of each oriented node of
+    ``layout`` from the assembled rotary part ``J_full`` (sparse (n_var, n_var)) of the
+    element masses, symmetrized; only the first node of a group sharing rotational
+    variables (a tie) owns the block, the others get zero."""
+    k = layout.n
+    V = layout.var.reshape(k, 3)
+    owner = np.zeros(k, dtype=bool)
+    if k:
+        owner[np.unique(V, axis=0, return_index=True)[1]] = True
+    rows, cols = np.repeat(V, 3, axis=1).ravel(), np.tile(V, (1, 3)).ravel()
+    J0 = np.asarray(J_full.tocsr()[rows, cols]).reshape(k, 3, 3) if k else np.zeros((0, 3, 3))
+    J0[~owner] = 0.0
+    return 0.5 * (J0 + J0.transpose(0, 2, 1)), owner
 
 
 def reference_coordinates(model, table):

@@ -21,7 +21,7 @@ from femb.assembly.element_loop import material_stiffness
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
-from femb.solvers.problem import ProblemSetup, reference_coordinates
+from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
 
 @dataclass(frozen=True)
@@ -50,22 +50,6 @@ def mass_kind_of(mass):
     return int(mass)
 
 
-def _full_matrix(table, matrices):
-    """CSR (n_var, n_var) from per-block element matrices (n_el, n, n) over block.var."""
-    rows, cols, vals = [], [], []
-    for block, Me in zip(table.blocks, matrices):
-        var = block.var
-        r = np.broadcast_to(var[:, :, None], Me.shape)
-        c = np.broadcast_to(var[:, None, :], Me.shape)
-        keep = (r >= 0) & (c >= 0) & (Me != 0.0)
-        rows.append(r[keep])
-        cols.append(c[keep])
-        vals.append(Me[keep])
-    n = table.n_var
-    if not rows:
-        return sp.csr_matrix((n, n))
-    return sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
-
 
 def _diagonal_positions(table):
     """Position of each diagonal entry (n_eq,) in the CSR data of the table's pattern
@@ -75,28 +59,6 @@ def _diagonal_positions(table):
     hit = np.flatnonzero(table.indices == rows)
     pos[rows[hit]] = hit
     return pos
-
-
-def split_rotary_mass(block, Me):
-    """(translational, rotational) parts (n_el, n, n) of element masses of a 3-D model: the
-    rotational rows and columns (rx, ry, rz) go to the second; ModelError when the mass
-    couples translations and rotations (a centre of mass off the node)."""
-    names = block.spec.node_dofs
-    nd = len(names)
-    rot = np.zeros(block.spec.n_edof, dtype=bool)
-    for a in range(block.spec.n_nodes):
-        for k, n in enumerate(names):
-            rot[a * nd + k] = n in ("rx", "ry", "rz")
-    if not rot.any():
-        return Me, np.zeros_like(Me)
-    if np.any(Me[:, rot][:, :, ~rot] != 0.0):
-        raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics needs the "
-                         "rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
-    Mt, Mr = Me.copy(), np.zeros_like(Me)
-    Mt[:, rot, :] = 0.0
-    Mt[:, :, rot] = 0.0
-    Mr[:, rot[:, None] & rot[None, :]] = Me[:, rot[:, None] & rot[None, :]]
-    return Mt, Mr
 
 
 class NodalRotaryInertia:
@@ -122,15 +84,7 @@ class NodalRotaryInertia:
     def __init__(self, table, J_full, layout):
         self.layout = lay = layout
         k = lay.n
-        V = lay.var.reshape(k, 3)
-        # only the first node of a group sharing variables (a tie) carries the inertia block
-        self.owner = np.zeros(k, dtype=bool)
-        if k:
-            self.owner[np.unique(V, axis=0, return_index=True)[1]] = True
-        rows, cols = np.repeat(V, 3, axis=1).ravel(), np.tile(V, (1, 3)).ravel()
-        J0 = np.asarray(J_full.tocsr()[rows, cols]).reshape(k, 3, 3) if k else np.zeros((0, 3, 3))
-        J0[~self.owner] = 0.0
-        self.J0 = 0.5 * (J0 + J0.transpose(0, 2, 1))
+        self.J0, self.owner = nodal_body_inertia(J_full, lay)
         self.J0_pinv = np.linalg.pinv(self.J0, hermitian=True) if k else np.zeros((0, 3, 3))
         # CSR positions of the (eq_a, eq_b) entries: look them up in a matrix of the
         # table's pattern whose data are the positions + 1 (0 where the pattern has none)
@@ -286,11 +240,11 @@ class DynamicProblem(ProblemSetup):
             for b, Me in zip(t.blocks, self.element_mass):
                 scatter_matrix(b.pos, Me, data)
             self.M_eq = t.csr(data)
-            self.rotary = NodalRotaryInertia(t, _full_matrix(t, rotary), self.rotations)
+            self.rotary = NodalRotaryInertia(t, full_matrix(t, rotary), self.rotations)
         else:
             self.M_eq = self.assembler.mass_matrix(self.mass_kind)
             self.rotary = None
-        self.M_full = _full_matrix(t, self.element_mass)
+        self.M_full = full_matrix(t, self.element_mass)
         self.rot = np.zeros(t.n_var, dtype=bool)
         self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
         self.reference_coordinates = reference_coordinates(model, t)

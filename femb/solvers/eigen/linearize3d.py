@@ -43,50 +43,23 @@ accelerations (Vᵀ∇²Φ V over the whole motion, −G_p a_p) and the inertia 
 turning frame.
 """
 import numpy as np
-import scipy.sparse as sp
 
-from femb.core.errors import InputError, ModelError
+from femb.core.errors import InputError
 from femb.core.rotations import exp_so3, left_jacobian
 from femb.solvers.configuration import Configuration
-from femb.solvers.problem import reference_coordinates
+from femb.solvers.problem import full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
 
 def nodal_masses(prob, kind):
     """(M_t CSR (n_var, n_var) translational mass, J0 (k, 3, 3) body-frame rotary inertia
     of each oriented node, owner (k,) bool): the split of the element masses that the
-    mid-point step of oriented models uses (femb.solvers.dynamics.problem; each oriented node
-    a rigid body, only the first of nodes sharing rotational variables carries it). A mass
-    coupling translations and rotations raises ModelError."""
+    mid-point step of oriented models uses (femb.solvers.problem.split_rotary_mass and
+    nodal_body_inertia; each oriented node a rigid body). A mass coupling translations and
+    rotations raises ModelError."""
     tab, lay = prob.table, prob.rotations
-    rows, cols, vals = [[], []], [[], []], [[], []]
-    for block, Me in zip(tab.blocks, prob.assembler.element_masses(kind, R=lay.identity())):
-        names = block.spec.node_dofs
-        rot = np.array([names[i % len(names)] in ("rx", "ry", "rz") for i in range(block.spec.n_edof)])
-        if np.any(Me[:, rot][:, :, ~rot] != 0.0):
-            raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; linearize in 3-D needs "
-                             "the rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
-        r = np.broadcast_to(block.var[:, :, None], Me.shape)
-        c = np.broadcast_to(block.var[:, None, :], Me.shape)
-        for j, part in enumerate((~rot[:, None] & ~rot[None, :], rot[:, None] & rot[None, :])):
-            keep = (r >= 0) & (c >= 0) & (Me != 0.0) & part[None]
-            rows[j].append(r[keep])
-            cols[j].append(c[keep])
-            vals[j].append(Me[keep])
-    n = tab.n_var
-    M = [sp.coo_matrix((np.concatenate(vals[j]), (np.concatenate(rows[j]), np.concatenate(cols[j]))), shape=(n, n)).tocsr()
-         if rows[j] else sp.csr_matrix((n, n)) for j in range(2)]
-    J0 = np.zeros((lay.n, 3, 3))
-    owner = np.zeros(lay.n, dtype=bool)
-    seen = set()
-    for i in range(lay.n):
-        key = tuple(int(v) for v in lay.var[i])
-        if key in seen:
-            continue
-        seen.add(key)
-        owner[i] = True
-        Ji = M[1][lay.var[i]][:, lay.var[i]].toarray()
-        J0[i] = 0.5 * (Ji + Ji.T)
-    return M[0], J0, owner
+    parts = [split_rotary_mass(b, Me) for b, Me in zip(tab.blocks, prob.assembler.element_masses(kind, R=lay.identity()))]
+    J0, owner = nodal_body_inertia(full_matrix(tab, [Mr for _, Mr in parts]), lay)
+    return full_matrix(tab, [Mt for Mt, _ in parts]), J0, owner
 
 
 def _rotate(w, a):
