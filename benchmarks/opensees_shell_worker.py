@@ -12,6 +12,7 @@ import numpy as np
 
 
 def solve(job):
+    """Static load-controlled solve of the neutral shell problem ``job`` with OpenSeesPy."""
     import openseespy.opensees as ops
 
     t0 = time.perf_counter()

@@ -53,6 +53,7 @@ def build(nx, ny, force):
 
 
 def run_femb(nx, ny, force, dt):
+    """femb's mid-point run: wall time, tip deflection history, Newton iterations."""
     t0 = time.perf_counter()
     mesh, model = build(nx, ny, force)
     tip = int(mesh.node_sets["plate_x1"][0])
@@ -64,6 +65,7 @@ def run_femb(nx, ny, force, dt):
 
 
 def run_peer(nx, ny, force, dt, system, env):
+    """The OpenSees run in a subprocess (opensees_shell_worker.py, transient mode)."""
     mesh, model = build(nx, ny, force)
     job = neutral(mesh, model)
     tip = int(mesh.node_sets["plate_x1"][0])
@@ -90,6 +92,7 @@ def history_error(run, ref):
 
 
 def main(argv=None):
+    """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--nx", type=int, default=16)
