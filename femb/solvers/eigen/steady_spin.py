@@ -353,7 +353,9 @@ def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1
 
     Parameters
     ----------
-    omega : spin rate Ω [rad/time] (the sign gives the sense about ``axis``).
+    omega : spin rate Ω [rad/time] (the sign gives the sense about ``axis``). Ω = 0 in the
+        rotating frame without loads: the start state is the equilibrium (no Newton
+        iteration, whose force scale would be zero) and the modes are the modal ones.
     axis : (3,) spin axis (2-D models: the z axis); point : a point of the axis (origin).
     frame : "rotating" (relative equilibrium under centrifugal load, Coriolis and spin
         softening) or "inertial" (axisymmetric rotor on the axis: spin gyroscopics only).
