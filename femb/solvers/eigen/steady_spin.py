@@ -353,7 +353,9 @@ def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1
 
     Parameters
     ----------
-    omega : spin rate Ω [rad/time] (the sign gives the sense about ``axis``).
+    omega : spin rate Ω [rad/time] (the sign gives the sense about ``axis``). Ω = 0 in the
+        rotating frame without loads: the start state is the equilibrium (no Newton
+        iteration, whose force scale would be zero) and the modes are the modal ones.
     axis : (3,) spin axis (2-D models: the z axis); point : a point of the axis (origin).
     frame : "rotating" (relative equilibrium under centrifugal load, Coriolis and spin
         softening) or "inertial" (axisymmetric rotor on the axis: spin gyroscopics only).
@@ -383,8 +385,9 @@ def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1
     x = prob.apply_prescribed(prob.initial_state(state), 1.0)
     mult = None
     iterations = []
-    if frame == "rotating" or prob.f_ref.any() or prob.f_const.any() or prob.loads.has_state_loads:
-        scales = np.linspace(1.0 / steps, 1.0, int(steps)) if frame == "rotating" else [0.0]
+    spinning = frame == "rotating" and bool(w.any())  # Ω = 0 without loads: the start state is the equilibrium
+    if spinning or prob.f_ref.any() or prob.f_const.any() or prob.loads.has_state_loads:
+        scales = np.linspace(1.0 / steps, 1.0, int(steps)) if spinning else [0.0]
         for s in scales:
             report = newton(_SpinSystem(prob, ops, s), x, settings, tab)
             if not report.converged:
