@@ -164,9 +164,6 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     probe_vars = _probe_vars(tab, model, probes)
     every = max(1, int(record_every if record_every is not None else settings.record_every))
 
-    if prob.oriented and not isinstance(sch, MidPoint):
-        raise InputError(f"models with 3-D rotations (oriented nodes) are integrated by the mid-point scheme only; "
-                         f"got {sch.describe().get('scheme', sch)}")
     u, v = prob.initial_state(t0, dt, u0, v0)
     if prob.joints is not None:
         u, v = _consistent_initial_state(prob, u, v, t0, project=v0 is None)

@@ -351,10 +351,11 @@ class DynamicProblem(ProblemSetup):
         ψ, D) of femb.solvers.dynamics.midpoint3d (elements.base)."""
         return self._assemble("midpoint_force", (u0, u1), oriented)
 
-    def tangent(self, u):
-        """Internal force (n_var,) and tangent at u (planar models) into the persistent
-        buffers (see ``midpoint_force``)."""
-        return self._assemble("tangent", (u,))
+    def tangent(self, u, R=None):
+        """Internal force (n_var,) and tangent at u (oriented models: nodal rotations R
+        (n_nodes, 3, 3); rotational rows and columns per unit spatial spin) into the
+        persistent buffers (see ``midpoint_force``)."""
+        return self._assemble("tangent", (u,), None if R is None else (u, R))
 
     def _spec(self, part):
         return next(b.spec for b in self.table.blocks if b.part == part)

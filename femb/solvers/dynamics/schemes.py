@@ -54,6 +54,7 @@ import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
 
 from femb.core.errors import FembError, InputError, ModelError
+from femb.solvers.dynamics import alpha3d
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.factorization import Factorization
@@ -268,6 +269,8 @@ class GeneralizedAlpha:
     def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
         """State at t0 with the initial acceleration of the free DOFs (prescribed DOFs:
         second difference of their functions)."""
+        if getattr(problem, "oriented", False):
+            return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table
         a = np.zeros(tab.n_var)
         h = 1e-3 * problem.dt_hint
@@ -282,7 +285,8 @@ class GeneralizedAlpha:
         rhs = problem.f_const + problem.scaled_loads(t0) - g - problem.M_full @ a
         lam = None
         if tab.n_eq and problem.joints is not None:
-            lam, G = self._constrained_acceleration(problem, t0, u, v, a, rhs, h)
+            lam, G = self._constrained_acceleration(problem, t0, v, a, rhs, problem.M_eq,
+                                                    lambda eps, t: problem.joint_state(u + eps * v, t))
             g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
         elif tab.n_eq:
             try:
@@ -292,27 +296,29 @@ class GeneralizedAlpha:
                                  f"(rotational DOFs with zero rotary inertia?): {exc}") from None
         return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd, "lam": lam})
 
-    def _constrained_acceleration(self, problem, t0, u, v, a, rhs, h):
+    def _constrained_acceleration(self, problem, t0, v, a, rhs, M_eq, joint_at):
         """Initial acceleration of the free DOFs (set in ``a``, whose prescribed entries are
         given) and joint multipliers λ0 from [M Gᵀ; G 0] [a; λ] = [rhs; −c] over the free
-        equations, c = G_p a_p + Ġ v + Φ_tt the rest of Φ̈ (Ġ v by a central difference of
-        G along v, Φ_tt by a second difference in time at fixed u); returns
+        equations (M_eq: the mass over the equations, CSR), c = G_p a_p + Ġ v + Φ_tt the
+        rest of Φ̈ (Ġ v by a central difference of G along the motion, Φ_tt by a second
+        difference in time at fixed configuration); ``joint_at(eps, t) -> (Φ, G)`` gives
+        the joints at the initial state moved by eps (time) along its velocity; returns
         (λ0, G (CSR, rows × n_var))."""
         tab = problem.table
         ev = tab.eq_var
-        phi, G = problem.joint_state(u, t0)
+        phi, G = joint_at(0.0, t0)
         speed = float(np.linalg.norm(v))
         c = G @ a  # prescribed accelerations (free entries of a are still zero)
         if speed > 0:
             eps = 1e-5 * problem.length_scale / speed
-            Gp = problem.joint_state(u + eps * v, t0)[1]
-            Gm = problem.joint_state(u - eps * v, t0)[1]
+            Gp = joint_at(eps, t0)[1]
+            Gm = joint_at(-eps, t0)[1]
             c += (Gp - Gm) @ v / (2.0 * eps)
         dt = problem.dt_hint
-        c += (problem.joint_state(u, t0 + dt)[0] - 2.0 * phi + problem.joint_state(u, t0 - dt)[0]) / (dt * dt)
+        c += (joint_at(0.0, t0 + dt)[0] - 2.0 * phi + joint_at(0.0, t0 - dt)[0]) / (dt * dt)
         Gf = G.tocsc()[:, ev]
         m = G.shape[0]
-        A = sp.bmat([[problem.M_eq, Gf.T], [Gf, None]], format="csc")
+        A = sp.bmat([[M_eq, Gf.T], [Gf, None]], format="csc")
         with warnings.catch_warnings():
             warnings.simplefilter("error", spla.MatrixRankWarning)
             try:
@@ -329,7 +335,10 @@ class GeneralizedAlpha:
         return g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
 
     def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
-        """The nonlinear system of one step of size ``h`` from ``state``."""
+        """The nonlinear system of one step of size ``h`` from ``state`` (oriented models:
+        the Lie-group step of femb.solvers.dynamics.alpha3d)."""
+        if getattr(problem, "oriented", False):
+            return alpha3d.AlphaLie3DSystem(self, problem, state, h)
         return _AlphaSystem(self, problem, state, h)
 
 
