@@ -1,0 +1,92 @@
+"""Issue 18: energy of shell models under the mid-point scheme and the α schemes, at steps
+far above the explicit stability limit.
+
+Cases (femb.validation.shell_dynamics_cases):
+
+- ``plate``: the free L-plate of validation/shell-free-flight (shell4, steel, t = 10 mm),
+  tumbling and hit by force/moment pulses during 2 ms, then free: the total energy after
+  the pulse must stay constant; steps Δt = 0.5 ms and 2 ms;
+- ``strip``: spin-up B as a shell strip (validation/shell-strip-spinup, 16 shell4), the
+  hub driven: the energy residual (E − E0 − work of the driver) must stay zero; Δt =
+  0.01 s and 0.04 s, first ``--strip-t-end`` s.
+
+Schemes: the energy-momentum mid-point (femb default), Newmark average acceleration (β = ¼,
+γ = ½), generalized-α ρ∞ = 0.8 and 0.5 (Lie-group α, femb.solvers.dynamics.alpha3d). For
+each run: the relative energy error at a few times, Newton iterations per step, cut-backs
+and what failed. Nothing is asserted.
+
+    python benchmarks/shell_scheme_energy.py [--cases plate strip] [--plate-steps 400] [--strip-t-end 4]
+"""
+import argparse
+import logging
+import time
+
+import numpy as np
+
+from femb import GeneralizedAlpha, MidPoint, Newmark, solve_dynamic
+from femb.validation.shell_dynamics_cases import PULSE_END, explicit_limit, free_l_plate, spin_up_strip
+
+SCHEMES = {"midpoint": MidPoint, "newmark": Newmark, "genalpha-0.8": lambda: GeneralizedAlpha(rho_inf=0.8),
+           "genalpha-0.5": lambda: GeneralizedAlpha(rho_inf=0.5)}
+
+
+def run(model, dt, t_end, scheme, t_ref):
+    """(times, relative energy error after t_ref, iterations per step, cut-backs, wall, failure)."""
+    t0 = time.perf_counter()
+    failure = ""
+    try:
+        res = solve_dynamic(model, dt, t_end, scheme=scheme, record_every=1)
+    except Exception as exc:  # report what happens (e.g. a diverging Newmark step)
+        res = getattr(exc, "results", None)
+        failure = f"{type(exc).__name__}: {str(exc).splitlines()[0][:90]}"
+        if res is None or len(res) < 2:
+            return None, None, float("nan"), 0, time.perf_counter() - t0, failure
+    wall = time.perf_counter() - t0
+    t = np.asarray(res.times)
+    E = res.series("energy_residual")  # E − E0 − W_ext − W_driver (+ D)
+    Etot = res.series("total_energy")
+    i0 = int(np.flatnonzero(t >= t_ref - 1e-12)[0]) if t[-1] >= t_ref - 1e-12 else 0
+    scale = max(abs(Etot[i0]), 1e-300)
+    err = (E - E[i0]) / scale
+    it = res.info.get("newton_iterations", 0) / max(res.info.get("steps", len(t) - 1), 1)
+    return t, err, it, res.info.get("cutbacks", 0), wall, failure
+
+
+def report(name, model_of, steps, t_end_of, t_ref, marks):
+    print(f"\n== {name}: energy error (E − E0 − W)/E(t_ref) at t = {', '.join(f'{m:g}' for m in marks)} s")
+    print(f"{'Δt':>8} {'scheme':>13} " + " ".join(f"{m:>10.3g}" for m in marks) + f" {'max|err|':>10} {'it/step':>8} {'cuts':>5} {'wall s':>7}  note")
+    for dt in steps:
+        for key, make in SCHEMES.items():
+            t, err, it, cuts, wall, failure = run(model_of(), dt, t_end_of(dt), make(), t_ref)
+            if t is None:
+                print(f"{dt:8.2g} {key:>13}  failed at the start: {failure}")
+                continue
+            vals = []
+            for m in marks:
+                k = np.flatnonzero(t <= m + 1e-12)
+                vals.append(f"{err[k[-1]]:10.2e}" if k.size and t[-1] >= m - 1e-12 else f"{'—':>10}")
+            print(f"{dt:8.2g} {key:>13} " + " ".join(vals) + f" {np.abs(err).max():10.2e} {it:8.2f} {cuts:5d} {wall:7.1f}  {failure}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", nargs="*", default=["plate", "strip"])
+    ap.add_argument("--plate-steps", type=int, default=400, help="steps of 0.5 ms after the pulse (fewer at 2 ms)")
+    ap.add_argument("--strip-t-end", type=float, default=4.0)
+    args = ap.parse_args()
+    logging.disable(logging.WARNING)
+    if "plate" in args.cases:
+        limit = explicit_limit(free_l_plate("shell4"))
+        print(f"L-plate: explicit stability limit of the lumped mass {limit:.3e} s")
+        span = args.plate_steps * 5e-4
+        marks = [PULSE_END + f * span for f in (0.1, 0.25, 0.5, 1.0)]
+        report("free L-plate (shell4) after the pulse", lambda: free_l_plate("shell4"), (5e-4, 2e-3),
+               lambda dt: PULSE_END + span, PULSE_END, marks)
+    if "strip" in args.cases:
+        T = args.strip_t_end
+        report("spin-up B as a shell strip (16 shell4), driven hub", lambda: spin_up_strip(16, "shell4"), (0.01, 0.04),
+               lambda dt: T, 0.0, [0.25 * T, 0.5 * T, T])
+
+
+if __name__ == "__main__":
+    main()
