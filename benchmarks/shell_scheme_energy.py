@@ -5,7 +5,8 @@ Cases (femb.validation.shell_dynamics_cases):
 
 - ``plate``: the free L-plate of validation/shell-free-flight (shell4, steel, t = 10 mm),
   tumbling and hit by force/moment pulses during 2 ms, then free: the total energy after
-  the pulse must stay constant; steps Δt = 0.5 ms and 2 ms;
+  the pulse must stay constant; steps Δt = 0.5 ms and 1 ms (420 and 840 times the
+  explicit limit; at 2 ms the pulse would fall between two steps);
 - ``strip``: spin-up B as a shell strip (validation/shell-strip-spinup, 16 shell4), the
   hub driven: the energy residual (E − E0 − work of the driver) must stay zero; Δt =
   0.01 s and 0.04 s, first ``--strip-t-end`` s.
@@ -31,7 +32,8 @@ SCHEMES = {"midpoint": MidPoint, "newmark": Newmark, "genalpha-0.8": lambda: Gen
 
 
 def run(model, dt, t_end, scheme, t_ref):
-    """(times, relative energy error after t_ref, iterations per step, cut-backs, wall, failure)."""
+    """(times ≥ t_ref, relative energy error since t_ref, iterations per step, cut-backs,
+    wall time, failure)."""
     t0 = time.perf_counter()
     failure = ""
     try:
@@ -46,14 +48,16 @@ def run(model, dt, t_end, scheme, t_ref):
     E = res.series("energy_residual")  # E − E0 − W_ext − W_driver (+ D)
     Etot = res.series("total_energy")
     i0 = int(np.flatnonzero(t >= t_ref - 1e-12)[0]) if t[-1] >= t_ref - 1e-12 else 0
-    scale = max(abs(Etot[i0]), 1e-300)
-    err = (E - E[i0]) / scale
+    scale = max(abs(Etot[i0]), np.abs(Etot).max(), 1e-300)  # the strip starts at rest
+    err = (E[i0:] - E[i0]) / scale
+    t = t[i0:]
     it = res.info.get("newton_iterations", 0) / max(res.info.get("steps", len(t) - 1), 1)
     return t, err, it, res.info.get("cutbacks", 0), wall, failure
 
 
 def report(name, model_of, steps, t_end_of, t_ref, marks):
-    print(f"\n== {name}: energy error (E − E0 − W)/E(t_ref) at t = {', '.join(f'{m:g}' for m in marks)} s")
+    """Print one table: every scheme at every step of ``steps``."""
+    print(f"\n== {name}: energy error (E − E0 − W) since t_ref / max E at t = {', '.join(f'{m:g}' for m in marks)} s")
     print(f"{'Δt':>8} {'scheme':>13} " + " ".join(f"{m:>10.3g}" for m in marks) + f" {'max|err|':>10} {'it/step':>8} {'cuts':>5} {'wall s':>7}  note")
     for dt in steps:
         for key, make in SCHEMES.items():
@@ -69,9 +73,10 @@ def report(name, model_of, steps, t_end_of, t_ref, marks):
 
 
 def main():
+    """Run the cases named on the command line."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="*", default=["plate", "strip"])
-    ap.add_argument("--plate-steps", type=int, default=400, help="steps of 0.5 ms after the pulse (fewer at 2 ms)")
+    ap.add_argument("--plate-steps", type=int, default=400, help="steps of 0.5 ms after the pulse (half as many at 1 ms)")
     ap.add_argument("--strip-t-end", type=float, default=4.0)
     args = ap.parse_args()
     logging.disable(logging.WARNING)
@@ -80,7 +85,7 @@ def main():
         print(f"L-plate: explicit stability limit of the lumped mass {limit:.3e} s")
         span = args.plate_steps * 5e-4
         marks = [PULSE_END + f * span for f in (0.1, 0.25, 0.5, 1.0)]
-        report("free L-plate (shell4) after the pulse", lambda: free_l_plate("shell4"), (5e-4, 2e-3),
+        report("free L-plate (shell4) after the pulse", lambda: free_l_plate("shell4"), (5e-4, 1e-3),
                lambda dt: PULSE_END + span, PULSE_END, marks)
     if "strip" in args.cases:
         T = args.strip_t_end

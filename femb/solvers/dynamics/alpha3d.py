@@ -44,7 +44,7 @@ columns (C_d per unit ω, exact up to O(|θ|)), and the skew part of the joints'
 """
 import numpy as np
 
-from femb.core.errors import FembError, ModelError
+from femb.core.errors import FembError, InputError, ModelError
 from femb.core.rotations import cross_batch, exp_batch, hat_batch, left_jacobian_inverse_batch, log_batch, spin_update
 from femb.solvers.dynamics.midpoint3d import initial_rotary_state, momentum_flux_scale
 from femb.solvers.dynamics.step_system import State, _StepSystem
@@ -73,6 +73,9 @@ def start(scheme, problem, t0, u, v):
     with joints, G v̇ = −(Ġ v + Φ_tt) by the saddle-point solve of
     ``GeneralizedAlpha._constrained_acceleration``; prescribed DOFs: second difference of
     their functions."""
+    if problem.variable_mass:
+        raise InputError(f"{scheme.name}: configuration-dependent masses (part(s) "
+                         f"{', '.join(map(repr, problem.variable_mass.parts()))}) are integrated in planar models only")
     tab = problem.table
     lay = problem.rotary.layout
     R, pi = initial_rotary_state(problem, u, v)
