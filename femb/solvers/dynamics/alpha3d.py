@@ -84,7 +84,7 @@ def start(scheme, problem, t0, u, v):
     for vars_, rec in problem.prescribed:
         if rec.function is not None:
             acc[vars_] = (rec.function(t0 + hp) - 2.0 * rec.function(t0) + rec.function(t0 - hp)) / (hp * hp)
-    f, _ = problem.tangent(u, R)
+    f = problem.tangent(u, R)[0].copy()  # the problem's force buffer is overwritten by the next assembly
     g = f.copy()
     fd = None
     if problem.damping.active:
