@@ -303,3 +303,18 @@ def test_case_file_runs_the_spatial_arm_with_generalized_alpha(tmp_path):
     assert np.abs(res.series("energy_residual")).max() <= 1e-4 * kmax
     for probe in ("tip_ux", "tip_uy", "tip_uz"):
         assert np.abs(res.series(probe) - runs["midpoint"].series(probe)).max() <= 1e-6
+
+
+def test_a_run_continued_from_its_checkpointed_state_is_the_uninterrupted_run(caplog):
+    """The Lie-group α state (rotations, momenta, pseudo- and true accelerations, reactions,
+    multipliers) survives a checkpoint (femb.case.segments.state_arrays/state_from_arrays):
+    a revolute pendulum run in two segments ends where the run in one does (1e-14)."""
+    from femb.case.segments import CarriedScheme, state_arrays, state_from_arrays
+
+    caplog.set_level(logging.ERROR)
+    full = solve_dynamic(pendulum("revolute"), 0.02, 0.4, scheme=GeneralizedAlpha(rho_inf=0.8))
+    carried = CarriedScheme(GeneralizedAlpha(rho_inf=0.8))
+    solve_dynamic(pendulum("revolute"), 0.02, 0.2, scheme=carried.scheme)
+    carried.state = state_from_arrays(*state_arrays(carried.state))
+    second = solve_dynamic(pendulum("revolute"), 0.02, 0.4, t0=0.2, u0=carried.state.u, v0=carried.state.v, scheme=carried.scheme)
+    assert np.abs(second.final - full.final).max() <= 1e-14
