@@ -7,7 +7,8 @@ small sizes, the combined table at the end):
              (--large: 1000), Δt = 1e-3, 1 s (--large: 2 s)
   spinup2d   Meijaard's spin-up B, planar, 10 / 40 elements, Δt = 0.01, 10 s (--spin-t-end)
   spinup3d   spin-up B with femb's beam3d_timoshenko / Exudyn's ObjectBeamGeometricallyExact,
-             10 elements, Δt = 0.01, 10 s (--spin-t-end)
+             10 elements, Δt = 0.01, 10 s (--spin-t-end); twice: femb's mid-point scheme, and
+             femb's generalized-α with ρ∞ = 0.9 against Exudyn's (its default) like for like
   chain      10 rigid bodies in a 3-D chain of revolute joints, Δt = 2e-3, 0.5 s (--chain-t-end)
   revolute   one rigid body on a skew revolute joint (benchmarks/joint_step_overhead.py,
              model (a)), Δt = 0.02, 4 s
@@ -74,7 +75,7 @@ import joint_step_overhead as jso  # noqa: E402  (the single revolute body of bo
 from femb.mesh import Mesh, line_mesh  # noqa: E402
 from femb.mesh.mesh import CellBlock  # noqa: E402
 from femb.model import Material, Model, Section  # noqa: E402
-from femb.solvers import solve_dynamic, solve_static  # noqa: E402
+from femb.solvers import GeneralizedAlpha, solve_dynamic, solve_static  # noqa: E402
 from femb.solvers.dynamics import driver as femb_driver  # noqa: E402
 from femb.solvers.dynamics.driver import DynamicSettings  # noqa: E402
 from femb.solvers.nonlinear.newton import NewtonSettings  # noqa: E402
@@ -198,8 +199,8 @@ def exudyn_per_step(build, dt, t_end, tol, abs_tol, modified):
     return (full_wall - short_wall) / max(full["steps"] - short["steps"], 1), full
 
 
-def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None):
-    settings = DynamicSettings(mass=mass, record_every=record_every,
+def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None, scheme="midpoint"):
+    settings = DynamicSettings(mass=mass, record_every=record_every, scheme=scheme,
                                newton=NewtonSettings(tolerance=tol, max_iterations=MAX_ITERATIONS))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -207,23 +208,24 @@ def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None):
 
 
 def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, repeat, femb_accuracy, exu_accuracy, note="", floor=0.0,
-                    exudyn_tolerances=None):
-    """Interleaved timing of one dynamic case; accuracy from one extra run of each code."""
+                    exudyn_tolerances=None, femb_scheme="midpoint"):
+    """Interleaved timing of one dynamic case; accuracy from one extra run of each code
+    (``femb_scheme``: femb's time integrator, the mid-point scheme by default)."""
     print(f"\n[{label}, {size}] {load()}", flush=True)
     scales = []
     with femb_force_scales(scales):  # pilot run: femb's force scale (not timed), accuracy
-        res = femb_dynamic_run(femb_build, dt, t_end, tol, mass, record_every=1)
+        res = femb_dynamic_run(femb_build, dt, t_end, tol, mass, record_every=1, scheme=femb_scheme)
     s_med = median(scales)
     abs_tol = max(tol * s_med, floor)  # Exudyn cannot go below the round-off level of its residual
     exu_rel = tol
     if exudyn_tolerances is not None:  # a row with its own rule (the flexible pendulum)
         exu_rel, abs_tol = exudyn_tolerances
     acc_f = femb_accuracy(res)
-    femb_dynamic_run(femb_build, dt, 3 * dt, tol, mass)  # warm-up
+    femb_dynamic_run(femb_build, dt, 3 * dt, tol, mass, scheme=femb_scheme)  # warm-up
     times = {"femb": [], "a": [], "b": []}
     info = {}
     for _ in range(repeat):
-        r = femb_dynamic_run(femb_build, dt, t_end, tol, mass)
+        r = femb_dynamic_run(femb_build, dt, t_end, tol, mass, scheme=femb_scheme)
         times["femb"].append(r.info["wall_time"] / r.info["steps"])
         info["femb"] = dict(steps=r.info["steps"], its=r.info["newton_iterations"] / r.info["steps"], cutbacks=r.info["cutbacks"])
         if exu is None:
@@ -447,12 +449,20 @@ def exudyn_spin3d(n):
 
 
 def spinup3d_rows(args):
+    """Two rows: femb's mid-point scheme, and femb's (Lie-group) generalized-α with
+    ρ∞ = 0.9, Exudyn's default scheme and spectral radius (like for like)."""
     def femb_build():
         return spin_up_beam_3d(10)
-    return [run_dynamic_row("spin-up B 3-D", "10 elements", femb_build, lambda: exudyn_spin3d(10), 0.01, args.spin_t_end, args.tol,
-                            "invariant", args.repeat, femb_spin_accuracy, exudyn_spin_accuracy, floor=spin_floor(10, 6),
-                            note="femb beam3d_timoshenko (invariant mass), Exudyn ObjectBeamGeometricallyExact on Euler-parameter nodes "
-                                 "(consistent mass); root clamped, its rotation about z driven (Exudyn: GenericJoint rotation offset)")]
+    note = ("femb beam3d_timoshenko (invariant mass), Exudyn ObjectBeamGeometricallyExact on Euler-parameter nodes "
+            "(consistent mass); root clamped, its rotation about z driven (Exudyn: GenericJoint rotation offset)")
+    rows = []
+    for label, scheme, extra in (("spin-up B 3-D", "midpoint", ""),
+                                 ("spin-up B 3-D, femb gen-α", GeneralizedAlpha(rho_inf=0.9),
+                                  "; femb generalized-α ρ∞ = 0.9 (Exudyn's default scheme and spectral radius)")):
+        rows.append(run_dynamic_row(label, "10 elements", femb_build, lambda: exudyn_spin3d(10), 0.01, args.spin_t_end, args.tol,
+                                    "invariant", args.repeat, femb_spin_accuracy, exudyn_spin_accuracy, floor=spin_floor(10, 6),
+                                    note=note + extra, femb_scheme=scheme))
+    return rows
 
 
 # ----------------------------------------------------------------------------- row 4: rigid chain

@@ -59,9 +59,12 @@ Kernel signatures, planar and translational elements (all compiled, all batch):
   spin at any step size. ``None`` for element types that have no energy-conserving form
   yet.
 - ``velocity_force(X, u, v, p, f)``: the quadratic velocity (centrifugal and Coriolis)
-  forces h(u, v) of an element whose mass depends on the configuration, in
+  forces h(u, v) = Ṁ u̇ − ∂T/∂u of an element whose mass depends on the configuration, in
   M(u) ü + h(u, v) = Q; ``None`` for elements with a constant mass. Provided by
-  ``rigid_body2d_offset``; the solvers do not use it yet (they require a constant mass).
+  ``rigid_body2d_offset``. With it a planar element type whose mass kind is not constant
+  is integrated by the α schemes (Newmark, HHT, generalized-α), which re-assemble M(u)
+  and h(u, v) at each iteration (femb.solvers.dynamics.variable_mass); the mid-point
+  scheme refuses it.
 - ``area_load(X, u, p, q, f, K)`` — **declared, not built yet** (shells): the equivalent
   nodal forces f of a load distributed over the element's surface, f·δu = ∫ (q_n n + t)·δx dA,
   with q (n_el, 4) per element: q[:, 0] a pressure q_n (force per current area, along the
@@ -165,7 +168,7 @@ class ElementKernels(NamedTuple):
     damping."""
     velocity_force: Optional[Kernel] = None
     """``(X, u, v, p, f)``: quadratic velocity forces h(u, v) of a configuration-dependent
-    mass; None: constant mass (not used by the solvers yet)."""
+    mass; None: constant mass (used by the α schemes, femb.solvers.dynamics.variable_mass)."""
     area_load: Optional[Kernel] = None
     """``(X, u, p, q, f, K)``: equivalent nodal forces of a pressure/traction q (n_el, 4)
     over the element's surface and their derivative; declared for shells, None in every

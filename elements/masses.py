@@ -34,14 +34,15 @@ Element types (all ``cell_type="vertex"``, one node, created with ``Model.add_di
               [ −m r_y, m r_x,  J + m (r_x² + r_y²)]]
 
   M depends on the configuration (``constant_mass`` is empty), so this type is **not**
-  suitable for the energy-conserving mid-point integrator, and the equations of motion
-  M(θ) q̈ + h = Q also need the centrifugal term h = (−m ω² r_x, −m ω² r_y, 0), which the
-  solvers do not use yet; it is provided as the ``velocity_force`` kernel (signature
-  ``(X, u, v, p, f)``, v the element velocities). Gravity computed as M·g is
-  the force m g plus the moment r × m g, exact only at the configuration where M is
-  evaluated. **For dynamics put the node at the centre of mass (``rigid_body2d``) and
-  connect other points of the body with joints/ties with offsets**; use the offset type
-  for statics at small rotations or for bookkeeping.
+  suitable for the energy-conserving mid-point integrator; the equations of motion
+  M(θ) q̈ + h = Q also need the centrifugal term h = (−m ω² r_x, −m ω² r_y, 0), provided
+  as the ``velocity_force`` kernel (signature ``(X, u, v, p, f)``, v the element
+  velocities), with which the α schemes (Newmark, HHT, generalized-α) integrate the body
+  (femb.solvers.dynamics.variable_mass). Gravity computed as M·g is the force m g plus
+  the moment r × m g, exact only at the configuration where M is evaluated (the
+  reference one for the load vectors). **For energy-conserving dynamics or gravity put
+  the node at the centre of mass (``rigid_body2d``) and connect other points of the body
+  with joints/ties with offsets.**
 
 The mass is the same matrix for every mass kind (0 lumped, 1 consistent, 2 invariant): a
 point mass or rigid body has no interpolation to lump. It is diagonal except for
@@ -164,7 +165,8 @@ def offset_body_mass(X, u, p, kind, M):
 def offset_body_velocity_force(X, u, v, p, f):
     """Quadratic-velocity (centrifugal) inertia force h of ``rigid_body2d_offset``:
     ``h = Ṁ q̇ − ∂T/∂q = (−m ω² r_x, −m ω² r_y, 0)`` with ω = v[:, 2], so that the
-    equations of motion read M(θ) q̈ + h = Q. Not part of the element contract."""
+    equations of motion read M(θ) q̈ + h = Q (the ``velocity_force`` kernel of the element
+    contract)."""
     for e in range(u.shape[0]):
         rx, ry = _offset(u, p, e)
         w2 = v[e, 2] * v[e, 2]

@@ -87,14 +87,20 @@ def _read_probes(table, ctx):
 def check_dynamic(model, step):
     """Probe nodes must name one node and DOFs the model has; the mass kind must be
     configuration-independent for every part (time integration needs a constant mass),
-    except the rotary inertia of 3-D oriented elements (``spec.rotary_kinds``)."""
+    except the rotary inertia of 3-D oriented elements (``spec.rotary_kinds``) and, for the
+    α schemes, planar element types with a quadratic-velocity force (``velocity_force``:
+    a configuration-dependent mass, femb.solvers.dynamics.variable_mass)."""
     from femb.core.errors import InputError
     from femb.elements import MASS_KINDS as KIND_NUMBERS
 
+    alpha = step.scheme.get("name", "midpoint") not in ("midpoint", "energy")
+
     def integrable(spec, number):
         """Constant mass, or (3-D oriented elements: beam3d, rigid_body3d) a mass whose
-        rotary part the mid-point scheme integrates as nodal rigid bodies."""
-        return number in spec.constant_mass or (model.dim == 3 and spec.oriented and number in spec.rotary_kinds)
+        rotary part every scheme integrates as nodal rigid bodies, or (α schemes) a
+        configuration-dependent mass with its velocity force."""
+        return (number in spec.constant_mass or (model.dim == 3 and spec.oriented and number in spec.rotary_kinds)
+                or (alpha and not spec.oriented and spec.kernels.velocity_force is not None))
 
     kind = step.settings.mass
     if isinstance(kind, str) and kind in KIND_NUMBERS:

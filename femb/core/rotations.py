@@ -275,6 +275,13 @@ def log_batch(R, out):
 
 
 @jit
+def left_jacobian_inverse_batch(theta, out):
+    """out (n, 3, 3) = J(θ_i)⁻¹ (``left_jacobian_inverse``) for θ (n, 3)."""
+    for i in range(theta.shape[0]):
+        left_jacobian_inverse(theta[i], out[i])
+
+
+@jit
 def spin_update(R, w):
     """In place R_i ← exp(ŵ_i) R_i for R (n, 3, 3) and spatial spins w (n, 3) (the
     multiplicative update of nodal rotations)."""

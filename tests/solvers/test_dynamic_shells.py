@@ -2,8 +2,8 @@
 energy and momenta of a free plate at steps far above the explicit stability limit, no
 strain from a rigid spin of 1 rad per step, second-order trajectories, the
 intermediate-axis flip of a stiff free plate against the rigid body of the same inertia,
-and the clear refusals (α schemes on oriented models, element types without a mid-point
-force)."""
+and the clear refusal of element types without a mid-point force (the α schemes on
+shells: tests/solvers/test_dynamic_alpha3d.py)."""
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -14,7 +14,7 @@ from femb.core.errors import InputError
 from femb.correlation import build_table
 from femb.mesh import rectangle_mesh
 from femb.model import Material, Model, Section
-from femb.solvers import GeneralizedAlpha, Newmark, solve_dynamic
+from femb.solvers import solve_dynamic
 
 A_, B_, T_ = 1.0, 0.6, 0.01
 
@@ -226,16 +226,6 @@ def test_stiff_free_plate_flips_like_the_rigid_body_about_its_intermediate_axis(
     E = res.series("total_energy")
     assert np.abs(E - E[0]).max() <= 1e-10 * E[0]
     assert np.abs(L - L[0]).max() <= 1e-10 * np.linalg.norm(L[0])
-
-
-@pytest.mark.parametrize("scheme", [Newmark(), GeneralizedAlpha(rho_inf=0.8)])
-def test_alpha_schemes_refuse_oriented_shell_models(scheme):
-    """Newmark and generalized-α have no 3-D rotation update: they refuse shell models
-    (and every other oriented model) clearly, naming the mid-point scheme."""
-    model = plate("shell3", nx=1, ny=1)
-    model.initial_velocity("plate_c11", uz=1.0)
-    with pytest.raises(InputError, match="mid-point"):
-        solve_dynamic(model, 1e-4, 2e-4, scheme=scheme)
 
 
 def test_element_types_without_a_mid_point_force_are_refused_by_name(monkeypatch):

@@ -16,8 +16,10 @@ from rotation-invariant bilinear invariants at the mid-point (elements.beam2d
 ``midpoint_force``) keeps energy and angular momentum exact at once. See docs/dynamics.md.
 
 Baselines behind the same interface: ``Newmark`` (trapezoidal), ``HHT``,
-``GeneralizedAlpha`` (Chung–Hulbert). Rayleigh damping and discrete dampers for all; the
-energy balance books damping, the work of time-varying loads and of prescribed motions.
+``GeneralizedAlpha`` (Chung–Hulbert; for models with 3-D rotations the Lie-group form of
+femb.solvers.dynamics.alpha3d). Rayleigh damping (planar models) and discrete dampers for
+all; the energy balance books damping, the work of time-varying loads and of prescribed
+motions.
 """
 from __future__ import annotations
 
@@ -58,7 +60,8 @@ class DynamicSettings:
     scheme
         "midpoint" (default, energy-conserving), "newmark"/"trapezoidal", "hht",
         "generalized-alpha", or a scheme object (``MidPoint()``, ``HHT(alpha)``,
-        ``GeneralizedAlpha(rho_inf)``, ``Newmark(beta, gamma)``).
+        ``GeneralizedAlpha(rho_inf)``, ``Newmark(beta, gamma)``); every scheme takes
+        models with 3-D rotations (the α family in its Lie-group form).
     mass
         mass kind "lumped" (default, as in every femb analysis), "consistent" or
         "invariant" (must be constant for every part; beams: "lumped" or "invariant").
@@ -144,8 +147,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     ------
     ConvergenceError when a step still fails after ``newton.max_cutbacks`` halvings (its
     ``results`` keep everything computed so far); ModelError/InputError for unsupported
-    models (configuration-dependent mass; models with 3-D rotations: other schemes than
-    the mid-point one, damping). Joints (all kinds) are eliminated by the null-space
+    models (configuration-dependent mass; models with 3-D rotations: Rayleigh damping,
+    follower moments). Joints (all kinds) are eliminated by the null-space
     projection (docs/dynamics.md, "Joints"); their multipliers are recorded per frame in
     ``arrays["multipliers"]`` and a ``constraint_residual`` history.
     """
@@ -164,9 +167,6 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     probe_vars = _probe_vars(tab, model, probes)
     every = max(1, int(record_every if record_every is not None else settings.record_every))
 
-    if prob.oriented and not isinstance(sch, MidPoint):
-        raise InputError(f"models with 3-D rotations (oriented nodes) are integrated by the mid-point scheme only; "
-                         f"got {sch.describe().get('scheme', sch)}")
     u, v = prob.initial_state(t0, dt, u0, v0)
     if prob.joints is not None:
         u, v = _consistent_initial_state(prob, u, v, t0, project=v0 is None)

@@ -4,7 +4,7 @@ Energies (units of the model's force × length):
 
 - kinetic T = ½ vᵀ M v over all variables (2-D rotational entries: ½ I ω²; 3-D: the
   translational mass, plus ½ π·J⁻¹π of every oriented node, π = R J0 Rᵀ ω its spatial
-  angular momentum);
+  angular momentum; configuration-dependent masses: ½ vᵀ M(u) v);
 - strain V (element kernels);
 - potential of the constant loads P = −f_const·u (rotations additive);
 - external work W of the time-varying (scaled) loads, cumulative;
@@ -55,7 +55,12 @@ def momenta(problem, u, v):
     p = np.zeros(dim)
     L = np.zeros(3)
     cols = problem.__dict__.setdefault("_momentum_columns", [_columns(b, dim) for b in t.blocks])
-    for block, Me, (tcols, rcols) in zip(t.blocks, problem.element_mass, cols):
+    masses = list(problem.element_mass)
+    variable = getattr(problem, "variable_mass", None)
+    if variable:  # configuration-dependent masses at u
+        for i, Me in zip(variable.blocks, variable.element_masses(u)):
+            masses[i] = Me
+    for block, Me, (tcols, rcols) in zip(t.blocks, masses, cols):
         var = block.var
         ok = var >= 0
         ve = np.where(ok, v[np.maximum(var, 0)], 0.0)
@@ -94,6 +99,9 @@ class EnergyAccount:
         """Dict of the energy and momentum history values of state (u, v) (3-D rotations:
         the nodal rotations and spatial angular momenta from ``state.extra``)."""
         T = kinetic_energy(problem, v)
+        variable = getattr(problem, "variable_mass", None)
+        if variable:
+            T += variable.kinetic_energy(u, v)
         R = None
         if getattr(problem, "oriented", False):
             R, pi = state.extra["R"], state.extra["pi"]

@@ -61,6 +61,16 @@ def initial_rotary_state(problem, u, v):
     return R, pi
 
 
+def momentum_flux_scale(problem, v, pi, h):
+    """|momentum|/h over the free equations: the inertia residuals of a step are changes of
+    momenta per step, which vanish in free flight; their size sets the round-off level of
+    the residual (v (n_var,) velocities, π (k, 3) nodal spatial angular momenta, h step)."""
+    rot = problem.rotary
+    pm = problem.M_full @ np.where(problem.rot3d, 0.0, v)
+    pm[rot.layout.var[rot.owner]] += pi[rot.owner]
+    return float(np.linalg.norm(pm[problem.table.eq_var])) / h
+
+
 class MidPoint3DSystem(_StepSystem):
     """One step of the energy-momentum scheme for oriented models (module docstring).
 
@@ -88,23 +98,9 @@ class MidPoint3DSystem(_StepSystem):
         z = h * state.v
         z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
         # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
-        rows, Rp = lay.prescribed_at(lambda rec: p.prescribed_value(rec, self.t1))
-        z_pres = []
-        rot_vars = set(int(v) for v in lay.var[rows].ravel()) if rows.size else set()
-        for vars_, dz in self.z_prescribed:
-            keep = np.array([int(v) not in rot_vars for v in vars_], dtype=bool)
-            if keep.any():
-                z_pres.append((vars_[keep], dz[keep]))
-        if rows.size:
-            psi_p = cayley_vector_batch(Rp @ self.R0[lay.nodes[rows]].transpose(0, 2, 1))
-            z_pres.append((lay.var[rows].ravel(), psi_p.ravel()))
-        self.z_prescribed = z_pres
+        self._prescribed_rotations(lay, self.R0, cayley_vector_batch)
         self.z0 = self._impose(z)
-        # momentum flux of the step: the inertia residuals are differences of momenta / h,
-        # which vanish in free flight; their size sets the round-off level of the residual
-        pm = p.M_full @ np.where(p.rot3d, 0.0, state.v)
-        pm[lay.var[rot.owner]] += self.pi0[rot.owner]
-        self.momentum_scale = float(np.linalg.norm(pm[self.eq_var])) / h
+        self.momentum_scale = momentum_flux_scale(p, state.v, self.pi0, h)
         self.V_cache = None
         # constant over the step: the mass part of the step matrix, the velocity term of the
         # translational inertia, the CSR positions of the rotary-inertia blocks

@@ -21,6 +21,7 @@ from femb.assembly.element_loop import material_stiffness
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
+from femb.solvers.dynamics.variable_mass import VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
 
@@ -180,7 +181,9 @@ class DynamicProblem(ProblemSetup):
     table : CorrelationTable, optional (built when None)
     mass : str or int
         Mass kind ("lumped", "consistent", "invariant"); must be configuration-independent
-        for every part (``spec.constant_mass``), else ModelError naming the parts.
+        for every part (``spec.constant_mass``; oriented parts: or ``spec.rotary_kinds``),
+        else ModelError naming the parts, unless the element type has a
+        ``velocity_force`` kernel (a variable-mass block, α schemes only).
     damping : Rayleigh or None
 
     Attributes
@@ -190,7 +193,9 @@ class DynamicProblem(ProblemSetup):
     mass_kind : int
     M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents)
     M_full : CSR (n_var, n_var), constrained rows and columns included
-    element_mass : list of (n_el, n_edof, n_edof) per block (for momenta)
+    element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
+        variable-mass blocks)
+    variable_mass : VariableMass, the blocks whose mass depends on the configuration
     rotary : NodalRotaryInertia of the oriented nodes (None unless oriented)
     rot : (n_var,) bool, the 2-D rotational variables (rz)
     """
@@ -202,9 +207,16 @@ class DynamicProblem(ProblemSetup):
         bad = self.assembler.check_mass_kind(self.mass_kind)
         if self.oriented:
             bad = [name for name in bad if not (self._spec(name).oriented and self.mass_kind in self._spec(name).rotary_kinds)]
+        # configuration-dependent masses with a quadratic-velocity force: the α schemes'
+        # variable-mass blocks (femb.solvers.dynamics.variable_mass)
+        variable = [i for i, b in enumerate(t.blocks) if b.part in bad and b.spec.kernels.velocity_force is not None
+                    and not b.spec.oriented]
+        bad = [name for name in bad if name not in {t.blocks[i].part for i in variable}]
         if bad:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
-                              f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)})" for name in bad])
+                              f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)}) or, "
+                              "for the α schemes, an element type with a velocity_force kernel" for name in bad])
+        self.variable_mass = VariableMass(self, variable)
         if self.oriented:
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
@@ -229,7 +241,9 @@ class DynamicProblem(ProblemSetup):
                 self._timed.append((load.amplitude, vec))
         self.element_mass = []
         rotary = []
-        for b, Me in zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=self.rotations.identity())):
+        for i, (b, Me) in enumerate(zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=self.rotations.identity()))):
+            if i in variable:  # re-assembled at each configuration by the α step
+                Me = np.zeros_like(Me)
             if self.oriented:
                 Me, Mr = split_rotary_mass(b, Me)
                 rotary.append(Mr)
@@ -242,7 +256,10 @@ class DynamicProblem(ProblemSetup):
             self.M_eq = t.csr(data)
             self.rotary = NodalRotaryInertia(t, full_matrix(t, rotary), self.rotations)
         else:
-            self.M_eq = self.assembler.mass_matrix(self.mass_kind)
+            data = t.new_matrix_data()
+            for b, Me in zip(t.blocks, self.element_mass):
+                scatter_matrix(b.pos, Me, data)
+            self.M_eq = t.csr(data)
             self.rotary = None
         self.M_full = full_matrix(t, self.element_mass)
         self.rot = np.zeros(t.n_var, dtype=bool)
@@ -351,10 +368,11 @@ class DynamicProblem(ProblemSetup):
         ψ, D) of femb.solvers.dynamics.midpoint3d (elements.base)."""
         return self._assemble("midpoint_force", (u0, u1), oriented)
 
-    def tangent(self, u):
-        """Internal force (n_var,) and tangent at u (planar models) into the persistent
-        buffers (see ``midpoint_force``)."""
-        return self._assemble("tangent", (u,))
+    def tangent(self, u, R=None):
+        """Internal force (n_var,) and tangent at u (oriented models: nodal rotations R
+        (n_nodes, 3, 3); rotational rows and columns per unit spatial spin) into the
+        persistent buffers (see ``midpoint_force``)."""
+        return self._assemble("tangent", (u,), None if R is None else (u, R))
 
     def _spec(self, part):
         return next(b.spec for b in self.table.blocks if b.part == part)

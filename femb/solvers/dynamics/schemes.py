@@ -29,7 +29,11 @@ Simo–Wong's rule for the rotary inertia, the oriented elements' discrete-gradi
 the ordinary static internal force and tangent; ``Newmark`` (trapezoidal, β = ¼, γ = ½)
 and ``HHT`` (Hilber–Hughes–Taylor α) are special cases. They are the baselines: they do
 not conserve energy for nonlinear problems (the trapezoidal rule gains energy and locks
-with stiff rotating members, HHT and generalized-α dissipate).
+with stiff rotating members, HHT and generalized-α dissipate). Models with 3-D rotations
+take the same parameters in the Lie-group generalized-α step of
+femb.solvers.dynamics.alpha3d (Arnold & Brüls 2007, Brüls & Cardona 2010: R_{n+1} =
+exp(θ̂) R_n, spatial Euler equations of the nodal rigid bodies at t_{n+1}, α-weights on
+the accelerations).
 
 Joints: a step system's ``constraints(z)`` returns (Φ, G, Ḡ) over the free equations and
 the Newton loop eliminates the multipliers (femb.solvers.nonlinear.newton.projected_newton). The
@@ -54,6 +58,7 @@ import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
 
 from femb.core.errors import FembError, InputError, ModelError
+from femb.solvers.dynamics import alpha3d
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.factorization import Factorization
@@ -92,6 +97,11 @@ class MidPoint:
     def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
         """The state at ``t0`` (with the nodal rotations and angular momenta of oriented models).
         Raises InputError naming the parts whose element type has no mid-point force."""
+        variable = getattr(problem, "variable_mass", None)
+        if variable:
+            raise InputError("the energy-conserving mid-point scheme needs a constant mass; part(s) "
+                             + ", ".join(map(repr, variable.parts())) + " have a configuration-dependent mass "
+                             "(use Newmark, HHT or GeneralizedAlpha)")
         missing = [(b.part, b.spec.name) for b in problem.table.blocks if b.spec.kernels.midpoint_force is None]
         if missing:
             raise InputError("the energy-conserving mid-point scheme needs each element type's mid-point "
@@ -243,6 +253,14 @@ class GeneralizedAlpha:
     infinite frequency, 0..1): α_m = (2ρ−1)/(ρ+1), α_f = ρ/(ρ+1), γ = ½ − α_m + α_f,
     β = ¼(1 − α_m + α_f)². Needs the initial acceleration, solved from M a_0 = f_ext −
     f_int − C v_0 (a non-singular mass on the free DOFs).
+
+    Models with 3-D rotations (oriented nodes: beam3d, shells, rigid_body3d) use the same
+    parameters in the Lie-group form of femb.solvers.dynamics.alpha3d (Arnold & Brüls
+    2007): R_{n+1} = exp(θ̂) R_n with the spatial rotation vector θ of the increment,
+    equilibrium (spatial Euler equations for the nodal rotary inertia) at t_{n+1}, and
+    (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) v̇_{n+1} + α_f v̇_n between the
+    pseudo-acceleration a and the true one v̇; equal spectral properties on linear
+    problems, second order.
     """
 
     energy_conserving = False
@@ -268,6 +286,8 @@ class GeneralizedAlpha:
     def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
         """State at t0 with the initial acceleration of the free DOFs (prescribed DOFs:
         second difference of their functions)."""
+        if getattr(problem, "oriented", False):
+            return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table
         a = np.zeros(tab.n_var)
         h = 1e-3 * problem.dt_hint
@@ -279,40 +299,52 @@ class GeneralizedAlpha:
         if problem.damping.active:
             fd = problem.damping.evaluate(u, v)[0]
             g = g + fd
-        rhs = problem.f_const + problem.scaled_loads(t0) - g - problem.M_full @ a
+        vm = problem.variable_mass
+        M = problem.M_eq
+        inert = problem.M_full @ a
+        if vm:  # configuration-dependent masses: M(u0), h(u0, v0) join
+            Ma, h0 = vm.evaluate(u, v, a)
+            g = g + h0
+            inert = inert + Ma
+            M = tab.csr(problem.M_eq.data + vm.mass_data(u))
+        rhs = problem.f_const + problem.scaled_loads(t0) - g - inert
         lam = None
         if tab.n_eq and problem.joints is not None:
-            lam, G = self._constrained_acceleration(problem, t0, u, v, a, rhs, h)
+            lam, G = self._constrained_acceleration(problem, t0, v, a, rhs, M,
+                                                    lambda eps, t: problem.joint_state(u + eps * v, t))
             g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
         elif tab.n_eq:
             try:
-                a[tab.eq_var] = Factorization(problem.M_eq, tab, context="mass").solve(rhs[tab.eq_var])
+                a[tab.eq_var] = Factorization(M, tab, context="mass").solve(rhs[tab.eq_var])
             except FembError as exc:
                 raise ModelError(f"{self.name}: the initial acceleration needs a non-singular mass on the free DOFs "
                                  f"(rotational DOFs with zero rotary inertia?): {exc}") from None
-        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a), "fd": fd, "lam": lam})
+        Ma = vm.evaluate(u, v, a)[0] if vm else None
+        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a, Ma), "fd": fd, "lam": lam})
 
-    def _constrained_acceleration(self, problem, t0, u, v, a, rhs, h):
+    def _constrained_acceleration(self, problem, t0, v, a, rhs, M_eq, joint_at):
         """Initial acceleration of the free DOFs (set in ``a``, whose prescribed entries are
         given) and joint multipliers λ0 from [M Gᵀ; G 0] [a; λ] = [rhs; −c] over the free
-        equations, c = G_p a_p + Ġ v + Φ_tt the rest of Φ̈ (Ġ v by a central difference of
-        G along v, Φ_tt by a second difference in time at fixed u); returns
+        equations (M_eq: the mass over the equations, CSR), c = G_p a_p + Ġ v + Φ_tt the
+        rest of Φ̈ (Ġ v by a central difference of G along the motion, Φ_tt by a second
+        difference in time at fixed configuration); ``joint_at(eps, t) -> (Φ, G)`` gives
+        the joints at the initial state moved by eps (time) along its velocity; returns
         (λ0, G (CSR, rows × n_var))."""
         tab = problem.table
         ev = tab.eq_var
-        phi, G = problem.joint_state(u, t0)
+        phi, G = joint_at(0.0, t0)
         speed = float(np.linalg.norm(v))
         c = G @ a  # prescribed accelerations (free entries of a are still zero)
         if speed > 0:
             eps = 1e-5 * problem.length_scale / speed
-            Gp = problem.joint_state(u + eps * v, t0)[1]
-            Gm = problem.joint_state(u - eps * v, t0)[1]
+            Gp = joint_at(eps, t0)[1]
+            Gm = joint_at(-eps, t0)[1]
             c += (Gp - Gm) @ v / (2.0 * eps)
         dt = problem.dt_hint
-        c += (problem.joint_state(u, t0 + dt)[0] - 2.0 * phi + problem.joint_state(u, t0 - dt)[0]) / (dt * dt)
+        c += (joint_at(0.0, t0 + dt)[0] - 2.0 * phi + joint_at(0.0, t0 - dt)[0]) / (dt * dt)
         Gf = G.tocsc()[:, ev]
         m = G.shape[0]
-        A = sp.bmat([[problem.M_eq, Gf.T], [Gf, None]], format="csc")
+        A = sp.bmat([[M_eq, Gf.T], [Gf, None]], format="csc")
         with warnings.catch_warnings():
             warnings.simplefilter("error", spla.MatrixRankWarning)
             try:
@@ -325,22 +357,30 @@ class GeneralizedAlpha:
         a[ev] = x[: ev.size]
         return x[ev.size: ev.size + m], G
 
-    def _reaction(self, problem, t, g, a):
-        return g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
+    def _reaction(self, problem, t, g, a, Ma=None):
+        """Generalized reactions (n_var,) g + M a (+ M(u) a of variable masses) − f_ext."""
+        out = g + problem.M_full @ a - problem.f_const - problem.scaled_loads(t)
+        return out if Ma is None else out + Ma
 
     def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
-        """The nonlinear system of one step of size ``h`` from ``state``."""
+        """The nonlinear system of one step of size ``h`` from ``state`` (oriented models:
+        the Lie-group step of femb.solvers.dynamics.alpha3d)."""
+        if getattr(problem, "oriented", False):
+            return alpha3d.AlphaLie3DSystem(self, problem, state, h)
         return _AlphaSystem(self, problem, state, h)
 
 
 def Newmark(beta: float = 0.25, gamma: float = 0.5) -> GeneralizedAlpha:
     """Newmark's scheme (default: trapezoidal rule, average acceleration), end-point
-    equilibrium."""
+    equilibrium: ``GeneralizedAlpha`` with α_m = α_f = 0 (planar and 3-D models; β, γ
+    dimensionless)."""
     return GeneralizedAlpha(alpha_m=0.0, alpha_f=0.0, beta=beta, gamma=gamma, name="newmark")
 
 
 def HHT(alpha: float = -0.05) -> GeneralizedAlpha:
-    """Hilber–Hughes–Taylor α method, α ∈ [−1/3, 0] (α = 0: trapezoidal rule)."""
+    """Hilber–Hughes–Taylor α method, α ∈ [−1/3, 0] (α = 0: trapezoidal rule):
+    ``GeneralizedAlpha`` with α_m = 0, α_f = −α, β = ¼(1 − α)², γ = ½ − α; spectral
+    radius at infinite frequency (1 + α)/(1 − α) (planar and 3-D models)."""
     if not -1.0 / 3.0 <= alpha <= 0.0:
         raise ValueError(f"HHT alpha must lie in [-1/3, 0], got {alpha}")
     return GeneralizedAlpha(alpha_m=0.0, alpha_f=-alpha, beta=0.25 * (1.0 - alpha) ** 2, gamma=0.5 - alpha, name="hht")
@@ -353,6 +393,8 @@ class _AlphaSystem(_StepSystem):
         self.fe0 = problem.f_const + problem.scaled_loads(state.t)
         self.fe1 = problem.f_const + problem.scaled_loads(self.t1)
         self.z0 = self._impose(h * state.v + 0.5 * h * h * state.a)
+        if problem.variable_mass and scheme.alpha_f:
+            self.vm_M0 = problem.variable_mass.mass_data(state.u)  # M(u_n) of the variable-mass blocks
 
     def kinematics(self, z):
         sc, h, s = self.sc, self.h, self.s
@@ -376,6 +418,18 @@ class _AlphaSystem(_StepSystem):
             g1 += fd
             data += (1.0 - af) * sc.gamma / (sc.beta * h) * Cd
         inert = p.M_full @ ((1.0 - am) * a1 + am * s.a)
+        if p.variable_mass:
+            # configuration-dependent masses: [(1 − α_f) M(u_{n+1}) + α_f M(u_n)] ā with
+            # ā = (1 − α_m) a_{n+1} + α_m a_n ≈ ü(t_{n+1−α_f}) (the time of the weighted
+            # forces, to which h(u, v) joins through g), with the derivatives
+            vm, abar, c = p.variable_mass, (1.0 - am) * a1 + am * s.a, (1.0 - am) / (sc.beta * h * h)
+            Ma1, h1 = vm.evaluate(u1, v1, abar, c_a=((1.0 - af) * c, 1.0 - af),
+                                  c_v=(1.0 - af, (1.0 - af) * sc.gamma / (sc.beta * h)), data=data)
+            g1 += h1
+            inert += (1.0 - af) * Ma1
+            if af:
+                inert += af * vm.evaluate(s.u, s.v, abar)[0]
+                data += (af * c) * self.vm_M0
         fext = (1.0 - af) * self.fe1 + af * self.fe0
         R = inert + (1.0 - af) * g1 + af * s.g - fext
         self.last = dict(g1=g1, a1=a1, v1=v1, fd=fd)
@@ -413,7 +467,8 @@ class _AlphaSystem(_StepSystem):
                 dphi_t = p.joint_state(s.u, self.t1)[0] - p.joint_state(s.u, s.t)[0]
                 rheonomic = 0.5 * float((lam0 + self.multipliers) @ dphi_t)
         u1 = s.u + z
-        reaction = self.sc._reaction(p, self.t1, g1, a1)
+        Ma1 = p.variable_mass.evaluate(u1, v1, a1)[0] if p.variable_mass else None
+        reaction = self.sc._reaction(p, self.t1, g1, a1, Ma1)
         fs0, fs1 = self.fe0 - p.f_const, self.fe1 - p.f_const
         fd0 = s.extra.get("fd")
         terms = dict(work=0.5 * float((fs0 + fs1) @ z),

@@ -51,6 +51,24 @@ class _StepSystem:
         z[self.p.table.fixed_vars] = 0.0
         return z
 
+    def _prescribed_rotations(self, layout, R0, vector_of):
+        """Replace the prescribed increments of 3-D rotational variables by the rotation
+        increment of each node with a prescribed rotation: ``vector_of(R_p(t_{n+1}) R_nᵀ)``
+        (m, 3) (the Cayley or rotation vector the scheme takes as unknown), R0 (n_nodes, 3,
+        3) the rotations at the start of the step (RotationLayout ``layout``)."""
+        p = self.p
+        rows, Rp = layout.prescribed_at(lambda rec: p.prescribed_value(rec, self.t1))
+        z_pres = []
+        rot_vars = set(int(v) for v in layout.var[rows].ravel()) if rows.size else set()
+        for vars_, dz in self.z_prescribed:
+            keep = np.array([int(v) not in rot_vars for v in vars_], dtype=bool)
+            if keep.any():
+                z_pres.append((vars_[keep], dz[keep]))
+        if rows.size:
+            inc = vector_of(Rp @ R0[layout.nodes[rows]].transpose(0, 2, 1))
+            z_pres.append((layout.var[rows].ravel(), np.asarray(inc).ravel()))
+        self.z_prescribed = z_pres
+
     def apply(self, z, dz):
         out = z.copy()
         out[self.eq_var] += dz
