@@ -341,7 +341,10 @@ class DynamicProblem(ProblemSetup):
         f, K = self.force, self.K
         f[:] = 0.0
         K.data[:] = 0.0
-        self.assembler.loop.run(kernel, planar, oriented, force=f, matrix=K.data)
+        only = self.__dict__.get("_force_blocks")
+        if only is None:  # blocks with internal forces (inertia elements have none)
+            only = self._force_blocks = [i for i, b in enumerate(self.table.blocks) if getattr(b.spec, "internal_forces", True)]
+        self.assembler.loop.run(kernel, planar, oriented, force=f, matrix=K.data, only=only)
         return f, K
 
     def midpoint_force(self, u0, u1, oriented=None):
