@@ -57,7 +57,7 @@ from femb.assembly.joints.protocol import JointEvaluator
 from femb.core.errors import ModelError
 from femb.assembly.joints import spatial_kernels as kern
 from femb.assembly.joints.protocol import gather
-from femb.core.rotations import cayley_spin_jacobian_batch, cayley_vector_batch, exp_batch
+from femb.core.rotations import exp_batch
 
 ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
 
@@ -248,15 +248,15 @@ class Joints3D(JointEvaluator):
         """(R_a, R_b) (nj, 3, 3) of the joints from the nodal rotations (n_nodes, 3, 3) or,
         when None, from the rotation vectors in u (identity for ground and nodes without
         rotations)."""
+        nj = self.kind.size
+        Ra, Rb = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
         if rotations is None:
-            Ra = np.empty((self.kind.size, 3, 3))
-            Rb = np.empty((self.kind.size, 3, 3))
             exp_batch(gather(u, self.ra), Ra)
             exp_batch(gather(u, self.rb), Rb)
+            Ra[~self.rot_a] = np.eye(3)
+            Rb[~self.rot_b] = np.eye(3)
         else:
-            Ra, Rb = rotations[self.node_a], rotations[self.node_b]
-        Ra[~self.rot_a] = np.eye(3)
-        Rb[~self.rot_b] = np.eye(3)
+            kern.frames(self.node_a, self.node_b, self.rot_a, self.rot_b, np.ascontiguousarray(rotations, dtype=np.float64), Ra, Rb)
         return Ra, Rb
 
     # ------------------------------------------------------------------ evaluation
@@ -287,10 +287,9 @@ class Joints3D(JointEvaluator):
         R0, R1 = (None, None) if rotations is None else rotations
         Ra0, Rb0 = self._frames(u0, R0)
         Ra1, Rb1 = self._frames(u1, R1)
-        Ra, Rb = 0.5 * (Ra0 + Ra1), 0.5 * (Rb0 + Rb1)
+        Ra, Rb, Ta, Tb = (np.empty_like(Ra0) for _ in range(4))
+        kern.midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ra, Rb, Ta, Tb)
         _, vals = self._evaluate(0.5 * (u0 + u1), Ra, Rb)
-        Ta = cayley_spin_jacobian_batch(cayley_vector_batch(Ra1 @ Ra0.transpose(0, 2, 1)))
-        Tb = cayley_spin_jacobian_batch(cayley_vector_batch(Rb1 @ Rb0.transpose(0, 2, 1)))
         self._mid = self._last + (Ra1, Rb1, Ta, Tb)
         return self.jac_rows, self.jac_cols, vals
 

@@ -34,6 +34,7 @@ scratch arrays per call.
 import numpy as np
 
 from femb.core.jit import jit
+from femb.core.rotations import cayley_spin_jacobian, cayley_vector, hat, mat3
 
 KIND_CODES = {"spherical": 0, "revolute": 1, "universal": 2, "cylindrical": 3, "prismatic": 4}
 """Integer code of each 3-D joint kind in the kernels."""
@@ -83,26 +84,6 @@ def _dot(a, b):
 
 
 @jit
-def _hat(v, out):
-    out[0, 0] = 0.0
-    out[0, 1] = -v[2]
-    out[0, 2] = v[1]
-    out[1, 0] = v[2]
-    out[1, 1] = 0.0
-    out[1, 2] = -v[0]
-    out[2, 0] = -v[1]
-    out[2, 1] = v[0]
-    out[2, 2] = 0.0
-
-
-@jit
-def _mm(A, B, out):
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-
-
-@jit
 def _put(vals, block, H, s):
     """vals[9 block : 9 block + 9] = s H (row-major)."""
     o = 9 * block
@@ -118,6 +99,36 @@ def _put_t(vals, block, H, s):
     for i in range(3):
         for j in range(3):
             vals[o + 3 * i + j] = s * H[j, i]
+
+
+@jit
+def frames(node_a, node_b, rot_a, rot_b, R, Ra, Rb):
+    """Ra, Rb (nj, 3, 3) = the rotations R (n_nodes, 3, 3) of the joints' nodes a and b
+    (``node_a``, ``node_b`` (nj,)), the identity where ``rot_a``/``rot_b`` (nj,) is False
+    (ground, nodes without rotations)."""
+    for j in range(node_a.shape[0]):
+        for i in range(3):
+            for k in range(3):
+                one = 1.0 if i == k else 0.0
+                Ra[j, i, k] = R[node_a[j], i, k] if rot_a[j] else one
+                Rb[j, i, k] = R[node_b[j], i, k] if rot_b[j] else one
+
+
+@jit
+def midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ra, Rb, Ta, Tb):
+    """The frames of the discrete Jacobian from those of the step ends Ra0, Rb0, Ra1, Rb1
+    (nj, 3, 3): the averages Ra, Rb = (R_0 + R_1)/2 and the Cayley spin maps Ta, Tb =
+    T(ψ) of the increments cay(ψ) = R_1 R_0ᵀ (written into the outputs)."""
+    C = np.empty((3, 3))
+    psi = np.empty(3)
+    for j in range(Ra0.shape[0]):
+        for R0, R1, Rbar, T in ((Ra0[j], Ra1[j], Ra[j], Ta[j]), (Rb0[j], Rb1[j], Rb[j], Tb[j])):
+            for i in range(3):
+                for k in range(3):
+                    Rbar[i, k] = 0.5 * (R0[i, k] + R1[i, k])
+                    C[i, k] = R1[i, 0] * R0[k, 0] + R1[i, 1] * R0[k, 1] + R1[i, 2] * R0[k, 2]
+            cayley_vector(C, psi)
+            cayley_spin_jacobian(psi, T)
 
 
 @jit
@@ -237,7 +248,7 @@ def hessian(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, lam, vals):
             for a in (1, 2):
                 w = lam[r_]
                 _mv(Ra[j], frame[j, a], p)
-                _hat(p, S)
+                hat(p, S)
                 _put(vals, b, S, w)  # (w_a, u_b)
                 _put_t(vals, b + 1, S, w)  # (u_b, w_a)
                 _put(vals, b + 2, S, -w)  # (w_a, u_a)
@@ -305,18 +316,18 @@ def midpoint_stiffness(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra
         if code <= 2:
             for i in range(3):
                 lv[i] = lam[r_ + i]
-            _hat(lv, A)
+            hat(lv, A)
             _mv(Ra1[j], c[j], x)
-            _hat(x, B)
-            _mm(A, B, S1)
-            _mm(S1, Ta[j], H)
+            hat(x, B)
+            mat3(A, B, S1)
+            mat3(S1, Ta[j], H)
             _put(vals, b, H, -0.5)
             b += 1
             if cbj:
                 _mv(Rb1[j], cb[j], x)
-                _hat(x, B)
-                _mm(A, B, S1)
-                _mm(S1, Tb[j], H)
+                hat(x, B)
+                mat3(A, B, S1)
+                mat3(S1, Tb[j], H)
                 _put(vals, b, H, 0.5)
                 b += 1
             r_ += 3
@@ -324,15 +335,15 @@ def midpoint_stiffness(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra
             for a in (1, 2):
                 w = lam[r_]
                 _mv(Ra1[j], frame[j, a], x)
-                _hat(x, B)
-                _mm(B, Ta[j], S1)  # St1 = [R_a1 t]× T_a
+                hat(x, B)
+                mat3(B, Ta[j], S1)  # St1 = [R_a1 t]× T_a
                 _put(vals, b, S1, -0.5 * w)  # (u_b, ψ_a)
                 _put(vals, b + 1, S1, 0.5 * w)  # (u_a, ψ_a)
-                _hat(d_all[j], A)
-                _mm(A, S1, H)
+                hat(d_all[j], A)
+                mat3(A, S1, H)
                 _put(vals, b + 2, H, 0.5 * w)  # (ψ_a, ψ_a)
                 _mv(Ra[j], frame[j, a], p)
-                _hat(p, A)
+                hat(p, A)
                 _put(vals, b + 3, A, 0.5 * w)  # (ψ_a, u_b)
                 _put(vals, b + 4, A, -0.5 * w)  # (ψ_a, u_a)
                 b += 5
@@ -342,22 +353,22 @@ def midpoint_stiffness(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra
                 for a in (1, 2):
                     _mv(Ra[j], frame[j, a], p)
                     _mv(Ra1[j], frame[j, a], x)
-                    _hat(x, B)
-                    _mm(B, Ta[j], S1)
+                    hat(x, B)
+                    mat3(B, Ta[j], S1)
                     _mv(Rb1[j], cb[j], x)
-                    _hat(x, B)
-                    _mm(B, Tb[j], S2)
+                    hat(x, B)
+                    mat3(B, Tb[j], S2)
                     b = _dot_stiffness(vals, b, p, q, S1, S2, lam[row0[j] + a - 1], A, H)
         for k in range(n_pairs(code)):
             ia, ib = _pair(code, k)
             _mv(Ra[j], frame[j, ia], p)
             _mv(Rb[j], frame[j, ib], q)
             _mv(Ra1[j], frame[j, ia], x)
-            _hat(x, B)
-            _mm(B, Ta[j], S1)
+            hat(x, B)
+            mat3(B, Ta[j], S1)
             _mv(Rb1[j], frame[j, ib], x)
-            _hat(x, B)
-            _mm(B, Tb[j], S2)
+            hat(x, B)
+            mat3(B, Tb[j], S2)
             b = _dot_stiffness(vals, b, p, q, S1, S2, lam[r_], A, H)
             r_ += 1
 
@@ -367,12 +378,12 @@ def _dot_stiffness(vals, b, pbar, qbar, Sp1, Sq1, w, A, H):
     """The four blocks (ψ_a ψ_a, ψ_a ψ_b, ψ_b ψ_b, ψ_b ψ_a) of the discrete stiffness of a
     product p·q (averaged directors p̄, q̄; Sp1 = [p_1]× T_a, Sq1 = [q_1]× T_b); returns the
     next block."""
-    _hat(qbar, A)
-    _mm(A, Sp1, H)
+    hat(qbar, A)
+    mat3(A, Sp1, H)
     _put(vals, b, H, 0.5 * w)
     _put(vals, b + 3, H, -0.5 * w)
-    _hat(pbar, A)
-    _mm(A, Sq1, H)
+    hat(pbar, A)
+    mat3(A, Sq1, H)
     _put(vals, b + 1, H, -0.5 * w)
     _put(vals, b + 2, H, 0.5 * w)
     return b + 4

@@ -43,6 +43,7 @@ from femb.core.rotations import (
     cayley_batch,
     cayley_spin_jacobian_batch,
     cayley_step_batch,
+    cayley_turn,
     cayley_vector_batch,
 )
 from femb.solvers.dynamics.step_system import State, _StepSystem
@@ -128,9 +129,7 @@ class MidPoint3DSystem(_StepSystem):
         lay = self.lay
         if not lay.n:
             return 0.0
-        C = cayley_batch(z_new[lay.var]) @ cayley_batch(z[lay.var]).transpose(0, 2, 1)
-        d = np.linalg.norm(cayley_vector_batch(C), axis=1)
-        return float((2.0 * np.arctan(0.5 * d)).max(initial=0.0))
+        return cayley_turn(np.ascontiguousarray(z[lay.var]), np.ascontiguousarray(z_new[lay.var]))
 
     # ---------------------------------------------------------------- residual
     def evaluate(self, z):
