@@ -198,6 +198,9 @@ class MidPoint3DSystem(_StepSystem):
         rotational triples, place the positions of cols in ext, loc (q, 3) the positions of
         the triples of the oriented nodes ``first`` (q,) (their rotary owners)."""
         cache = self.p.__dict__.setdefault("_mid3d_joint_cols", {})
+        hit = cache.get("last")
+        if hit is not None and hit[0] is cols:  # the joints' variables array of the previous call
+            return hit[1]
         key = cols.tobytes()
         if key not in cache:
             lay = self.lay
@@ -207,6 +210,7 @@ class MidPoint3DSystem(_StepSystem):
             first, triples = first[hit], triples[hit]
             ext = np.union1d(cols, triples.ravel())
             cache[key] = (ext, np.searchsorted(ext, cols), np.searchsorted(ext, triples), first)
+        cache["last"] = (cols, cache[key])
         return cache[key]
 
     def _joint_equations(self, z):

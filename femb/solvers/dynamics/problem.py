@@ -318,12 +318,16 @@ class DynamicProblem(ProblemSetup):
         """(pick, eqs): the positions in ``cols`` (jointed variables) of the free ones and
         their equations, in equation order."""
         cache = self.__dict__.setdefault("_joint_eq_cache", {})
+        for c, hit in cache.get("recent", ()):  # the same arrays as in the last calls
+            if c is cols:
+                return hit
         key = cols.tobytes()
         if key not in cache:
             eq = self.table.var_eq[cols]
             sel = np.flatnonzero(eq >= 0)
             order = np.argsort(eq[sel], kind="stable")
             cache[key] = (sel[order], eq[sel][order])
+        cache["recent"] = ((cols, cache[key]),) + tuple(cache.get("recent", ()))[:3]
         return cache[key]
 
     def joint_stiffness(self, multipliers):
