@@ -55,7 +55,10 @@ import numpy as np
 
 from femb.assembly.joints.protocol import JointEvaluator
 from femb.core.errors import ModelError
-from femb.assembly.joints import spatial_kernels as kern
+from femb.assembly.joints.spatial_kernels import KIND_CODES, frames, midpoint_frames, n_pairs
+from femb.assembly.joints.spatial_kernels import evaluate as evaluate_kernel
+from femb.assembly.joints.spatial_kernels import hessian as hessian_kernel
+from femb.assembly.joints.spatial_kernels import midpoint_stiffness as midpoint_stiffness_kernel
 from femb.assembly.joints.protocol import gather
 from femb.core.rotations import exp_batch
 
@@ -178,7 +181,7 @@ class Joints3D(JointEvaluator):
         """Joint arrays of the kernels (femb.assembly.joints.spatial_kernels) and the
         triplet patterns of the Jacobian, the curvature and the discrete stiffness."""
         nj = len(specs)
-        self.kind = np.array([kern.KIND_CODES[s.kind] for s in specs], dtype=np.int64)
+        self.kind = np.array([KIND_CODES[s.kind] for s in specs], dtype=np.int64)
         self.ta = np.array([s.ta for s in specs], dtype=np.int64).reshape(nj, 3)
         self.tb = np.array([s.tb for s in specs], dtype=np.int64).reshape(nj, 3)
         self.ra = np.array([s.ra for s in specs], dtype=np.int64).reshape(nj, 3)
@@ -228,7 +231,7 @@ class Joints3D(JointEvaluator):
                 if cbj:  # their director products (R_a t)·(R_b c_b)
                     hess += 2 * [(ra, ra), (rb, rb), (ra, rb), (rb, ra)]
                     stiff += 2 * [(ra, ra), (ra, rb), (rb, rb), (rb, ra)]
-            for _ in range(kern.n_pairs(code)):
+            for _ in range(n_pairs(code)):
                 jac_r.append(np.full(6, r0))
                 jac_c.append(np.concatenate([ra, rb]))
                 hess += [(ra, ra), (rb, rb), (ra, rb), (rb, ra)]
@@ -256,7 +259,7 @@ class Joints3D(JointEvaluator):
             Ra[~self.rot_a] = np.eye(3)
             Rb[~self.rot_b] = np.eye(3)
         else:
-            kern.frames(self.node_a, self.node_b, self.rot_a, self.rot_b, np.ascontiguousarray(rotations, dtype=np.float64), Ra, Rb)
+            frames(self.node_a, self.node_b, self.rot_a, self.rot_b, np.ascontiguousarray(rotations, dtype=np.float64), Ra, Rb)
         return Ra, Rb
 
     # ------------------------------------------------------------------ evaluation
@@ -273,7 +276,7 @@ class Joints3D(JointEvaluator):
         phi = np.zeros(self.m)
         vals = np.empty(self.jac_rows.size)
         d = np.empty((self.kind.size, 3))
-        kern.evaluate(self.kind, self.row0, self.jac0, self.Xa, self.Xb, self.ta, self.tb, self.c, self.cb, self.has_cb,
+        evaluate_kernel(self.kind, self.row0, self.jac0, self.Xa, self.Xb, self.ta, self.tb, self.c, self.cb, self.has_cb,
                       self.frame, np.ascontiguousarray(u, dtype=np.float64), Ra, Rb, phi, vals, d)
         self._last = (Ra, Rb, d)
         return phi, vals
@@ -288,7 +291,7 @@ class Joints3D(JointEvaluator):
         Ra0, Rb0 = self._frames(u0, R0)
         Ra1, Rb1 = self._frames(u1, R1)
         Ra, Rb, Ta, Tb = (np.empty_like(Ra0) for _ in range(4))
-        kern.midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ra, Rb, Ta, Tb)
+        midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ra, Rb, Ta, Tb)
         _, vals = self._evaluate(0.5 * (u0 + u1), Ra, Rb)
         self._mid = self._last + (Ra1, Rb1, Ta, Tb)
         return self.jac_rows, self.jac_cols, vals
@@ -305,7 +308,7 @@ class Joints3D(JointEvaluator):
         if self._mid is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         vals = np.empty(self._square["midpoint_stiffness"][3])
-        kern.midpoint_stiffness(self.kind, self.row0, self.blk0, self.c, self.cb, self.has_cb, self.frame, *self._mid,
+        midpoint_stiffness_kernel(self.kind, self.row0, self.blk0, self.c, self.cb, self.has_cb, self.frame, *self._mid,
                                 np.ascontiguousarray(lam, dtype=np.float64), vals)
         return self._square_result("midpoint_stiffness", vals)
 
@@ -315,6 +318,6 @@ class Joints3D(JointEvaluator):
         if self._last is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         vals = np.empty(self._square["hessian"][3])
-        kern.hessian(self.kind, self.row0, self.blk0, self.c, self.cb, self.has_cb, self.frame, *self._last,
+        hessian_kernel(self.kind, self.row0, self.blk0, self.c, self.cb, self.has_cb, self.frame, *self._last,
                      np.ascontiguousarray(lam, dtype=np.float64), vals)
         return self._square_result("hessian", vals)
