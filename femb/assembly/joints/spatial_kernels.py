@@ -34,7 +34,7 @@ scratch arrays per call.
 import numpy as np
 
 from femb.core.jit import jit
-from femb.core.rotations import cayley_spin_jacobian, cayley_vector, hat, mat3
+from femb.core.rotations import add_cross, cayley_spin_jacobian, cayley_vector, hat, mat3
 
 KIND_CODES = {"spherical": 0, "revolute": 1, "universal": 2, "cylindrical": 3, "prismatic": 4}
 """Integer code of each 3-D joint kind in the kernels."""
@@ -73,9 +73,9 @@ def _mv(R, x, out):
 
 @jit
 def _cross(a, b, out):
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
+    """out (3,) = a × b."""
+    out[:] = 0.0
+    add_cross(a, b, 1.0, out)
 
 
 @jit
