@@ -53,13 +53,12 @@ through log R, which is ill-conditioned near a half turn).
 """
 import numpy as np
 
-from femb.assembly.joints.protocol import JointEvaluator
-from femb.core.errors import ModelError
+from femb.assembly.joints.protocol import JointEvaluator, gather
 from femb.assembly.joints.spatial_kernels import KIND_CODES, frames, midpoint_frames, n_pairs
 from femb.assembly.joints.spatial_kernels import evaluate as evaluate_kernel
 from femb.assembly.joints.spatial_kernels import hessian as hessian_kernel
 from femb.assembly.joints.spatial_kernels import midpoint_stiffness as midpoint_stiffness_kernel
-from femb.assembly.joints.protocol import gather
+from femb.core.errors import ModelError
 from femb.core.rotations import exp_batch
 
 ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
