@@ -285,6 +285,7 @@ def _spec(name, dim, node_dofs, params, kernels, constant_mass, description, rot
         defaults=defaults or {},
         description=description,
         rotary_kinds=rotary_kinds,
+        internal_forces=False,
     )
 
 

@@ -29,7 +29,7 @@ _ELEMENTS = _FEMB.parent / "elements"  # femb.elements lives in elements/ of the
 
 def kernel_sources():
     """The source files whose functions femb compiles (every module that uses ``jit``)."""
-    roots = [_FEMB / "core", _FEMB / "correlation", _FEMB / "solvers" / "linalg", _ELEMENTS]
+    roots = [_FEMB / "core", _FEMB / "correlation", _FEMB / "assembly" / "joints", _FEMB / "solvers" / "linalg", _ELEMENTS]
     try:  # an installed (non-editable) femb keeps femb.elements beside the other packages
         import importlib.util
 

@@ -320,6 +320,105 @@ def cayley_spin_jacobian(ps, Tp):
     Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
 
 
+@jit
+def cayley_vector(C, out):
+    """out (3,) = ψ = 2 vee(C − Cᵀ)/(1 + tr C), the Cayley vector of a rotation C (3, 3)
+    (rotation angle < π; inverse of ``cayley``)."""
+    f = 2.0 / (1.0 + C[0, 0] + C[1, 1] + C[2, 2])
+    out[0] = f * (C[2, 1] - C[1, 2])
+    out[1] = f * (C[0, 2] - C[2, 0])
+    out[2] = f * (C[1, 0] - C[0, 1])
+
+
+@jit
+def cayley_turn(psi0, psi1):
+    """Largest rotation angle (rad) of cay(ψ1_i) cay(ψ0_i)ᵀ over the rows of ψ0, ψ1 (n, 3):
+    how far the rotations of two Cayley increments of the same nodes lie apart."""
+    A = np.empty((3, 3))
+    B = np.empty((3, 3))
+    C = np.empty((3, 3))
+    v = np.empty(3)
+    worst = 0.0
+    for i in range(psi0.shape[0]):
+        cayley(psi1[i], A)
+        cayley(psi0[i], B)
+        for a in range(3):
+            for b in range(3):
+                C[a, b] = A[a, 0] * B[b, 0] + A[a, 1] * B[b, 1] + A[a, 2] * B[b, 2]
+        cayley_vector(C, v)
+        angle = 2.0 * math.atan(0.5 * math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
+        if angle > worst:
+            worst = angle
+    return worst
+
+
+@jit
+def mat3(A, B, out):
+    """out (3, 3) = A B for A, B (3, 3)."""
+    for a in range(3):
+        for b in range(3):
+            out[a, b] = A[a, 0] * B[0, b] + A[a, 1] * B[1, b] + A[a, 2] * B[2, b]
+
+
+@jit
+def cayley_step_batch(psi, R0, J, pi0, h, C, R1, Rm, D, pi1, dr):
+    """Rotation kinematics and rotary inertia of a Cayley step, per node i (k nodes):
+
+    - C = cay(ψ), R1 = C R0, Rm = cay(ψ_m) R0 (the half rotation, cay(ψ_m)² = C), and
+      D = T(ψ_m) dψ_m/dψ (the spatial spin of Rm per δψ);
+    - the Simo–Wong momentum update π1 = C a, a = (2/h) J ψ − π0, with J = R0 J0 R0ᵀ the
+      spatial inertia, and the derivative of the inertia residual (π1 − π0)/h:
+      dr = ((2/h) C J − ½ (I − ψ̂/2)⁻¹ (a + π1)^)/h, (I − ψ̂/2)⁻¹ = (I + ψ̂/2 + ψψᵀ/4)/(1 + |ψ|²/4).
+
+    Inputs ψ (k, 3), R0 (k, 3, 3), J (k, 3, 3), π0 (k, 3), step h; outputs (written) C,
+    R1, Rm, D, dr (k, 3, 3) and π1 (k, 3)."""
+    H = np.empty((3, 3))
+    Ch = np.empty((3, 3))
+    T = np.empty((3, 3))
+    dh = np.empty((3, 3))
+    Ai = np.empty((3, 3))
+    half = np.empty(3)
+    a = np.empty(3)
+    w = np.empty(3)
+    for i in range(psi.shape[0]):
+        p = psi[i]
+        s2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2]
+        cayley(p, C[i])
+        mat3(C[i], R0[i], R1[i])
+        sq = math.sqrt(1.0 + 0.25 * s2)
+        for b in range(3):
+            half[b] = p[b] / (1.0 + sq)
+        cayley(half, Ch)
+        mat3(Ch, R0[i], Rm[i])
+        q = 4.0 * sq * (1.0 + sq) ** 2
+        for b in range(3):
+            for c in range(3):
+                dh[b, c] = (1.0 / (1.0 + sq) if b == c else 0.0) - p[b] * p[c] / q
+        cayley_spin_jacobian(half, T)
+        mat3(T, dh, D[i])
+        for b in range(3):
+            a[b] = (2.0 / h) * (J[i, b, 0] * p[0] + J[i, b, 1] * p[1] + J[i, b, 2] * p[2]) - pi0[i, b]
+        for b in range(3):
+            pi1[i, b] = C[i, b, 0] * a[0] + C[i, b, 1] * a[1] + C[i, b, 2] * a[2]
+            w[b] = a[b] + pi1[i, b]
+        den = 1.0 + 0.25 * s2
+        for b in range(3):
+            for c in range(3):
+                Ai[b, c] = ((1.0 if b == c else 0.0) + 0.25 * p[b] * p[c]) / den
+        Ai[0, 1] -= 0.5 * p[2] / den
+        Ai[0, 2] += 0.5 * p[1] / den
+        Ai[1, 0] += 0.5 * p[2] / den
+        Ai[1, 2] -= 0.5 * p[0] / den
+        Ai[2, 0] -= 0.5 * p[1] / den
+        Ai[2, 1] += 0.5 * p[0] / den
+        hat(w, H)
+        mat3(Ai, H, T)
+        mat3(C[i], J[i], Ch)
+        for b in range(3):
+            for c in range(3):
+                dr[i, b, c] = ((2.0 / h) * Ch[b, c] - 0.5 * T[b, c]) / h
+
+
 # --------------------------------------------------------------------------- numpy batches
 def _square_norm(v):
     """|v|² (...) of vectors v (..., 3)."""

@@ -11,7 +11,7 @@ J = importlib.import_module("femb.core.jit")  # the module (femb.core.jit is als
 def test_every_module_with_kernels_is_covered():
     names = {p.name for p in J.kernel_sources()}
     assert {"rotations.py", "scatter.py", "beam3d.py", "shell_eicr.py", "shell_local.py", "pattern.py",
-            "factorization.py"} <= names
+            "factorization.py", "spatial_kernels.py"} <= names
 
 
 def test_digest_changes_with_any_kernel_source(tmp_path, monkeypatch):

@@ -74,3 +74,34 @@ def test_element_types_with_internal_variables_or_stress_points_are_refused(monk
     model.fix("bar_start")
     with pytest.raises(ModelError, match="part 'bar'.*'future2d'.*does not support yet"):
         build_table(model)
+
+
+@pytest.mark.parametrize("name", [n for n in elements.available() if not get_spec(n).internal_forces])
+def test_elements_without_internal_forces_have_zero_force_kernels(name):
+    """``internal_forces`` False lets the dynamic assembly skip an element's blocks: its
+    internal force, tangent and mid-point force must vanish at any state."""
+    spec = get_spec(name)
+    rng = np.random.default_rng(5)
+    n_el, n = 2, spec.n_edof
+    X = rng.normal(size=(n_el, spec.n_nodes, spec.dim))
+    p = rng.uniform(0.5, 2.0, size=(n_el, len(spec.params)))
+    u0, u1 = rng.normal(size=(n_el, n)), rng.normal(size=(n_el, n))
+    f, K = np.full((n_el, n), np.nan), np.full((n_el, n, n), np.nan)
+    k = spec.kernels
+    if spec.oriented:
+        R = np.tile(np.eye(3), (n_el, spec.n_nodes, 1, 1))
+        k.internal_force(X, u0, R, p, f)
+        assert not f.any()
+        k.tangent(X, u0, R, p, f, K)
+        assert not f.any() and not K.any()
+        psi, D = np.zeros((n_el, spec.n_nodes, 3)), np.zeros((n_el, spec.n_nodes, 3, 3))
+        f[:], K[:] = np.nan, np.nan
+        k.midpoint_force(X, u0, R, u1, R, 0.5 * (u0 + u1), R, psi, D, p, f, K)
+    else:
+        k.internal_force(X, u0, p, f)
+        assert not f.any()
+        k.tangent(X, u0, p, f, K)
+        assert not f.any() and not K.any()
+        f[:], K[:] = np.nan, np.nan
+        k.midpoint_force(X, u0, u1, p, f, K)
+    assert not f.any() and not K.any()

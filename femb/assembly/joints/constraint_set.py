@@ -260,11 +260,34 @@ class ConstraintSet:
 
     def hessian_block(self, lam):
         """Σ λ_i ∇²Φ_i (k, k) of ``hessian_term`` dense over ``variables``."""
-        return self._block(0, *self._hessian_triplets(lam), square=True)
+        return self._square_block("hessian", lam)
 
     def midpoint_stiffness_block(self, lam):
         """∂(Ḡᵀλ)/∂Δu (k, k) of ``midpoint_stiffness`` dense over ``variables``."""
-        return self._block(0, *self._midpoint_stiffness_triplets(lam), square=True)
+        return self._square_block("midpoint_stiffness", lam)
+
+    def _square_block(self, method, lam):
+        """Dense (k, k) block of the square triplets of the evaluators' ``method``
+        (``hessian`` or ``midpoint_stiffness``). When every evaluator returns the same
+        (rows, cols) arrays as on the previous call (a pattern fixed by the joints), the
+        entries kept and their flat positions in the block are reused: only the values
+        are summed."""
+        parts = [getattr(ev, method)(part) for ev, part in self._per_evaluator(lam)]
+        cache = self.__dict__.setdefault("_square_flat", {})
+        entry = cache.get(method)
+        k = self.variables.size
+        if (entry is None or entry[3] != k or len(entry[0]) != len(parts)
+                or any(a is not r or b is not c for (a, b), (r, c, _) in zip(entry[0], parts))):
+            rows, cols, vals = self._square_triplets(parts)
+            A = self._block(0, rows, cols, vals, square=True)
+            k = self._vars.size
+            keeps = [(np.asarray(r) >= 0) & (np.asarray(c) >= 0) for r, c, _ in parts]
+            flat = self._vpos[rows] * k + self._vpos[cols]
+            cache[method] = ([(r, c) for r, c, _ in parts], keeps, flat, k)
+            return A
+        _, keeps, flat, k = entry
+        vals = np.concatenate([np.asarray(v, dtype=np.float64)[keep] for (_, _, v), keep in zip(parts, keeps)])
+        return np.bincount(flat, weights=vals, minlength=k * k).reshape(k, k)
 
     def describe(self, rows):
         """Joint names of constraint rows (unique, in order)."""

@@ -53,18 +53,15 @@ through log R, which is ill-conditioned near a half turn).
 """
 import numpy as np
 
-from femb.assembly.joints.protocol import JointEvaluator
+from femb.assembly.joints.protocol import JointEvaluator, gather
+from femb.assembly.joints.spatial_kernels import KIND_CODES, frames, midpoint_frames, n_pairs
+from femb.assembly.joints.spatial_kernels import evaluate as evaluate_kernel
+from femb.assembly.joints.spatial_kernels import hessian as hessian_kernel
+from femb.assembly.joints.spatial_kernels import midpoint_stiffness as midpoint_stiffness_kernel
 from femb.core.errors import ModelError
-from femb.core.rotations import cayley_spin_jacobian_batch, cayley_vector_batch, exp_batch
-from femb.core.rotations import cross_batch as _cross
-from femb.core.rotations import hat_batch as _skew
+from femb.core.rotations import exp_batch
 
 ROWS = {"spherical": 3, "revolute": 5, "universal": 4, "cylindrical": 4, "prismatic": 5}
-
-
-def _cayley_spin_of(C):
-    """T(ψ) (3, 3) of the Cayley vector ψ of rotation C (3, 3), so that δC Cᵀ = (T δψ)^."""
-    return cayley_spin_jacobian_batch(cayley_vector_batch(C))
 
 
 def joint_frame(axis, second=None, name="joint"):
@@ -107,44 +104,24 @@ def attachment_point(joint, Xa, Xb):
                      f"(frames: 'reference', 'a'{', ' + repr('b') if Xb is not None else ' (a joint to ground has no node b)'})")
 
 
-
-class _Collector:
-    """Triplets (rows, cols, vals) of 3×3 blocks: ``block(a, b, H)`` appends H at the
-    variables a (3,) × b (3,), skipping fixed variables (index < 0). The sequence of blocks
-    of an evaluation depends only on the joints, so the rows and columns are built on the
-    first call and kept in ``cache`` (a dict); later calls only collect the values."""
-
-    __slots__ = ("cache", "rows", "cols", "vals")
-
-    def __init__(self, cache):
-        self.cache = cache
-        self.rows, self.cols, self.vals = [], [], []
-
-    def block(self, a, b, H):
-        if a[0] < 0 or b[0] < 0:
-            return
-        self.vals.append(H.ravel())
-        if "rows" not in self.cache:
-            self.rows.append(np.repeat(a, 3))
-            self.cols.append(np.tile(b, 3))
-
-    def result(self):
-        if not self.vals:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        if "rows" not in self.cache:
-            self.cache["rows"], self.cache["cols"] = np.concatenate(self.rows), np.concatenate(self.cols)
-        return self.cache["rows"], self.cache["cols"], np.concatenate(self.vals)
-
-
-_EYE = np.eye(3)
-_EYE_NEG = np.hstack([_EYE, -_EYE])
-
 class _Spec:
+    """One joint's data as read from the model (``Joints3D`` stacks them into arrays)."""
+
     __slots__ = ("name", "kind", "na", "nb", "ta", "ra", "tb", "rb", "Xa", "Xb", "c", "cb", "n0", "t1", "t2")
 
 
+def _block_pattern(blocks):
+    """(rows, cols) of 3×3 blocks [(a (3,), b (3,)), ...] (row-major values per block)."""
+    if not blocks:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (np.concatenate([np.repeat(a, 3) for a, _ in blocks]).astype(np.int64),
+            np.concatenate([np.tile(b, 3) for _, b in blocks]).astype(np.int64))
+
+
 class Joints3D(JointEvaluator):
-    """All 3-D joints of a model (evaluator of ``ConstraintSet``)."""
+    """All 3-D joints of a model (evaluator of ``ConstraintSet``), evaluated by the compiled
+    kernels of femb.assembly.joints.spatial_kernels over arrays of joints. The triplet
+    patterns are built once from the joints; each call fills only the values."""
 
     kinds = frozenset(ROWS)
     takes_rotations = True  # evaluate/midpoint accept the solver's nodal rotations
@@ -155,7 +132,7 @@ class Joints3D(JointEvaluator):
         names = table.dof_names
         tcols = [names.index(k) for k in ("ux", "uy", "uz")]
         rcols = [names.index(k) for k in ("rx", "ry", "rz")]
-        self.specs, self.names = [], []
+        specs, self.names = [], []
         for j in joints:
             s = _Spec()
             s.name, s.kind = j.name, j.kind
@@ -192,39 +169,116 @@ class Joints3D(JointEvaluator):
                 raise ModelError(f"joint {j.name!r}: node {na} carries no rotations (needs an oriented node, e.g. of beam3d)")
             s.n0, s.t1, s.t2 = joint_frame(j.axis if j.axis is not None else (1.0, 0.0, 0.0),
                                            j.second_axis, name=j.name)
-            self.specs.append(s)
+            specs.append(s)
             self.names += [j.name] * ROWS[j.kind]
         self.m = len(self.names)
-        self._last = None
-        self._patterns = {}  # rows/cols of the Jacobian and curvature triplets (fixed per joint set)
+        self._arrays(specs)
+        self._last = None  # (R_a, R_b, d) of the last evaluation (for ``hessian``)
+        self._mid = None  # the same at the averaged state of the last ``midpoint``, with R_a1, R_b1, T_a, T_b
+
+    def _arrays(self, specs):
+        """Joint arrays of the kernels (femb.assembly.joints.spatial_kernels) and the
+        triplet patterns of the Jacobian, the curvature and the discrete stiffness."""
+        nj = len(specs)
+        self.kind = np.array([KIND_CODES[s.kind] for s in specs], dtype=np.int64)
+        self.ta = np.array([s.ta for s in specs], dtype=np.int64).reshape(nj, 3)
+        self.tb = np.array([s.tb for s in specs], dtype=np.int64).reshape(nj, 3)
+        self.ra = np.array([s.ra for s in specs], dtype=np.int64).reshape(nj, 3)
+        self.rb = np.array([s.rb for s in specs], dtype=np.int64).reshape(nj, 3)
+        self.Xa = np.array([s.Xa for s in specs], dtype=np.float64).reshape(nj, 3)
+        self.Xb = np.array([s.Xb for s in specs], dtype=np.float64).reshape(nj, 3)
+        self.c = np.array([s.c for s in specs], dtype=np.float64).reshape(nj, 3)
+        self.has_cb = np.array([s.cb is not None for s in specs], dtype=np.bool_)
+        self.cb = np.array([np.zeros(3) if s.cb is None else s.cb for s in specs], dtype=np.float64).reshape(nj, 3)
+        self.frame = np.array([[s.n0, s.t1, s.t2] for s in specs], dtype=np.float64).reshape(nj, 3, 3)
+        self.node_a = np.array([s.na for s in specs], dtype=np.int64)
+        self.node_b = np.array([max(s.nb, 0) for s in specs], dtype=np.int64)
+        self.rot_a = np.all(self.ra >= 0, axis=1)  # nodes whose rotation the joint reads
+        self.rot_b = np.array([s.nb >= 0 for s in specs], dtype=bool) & np.all(self.rb >= 0, axis=1)
+        # patterns, joint by joint in the kernels' order
+        jac_r, jac_c, hess, stiff = [], [], [], []
+        self.row0 = np.zeros(nj, np.int64)
+        self.jac0 = np.zeros(nj, np.int64)
+        self.blk0 = np.zeros(nj, np.int64)
+        r0 = n_jac = 0
+        for j, s in enumerate(specs):
+            code = int(self.kind[j])
+            self.row0[j], self.jac0[j], self.blk0[j] = r0, n_jac, len(hess)
+            ta, tb, ra, rb, cbj = s.ta, s.tb, s.ra, s.rb, s.cb is not None
+            tta = np.concatenate([tb, ta, ra])
+            if code <= 2:  # r = 0
+                jac_r.append(np.repeat(np.arange(r0, r0 + 3), 9))
+                jac_c.append(np.tile(tta, 3))
+                hess.append((ra, ra))
+                stiff.append((ra, ra))
+                if cbj:
+                    jac_r.append(np.repeat(np.arange(r0, r0 + 3), 3))
+                    jac_c.append(np.tile(rb, 3))
+                    hess.append((rb, rb))
+                    stiff.append((rb, rb))
+                r0 += 3
+            else:  # the two projections (R_a t)·r
+                for _ in range(2):
+                    jac_r.append(np.full(9, r0))
+                    jac_c.append(tta)
+                    if cbj:
+                        jac_r.append(np.full(6, r0))
+                        jac_c.append(np.concatenate([ra, rb]))
+                    hess += [(ra, tb), (tb, ra), (ra, ta), (ta, ra), (ra, ra)]
+                    stiff += [(tb, ra), (ta, ra), (ra, ra), (ra, tb), (ra, ta)]
+                    r0 += 1
+                if cbj:  # their director products (R_a t)·(R_b c_b)
+                    hess += 2 * [(ra, ra), (rb, rb), (ra, rb), (rb, ra)]
+                    stiff += 2 * [(ra, ra), (ra, rb), (rb, rb), (rb, ra)]
+            for _ in range(n_pairs(code)):
+                jac_r.append(np.full(6, r0))
+                jac_c.append(np.concatenate([ra, rb]))
+                hess += [(ra, ra), (rb, rb), (ra, rb), (rb, ra)]
+                stiff += [(ra, ra), (ra, rb), (rb, rb), (rb, ra)]
+                r0 += 1
+            n_jac = sum(x.size for x in jac_r)
+        self.jac_rows = np.concatenate(jac_r).astype(np.int64) if jac_r else np.zeros(0, np.int64)
+        self.jac_cols = np.concatenate(jac_c).astype(np.int64) if jac_c else np.zeros(0, np.int64)
+        self._square = {}
+        for key, blocks in (("hessian", hess), ("midpoint_stiffness", stiff)):
+            rows, cols = _block_pattern(blocks)
+            keep = np.flatnonzero((rows >= 0) & (cols >= 0))  # entries at fixed variables dropped
+            self._square[key] = (rows[keep], cols[keep], keep, 9 * len(blocks))
 
     # ------------------------------------------------------------------ rotations
-    @staticmethod
-    def _rotation(u, rvars):
-        if np.any(rvars < 0):
-            return np.eye(3)
-        R = np.empty((1, 3, 3))
-        exp_batch(np.ascontiguousarray(u[rvars][None, :], dtype=np.float64), R)
-        return R[0]
-
     def _frames(self, u, rotations):
-        """[(R_a, R_b)] per joint from the nodal rotations (n_nodes, 3, 3) or, when None,
-        from the rotation vectors in u (identity for ground and nodes without rotations)."""
-        out = []
-        for s in self.specs:
-            if rotations is None:
-                out.append((self._rotation(u, s.ra), self._rotation(u, s.rb)))
-            else:
-                Ra = rotations[s.na] if s.ra[0] >= 0 else np.eye(3)
-                Rb = rotations[s.nb] if s.nb >= 0 and s.rb[0] >= 0 else np.eye(3)
-                out.append((Ra, Rb))
-        return out
+        """(R_a, R_b) (nj, 3, 3) of the joints from the nodal rotations (n_nodes, 3, 3) or,
+        when None, from the rotation vectors in u (identity for ground and nodes without
+        rotations)."""
+        nj = self.kind.size
+        Ra, Rb = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
+        if rotations is None:
+            exp_batch(gather(u, self.ra), Ra)
+            exp_batch(gather(u, self.rb), Rb)
+            Ra[~self.rot_a] = np.eye(3)
+            Rb[~self.rot_b] = np.eye(3)
+        else:
+            frames(self.node_a, self.node_b, self.rot_a, self.rot_b, np.ascontiguousarray(rotations, dtype=np.float64), Ra, Rb)
+        return Ra, Rb
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, u, t=0.0, rotations=None):
         """(Φ (m,), local rows, variable columns, values) at state ``u`` (rotations from
         ``rotations`` (n_nodes, 3, 3) when given)."""
-        return self._evaluate(u, self._frames(u, rotations))
+        Ra, Rb = self._frames(u, rotations)
+        phi, vals = self._evaluate(u, Ra, Rb)
+        return phi, self.jac_rows, self.jac_cols, vals
+
+    def _evaluate(self, u, Ra, Rb):
+        """(Φ (m,), Jacobian values) at the translations of u and the rotations Ra, Rb;
+        keeps (Ra, Rb, d) for ``hessian``."""
+        phi = np.zeros(self.m)
+        vals = np.empty(self.jac_rows.size)
+        d = np.empty((self.kind.size, 3))
+        evaluate_kernel(self.kind, self.row0, self.jac0, self.Xa, self.Xb, self.ta, self.tb, self.c, self.cb, self.has_cb,
+                      self.frame, np.ascontiguousarray(u, dtype=np.float64), Ra, Rb, phi, vals, d)
+        self._last = (Ra, Rb, d)
+        return phi, vals
 
     def midpoint(self, u0, u1, rotations=None):
         """Exact discrete derivative (rows, cols, vals) between states u0 and u1: the
@@ -233,151 +287,36 @@ class Joints3D(JointEvaluator):
         (n_nodes, 3, 3) each, or None (from u0, u1). The joints' curvature (``hessian``)
         is then the one at the averaged state."""
         R0, R1 = (None, None) if rotations is None else rotations
-        f0, f1 = self._frames(u0, R0), self._frames(u1, R1)
-        frames = [(0.5 * (a0 + a1), 0.5 * (b0 + b1)) for (a0, b0), (a1, b1) in zip(f0, f1)]
-        _, r, c, v = self._evaluate(0.5 * (u0 + u1), frames)
-        self._mid = (self._last, f1, [(_cayley_spin_of(a1 @ a0.T), _cayley_spin_of(b1 @ b0.T))
-                                      for (a0, b0), (a1, b1) in zip(f0, f1)])
-        return r, c, v
+        Ra0, Rb0 = self._frames(u0, R0)
+        Ra1, Rb1 = self._frames(u1, R1)
+        Ra, Rb, Ta, Tb = (np.empty_like(Ra0) for _ in range(4))
+        midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ra, Rb, Ta, Tb)
+        _, vals = self._evaluate(0.5 * (u0 + u1), Ra, Rb)
+        self._mid = self._last + (Ra1, Rb1, Ta, Tb)
+        return self.jac_rows, self.jac_cols, vals
+
+    def _square_result(self, key, vals):
+        rows, cols, keep, _ = self._square[key]
+        return rows, cols, vals[keep]
 
     def midpoint_stiffness(self, lam):
         """Exact derivative of Ḡᵀλ (Ḡ of the last ``midpoint``, multipliers λ fixed) with
         respect to the step unknowns (Δx, ψ): (rows, cols, vals) over variables, not
         symmetric. With averaged directors p̄ = (p_0 + p_1)/2 and p_1 = cay(ψ) p_0,
         δp̄ = −½ [p_1]× T(ψ) δψ (T = (I + ψ̂/2)/(1 + |ψ|²/4)) and δd̄ = ½ δΔd."""
-        if getattr(self, "_mid", None) is None:
+        if self._mid is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        lam = np.asarray(lam, dtype=np.float64)
-        out = _Collector(self._patterns.setdefault("midpoint_stiffness", {}))
-        block = out.block
-        records, ends, spins = self._mid
-        for rec, (Ra1, Rb1), (Ta, Tb) in zip(records, ends, spins):
-            s, dbar = rec["s"], rec["d"]
-            if rec["position"] is not None:
-                lv = lam[rec["position"]:rec["position"] + 3]
-                block(s.ra, s.ra, -0.5 * _skew(lv) @ _skew(Ra1 @ s.c) @ Ta)
-                if s.cb is not None:
-                    block(s.rb, s.rb, 0.5 * _skew(lv) @ _skew(Rb1 @ s.cb) @ Tb)
-            for row, tbar, tref in rec["projections"]:
-                w = lam[row]
-                St1 = _skew(Ra1 @ tref) @ Ta
-                block(s.tb, s.ra, -0.5 * w * St1)
-                block(s.ta, s.ra, 0.5 * w * St1)
-                block(s.ra, s.ra, 0.5 * w * _skew(dbar) @ St1)
-                block(s.ra, s.tb, 0.5 * w * _skew(tbar))
-                block(s.ra, s.ta, -0.5 * w * _skew(tbar))
-            for row, pbar, qbar, pref, qref in rec["dots"]:
-                w = lam[row]
-                Sp1 = _skew(Ra1 @ pref) @ Ta
-                Sq1 = _skew(Rb1 @ qref) @ Tb
-                block(s.ra, s.ra, 0.5 * w * _skew(qbar) @ Sp1)
-                block(s.ra, s.rb, -0.5 * w * _skew(pbar) @ Sq1)
-                block(s.rb, s.rb, 0.5 * w * _skew(pbar) @ Sq1)
-                block(s.rb, s.ra, -0.5 * w * _skew(qbar) @ Sp1)
-        return out.result()
-
-    def _evaluate(self, u, frames):
-        phi = np.zeros(self.m)
-        pattern = self._patterns.setdefault("jacobian", {})
-        build = "rows" not in pattern
-        rows, cols, vals = [], [], []
-        state = []
-        r0 = 0
-        for s, (Ra, Rb) in zip(self.specs, frames):
-            xa = s.Xa + u[s.ta]
-            xb = s.Xb + (u[s.tb] if s.tb[0] >= 0 else 0.0)
-            d = xb - xa
-            v = Ra @ s.c
-            vb = None if s.cb is None else Rb @ s.cb
-            r = d - v if vb is None else d + vb - v
-            n_a, t1_a, t2_a = Ra @ s.n0, Ra @ s.t1, Ra @ s.t2
-            n_b, t1_b, t2_b = Rb @ s.n0, Rb @ s.t1, Rb @ s.t2
-            rec = dict(s=s, d=d, v=v, vb=vb, dots=[], projections=[], position=None)
-            k = s.kind
-            if k in ("spherical", "revolute", "universal"):
-                # row r0 + i: e_i at u_b, −e_i at u_a, e_i × v at w_a (= row i of [v]×)
-                phi[r0:r0 + 3] = r
-                vals.append(np.concatenate([_EYE_NEG, _skew(v)], axis=1).ravel())
-                if build:
-                    rows.append(np.repeat(np.arange(r0, r0 + 3), 9))
-                    cols.append(np.tile(np.concatenate([s.tb, s.ta, s.ra]), 3))
-                if vb is not None:  # + R_b c_b: −[R_b c_b]× at w_b
-                    vals.append(-_skew(vb).ravel())
-                    if build:
-                        rows.append(np.repeat(np.arange(r0, r0 + 3), 3))
-                        cols.append(np.tile(s.rb, 3))
-                rec["position"] = r0
-                r0 += 3
-            if k in ("cylindrical", "prismatic"):
-                for tvec, tref in ((t1_a, s.t1), (t2_a, s.t2)):
-                    phi[r0] = tvec @ r
-                    vals.append(np.concatenate([tvec, -tvec, _cross(tvec, d)]))
-                    if build:
-                        rows.append(np.full(9, r0))
-                        cols.append(np.concatenate([s.tb, s.ta, s.ra]))
-                    rec["projections"].append((r0, tvec, tref))
-                    if vb is not None:  # (R_a t)·(R_b c_b): a product of two directors
-                        pq = _cross(tvec, vb)
-                        vals.append(np.concatenate([pq, -pq]))
-                        if build:
-                            rows.append(np.full(6, r0))
-                            cols.append(np.concatenate([s.ra, s.rb]))
-                        rec["dots"].append((r0, tvec, vb, tref, s.cb))
-                    r0 += 1
-            pairs = []
-            if k in ("revolute", "cylindrical", "prismatic"):
-                pairs += [(t1_a, n_b, s.t1, s.n0), (t2_a, n_b, s.t2, s.n0)]
-            if k == "universal":
-                pairs.append((n_a, t1_b, s.n0, s.t1))
-            if k == "prismatic":
-                pairs.append((t1_a, t2_b, s.t1, s.t2))
-            for p, q, pref, qref in pairs:
-                phi[r0] = p @ q
-                pq = _cross(p, q)
-                vals.append(np.concatenate([pq, -pq]))
-                if build:
-                    rows.append(np.full(6, r0))
-                    cols.append(np.concatenate([s.ra, s.rb]))
-                rec["dots"].append((r0, p, q, pref, qref))
-                r0 += 1
-            state.append(rec)
-        self._last = state
-        if not vals:
-            return phi, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        if build:
-            pattern["rows"], pattern["cols"] = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
-        return phi, pattern["rows"], pattern["cols"], np.concatenate(vals)
+        vals = np.empty(self._square["midpoint_stiffness"][3])
+        midpoint_stiffness_kernel(self.kind, self.row0, self.blk0, self.c, self.cb, self.has_cb, self.frame, *self._mid,
+                                np.ascontiguousarray(lam, dtype=np.float64), vals)
+        return self._square_result("midpoint_stiffness", vals)
 
     def hessian(self, lam):
         """Symmetric part of Σ λ_i ∇²Φ_i (rows, cols, vals over variables) at the state of
         the last ``evaluate``."""
         if self._last is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        lam = np.asarray(lam, dtype=np.float64)
-        out = _Collector(self._patterns.setdefault("hessian", {}))
-        block = out.block
-        eye = _EYE
-        for rec in self._last:
-            s, d, v = rec["s"], rec["d"], rec["v"]
-            if rec["position"] is not None:
-                lv = lam[rec["position"]:rec["position"] + 3]
-                block(s.ra, s.ra, (lv @ v) * eye - 0.5 * (np.outer(v, lv) + np.outer(lv, v)))
-                vb = rec["vb"]
-                if vb is not None:
-                    block(s.rb, s.rb, 0.5 * (np.outer(vb, lv) + np.outer(lv, vb)) - (lv @ vb) * eye)
-            for row, tvec, _ in rec["projections"]:
-                w = lam[row]
-                block(s.ra, s.tb, w * _skew(tvec))
-                block(s.tb, s.ra, w * _skew(tvec).T)
-                block(s.ra, s.ta, -w * _skew(tvec))
-                block(s.ta, s.ra, -w * _skew(tvec).T)
-                block(s.ra, s.ra, w * (0.5 * (np.outer(tvec, d) + np.outer(d, tvec)) - (tvec @ d) * eye))
-            for row, p, q, _, _ in rec["dots"]:
-                w = lam[row]
-                pq = p @ q
-                sym = 0.5 * (np.outer(p, q) + np.outer(q, p)) - pq * eye
-                block(s.ra, s.ra, w * sym)
-                block(s.rb, s.rb, w * sym)
-                block(s.ra, s.rb, w * (pq * eye - np.outer(q, p)))
-                block(s.rb, s.ra, w * (pq * eye - np.outer(p, q)))
-        return out.result()
+        vals = np.empty(self._square["hessian"][3])
+        hessian_kernel(self.kind, self.row0, self.blk0, self.c, self.cb, self.has_cb, self.frame, *self._last,
+                     np.ascontiguousarray(lam, dtype=np.float64), vals)
+        return self._square_result("hessian", vals)

@@ -41,10 +41,10 @@ import scipy.sparse as sp
 
 from femb.core.rotations import (
     cayley_batch,
-    cayley_half_batch,
     cayley_spin_jacobian_batch,
+    cayley_step_batch,
+    cayley_turn,
     cayley_vector_batch,
-    hat_batch,
 )
 from femb.solvers.dynamics.step_system import State, _StepSystem
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
@@ -89,8 +89,9 @@ class MidPoint3DSystem(_StepSystem):
         lay = rot.layout
         self.lay = lay
         self.R0 = state.extra["R"]
-        self.pi0 = state.extra["pi"]
+        self.pi0 = np.ascontiguousarray(state.extra["pi"], dtype=np.float64)
         self.J_n = rot.spatial(self.R0)
+        self.R0n = np.ascontiguousarray(self.R0[lay.nodes])
         t_m = state.t + 0.5 * h
         self.f_s = p.scaled_loads(t_m)
         self.f_ext = p.f_const + self.f_s
@@ -124,9 +125,7 @@ class MidPoint3DSystem(_StepSystem):
         lay = self.lay
         if not lay.n:
             return 0.0
-        C = cayley_batch(z_new[lay.var]) @ cayley_batch(z[lay.var]).transpose(0, 2, 1)
-        d = np.linalg.norm(cayley_vector_batch(C), axis=1)
-        return float((2.0 * np.arctan(0.5 * d)).max(initial=0.0))
+        return cayley_turn(np.ascontiguousarray(z[lay.var]), np.ascontiguousarray(z_new[lay.var]))
 
     # ---------------------------------------------------------------- residual
     def evaluate(self, z):
@@ -134,16 +133,20 @@ class MidPoint3DSystem(_StepSystem):
         u0 = self.s.u
         u1 = u0 + z
         um = u0 + 0.5 * z
-        C = cayley_batch(z[lay.var])
-        psi, R1 = self.rotations(z, C)
-        half, dhalf = cayley_half_batch(psi)
+        psi = z[lay.var]
+        k = psi.shape[0]
+        C, R1n, Rmn, D, dr = (np.empty((k, 3, 3)) for _ in range(5))
+        pi1 = np.empty((k, 3))
+        cayley_step_batch(np.ascontiguousarray(psi), self.R0n, self.J_n, self.pi0, h, C, R1n, Rmn, D, pi1, dr)
+        R1 = self.R0.copy()
+        R1[lay.nodes] = R1n
         Rm = self.R0.copy()
-        Rm[lay.nodes] = cayley_batch(half) @ self.R0[lay.nodes]
+        Rm[lay.nodes] = Rmn
         nn = self.R0.shape[0]
         psi_n = np.zeros((nn, 3))
         D_n = np.zeros((nn, 3, 3))
         psi_n[lay.nodes] = psi
-        D_n[lay.nodes] = cayley_spin_jacobian_batch(half) @ dhalf
+        D_n[lay.nodes] = D
         f, K = p.midpoint_force(u0, u1, oriented=(u0, self.R0, u1, R1, um, Rm, psi_n, D_n))
         data = K.data
         fd = None
@@ -155,20 +158,16 @@ class MidPoint3DSystem(_StepSystem):
         zt = np.where(p.rot3d, 0.0, z)
         inert = p.M_full @ ((2.0 / (h * h)) * zt - self.v_term)
         data += self.mass_data
-        # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n
-        a = (2.0 / h) * np.einsum("kij,kj->ki", self.J_n, psi) - self.pi0
-        pi1 = np.einsum("kij,kj->ki", C, a)
+        # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n, and
+        # its derivative d(C a)/dψ/h = (C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^)/h (cayley_step_batch)
         r_rot = (pi1 - self.pi0) / h
         r_rot[~rot.owner] = 0.0
         np.add.at(inert, lay.var.ravel(), r_rot.ravel())
-        # d(C a)/dψ = C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^
-        Ainv = np.linalg.inv(np.eye(3) - 0.5 * hat_batch(psi))
-        dr = ((2.0 / h) * C @ self.J_n - 0.5 * Ainv @ hat_batch(a + pi1)) / h
         np.add.at(data, self.rot_pos, dr[self.rot_ok])
         R = f + inert - self.f_ext
         if fd is not None:
             R += fd
-        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd)
+        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd, z=z, z_copy=z.copy())
         ev = self.eq_var
         scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), self.fext_norm,
                     self.momentum_scale, 1e-300)
@@ -195,6 +194,9 @@ class MidPoint3DSystem(_StepSystem):
         rotational triples, place the positions of cols in ext, loc (q, 3) the positions of
         the triples of the oriented nodes ``first`` (q,) (their rotary owners)."""
         cache = self.p.__dict__.setdefault("_mid3d_joint_cols", {})
+        hit = cache.get("last")
+        if hit is not None and hit[0] is cols:  # the joints' variables array of the previous call
+            return hit[1]
         key = cols.tobytes()
         if key not in cache:
             lay = self.lay
@@ -204,6 +206,7 @@ class MidPoint3DSystem(_StepSystem):
             first, triples = first[hit], triples[hit]
             ext = np.union1d(cols, triples.ravel())
             cache[key] = (ext, np.searchsorted(ext, cols), np.searchsorted(ext, triples), first)
+        cache["last"] = (cols, cache[key])
         return cache[key]
 
     def _joint_equations(self, z):
@@ -215,7 +218,11 @@ class MidPoint3DSystem(_StepSystem):
         positions, per unit ψ): Ḡ·(Δx, ψ) = ΔΦ exactly, so the reactions Ḡᵀλ do no work and
         the balance of energy stays exact."""
         p = self.p
-        psi, R1 = self.rotations(z)
+        last = self.last
+        if last.get("z") is z and np.array_equal(last["z_copy"], z):  # evaluated at this z: its rotations
+            psi, R1 = last["psi"], last["R1"]
+        else:
+            psi, R1 = self.rotations(z)
         u0 = self.s.u
         u1 = u0 + z  # translations; the joints take the rotations from R
         phi, A, Abar, cols = p.joint_blocks(u1, self.t1, u0=u0, rotations=R1, rotations0=self.R0)

@@ -335,12 +335,16 @@ class DynamicProblem(ProblemSetup):
         """(pick, eqs): the positions in ``cols`` (jointed variables) of the free ones and
         their equations, in equation order."""
         cache = self.__dict__.setdefault("_joint_eq_cache", {})
+        for c, hit in cache.get("recent", ()):  # the same arrays as in the last calls
+            if c is cols:
+                return hit
         key = cols.tobytes()
         if key not in cache:
             eq = self.table.var_eq[cols]
             sel = np.flatnonzero(eq >= 0)
             order = np.argsort(eq[sel], kind="stable")
             cache[key] = (sel[order], eq[sel][order])
+        cache["recent"] = ((cols, cache[key]),) + tuple(cache.get("recent", ()))[:3]
         return cache[key]
 
     def joint_stiffness(self, multipliers):
@@ -358,7 +362,10 @@ class DynamicProblem(ProblemSetup):
         f, K = self.force, self.K
         f[:] = 0.0
         K.data[:] = 0.0
-        self.assembler.loop.run(kernel, planar, oriented, force=f, matrix=K.data)
+        only = self.__dict__.get("_force_blocks")
+        if only is None:  # blocks with internal forces (inertia elements have none)
+            only = self._force_blocks = [i for i, b in enumerate(self.table.blocks) if getattr(b.spec, "internal_forces", True)]
+        self.assembler.loop.run(kernel, planar, oriented, force=f, matrix=K.data, only=only)
         return f, K
 
     def midpoint_force(self, u0, u1, oriented=None):
