@@ -29,6 +29,7 @@ _EXPORTS = {
     # models
     "Model": "femb.model",
     "Part": "femb.model",
+    "SuperelementData": "femb.model",
     "Material": "femb.model",
     "Section": "femb.model",
     "build_table": "femb.correlation",
