@@ -69,7 +69,16 @@ NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
 # --------------------------------------------------------------------------- kinematics
 @jit
 def _polar(B, Rs):
-    """Rs (3, 3) = the rotation factor of the polar decomposition of B (3, 3)."""
+    """Rs (3, 3) = the rotation factor of the polar decomposition of B (3, 3); exactly I
+    when B is exactly symmetric positive definite (the reference state), where the SVD
+    would leave round-off."""
+    if B[0, 1] == B[1, 0] and B[0, 2] == B[2, 0] and B[1, 2] == B[2, 1]:
+        m2 = B[0, 0] * B[1, 1] - B[0, 1] * B[1, 0]
+        if B[0, 0] > 0.0 and m2 > 0.0 and np.linalg.det(B) > 0.0:
+            for i in range(3):
+                for j in range(3):
+                    Rs[i, j] = 1.0 if i == j else 0.0
+            return
     W, _, Vt = np.linalg.svd(B)
     det = np.linalg.det(W @ Vt)
     for i in range(3):
@@ -502,10 +511,11 @@ def superelement_spec(n_nodes, n_modes):
     if n_nodes < 1 or n_modes < 0:
         raise KeyError(f"a superelement needs at least one boundary node and k >= 0 modes, got {n_nodes} and {n_modes}")
     cell = {1: "vertex", 2: "line", 3: "triangle", 4: "quad"}.get(n_nodes, "polygon")
+    drawn = None if n_nodes <= 4 else ("vertex", 1)  # output draws larger ones as their first node
     return ElementSpec(name=spec_name(n_nodes, n_modes), cell_type=cell, n_nodes=n_nodes, dim=3,
                        node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"), params=(), resultant_names=(),
                        properties=_properties, kernels=KERNELS, constant_mass=(), oriented=True,
-                       requires_length=False, table_params=("reduced",), pack=_pack, n_internal=n_modes,
+                       requires_length=False, table_params=("reduced",), pack=_pack, n_internal=n_modes, drawn_as=drawn,
                        description=f"co-rotated Craig–Bampton superelement, {n_nodes} boundary nodes, {n_modes} modes")
 
 

@@ -163,7 +163,8 @@ class Model:
         self.mesh.add_cells(name, spec.cell_type, conn)
         return self.add_part(name, element, name, values=values)
 
-    def add_superelement(self, name: str, reduced: Any, nodes: NodeSelector, tolerance: float = 1e-8) -> Part:
+    def add_superelement(self, name: str, reduced: Any, nodes: NodeSelector, tolerance: float = 1e-8,
+                         placement: Optional[tuple[ArrayLike, ArrayLike]] = None) -> Part:
         """A co-rotated Craig–Bampton superelement (elements.superelement) on the model
         nodes ``nodes``; returns its Part (one element, cell set ``name``).
 
@@ -179,6 +180,8 @@ class Model:
             joints and loads act on them
         tolerance : allowed distance between a node's reference position and the
             interface node's, relative to the size of the interface (1 if it is a point)
+        placement : optional (Q (3, 3), t (3,)): place the reduced body rigidly at
+            x = t + Q X before attaching it (``SuperelementData.placed``)
 
         The k modal amplitudes become element-internal variables of the correlation table
         (``table.internal_vars(name)``; ``Results.internal(name)``). Raises InputError
@@ -196,6 +199,8 @@ class Model:
         problems = data.problems()
         if problems:
             raise InputError(problems, f"{where} ({data.source})")
+        if placement is not None:
+            data = data.placed(*placement)
         try:
             conn = np.asarray(self.nodes(nodes), dtype=np.int64).ravel()
         except (KeyError, ValueError, IndexError) as exc:

@@ -112,6 +112,27 @@ class SuperelementData:
         return cls(0.5 * (K + K.T), 0.5 * (M + M.T), pos.copy(), np.asarray(basis.frequencies, dtype=np.float64).copy(),
                    source, dict(recovery or {}))
 
+    def placed(self, rotation: ArrayLike, translation: ArrayLike = (0.0, 0.0, 0.0)) -> "SuperelementData":
+        """The same body moved rigidly: positions t + Q X and the boundary DOFs' 3-blocks of
+        K and M turned into the new axes (T K Tᵀ with T = blockdiag(Q, …, Q, I_k)); modal
+        amplitudes are unchanged. ``rotation`` Q (3, 3) must be a proper rotation
+        (InputError otherwise); ``translation`` t (3,) in length units."""
+        Q = np.asarray(rotation, dtype=np.float64)
+        t = np.asarray(translation, dtype=np.float64).ravel()
+        if Q.shape != (3, 3) or not np.allclose(Q @ Q.T, np.eye(3), atol=1e-12) or np.linalg.det(Q) < 0.0:
+            raise InputError("the placement rotation must be a proper 3 x 3 rotation matrix", self.source)
+        if t.shape != (3,):
+            raise InputError(f"the placement translation must have 3 components, got {t.shape}", self.source)
+        m = self.K.shape[0]
+        T = np.eye(m)
+        for b in range(2 * self.n_nodes):
+            T[3 * b:3 * b + 3, 3 * b:3 * b + 3] = Q
+        recovery = dict(self.recovery)
+        recovery["placement"] = (Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[0],
+                                 Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[1] + t)
+        return SuperelementData(T @ self.K @ T.T, T @ self.M @ T.T, self.positions @ Q.T + t, self.frequencies.copy(),
+                                self.source, recovery)
+
     def problems(self) -> list[str]:
         """Inconsistencies of the data (sizes, symmetry, finiteness)."""
         p = []

@@ -117,6 +117,6 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     boundary = np.flatnonzero(np.isin(eq_node, nodes))
     if boundary.size == 0:
         raise InputError("the interface nodes have no free DOFs (all supported or not carried by any element)", where)
-    labels = [f"node {n} {d}" for n, d in (t.describe_var(v) for v in t.eq_var)]
+    labels = [f"node {n} {d}" if n >= 0 else d for n, d in (t.describe_var(v) for v in t.eq_var)]
     basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit)
     return ReducedComponent(basis, prob, nodes, mass)
