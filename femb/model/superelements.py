@@ -30,8 +30,15 @@ class SuperelementData:
     ----------
     K, M : (m, m) float64, m = 6·n_nodes + n_modes
         Reduced stiffness and mass (units of the reduced component), boundary DOFs node by
-        node (ux, uy, uz, rx, ry, rz), then the modal amplitudes q (mass-normalised:
-        M_qq = I, so q has units length·mass^½ when M is in mass units).
+        node (ux, uy, uz, rx, ry, rz), then the modal amplitudes.
+    modal_scale : float
+        The modal amplitudes q̂ of K and M are the mass-normalised ones q (Φᵀ M_ii Φ = I,
+        units length·mass^½) divided by ``modal_scale`` = √m, m the body's mass, so that
+        q̂ is a length (the mass-weighted RMS displacement of the modal field) and its
+        conjugate force a force: the Newton residuals and increments of a model mix them
+        honestly with nodal translations and forces. Interior displacements are
+        Φ q = Φ (modal_scale · q̂). ``from_craig_bampton`` sets it; 1 for data given
+        directly.
     positions : (n_nodes, 3) float64
         Reference positions of the interface nodes (length unit), in the DOF order.
     frequencies : (n_modes,) float64
@@ -51,6 +58,7 @@ class SuperelementData:
     frequencies: NDArray[np.float64]
     source: str = "reduction"
     recovery: dict[str, Any] = field(default_factory=dict)
+    modal_scale: float = 1.0
 
     @property
     def n_nodes(self) -> int:
@@ -109,8 +117,16 @@ class SuperelementData:
             raise InputError(f"positions must be ({len(nodes)}, 3), got {pos.shape}", source)
         K = K[np.ix_(perm, perm)]
         M = M[np.ix_(perm, perm)]
+        # modal amplitudes as lengths (class docstring): q = √m q̂, m the rigid-translation mass
+        ux = 6 * np.arange(len(nodes))
+        mass = float(M[np.ix_(ux, ux)].sum())
+        scale = float(np.sqrt(mass)) if mass > 0.0 else 1.0
+        S = np.ones(K.shape[0])
+        S[6 * len(nodes):] = scale
+        K = K * np.outer(S, S)
+        M = M * np.outer(S, S)
         return cls(0.5 * (K + K.T), 0.5 * (M + M.T), pos.copy(), np.asarray(basis.frequencies, dtype=np.float64).copy(),
-                   source, dict(recovery or {}))
+                   source, dict(recovery or {}), scale)
 
     def placed(self, rotation: ArrayLike, translation: ArrayLike = (0.0, 0.0, 0.0)) -> "SuperelementData":
         """The same body moved rigidly: positions t + Q X and the boundary DOFs' 3-blocks of
@@ -131,7 +147,7 @@ class SuperelementData:
         recovery["placement"] = (Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[0],
                                  Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[1] + t)
         return SuperelementData(T @ self.K @ T.T, T @ self.M @ T.T, self.positions @ Q.T + t, self.frequencies.copy(),
-                                self.source, recovery)
+                                self.source, recovery, self.modal_scale)
 
     def problems(self) -> list[str]:
         """Inconsistencies of the data (sizes, symmetry, finiteness)."""

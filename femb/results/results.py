@@ -105,8 +105,9 @@ class Results:
         return np.array([s[var] for s in self.states])
 
     def internal(self, part: str, frame: Optional[int] = -1) -> NDArray[np.float64]:
-        """Element-internal variables of part ``part`` (the modal amplitudes q of a
-        superelement, mass-normalised: units length·mass^½): (n_el, n_internal) at one
+        """Element-internal variables of part ``part`` (the modal amplitudes q̂ of a
+        superelement, scaled to lengths: q = ``modal_scale``·q̂ are the mass-normalised
+        ones, femb.model.SuperelementData): (n_el, n_internal) at one
         frame, or (n_frames, n_el, n_internal) over all frames when ``frame`` is None.
         ModelError for an unknown part."""
         var = self.table.internal_vars(part)

@@ -257,3 +257,15 @@ def test_matrix_sizes_that_do_not_match_are_named(tmp_path):
     planar = Model(Mesh(np.array([[0.0, 0], [1.0, 0]])))
     with pytest.raises(ModelError, match="3-D model"):
         planar.add_superelement("se", data, [0, 1])
+
+
+def test_modal_amplitudes_are_scaled_to_lengths():
+    """SuperelementData keeps q̂ = q/√m (m the body mass, here ρA·L = 3): M_q̂q̂ = m I and
+    K_q̂q̂ = m Ω², with the fixed-interface frequencies unchanged."""
+    comp = Model(line_mesh((0.0, 0.0, 0.0), (1.5, 0.0, 0.0), 6, "beam"))
+    comp.add_part("beam", "beam3d", "beam", values={**BEAM, "rhoA": 2.0})
+    red = femb.reduce_component(comp, [comp.node("beam_start"), comp.node("beam_end")], 3, mass="consistent")
+    data = red.superelement()
+    assert abs(data.modal_scale ** 2 - 3.0) <= 1e-12 * 3.0
+    assert np.allclose(data.M[12:, 12:], 3.0 * np.eye(3), rtol=0.0, atol=1e-12)
+    assert np.allclose(np.diag(data.K[12:, 12:]), 3.0 * red.basis.frequencies ** 2, rtol=1e-12, atol=0.0)
