@@ -46,10 +46,11 @@ class SuperelementData:
     source : str
         Where the data comes from, used in messages.
     recovery : dict
-        Optional data for recovering the full mesh (``ReducedComponent.superelement``
-        fills it): ``points`` (n_p, 3) reference positions of the component's nodes,
-        ``interface`` (n_nodes,) their interface node indices, ``expand`` a callable
-        reduced values (m,) in this DOF order -> (n_p, 3) displacements.
+        Data for recovering the full mesh (femb.results.superelements): ``order`` (m,) the
+        row of the reduction of each element DOF (``from_craig_bampton``), and from
+        ``ReducedComponent.superelement`` the ``component`` (its model, table and basis),
+        ``points`` (n_p, 3) its reference node positions and ``interface`` its interface
+        nodes; ``placement`` (Q, t) after ``placed``.
     """
 
     K: NDArray[np.float64]
@@ -125,8 +126,10 @@ class SuperelementData:
         S[6 * len(nodes):] = scale
         K = K * np.outer(S, S)
         M = M * np.outer(S, S)
+        recovery = dict(recovery or {})
+        recovery["order"] = perm  # element DOF j is row perm[j] of the reduction
         return cls(0.5 * (K + K.T), 0.5 * (M + M.T), pos.copy(), np.asarray(basis.frequencies, dtype=np.float64).copy(),
-                   source, dict(recovery or {}), scale)
+                   source, recovery, scale)
 
     def placed(self, rotation: ArrayLike, translation: ArrayLike = (0.0, 0.0, 0.0)) -> "SuperelementData":
         """The same body moved rigidly: positions t + Q X and the boundary DOFs' 3-blocks of
