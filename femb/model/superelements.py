@@ -24,7 +24,8 @@ DOF_ORDER = ("ux", "uy", "uz", "rx", "ry", "rz")
 
 @dataclass(frozen=True)
 class SuperelementData:
-    """Reduced matrices of a superelement in the element's DOF order.
+    """Reduced matrices of a superelement in the element's DOF order (properties
+    ``n_nodes``: interface nodes, ``n_modes``: modal amplitudes).
 
     Attributes
     ----------

@@ -35,6 +35,7 @@ def reduced_beam(k, n_el=20, length=1.0):
 
 
 def one_superelement(reduced, placement=None, points=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0))):
+    """A model of one superelement on two nodes at ``points`` (optionally placed)."""
     model = Model(Mesh(np.array(points, dtype=float)), name="one superelement")
     model.add_superelement("se", reduced, [0, 1], placement=placement)
     return model
@@ -51,6 +52,7 @@ def linear_tip(model, node):
 
 
 def rotation(theta):
+    """exp(θ̂) (3, 3) of a rotation vector θ (rad)."""
     R = np.zeros((3, 3))
     exp_so3(np.asarray(theta, dtype=float), R)
     return R
