@@ -357,3 +357,25 @@ def test_case_files_declare_superelements_from_matrix_files(tmp_path):
     path.write_text(CASE.replace('stiffness = "K.npz"', 'stiffness = "nope.npz"'))
     with pytest.raises(InputError, match="nope.npz.*file not found"):
         load_case(path)
+
+
+def test_a_superelement_mixed_with_beam_elements_and_a_tie():
+    """Left half of the unit beam as a superelement (10 elements reduced, k = 3), right half
+    as 10 beam3d elements welded to it by a tie at a separate coincident node: the linear
+    tip response equals the unreduced 20-element beam's to 1e-10."""
+    full = beam_model()
+    full.fix("beam_start")
+    full.point_load("beam_end", **LOAD)
+    uf, tf = linear_solution(full)
+    expected = tip_response(uf, tf, full.node("beam_end"))
+    right = line_mesh((0.5, 0.0, 0.0), (1.0, 0.0, 0.0), 10, "right")
+    mesh = Mesh.merge(Mesh(np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])), right)
+    model = Model(mesh, name="mixed")
+    model.add_part("right", "beam3d", "right", values=BEAM)
+    model.add_superelement("left", reduced_beam(3, n_el=10, length=0.5), [0, 1])
+    model.weld(1, "right_start")
+    model.fix(0)
+    model.point_load("right_end", **LOAD)
+    um, tm = linear_solution(model)
+    got = tip_response(um, tm, model.node("right_end"))
+    assert np.abs(got - expected).max() <= 1e-10 * np.abs(expected).max()
