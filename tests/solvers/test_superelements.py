@@ -379,3 +379,28 @@ def test_a_superelement_mixed_with_beam_elements_and_a_tie():
     um, tm = linear_solution(model)
     got = tip_response(um, tm, model.node("right_end"))
     assert np.abs(got - expected).max() <= 1e-10 * np.abs(expected).max()
+
+
+def test_frequencies_of_a_rigidly_turned_free_superelement_are_unchanged():
+    """Modal analysis about a large rigid rotation and translation of a free superelement
+    (q = 0): stiffness and mass turn with the shadow frame, so the frequencies are those of
+    the reference state (1e-9)."""
+    from femb.correlation import build_table
+    from femb.solvers.configuration import Configuration, RotationLayout
+
+    model = two_node_assembly(reduced_beam(4))
+    ref = femb.solve_modal(model, n_modes=10, mass="consistent").omega
+    table = build_table(model)
+    lay = RotationLayout(table)
+    Q = rot([1.1, -0.4, 2.3])
+    t = np.array([0.3, 5.0, -2.0])
+    u = np.zeros(table.n_var)
+    R = lay.identity()
+    for node, X in enumerate(np.asarray(model.mesh.points)):
+        for k, d in enumerate(("ux", "uy", "uz")):
+            u[table.var_of(node, d)] = (t + Q @ X - X)[k]
+        R[node] = Q
+    lay.write_vectors(u, R)
+    turned = femb.solve_modal(model, n_modes=10, mass="consistent", state=Configuration(u, R, lay)).omega
+    assert np.allclose(turned[6:], ref[6:], rtol=1e-9, atol=0.0)
+    assert np.abs(turned[:6]).max() <= 1e-6 * ref[6]
