@@ -26,10 +26,9 @@ import scipy.sparse.linalg as spla
 from numpy.typing import ArrayLike
 
 from femb.core.errors import InputError
-from femb.solvers.configuration import Configuration
 from femb.solvers.eigen.modal import frequencies_along_path, solve_modal
 from femb.solvers.linalg.factorization import Factorization
-from femb.solvers.problem import StaticProblem
+from femb.solvers.problem import StaticProblem, linear_internal_force, linear_resultants
 from femb.solvers.statics.static import solve_static
 
 if TYPE_CHECKING:
@@ -61,30 +60,6 @@ class BucklingResult:
     modes: np.ndarray  # (n_modes, n_var)
     prestress_state: np.ndarray  # (n_var,) linear pre-solve displacement at λ = 1
     table: CorrelationTable
-
-
-def _linear_resultants(asm, u, n_var, layout=None):
-    """Resultants of the linearized problem at ``u``: derivative of the co-rotational
-    resultants along u at the reference state (central difference, exact for linear
-    kernels up to round-off). With a RotationLayout the rotations along the ray are
-    R = exp(±ε θ̂), θ the rotational slots of u."""
-    size = float(np.max(np.abs(u))) or 1.0
-    eps = 1e-7 / size
-    if layout is None or layout.n == 0:
-        plus, minus = asm.resultants(eps * u), asm.resultants(-eps * u)
-    else:
-        cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
-        plus, minus = asm.resultants(cp.u, R=cp.R), asm.resultants(cm.u, R=cm.R)
-    return {k: (plus[k] - minus[k]) / (2.0 * eps) for k in plus}
-
-
-def _linear_internal_force(asm, u, layout):
-    """K0 u over all variables (n_var,) at the reference of an oriented model (central
-    difference along (ε u, exp(ε θ̂)))."""
-    size = float(np.max(np.abs(u))) or 1.0
-    eps = 1e-7 / size
-    cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
-    return (asm.internal_force(cp.u, R=cp.R) - asm.internal_force(cm.u, R=cm.R)) / (2.0 * eps)
 
 
 def _positive_factors(mu, vec, n_modes):
@@ -139,9 +114,9 @@ def solve_buckling(model: Model, n_modes: int = 5, table: Optional[CorrelationTa
     elif layout is None:
         rhs = f_ref - asm.internal_force(u)
     else:
-        rhs = f_ref - _linear_internal_force(asm, u, layout)
+        rhs = f_ref - linear_internal_force(asm, u, layout)
     u[t.eq_var] += Factorization(K0, t, "linear stiffness").solve(t.free(rhs))
-    stresses = _linear_resultants(asm, u, t.n_var, layout)
+    stresses = linear_resultants(asm, u, layout)
     KG = asm.geometric_stiffness(u_zero, stresses, R=R0)
     if prob.loads.has_state_loads:
         KG = KG + prob.loads.state_stiffness(None, None, 1.0, constant=False)

@@ -12,11 +12,15 @@ import scipy.sparse as sp
 
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton, craig_bampton
 
-CACHE_VERSION = 1  # bump when the reduction's algorithm or stored fields change
+CACHE_VERSION = 2  # bump when the reduction's algorithm or stored fields change
 
 
-def _digest(K: sp.spmatrix, M: sp.spmatrix, boundary: np.ndarray, n_modes: int) -> str:
+def _digest(K: sp.spmatrix, M: sp.spmatrix, boundary: np.ndarray, n_modes: int, correction_loads=None) -> str:
     h = hashlib.sha256(f"craig-bampton v{CACHE_VERSION} k={n_modes} n={K.shape[0]}".encode())
+    if correction_loads is not None:
+        F = np.ascontiguousarray(correction_loads, dtype=np.float64)
+        h.update(f"correction {F.shape}".encode())
+        h.update(F.tobytes())
     for A in (K, M):
         A = sp.csr_matrix(A)
         A.sort_indices()
@@ -27,24 +31,26 @@ def _digest(K: sp.spmatrix, M: sp.spmatrix, boundary: np.ndarray, n_modes: int) 
 
 
 def cached_craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] = None,
-                         cache_dir: Optional[Union[str, Path]] = None, dense_limit: int = DENSE_LIMIT) -> CraigBampton:
+                         cache_dir: Optional[Union[str, Path]] = None, dense_limit: int = DENSE_LIMIT,
+                         correction_loads=None) -> CraigBampton:
     """craig_bampton(), with the result kept in ``cache_dir`` (when given) under a key made
-    of the matrices, the boundary and k: a second call with the same inputs reads the file
-    instead of reducing again."""
+    of the matrices, the boundary, k and the static-correction load patterns: a second call
+    with the same inputs reads the file instead of reducing again."""
     if cache_dir is None:
-        return craig_bampton(K, M, boundary, n_modes, labels, dense_limit)
+        return craig_bampton(K, M, boundary, n_modes, labels, dense_limit, correction_loads)
     K, M = sp.csr_matrix(K, dtype=np.float64), sp.csr_matrix(M, dtype=np.float64)
     boundary = np.asarray(boundary, dtype=np.int64)
-    path = Path(cache_dir) / f"cb-{_digest(K, M, boundary, n_modes)}.npz"
+    path = Path(cache_dir) / f"cb-{_digest(K, M, boundary, n_modes, correction_loads)}.npz"
     if path.is_file():
         with np.load(path, allow_pickle=False) as f:
             return CraigBampton(f["K"], f["M"], f["constraint_modes"], f["normal_modes"], f["frequencies"],
-                                f["boundary"], f["interior"], tuple(str(x) for x in f["labels"]))
-    basis = craig_bampton(K, M, boundary, n_modes, labels, dense_limit)
+                                f["boundary"], f["interior"], tuple(str(x) for x in f["labels"]),
+                                int(f["n_correction"]))
+    basis = craig_bampton(K, M, boundary, n_modes, labels, dense_limit, correction_loads)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
     np.savez(tmp, K=basis.K, M=basis.M, constraint_modes=basis.constraint_modes, normal_modes=basis.normal_modes,
              frequencies=basis.frequencies, boundary=basis.boundary, interior=basis.interior,
-             labels=np.array(basis.labels, dtype=str))
+             labels=np.array(basis.labels, dtype=str), n_correction=basis.n_correction)
     tmp.replace(path)
     return basis

@@ -84,7 +84,8 @@ class ReducedComponent:
 
 
 def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "lumped",
-                     dense_limit: int = DENSE_LIMIT, cache_dir: Optional[Union[str, Path]] = None) -> ReducedComponent:
+                     dense_limit: int = DENSE_LIMIT, cache_dir: Optional[Union[str, Path]] = None,
+                     static_correction: bool = False) -> ReducedComponent:
     """Craig–Bampton reduction of ``model`` on the nodes ``interface`` (a node set name,
     marker, node index or indices) with ``n_modes`` fixed-interface modes.
 
@@ -94,6 +95,10 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     in). Raises InputError/ModelError naming an empty or unknown interface set, interface
     nodes without free DOFs, and (from craig_bampton) an interior mechanism with its DOFs.
     ``cache_dir``: keep the reduction in that folder, keyed by its inputs (femb.solvers.reduction.cache).
+    ``static_correction``: append one static-correction mode for the component's own loads
+    (its point, distributed and gravity loads at load factor 1, scaled plus constant), so
+    their static response is reproduced exactly for any ``n_modes``; InputError when the
+    component has no loads on interior DOFs.
     """
     where = f"interface {interface!r}"
     try:
@@ -118,5 +123,12 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     if boundary.size == 0:
         raise InputError("the interface nodes have no free DOFs (all supported or not carried by any element)", where)
     labels = [f"node {n} {d}" if n >= 0 else d for n, d in (t.describe_var(v) for v in t.eq_var)]
-    basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit)
+    correction = None
+    if static_correction:
+        correction = t.free(prob.external(1.0))
+        interior = np.ones(t.n_eq, dtype=bool)
+        interior[boundary] = False
+        if not np.any(correction[interior]):
+            raise InputError("static_correction needs loads on interior DOFs of the component (it has none)", model.name)
+    basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction)
     return ReducedComponent(basis, prob, nodes, mass)

@@ -45,14 +45,18 @@ class CraigBampton:
         Reduced stiffness and mass, boundary DOFs first, then the modal amplitudes q.
     constraint_modes : (n_i, n_b) float64
         Ψ, interior displacement per unit boundary displacement.
-    normal_modes : (n_i, k) float64
-        Φ, fixed-interface modes normalised to Φᵀ M_ii Φ = I.
-    frequencies : (k,) float64
-        Fixed-interface circular frequencies ω (rad per time unit), ascending.
+    normal_modes : (n_i, k + m) float64
+        Φ, fixed-interface modes normalised to Φᵀ M_ii Φ = I, followed by the m
+        static-correction modes (same normalisation, M_ii- and K_ii-orthogonal to all others).
+    frequencies : (k + m,) float64
+        Fixed-interface circular frequencies ω (rad per time unit) of the k normal modes,
+        ascending, then the Ritz pseudo-frequencies of the m static-correction modes.
     boundary, interior : (n_b,), (n_i,) int64
         Positions of the boundary and interior DOFs in the component's matrices.
     labels : tuple of str
         A name for every DOF of the component (e.g. "node 4 uy"), used in messages.
+    n_correction : int
+        m, the number of static-correction modes at the end of ``normal_modes``.
     """
 
     K: np.ndarray
@@ -63,6 +67,7 @@ class CraigBampton:
     boundary: np.ndarray
     interior: np.ndarray
     labels: tuple
+    n_correction: int = 0
 
     @property
     def n_boundary(self) -> int:
@@ -71,7 +76,7 @@ class CraigBampton:
 
     @property
     def n_modes(self) -> int:
-        """Number of fixed-interface modes k kept."""
+        """Number of modal amplitudes: k fixed-interface modes plus m static-correction modes."""
         return int(self.frequencies.size)
 
     @property
@@ -105,8 +110,10 @@ class CraigBampton:
 
     def summary(self) -> str:
         """One line saying what was kept."""
-        top = f", highest retained fixed-interface frequency {self.frequencies[-1]:.6g} rad/s" if self.n_modes else " (Guyan)"
-        return (f"Craig–Bampton: {self.n_full} DOFs -> {self.n_boundary} boundary + {self.n_modes} modal "
+        k = self.n_modes - self.n_correction
+        top = f", highest retained fixed-interface frequency {self.frequencies[k - 1]:.6g} rad/s" if k else " (Guyan)"
+        extra = f" + {self.n_correction} static-correction" if self.n_correction else ""
+        return (f"Craig–Bampton: {self.n_full} DOFs -> {self.n_boundary} boundary + {k} modal{extra} "
                 f"= {self.K.shape[0]} reduced{top}")
 
 
@@ -197,7 +204,19 @@ def _fixed_interface_modes(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, k: int, den
     if k == 0:
         return np.zeros(0), np.zeros((n_i, 0))
     if n_i <= dense_limit or k >= n_i - 1:
-        lam, phi = sla.eigh(K_ii.toarray(), M_ii.toarray(), subset_by_index=[0, k - 1])
+        try:
+            lam, phi = sla.eigh(K_ii.toarray(), M_ii.toarray(), subset_by_index=[0, k - 1])
+        except np.linalg.LinAlgError:
+            # a singular interior mass (DOFs without mass, e.g. lumped beams without rotary
+            # inertia): solve M φ = μ K φ (K_ii is positive definite) for the k largest μ = 1/ω²
+            mu, phi = sla.eigh(M_ii.toarray(), K_ii.toarray(), subset_by_index=[n_i - k, n_i - 1])
+            mu, phi = mu[::-1], phi[:, ::-1]
+            if mu[-1] <= 1e-12 * max(mu[0], 1e-300):
+                carried = int(np.sum(mu > 1e-12 * max(mu[0], 1e-300)))
+                raise InputError(f"only {carried} fixed-interface modes carry mass (the interior mass matrix is "
+                                 f"singular); asked for {k}", "n_modes") from None
+            lam = 1.0 / mu
+            phi = phi / np.sqrt(np.einsum("ij,ij->j", phi, M_ii @ phi))
     else:
         lam, phi = spla.eigsh(K_ii, k=k, M=M_ii, sigma=0.0, which="LM")
         order = np.argsort(lam)
@@ -207,8 +226,29 @@ def _fixed_interface_modes(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, k: int, den
     return np.sqrt(np.maximum(lam, 0.0)), phi
 
 
+def _static_correction_modes(lu, K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, Phi: np.ndarray, F_i: np.ndarray):
+    """Static-correction modes of interior load patterns F_i (n_i, m): the fixed-interface
+    static responses K_ii⁻¹ F_i, M-orthogonalised against Φ (twice, for round-off), then
+    Rayleigh–Ritz within their span (patterns that Φ already represents, or that repeat
+    others, are dropped). Returns (pseudo-frequencies (m',), modes (n_i, m'))."""
+    X = lu.solve(np.asarray(F_i, dtype=np.float64))
+    size = np.sqrt(np.abs(np.einsum("ij,ij->j", X, M_ii @ X)))
+    for _ in range(2):
+        X = X - Phi @ (Phi.T @ (M_ii @ X))
+    Mx = X.T @ (M_ii @ X)
+    Mx = 0.5 * (Mx + Mx.T)
+    w, V = np.linalg.eigh(Mx)
+    keep = w > 1e-20 * max(float(size.max(initial=0.0)) ** 2, 1e-300)
+    if not np.any(keep):
+        return np.zeros(0), np.zeros((X.shape[0], 0))
+    B = X @ (V[:, keep] / np.sqrt(w[keep]))  # M-orthonormal basis of the new directions
+    Kb = B.T @ (K_ii @ B)
+    lam, Z = np.linalg.eigh(0.5 * (Kb + Kb.T))
+    return np.sqrt(np.maximum(lam, 0.0)), B @ Z
+
+
 def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] = None,
-                  dense_limit: int = DENSE_LIMIT) -> CraigBampton:
+                  dense_limit: int = DENSE_LIMIT, correction_loads=None) -> CraigBampton:
     """Reduce the component (K, M) to its ``boundary`` DOFs plus ``n_modes`` fixed-interface
     normal modes.
 
@@ -225,6 +265,10 @@ def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] 
     dense_limit : int
         Interior size up to which the eigenproblem is solved dense; above it sparse
         shift-invert Lanczos about 0.
+    correction_loads : (n,) or (n, m) array, optional
+        Load patterns (over all n DOFs; their interior rows are used) whose static response
+        the reduction must reproduce exactly: m static-correction modes are appended after
+        the k normal modes (fewer if a pattern is already represented). None: none.
 
     Raises InputError for non-square, mismatched, non-symmetric or non-finite matrices, an
     indefinite mass, an empty or out-of-range boundary, or more modes than interior DOFs;
@@ -257,6 +301,17 @@ def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] 
     else:
         Psi = np.zeros((0, b.size))
     omega, Phi = _fixed_interface_modes(K_ii, M_ii, k, dense_limit)
+    n_corr = 0
+    if correction_loads is not None:
+        F = np.asarray(correction_loads, dtype=np.float64)
+        F = F.reshape(n, -1) if F.ndim == 1 or F.shape[0] == n else F
+        if F.ndim != 2 or F.shape[0] != n or not np.all(np.isfinite(F)):
+            raise InputError(f"correction loads must be finite, with {n} rows (one per DOF), got shape "
+                             f"{np.shape(correction_loads)}", "correction_loads")
+        if i.size:
+            w_c, Phi_c = _static_correction_modes(lu, K_ii, M_ii, Phi, F[i])
+            omega, Phi, n_corr = np.concatenate([omega, w_c]), np.hstack([Phi, Phi_c]), int(w_c.size)
+            k = omega.size
 
     K_b = K_bb + K_ib.T @ Psi
     MPsi = M_ii @ Psi
@@ -271,4 +326,4 @@ def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] 
     M_r[:n_b, n_b:] = M_bq
     M_r[n_b:, :n_b] = M_bq.T
     M_r[n_b:, n_b:] = np.eye(k)
-    return CraigBampton(K_r, M_r, Psi, Phi, omega, b, i, labels)
+    return CraigBampton(K_r, M_r, Psi, Phi, omega, b, i, labels, n_corr)

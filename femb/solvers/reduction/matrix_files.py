@@ -67,9 +67,11 @@ def read_dof_map(path: Union[str, Path]) -> list:
 
 def reduce_matrix_files(stiffness: Union[str, Path], mass: Union[str, Path], dof_map: Union[str, Path],
                         interface_nodes: Sequence[int], n_modes: int, cache_dir: Optional[Union[str, Path]] = None,
-                        dense_limit: int = DENSE_LIMIT) -> tuple:
+                        dense_limit: int = DENSE_LIMIT, correction_loads=None) -> tuple:
     """Craig–Bampton reduction of exported component matrices on ``interface_nodes``.
 
+    ``correction_loads``: optional load patterns (n,) or (n, m) in the order of the DOF map
+    whose static response is to be exact (static-correction modes, see craig_bampton).
     Returns (CraigBampton, dof map as a list of (node, dof)). Raises InputError naming the
     file when the sizes of the matrices and the DOF map disagree, or when an interface node
     is not in the map.
@@ -88,4 +90,5 @@ def reduce_matrix_files(stiffness: Union[str, Path], mass: Union[str, Path], dof
         raise InputError(f"interface nodes not in the DOF map: {', '.join(map(str, missing[:10]))}", str(dof_map))
     boundary = np.flatnonzero(np.isin(nodes, wanted))
     labels = [f"node {n} {d}" for n, d in dofs]
-    return cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit), dofs
+    basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction_loads)
+    return basis, dofs
