@@ -56,6 +56,11 @@ def element_catalogue():
                           ", ".join(spec.node_dofs), ", ".join(spec.params) or "–", defaults, ", ".join(kinds)))
         details += [f"## {name}", "", spec.description or "", "",
                     f"Section resultants: {', '.join(spec.resultant_names) or 'none'}." if hasattr(spec, "resultant_names") else "", ""]
+    details += ["## Superelements", "",
+                "`superelement_<n>n_<k>q`: co-rotated Craig–Bampton superelement with n boundary nodes (ux, uy, uz, rx, ry, rz "
+                "each) and k modal amplitudes (element-internal variables), one type per size made on demand by "
+                "`get_spec`; created by `Model.add_superelement` from a reduction, never by `add_part` "
+                "(see [superelements in a model](../reduction.md#superelements-in-a-model)).", ""]
     return "\n".join(lines + [""] + details) + "\n"
 
 

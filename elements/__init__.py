@@ -40,12 +40,21 @@ _REGISTRY = {
 
 
 def available():
-    """Names of all registered element types."""
+    """Names of all registered element types (superelement types, one per size, are named
+    ``superelement_<n>n_<k>q`` and made on demand: ``get_spec`` knows them)."""
     return sorted(_REGISTRY)
 
 
 def get_spec(name):
-    """The ElementSpec called ``name``; raises KeyError naming the known types."""
+    """The ElementSpec called ``name``; raises KeyError naming the known types.
+    ``superelement_<n>n_<k>q`` is the co-rotated Craig–Bampton superelement with n boundary
+    nodes and k modal amplitudes (elements.superelement)."""
+    if isinstance(name, str) and name.startswith("superelement_"):
+        from .superelement import spec_from_name
+
+        spec = spec_from_name(name)
+        if spec is not None:
+            return spec
     try:
         module_name = _REGISTRY[name]
     except KeyError:

@@ -114,15 +114,19 @@ spatial inertia R J0 Rᵀ turns with the node: the 3-D dynamics splits the mass 
 Simo–Wong's energy-momentum rule (femb.solvers.dynamics.midpoint3d), so such kinds are
 accepted for time integration although they are not in ``constant_mass``.
 
-Element-internal variables (``spec.n_internal`` > 0; **declared, not built yet**: the
-modal amplitudes of a Craig–Bampton superelement, the enhanced-strain parameters of a
-shell): they follow the nodal DOFs in the element arrays (n_edof = n_nodes·len(node_dofs)
-+ n_internal) and belong to one element each. The correlation table is to number them
-after the nodal variables of the model, one consecutive block of n_internal per element
-(their ``var_node``/``var_dof`` marking them as internal), so that the element's row of
-the table's ``var``/``eq`` lists its nodal variables and then its own internal ones, and
-assembly, joints and solvers see ordinary variables. Until then ``build_table`` refuses
-such element types, and element types with several stress points.
+Element-internal variables (``spec.n_internal`` > 0: the modal amplitudes of a
+Craig–Bampton superelement, elements.superelement; declared for the enhanced-strain
+parameters of shells): they follow the nodal DOFs in the element arrays (n_edof =
+n_nodes·len(node_dofs) + n_internal) and belong to one element each. The correlation table
+numbers them after the nodal variables of the model, one consecutive block of n_internal per
+element, with ``var_node`` = ``var_dof`` = -1 and ``var_block``/``var_element`` naming the
+owner (femb.correlation.table), so that the element's row of the block's ``var``/``eq``
+lists its nodal variables and then its own internal ones, and assembly, joints and solvers
+see ordinary (additive) variables. Element types whose sizes vary per part (superelements:
+n nodes and k modes) are one spec per size made on demand (``get_spec`` parses their name),
+all sharing one set of compiled kernels that read the sizes from the array shapes; per-part
+data (reduced matrices) travels in the property row (``table_params`` + ``pack``).
+``build_table`` refuses element types with several stress points.
 """
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NamedTuple, Optional
@@ -260,8 +264,9 @@ class ElementSpec:
     reads it so. () (every element so far): one stress point, ``s`` (n_el,
     n_resultants)."""
     n_internal: int = 0
-    """*Not built yet.* Element-internal (non-nodal) variables per element, after the
-    nodal DOFs in the element arrays (module docstring); 0 for every element so far."""
+    """Element-internal (non-nodal) variables per element, after the nodal DOFs in the
+    element arrays (module docstring); the superelements' modal amplitudes, 0 for every
+    other element type."""
     check_cells: Optional[Callable[[np.ndarray, np.ndarray], list]] = None
     """``check_cells(points, connectivity) -> [problem, ...]``: geometric problems of the
     cells of one part (zero-area, non-convex or warped shells), reported by model

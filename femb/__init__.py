@@ -29,6 +29,7 @@ _EXPORTS = {
     # models
     "Model": "femb.model",
     "Part": "femb.model",
+    "SuperelementData": "femb.model",
     "Material": "femb.model",
     "Section": "femb.model",
     "build_table": "femb.correlation",
@@ -78,8 +79,10 @@ _EXPORTS = {
     "GeneralizedAlpha": "femb.solvers",
     # results and writers
     "Results": "femb.results",
+    "superelement_positions": "femb.results",
     "results_to_vtk": "femb.export",
     "write_vtu_frame": "femb.export",
+    "write_superelement_frame": "femb.export",
     "PVDWriter": "femb.export",
     "read_pvd": "femb.export",
     "write_history_csv": "femb.export",

@@ -37,11 +37,12 @@ in):
   (outputs f, K): the load assembler runs it with the intensities q (n_el, 4) of each
   block as ``block_inputs`` and ``force=`` (and ``matrix=`` for the load stiffness).
 - Superelements with element-internal variables (``spec.n_internal``: Craig–Bampton modal
-  amplitudes) need no change here: the correlation table numbers those variables,
-  ``block.var`` lists them after the nodal DOFs and ``spec.n_edof`` counts them, so gather
-  and scatter treat them like nodal DOFs. Per-part data too large for property rows
-  (reduced matrices, mode shapes) enter as ``block_inputs``, the mechanism the resultants
-  of ``geometric_stiffness`` use.
+  amplitudes, elements.superelement) need no change here: the correlation table numbers
+  those variables, ``block.var`` lists them after the nodal DOFs and ``spec.n_edof`` counts
+  them, so gather and scatter treat them like nodal DOFs. Their reduced matrices travel in
+  the block's property rows (``block.props``, one row per superelement); data too large
+  for property rows (mode shapes for recovery inside a kernel) would enter as
+  ``block_inputs``, the mechanism the resultants of ``geometric_stiffness`` use.
 """
 import numpy as np
 

@@ -12,6 +12,8 @@ from femb.mesh.io import read_mesh
 from femb.model import Material, Model, Section
 from femb.model.loads import MOMENT_TYPES, PRESSURE_KINDS, SYMMETRY_DOFS
 from femb.model.model import edge_nodes
+from femb.model.superelements import SuperelementData
+from femb.solvers.reduction.matrix_files import reduce_matrix_files
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
 SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "thickness", "orientation")
@@ -131,9 +133,10 @@ def read_sections(table, ctx):
 class ModelBuilder(MultibodyReaders):
     """Reads the model tables of a case into a Model on ``mesh``."""
 
-    def __init__(self, doc, ctx, mesh, materials, sections):
+    def __init__(self, doc, ctx, mesh, materials, sections, base_dir=None):
         self.doc, self.ctx, self.mesh = doc, ctx, mesh
         self.materials, self.sections = materials, sections
+        self.base_dir = Path(base_dir) if base_dir is not None else Path(".")
         self.markers = {}
 
     def check_nodes(self, selector, path):
@@ -165,6 +168,7 @@ class ModelBuilder(MultibodyReaders):
         self.model = model
         self.read_markers(model)
         self.read_parts(model)
+        self.read_superelements(model)
         self.read_fix(model)
         self.read_prescribe(model)
         self.read_ties(model)
@@ -224,6 +228,43 @@ class ModelBuilder(MultibodyReaders):
                     model.add_part(name, element, cells, values=values)
                 else:
                     model.add_part(name, element, cells, self.materials[mat], self.sections[sec])
+
+    def read_superelements(self, model):
+        """``[[superelements]]``: Craig–Bampton superelements reduced from matrix files
+        (femb.reduce_matrix_files) and attached to model nodes (Model.add_superelement)."""
+        keys = ["name", "nodes", "stiffness", "mass", "dof_map", "interface", "n_modes", "positions"]
+        for t in self.doc.array("superelements", keys):
+            with self.ctx.guard(), t:
+                name = t.take("name", "string", required=True)
+                if name in self.mesh.cells or name in model.parts:
+                    self.ctx.fail(t.key_path("name"), f"{name!r} is already a cell set or part name")
+                nodes = self.ctx.selector(t.take("nodes", required=True), t.key_path("nodes"))
+                self.check_nodes(nodes, t.key_path("nodes"))
+                files = {}
+                for key in ("stiffness", "mass", "dof_map"):
+                    value = t.take(key, "string", required=True)
+                    files[key] = Path(value) if Path(value).is_absolute() else self.base_dir / value
+                interface = t.take("interface", required=True)
+                if not (isinstance(interface, list) and interface and all(isinstance(v, int) and not isinstance(v, bool) for v in interface)):
+                    self.ctx.fail(t.key_path("interface"), f"expected an array of node numbers of the DOF map, got {interface!r}")
+                n_modes = t.take("n_modes", "integer", default=0)
+                if n_modes < 0:
+                    self.ctx.fail(t.key_path("n_modes"), f"must be >= 0, got {n_modes}")
+                raw = t.take("positions")
+                count = int(np.size(model.nodes(nodes)))
+                if raw is None:  # the interface sits where the model nodes are
+                    positions = np.zeros((count, 3))
+                    positions[:, : self.mesh.dim] = np.asarray(self.mesh.points)[model.nodes(nodes)]
+                else:
+                    if not isinstance(raw, list):
+                        self.ctx.fail(t.key_path("positions"), f"expected an array of 3-vectors, got {raw!r}")
+                    positions = np.array([self.ctx.vector(v, f"{t.key_path('positions')}[{i}]", size=3) for i, v in enumerate(raw)])
+                if len(interface) != count:
+                    self.ctx.fail(t.key_path("interface"), f"{len(interface)} interface nodes for {count} model nodes in 'nodes'")
+                basis, dofs = reduce_matrix_files(files["stiffness"], files["mass"], files["dof_map"], interface, n_modes)
+                data = SuperelementData.from_craig_bampton(basis, [dofs[i] for i in basis.boundary], interface, positions,
+                                                           source=f"{t.path} ({files['stiffness'].name})")
+                model.add_superelement(name, data, nodes)
 
     def part_values(self, t, element):
         """The part's element parameters given directly (``values`` table: parameter name ->

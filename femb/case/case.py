@@ -23,7 +23,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 log = logging.getLogger(__name__)
 
-TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "discrete", "rigid_links", "fix", "prescribe", "ties", "joints",
+TOP_LEVEL_KEYS = ["title", "parameters", "model", "mesh", "materials", "sections", "parts", "superelements", "discrete", "rigid_links", "fix", "prescribe", "ties", "joints",
                   "markers", "loads", "initial_velocity", "steps", "output"]
 OUTPUT_KEYS = ["vtk", "frames", "history", "name", "surfaces", "max_memory_gb", "max_output_gb"]
 SURFACE_KEYS = ["shape", "width", "height", "diameter", "segments"]
@@ -557,7 +557,7 @@ def load_case(path, smoke=None, parameters=None, limits=None):
     model = None
     if mesh is not None:
         with ctx.guard():
-            model = ModelBuilder(doc, ctx, mesh, materials, sections).build(doc.sub("model"))
+            model = ModelBuilder(doc, ctx, mesh, materials, sections, path.parent).build(doc.sub("model"))
     if model is not None:
         for i, step in enumerate(steps):
             for key, message in step.check(model):

@@ -8,6 +8,19 @@ variable
 equation
     A free variable's row in the solved system. Fixed and prescribed variables have none
     (equation -1). Equations are renumbered by reverse Cuthill–McKee.
+internal variable
+    A variable that belongs to one element, not to a node: the modal amplitudes of a
+    Craig–Bampton superelement (``spec.n_internal`` per element, elements.base). They are
+    numbered after every nodal variable, one consecutive block per element in the order of
+    the parts and of their elements, so an ElementBlock's ``var``/``eq`` rows list the
+    element's nodal variables and then its own internal ones. Convention: ``var_node`` and
+    ``var_dof`` are -1 for them (they have no node and no DOF name), ``var_block`` names
+    the block (index into ``blocks``) and ``var_element`` the element of that block that
+    owns each one (-1 for nodal variables). Internal variables are additive (never
+    rotations), are never tied, fixed or prescribed, and carry no loads; everything that
+    goes through ``node_var`` (supports, loads, joints, nodal output) does not see them,
+    and everything that goes through ``block.var`` (assembly) treats them as ordinary
+    variables. ``internal_vars(part)`` gives them per element.
 """
 import logging
 from dataclasses import dataclass
@@ -55,6 +68,10 @@ class CorrelationTable:
     dim, dof_names : model dimension and canonical DOF names
     node_var : (n_nodes, n_dof_names) int64, variable of each node DOF (-1 when absent)
     var_node, var_dof : (n_var,) int64, a representative node / DOF-name index per variable
+        (-1 for element-internal variables, module docstring)
+    var_block, var_element : (n_var,) int64, the block (index into ``blocks``) and the
+        element of that block owning each element-internal variable (-1 for nodal ones)
+    n_nodal : int, number of nodal variables (internal ones are n_nodal … n_var − 1)
     var_eq : (n_var,) int64, equation of each variable (-1 when fixed or prescribed)
     eq_var : (n_eq,) int64, variable of each equation
     fixed_vars : (k,) int64
@@ -63,7 +80,8 @@ class CorrelationTable:
     indptr, indices : CSR pattern of the equations
     """
 
-    def __init__(self, dim, dof_names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices):
+    def __init__(self, dim, dof_names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
+                 var_block=None, var_element=None):
         self.dim = dim
         self.dof_names = dof_names
         self.node_var = node_var
@@ -76,7 +94,12 @@ class CorrelationTable:
         self.blocks = blocks
         self.indptr = indptr
         self.indices = indices
-        for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, indptr, indices):
+        n_var = var_eq.size
+        self.var_block = np.full(n_var, -1, dtype=np.int64) if var_block is None else var_block
+        self.var_element = np.full(n_var, -1, dtype=np.int64) if var_element is None else var_element
+        self.n_nodal = int(np.count_nonzero(self.var_block < 0))
+        for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, indptr, indices, self.var_block,
+                    self.var_element):
             arr.setflags(write=False)
         self._csr_index = None  # (indices, indptr) in scipy's index dtype, made on first use
 
@@ -117,8 +140,36 @@ class CorrelationTable:
         indices, indptr = self._csr_index
         return sp.csr_matrix((data, indices, indptr), shape=(self.n_eq, self.n_eq))
 
+    @property
+    def n_internal(self):
+        """Number of element-internal variables (module docstring)."""
+        return self.n_var - self.n_nodal
+
+    def is_internal(self, var):
+        """True for element-internal variables (bool array for an index array)."""
+        return self.var_block[var] >= 0
+
+    def internal_vars(self, part):
+        """(n_el, n_internal) int64 variables of the element-internal unknowns of the part
+        ``part`` (its name), element by element; (n_el, 0) for element types without
+        any. ModelError for an unknown part."""
+        for block in self.blocks:
+            if block.part == part:
+                n_int = block.spec.n_internal
+                return block.var[:, block.var.shape[1] - n_int:]
+        raise ModelError(f"unknown part {part!r} (parts: {', '.join(b.part for b in self.blocks)})")
+
     def describe_var(self, var):
-        """'node N dof' for a variable index."""
+        """(node, DOF name) of a variable index; for an element-internal variable (-1,
+        "<part>[<element>].q<j>"), the j-th internal unknown of that element."""
+        var = int(var)
+        b = int(self.var_block[var])
+        if b >= 0:
+            block = self.blocks[b]
+            e = int(self.var_element[var])
+            n_int = block.spec.n_internal
+            j = int(np.flatnonzero(block.var[e, block.var.shape[1] - n_int:] == var)[0])
+            return -1, f"{block.part}[{e}].q{j}"
         return int(self.var_node[var]), self.dof_names[int(self.var_dof[var])]
 
     def var_of(self, node, dof):
@@ -203,12 +254,25 @@ def build_table(model, renumber=True):
     node_var = np.full(mask.shape, -1, dtype=np.int64)
     node_var[mask] = np.arange(int(mask.sum()))
     node_var = _apply_ties(model, node_var, names)
-    n_var = int(node_var.max()) + 1
-    var_node = np.zeros(n_var, dtype=np.int64)
-    var_dof = np.zeros(n_var, dtype=np.int64)
+    n_nodal = int(node_var.max()) + 1 if node_var.size and node_var.max() >= 0 else 0
+    # element-internal variables: after the nodal ones, one block per element (module docstring)
+    internal = []  # (first variable, n_el, n_internal) per part, in the order of model.parts
+    n_var = n_nodal
+    for part in model.parts.values():
+        spec = element_library.get_spec(part.element)
+        n_el = mesh.cells[part.cells].connectivity.shape[0]
+        internal.append((n_var, n_el, spec.n_internal))
+        n_var += n_el * spec.n_internal
+    var_node = np.full(n_var, -1, dtype=np.int64)
+    var_dof = np.full(n_var, -1, dtype=np.int64)
+    var_block = np.full(n_var, -1, dtype=np.int64)
+    var_element = np.full(n_var, -1, dtype=np.int64)
     nodes, dofs = np.nonzero(node_var >= 0)
     var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
     var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+    for b, (first, n_el, n_int) in enumerate(internal):
+        var_block[first:first + n_el * n_int] = b
+        var_element[first:first + n_el * n_int] = np.repeat(np.arange(n_el), n_int)
 
     constrained = np.zeros(n_var, dtype=bool)
     fixed = []
@@ -235,14 +299,16 @@ def build_table(model, renumber=True):
     var_eq[free] = np.arange(free.size)
 
     raw = []
-    for part in model.parts.values():
+    for part, (first, n_el, n_int) in zip(model.parts.values(), internal):
         spec = element_library.get_spec(part.element)
-        if spec.n_internal or spec.n_stress_points > 1:
-            raise ModelError(f"part {part.name!r}: element type {spec.name!r} has element-internal variables or several "
-                             "stress points, which femb does not support yet")
+        if spec.n_stress_points > 1:
+            raise ModelError(f"part {part.name!r}: element type {spec.name!r} has several stress points, which femb "
+                             "does not support yet")
         conn = mesh.cells[part.cells].connectivity
         cols = np.array([names.index(d) for d in spec.node_dofs], dtype=np.int64)
         var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)
+        if n_int:
+            var = np.hstack([var, first + np.arange(n_el * n_int, dtype=np.int64).reshape(n_el, n_int)])
         raw.append((part, spec, conn, var))
 
     eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
@@ -263,7 +329,8 @@ def build_table(model, renumber=True):
         props = np.array(np.broadcast_to(row, (conn.shape[0], row.size)), dtype=np.float64, order="C")
         X = np.ascontiguousarray(points[conn])
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
-    return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices)
+    return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
+                            var_block, var_element)
 
 
 def coincident_unconnected_nodes(model, node_var, points, used):

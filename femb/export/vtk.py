@@ -54,6 +54,25 @@ def _write_frame_mesh(path, mesh, results, frame):
     return path
 
 
+def write_superelement_frame(path, model, results, part, frame=-1):
+    """Write the full mesh of the component reduced into superelement ``part`` at frame
+    ``frame`` of ``results`` to the ``.vtu`` file ``path``: the component's cells at its
+    reference positions placed in the model (points), with the point fields
+    ``displacement`` (x − X, recovered as x = o + R_s(X + u), femb.results.superelements)
+    and ``deformed`` (x). InputError when ``part`` is not a superelement with a component."""
+    import meshio
+
+    from femb.results.superelements import superelement_positions
+
+    rots = results.arrays.get("rotations")
+    R = None if rots is None or len(rots) != len(results.states) else np.asarray(rots[frame], dtype=np.float64)
+    X, x = superelement_positions(model, results.table, part, results.states[frame], R)
+    comp = model.superelements[part].recovery["component"]
+    cells = [meshio.CellBlock(b.cell_type, b.connectivity) for b in comp.problem.model.mesh.cells.values()]
+    mesh = meshio.Mesh(X, cells, point_data={"displacement": x - X, "deformed": x})
+    return _write_frame_mesh(path, mesh, results, frame)
+
+
 def write_surface_frame(path, results, frame, surfaces, recovery=None):
     """Write frame ``frame`` of ``results`` as extruded cross-section surfaces (quad cells)
     to the ``.vtu`` file ``path``; ``surfaces`` is a femb.export.surfaces.BeamSurfaces

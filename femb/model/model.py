@@ -35,6 +35,7 @@ from femb.model.loads import (
     real_number,
 )
 from femb.model.materials import Material, Section
+from femb.model.superelements import SuperelementData
 
 if TYPE_CHECKING:
     from femb.elements.base import ElementSpec
@@ -118,6 +119,7 @@ class Model:
         self.joints: list[Joint] = []
         self.redundant_constraints: Literal["warn", "error"] = "warn"
         self.info: dict[str, Any] = {}  # free-form data of the builder (dimensions, reference values ...)
+        self.superelements: dict[str, SuperelementData] = {}  # part name -> reduced data (add_superelement)
 
     # ------------------------------------------------------------------ declarations
     def add_part(self, name: str, element: str, cells: str, material: Optional[Material] = None,
@@ -160,6 +162,68 @@ class Model:
             raise ModelError(f"cell set {name!r} already exists in the mesh")
         self.mesh.add_cells(name, spec.cell_type, conn)
         return self.add_part(name, element, name, values=values)
+
+    def add_superelement(self, name: str, reduced: Any, nodes: NodeSelector, tolerance: float = 1e-8,
+                         placement: Optional[tuple[ArrayLike, ArrayLike]] = None) -> Part:
+        """A co-rotated Craig–Bampton superelement (elements.superelement) on the model
+        nodes ``nodes``; returns its Part (one element, cell set ``name``).
+
+        Parameters
+        ----------
+        name : part and cell-set name
+        reduced : a ``ReducedComponent`` (femb.reduce_component of a 3-D model with all six
+            DOFs free at every interface node) or a ``SuperelementData`` (e.g.
+            ``SuperelementData.from_craig_bampton`` of a reduction of matrix files)
+        nodes : node selector of the n model nodes the superelement attaches to, in the
+            order of the reduction's interface nodes (``ReducedComponent``: ascending
+            component node numbers); they become ordinary 6-DOF nodes, so supports,
+            joints and loads act on them
+        tolerance : allowed distance between a node's reference position and the
+            interface node's, relative to the size of the interface (1 if it is a point)
+        placement : optional (Q (3, 3), t (3,)): place the reduced body rigidly at
+            x = t + Q X before attaching it (``SuperelementData.placed``)
+
+        The k modal amplitudes become element-internal variables of the correlation table
+        (``table.internal_vars(name)``; ``Results.internal(name)``). Raises InputError
+        naming the part and the node when the node count or a position does not match
+        the reduction, and ModelError for a 2-D model or a repeated part name.
+        """
+        where = f"superelement {name!r}"
+        if self.dim != 3:
+            raise ModelError("superelements need a 3-D model (their nodes carry ux, uy, uz, rx, ry, rz)", where)
+        if name in self.parts or name in self.mesh.cells:
+            raise ModelError(f"part or cell set {name!r} already exists", where)
+        data = reduced.superelement() if hasattr(reduced, "superelement") else reduced
+        if not isinstance(data, SuperelementData):
+            raise InputError(f"expected a ReducedComponent or SuperelementData, got {type(reduced).__name__}", where)
+        problems = data.problems()
+        if problems:
+            raise InputError(problems, f"{where} ({data.source})")
+        if placement is not None:
+            data = data.placed(*placement)
+        try:
+            conn = np.asarray(self.nodes(nodes), dtype=np.int64).ravel()
+        except (KeyError, ValueError, IndexError) as exc:
+            raise InputError(f"unknown nodes {nodes!r} ({exc})", where) from None
+        if conn.size != data.n_nodes:
+            raise InputError(f"{conn.size} model node(s) given but the reduction ({data.source}) has {data.n_nodes} "
+                             "interface nodes", where)
+        if np.unique(conn).size != conn.size:
+            raise InputError(f"nodes repeat: {conn.tolist()}", where)
+        X = np.zeros((conn.size, 3))
+        X[:, : self.mesh.dim] = np.asarray(self.mesh.points)[conn]
+        size = float(np.ptp(data.positions, axis=0).max()) if data.n_nodes > 1 else 0.0
+        dist = np.linalg.norm(X - data.positions, axis=1)
+        bad = np.flatnonzero(dist > tolerance * (size if size > 0.0 else 1.0))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"node {int(conn[i])} is at {tuple(float(v) for v in X[i])} but interface node {i} of the "
+                             f"reduction is at {tuple(float(v) for v in data.positions[i])} (distance {dist[i]:.3g}; "
+                             "give the nodes in the order of the reduction's interface nodes)", where)
+        spec = element_library.get_spec(f"superelement_{data.n_nodes}n_{data.n_modes}q")
+        self.mesh.add_cells(name, spec.cell_type, conn.reshape(1, -1))
+        self.superelements[name] = data
+        return self.add_part(name, spec.name, name, values={"reduced": {"K": data.K, "M": data.M}})
 
     def add_marker(self, name: str, node: NodeSelector) -> str:
         """A named point (one node) to attach loads and joints to; returns ``name``."""

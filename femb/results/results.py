@@ -104,6 +104,17 @@ class Results:
             return float(self.states[frame][var])
         return np.array([s[var] for s in self.states])
 
+    def internal(self, part: str, frame: Optional[int] = -1) -> NDArray[np.float64]:
+        """Element-internal variables of part ``part`` (the modal amplitudes q̂ of a
+        superelement, scaled to lengths: q = ``modal_scale``·q̂ are the mass-normalised
+        ones, femb.model.SuperelementData): (n_el, n_internal) at one
+        frame, or (n_frames, n_el, n_internal) over all frames when ``frame`` is None.
+        ModelError for an unknown part."""
+        var = self.table.internal_vars(part)
+        if frame is not None:
+            return np.asarray(self.states[frame])[var]
+        return np.array([np.asarray(s)[var] for s in self.states])
+
     def nodal_displacements(self, frame: int = -1) -> NDArray[np.float64]:
         """(n_nodes, dim) translations at a frame (zero for DOFs a node does not carry)."""
         t = self.table

@@ -1,6 +1,7 @@
 """The element contract of femb.elements.base: every registered element type fills the
-typed fields consistently, and the fields declared for shells and superelements (several
-stress points, element-internal variables) are refused until the framework numbers them."""
+typed fields consistently, superelement types (made per size on demand) fill it with
+element-internal variables, and several stress points per element (declared for shells)
+are refused until the framework supports them."""
 import dataclasses
 
 import numpy as np
@@ -45,6 +46,16 @@ def test_every_registered_element_fills_the_contract(name):
         assert kind in ("number", "vector") and set(provides) <= set(spec.params), key
 
 
+@pytest.mark.parametrize("n_nodes, n_modes", [(1, 0), (2, 3), (5, 1)])
+def test_superelement_types_are_made_per_size_with_internal_variables(n_nodes, n_modes):
+    spec = get_spec(f"superelement_{n_nodes}n_{n_modes}q")
+    assert spec is get_spec(f"superelement_{n_nodes}n_{n_modes}q")  # one spec per size
+    assert spec.n_internal == n_modes and spec.n_edof == 6 * n_nodes + n_modes and spec.oriented
+    assert spec.kernels is get_spec("superelement_2n_0q").kernels  # one set of compiled kernels for all sizes
+    assert all(callable(getattr(spec.kernels, k)) for k in REQUIRED)
+    assert spec.constant_mass == () and spec.rotary_kinds == ()  # the reduced mass turns with the body
+
+
 def test_rotary_inertia_split_of_oriented_elements():
     """The kinds in rotary_kinds give no translation–rotation coupling at R = I."""
     for name in ("beam3d", "rigid_body3d"):
@@ -63,8 +74,8 @@ def test_rotary_inertia_split_of_oriented_elements():
             assert np.abs(M[0][np.ix_(rot, rot)]).max() > 0.0
 
 
-@pytest.mark.parametrize("declared", [dict(n_internal=2), dict(stress_points=((0.5, 0.0), (0.0, 0.5)))])
-def test_element_types_with_internal_variables_or_stress_points_are_refused(monkeypatch, declared):
+@pytest.mark.parametrize("declared", [dict(stress_points=((0.5, 0.0), (0.0, 0.5)))])
+def test_element_types_with_several_stress_points_are_refused(monkeypatch, declared):
     truss = get_spec("truss2d")
     future = dataclasses.replace(truss, name="future2d", **declared)
     assert future.n_edof == 4 + declared.get("n_internal", 0)
@@ -72,7 +83,7 @@ def test_element_types_with_internal_variables_or_stress_points_are_refused(monk
     model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 2, "bar"))
     model.add_part("bar", "future2d", "bar", Material(E=1.0, nu=0.3, rho=1.0), Section(A=1.0, I=1.0))
     model.fix("bar_start")
-    with pytest.raises(ModelError, match="part 'bar'.*'future2d'.*does not support yet"):
+    with pytest.raises(ModelError, match="part 'bar'.*'future2d'.*several stress points.*does not support yet"):
         build_table(model)
 
 

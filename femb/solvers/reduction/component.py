@@ -15,6 +15,7 @@ import numpy as np
 
 from femb.core.errors import InputError, ModelError
 from femb.elements import MASS_KINDS
+from femb.model.superelements import SuperelementData
 from femb.solvers.configuration import split_state
 from femb.solvers.problem import StaticProblem
 from femb.solvers.reduction.cache import cached_craig_bampton
@@ -58,6 +59,23 @@ class ReducedComponent:
         u = np.zeros(t.n_var)
         u[t.eq_var] = self.basis.expand(reduced)
         return u
+
+    def superelement(self) -> SuperelementData:
+        """The reduction as superelement data (femb.model.superelements): matrices in the
+        element's DOF order (interface nodes in ascending component numbering, six DOFs
+        each, then q) and the interface positions, for ``Model.add_superelement``.
+        InputError when the component is not 3-D or an interface node lacks a free DOF
+        of the six."""
+        t = self.table
+        model = self.problem.model
+        source = f"reduction of model {model.name!r}"
+        if t.dim != 3:
+            raise InputError(f"a superelement needs a 3-D component (this one is {t.dim}-D)", source)
+        points = np.zeros((model.mesh.n_nodes, 3))
+        points[:, : model.mesh.dim] = model.mesh.points
+        nodes = np.asarray(self.interface_nodes, dtype=np.int64)
+        return SuperelementData.from_craig_bampton(self.basis, self.boundary_dofs(), nodes.tolist(), points[nodes], source,
+                                                   recovery={"points": points, "interface": nodes, "component": self})
 
     def reduced_load(self, lam: float = 1.0) -> np.ndarray:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
@@ -104,7 +122,7 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     boundary = np.flatnonzero(np.isin(eq_node, nodes))
     if boundary.size == 0:
         raise InputError("the interface nodes have no free DOFs (all supported or not carried by any element)", where)
-    labels = [f"node {n} {d}" for n, d in (t.describe_var(v) for v in t.eq_var)]
+    labels = [f"node {n} {d}" if n >= 0 else d for n, d in (t.describe_var(v) for v in t.eq_var)]
     correction = None
     if static_correction:
         correction = t.free(prob.external(1.0))

@@ -1,0 +1,530 @@
+"""Co-rotated Craig–Bampton superelement (3-D, oriented): a reduced linear body that
+follows large rigid motions of its boundary nodes.
+
+Unknowns of one superelement with n boundary nodes and k fixed-interface modes: the six
+DOFs (ux, uy, uz, rx, ry, rz) of each boundary node — ordinary femb nodes, so supports,
+joints and loads act on them — followed by the k modal amplitudes q, element-internal
+variables numbered by the correlation table (elements.base, "Element-internal
+variables"); n_edof = m = 6n + k.
+
+Reduced data (per part, in the property row): K_r and M_r (m, m), the Craig–Bampton
+reduced stiffness and mass with the boundary DOFs node by node in the order of the cell's
+nodes (each node ux, uy, uz, rx, ry, rz) and then q, in the reference (global) axes of the
+reduced component, whose interface nodes are at the reference positions X of the cell.
+
+Shadow frame (o, R_s), fitted to the boundary nodes (translations and nodal rotations, so
+one- and two-node parts have a frame too): o = x_c, the centroid of the current nodal
+positions, and R_s the rotation closest to
+
+    B = Σ_a (x_a − x_c) X̃_aᵀ + c Σ_a R_a,    X̃_a = X_a − X_c,  c = Σ_a |X̃_a|²/n (1 if 0),
+
+i.e. R_s = polar(B), equivalently skew(R_sᵀ B) = 0 (a best fit of the rotated reference
+cloud to the current one plus of R_s to the nodal rotations R_a). Under any rigid motion
+x_a = t + Q X_a, R_a = Q one has B = Q·(SPD), so R_s = Q exactly: the fit is exactly
+invariant, and objective.
+
+Deformational DOFs (local, in the shadow frame): ū_a = R_sᵀ(x_a − x_c) − X̃_a,
+θ̄_a = log(R_sᵀ R_a), and q unchanged (modal amplitudes are frame-invariant). With
+d = [ū_1, θ̄_1, …, ū_n, θ̄_n, q] the strain energy is V = ½ dᵀ K_r d, the internal force its
+gradient f = Tᵀ-free form f = T B̃ᵀ K_r d and the exact tangent
+
+    K = T [B̃ᵀ K_r B̃ + K_geo − f̃ × Ω] Tᵀ,    T = blockdiag(R_s, …, R_s, I_k),
+
+with B̃ = ∂d/∂z̃ over the local components z̃ = Tᵀ(δx_1, δw_1, …, δx_n, δw_n, δq) (δw:
+spatial spins), Ω = ∂ω̃/∂z̃ the frame spin (local components), K_geo the variation of B̃ᵀ g
+at fixed g = K_r d and −f̃ × Ω the turn of the local force with the frame (the EICR
+structure of elements.shell_eicr, with this element's frame). The frame spin follows from
+varying skew(R_sᵀB) = 0:
+
+    A ω̃ = Σ_a X̃_a × δx̃_a + c Σ_a G_a w̃_a,   A = tr(U) I − U,  U = R_sᵀ B,  G_a = tr(R̄_a) I − R̄_a,
+
+with R̄_a = R_sᵀ R_a; the translational deformations vary as δū_a = δx̃_a − δx̃_c + Y_a × ω̃
+(Y_a = R_sᵀ(x_a − x_c)) and the rotational ones as δθ̄_a = J⁻¹(θ̄_a)(w̃_a − ω̃). The modal
+rows are untouched by the frame (their rows of B̃ are identity).
+
+At the reference state (u = 0, R = I) T = I and B̃ = P, the rigid-body projector; K_r
+annihilates rigid motions, so K_r P = K_r and the linear response equals the reduced
+component's, which equals the unreduced component's for boundary loads.
+
+Mass: M = T M_r Tᵀ, the reduced mass carried into global axes with the shadow frame of the
+current configuration (M_r exactly at the reference state), the same for every mass kind;
+it turns with the body (no kind is constant). Geometric stiffness (``geometric_stiffness``,
+linear buckling): zero — a superelement stiffens only through the frame turns of a chain of
+superelements; resultants: none.
+"""
+import functools
+import re
+
+import numpy as np
+
+from femb.core import jit
+from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
+
+from .base import ElementKernels, ElementSpec
+from .shell_eicr import material_part
+
+NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
+
+
+# --------------------------------------------------------------------------- kinematics
+@jit
+def _polar(B, Rs):
+    """Rs (3, 3) = the rotation factor of the polar decomposition of B (3, 3); exactly I
+    when B is exactly symmetric positive definite (the reference state), where the SVD
+    would leave round-off."""
+    if B[0, 1] == B[1, 0] and B[0, 2] == B[2, 0] and B[1, 2] == B[2, 1]:
+        m2 = B[0, 0] * B[1, 1] - B[0, 1] * B[1, 0]
+        if B[0, 0] > 0.0 and m2 > 0.0 and np.linalg.det(B) > 0.0:
+            for i in range(3):
+                for j in range(3):
+                    Rs[i, j] = 1.0 if i == j else 0.0
+            return
+    W, _, Vt = np.linalg.svd(B)
+    det = np.linalg.det(W @ Vt)
+    for i in range(3):
+        for j in range(3):
+            Rs[i, j] = W[i, 0] * Vt[0, j] + W[i, 1] * Vt[1, j] + det * W[i, 2] * Vt[2, j]
+
+
+@jit
+def _inverse3(A, Ai):
+    """Ai (3, 3) = A⁻¹ by cofactors."""
+    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
+    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
+    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
+    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
+    Ai[0, 0] = c00 / det
+    Ai[1, 0] = c01 / det
+    Ai[2, 0] = c02 / det
+    Ai[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) / det
+    Ai[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) / det
+    Ai[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) / det
+    Ai[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) / det
+    Ai[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) / det
+    Ai[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
+
+
+@jit
+def shadow_frame(X, u, R, e, Xt, Y, Rb, Rs):
+    """Shadow frame of element ``e``: writes Xt (n, 3) the reference coordinates relative
+    to the reference centroid, Y (n, 3) the current ones relative to the current centroid
+    in the frame, Rb (n, 3, 3) the nodal rotations relative to the frame R_sᵀR_a and Rs
+    (3, 3); returns (o (3,) the current centroid, c the rotation weight)."""
+    n = X.shape[1]
+    o = np.zeros(3)
+    uc = np.zeros(3)
+    for c in range(3):
+        xc = 0.0
+        for a in range(n):
+            xc += X[e, a, c]
+            uc[c] += u[e, 6 * a + c]
+        xc /= n
+        uc[c] /= n
+        o[c] = xc + uc[c]
+        for a in range(n):
+            Xt[a, c] = X[e, a, c] - xc
+    w = 0.0
+    for a in range(n):
+        w += Xt[a, 0] ** 2 + Xt[a, 1] ** 2 + Xt[a, 2] ** 2
+    w /= n
+    if not w > 0.0:
+        w = 1.0
+    B = np.zeros((3, 3))
+    for a in range(n):
+        for i in range(3):
+            di = Xt[a, i] + u[e, 6 * a + i] - uc[i]  # x_a − x_c without the cancellation of positions
+            for j in range(3):
+                B[i, j] += di * Xt[a, j] + w * R[e, a, i, j]
+    _polar(B, Rs)
+    for a in range(n):
+        for i in range(3):
+            acc = 0.0
+            for j in range(3):
+                acc += Rs[j, i] * (Xt[a, j] + u[e, 6 * a + j] - uc[j])
+            Y[a, i] = acc
+            for j in range(3):
+                Rb[a, i, j] = Rs[0, i] * R[e, a, 0, j] + Rs[1, i] * R[e, a, 1, j] + Rs[2, i] * R[e, a, 2, j]
+    return o, w
+
+
+@jit
+def deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d):
+    """Deformational vector d (m,) = [ū_1, θ̄_1, …, ū_n, θ̄_n, q] of element ``e`` (module
+    docstring) and the local rotations th (n, 3); returns (o, c) of ``shadow_frame``."""
+    n = X.shape[1]
+    m = u.shape[1]
+    o, w = shadow_frame(X, u, R, e, Xt, Y, Rb, Rs)
+    for a in range(n):
+        for i in range(3):
+            d[6 * a + i] = Y[a, i] - Xt[a, i]
+        log_so3(Rb[a], th[a])
+        for i in range(3):
+            d[6 * a + 3 + i] = th[a, i]
+    for j in range(6 * n, m):
+        d[j] = u[e, j]
+    return o, w
+
+
+@jit
+def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
+    """Frame spin Om (3, 6n) = ∂ω̃/∂z̃ and Bt (6n, 6n) = ∂(ū, θ̄)/∂z̃ (module docstring);
+    A (3, 3) = tr(U) I − U and Ai = A⁻¹."""
+    n = Xt.shape[0]
+    M = 6 * n
+    U = np.zeros((3, 3))
+    for a in range(n):
+        for i in range(3):
+            for j in range(3):
+                U[i, j] += Y[a, i] * Xt[a, j] + w * Rb[a, i, j]
+    tr = U[0, 0] + U[1, 1] + U[2, 2]
+    for i in range(3):
+        for j in range(3):
+            A[i, j] = -0.5 * (U[i, j] + U[j, i])
+        A[i, i] += tr
+    _inverse3(A, Ai)
+    C = np.zeros((3, M))
+    for a in range(n):
+        x0, x1, x2 = Xt[a, 0], Xt[a, 1], Xt[a, 2]
+        # X̃ × δx̃
+        C[0, 6 * a + 1] = -x2
+        C[0, 6 * a + 2] = x1
+        C[1, 6 * a + 0] = x2
+        C[1, 6 * a + 2] = -x0
+        C[2, 6 * a + 0] = -x1
+        C[2, 6 * a + 1] = x0
+        trb = Rb[a, 0, 0] + Rb[a, 1, 1] + Rb[a, 2, 2]
+        for i in range(3):
+            for j in range(3):
+                C[i, 6 * a + 3 + j] = -w * Rb[a, i, j]
+            C[i, 6 * a + 3 + i] += w * trb
+    for i in range(3):
+        for j in range(M):
+            Om[i, j] = Ai[i, 0] * C[0, j] + Ai[i, 1] * C[1, j] + Ai[i, 2] * C[2, j]
+    for i in range(M):
+        for j in range(M):
+            Bt[i, j] = 0.0
+    for a in range(n):
+        for i in range(3):
+            for b in range(n):
+                Bt[6 * a + i, 6 * b + i] -= 1.0 / n
+            Bt[6 * a + i, 6 * a + i] += 1.0
+        y0, y1, y2 = Y[a, 0], Y[a, 1], Y[a, 2]
+        for j in range(M):
+            Bt[6 * a + 0, j] += y1 * Om[2, j] - y2 * Om[1, j]
+            Bt[6 * a + 1, j] += y2 * Om[0, j] - y0 * Om[2, j]
+            Bt[6 * a + 2, j] += y0 * Om[1, j] - y1 * Om[0, j]
+        for i in range(3):
+            for c in range(3):
+                Bt[6 * a + 3 + i, 6 * a + 3 + c] += Jinv[a, i, c]
+                for j in range(M):
+                    Bt[6 * a + 3 + i, j] -= Jinv[a, i, c] * Om[c, j]
+
+
+@jit
+def _local_force(Xt, Y, Rb, w, Jinv, Ai, g, ft, mu, s):
+    """Local nodal force ft (6n,) = B̃ᵀ g over the nodal entries; writes μ_a = J⁻ᵀ m_a
+    into mu (n, 3) and s = A⁻ᵀ τ (3,)."""
+    n = Xt.shape[0]
+    tau = np.zeros(3)
+    N = np.zeros(3)
+    for a in range(n):
+        n0, n1, n2 = g[6 * a], g[6 * a + 1], g[6 * a + 2]
+        N[0] += n0
+        N[1] += n1
+        N[2] += n2
+        for i in range(3):
+            mu[a, i] = Jinv[a, 0, i] * g[6 * a + 3] + Jinv[a, 1, i] * g[6 * a + 4] + Jinv[a, 2, i] * g[6 * a + 5]
+        tau[0] += n1 * Y[a, 2] - n2 * Y[a, 1] - mu[a, 0]
+        tau[1] += n2 * Y[a, 0] - n0 * Y[a, 2] - mu[a, 1]
+        tau[2] += n0 * Y[a, 1] - n1 * Y[a, 0] - mu[a, 2]
+    for i in range(3):
+        s[i] = Ai[0, i] * tau[0] + Ai[1, i] * tau[1] + Ai[2, i] * tau[2]
+    for a in range(n):
+        x0, x1, x2 = Xt[a, 0], Xt[a, 1], Xt[a, 2]
+        # translational column block of C is X̂̃ : Cᵀ s = −X̃ × s = s × X̃
+        ft[6 * a + 0] = g[6 * a + 0] - N[0] / n + s[1] * x2 - s[2] * x1
+        ft[6 * a + 1] = g[6 * a + 1] - N[1] / n + s[2] * x0 - s[0] * x2
+        ft[6 * a + 2] = g[6 * a + 2] - N[2] / n + s[0] * x1 - s[1] * x0
+        trb = Rb[a, 0, 0] + Rb[a, 1, 1] + Rb[a, 2, 2]
+        for i in range(3):
+            acc = trb * s[i]
+            for j in range(3):
+                acc -= Rb[a, j, i] * s[j]
+            ft[6 * a + 3 + i] = mu[a, i] + w * acc
+
+
+@jit
+def _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt):
+    """Kt (6n, 6n) += variation of B̃ᵀ g at fixed g, minus f̃ × Ω (module docstring)."""
+    n = Xt.shape[0]
+    M = 6 * n
+    Lm = np.zeros((n, 3, 3))
+    for a in range(n):
+        left_jacobian_inverse_T_derivative(th[a], g[6 * a + 3:6 * a + 6], Lm[a])
+    dmu = np.zeros((n, 3))
+    dtau = np.zeros(3)
+    dU = np.zeros((3, 3))
+    dR = np.zeros((3, 3))
+    dv = np.zeros(3)
+    ds = np.zeros(3)
+    col = np.zeros(M)
+    for j in range(M):
+        for i in range(3):
+            dtau[i] = 0.0
+            for k in range(3):
+                dU[i, k] = 0.0
+        for a in range(n):
+            # δμ_a = Lm_a δθ̄_a
+            for i in range(3):
+                acc = 0.0
+                for c in range(3):
+                    acc += Lm[a, i, c] * Bt[6 * a + 3 + c, j]
+                dmu[a, i] = acc
+            n0, n1, n2 = g[6 * a], g[6 * a + 1], g[6 * a + 2]
+            dy0, dy1, dy2 = Bt[6 * a, j], Bt[6 * a + 1, j], Bt[6 * a + 2, j]
+            dtau[0] += n1 * dy2 - n2 * dy1 - dmu[a, 0]
+            dtau[1] += n2 * dy0 - n0 * dy2 - dmu[a, 1]
+            dtau[2] += n0 * dy1 - n1 * dy0 - dmu[a, 2]
+            # δU += δY_a X̃_aᵀ + c ϑ̂_a R̄_a, ϑ_a = w̃_a − ω̃
+            for i in range(3):
+                dv[i] = -Om[i, j]
+            if 6 * a + 3 <= j < 6 * a + 6:
+                dv[j - 6 * a - 3] += 1.0
+            for k in range(3):
+                dU[0, k] += dy0 * Xt[a, k] + w * (dv[1] * Rb[a, 2, k] - dv[2] * Rb[a, 1, k])
+                dU[1, k] += dy1 * Xt[a, k] + w * (dv[2] * Rb[a, 0, k] - dv[0] * Rb[a, 2, k])
+                dU[2, k] += dy2 * Xt[a, k] + w * (dv[0] * Rb[a, 1, k] - dv[1] * Rb[a, 0, k])
+        # δs = A⁻ᵀ (δτ − δAᵀ s), δAᵀ s = tr(δU) s − δUᵀ s (A uses the symmetric part of U)
+        trd = dU[0, 0] + dU[1, 1] + dU[2, 2]
+        for i in range(3):
+            acc = dtau[i] - trd * s[i]
+            for k in range(3):
+                acc += 0.5 * (dU[k, i] + dU[i, k]) * s[k]
+            dv[i] = acc
+        for i in range(3):
+            ds[i] = Ai[0, i] * dv[0] + Ai[1, i] * dv[1] + Ai[2, i] * dv[2]
+        for a in range(n):
+            x0, x1, x2 = Xt[a, 0], Xt[a, 1], Xt[a, 2]
+            col[6 * a + 0] = ds[1] * x2 - ds[2] * x1
+            col[6 * a + 1] = ds[2] * x0 - ds[0] * x2
+            col[6 * a + 2] = ds[0] * x1 - ds[1] * x0
+            # ϑ_a again, δR̄_a = ϑ̂_a R̄_a
+            for i in range(3):
+                dv[i] = -Om[i, j]
+            if 6 * a + 3 <= j < 6 * a + 6:
+                dv[j - 6 * a - 3] += 1.0
+            for k in range(3):
+                dR[0, k] = dv[1] * Rb[a, 2, k] - dv[2] * Rb[a, 1, k]
+                dR[1, k] = dv[2] * Rb[a, 0, k] - dv[0] * Rb[a, 2, k]
+                dR[2, k] = dv[0] * Rb[a, 1, k] - dv[1] * Rb[a, 0, k]
+            trb = Rb[a, 0, 0] + Rb[a, 1, 1] + Rb[a, 2, 2]
+            trdr = dR[0, 0] + dR[1, 1] + dR[2, 2]
+            for i in range(3):
+                acc = trdr * s[i] + trb * ds[i]
+                for k in range(3):
+                    acc -= dR[k, i] * s[k] + Rb[a, k, i] * ds[k]
+                col[6 * a + 3 + i] = dmu[a, i] + w * acc
+        for i in range(M):
+            Kt[i, j] += col[i]
+    for blk in range(2 * n):
+        f0, f1, f2 = ft[3 * blk], ft[3 * blk + 1], ft[3 * blk + 2]
+        for j in range(M):
+            o0, o1, o2 = Om[0, j], Om[1, j], Om[2, j]
+            Kt[3 * blk + 0, j] -= f1 * o2 - f2 * o1
+            Kt[3 * blk + 1, j] -= f2 * o0 - f0 * o2
+            Kt[3 * blk + 2, j] -= f0 * o1 - f1 * o0
+
+
+@jit
+def _rotate_out(Rs, n, ft, Kt, f, K, want_K):
+    """f = T f̃, K = T K̃ Tᵀ with T = blockdiag(R_s (2n blocks), I_k) (module docstring)."""
+    m = ft.shape[0]
+    nb = 2 * n
+    for i in range(m):
+        f[i] = ft[i]
+    for b in range(nb):
+        for i in range(3):
+            f[3 * b + i] = Rs[i, 0] * ft[3 * b] + Rs[i, 1] * ft[3 * b + 1] + Rs[i, 2] * ft[3 * b + 2]
+    if not want_K:
+        return
+    W = np.empty((m, m))
+    for r in range(m):  # W = K̃ Tᵀ
+        for j in range(m):
+            W[r, j] = Kt[r, j]
+        for b in range(nb):
+            for i in range(3):
+                W[r, 3 * b + i] = Kt[r, 3 * b] * Rs[i, 0] + Kt[r, 3 * b + 1] * Rs[i, 1] + Kt[r, 3 * b + 2] * Rs[i, 2]
+    for c in range(m):  # K = T W
+        for r in range(m):
+            K[r, c] = W[r, c]
+        for b in range(nb):
+            for i in range(3):
+                K[3 * b + i, c] = Rs[i, 0] * W[3 * b, c] + Rs[i, 1] * W[3 * b + 1, c] + Rs[i, 2] * W[3 * b + 2, c]
+
+
+@jit
+def _evaluate(X, u, R, p, f, K, want_K):
+    """Internal force f (n_el, m) and, when ``want_K``, the exact tangent K (n_el, m, m)."""
+    n_el, n = X.shape[0], X.shape[1]
+    m = u.shape[1]
+    M = 6 * n
+    Xt = np.zeros((n, 3))
+    Y = np.zeros((n, 3))
+    Rb = np.zeros((n, 3, 3))
+    Rs = np.zeros((3, 3))
+    th = np.zeros((n, 3))
+    d = np.zeros(m)
+    g = np.zeros(m)
+    Jinv = np.zeros((n, 3, 3))
+    Om = np.zeros((3, M))
+    Bt = np.zeros((M, M))
+    Bf = np.zeros((m, m))
+    A = np.zeros((3, 3))
+    Ai = np.zeros((3, 3))
+    ft = np.zeros(m)
+    mu = np.zeros((n, 3))
+    s = np.zeros(3)
+    Kt = np.zeros((m, m))
+    colw = np.zeros(m)
+    for e in range(n_el):
+        Kr = p[e, : m * m].reshape((m, m))
+        _, w = deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
+        for i in range(m):
+            acc = 0.0
+            for j in range(m):
+                acc += Kr[i, j] * d[j]
+            g[i] = acc
+        for a in range(n):
+            left_jacobian_inverse(th[a], Jinv[a])
+        _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai)
+        _local_force(Xt, Y, Rb, w, Jinv, Ai, g, ft, mu, s)
+        for j in range(M, m):
+            ft[j] = g[j]
+        if want_K:
+            for i in range(m):
+                for j in range(m):
+                    Bf[i, j] = 0.0
+            for i in range(M):
+                for j in range(M):
+                    Bf[i, j] = Bt[i, j]
+            for j in range(M, m):
+                Bf[j, j] = 1.0
+            material_part(Kr, Bf, Kt, colw)
+            _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt)
+        _rotate_out(Rs, n, ft, Kt, f[e], K[e], want_K)
+
+
+@jit
+def internal_force(X, u, R, p, f):
+    """Internal forces f (n_el, m) = ∂V/∂(x, w, q) (module docstring)."""
+    _evaluate(X, u, R, p, f, np.zeros((1, 1, 1)), False)
+
+
+@jit
+def tangent(X, u, R, p, f, K):
+    """Internal forces f (n_el, m) and the exact tangent K (n_el, m, m)."""
+    _evaluate(X, u, R, p, f, K, True)
+
+
+@jit
+def strain_energy(X, u, R, p, e_out):
+    """Strain energy ½ dᵀ K_r d per element (n_el,)."""
+    n_el, n = X.shape[0], X.shape[1]
+    m = u.shape[1]
+    Xt = np.zeros((n, 3))
+    Y = np.zeros((n, 3))
+    Rb = np.zeros((n, 3, 3))
+    Rs = np.zeros((3, 3))
+    th = np.zeros((n, 3))
+    d = np.zeros(m)
+    for e in range(n_el):
+        Kr = p[e, : m * m].reshape((m, m))
+        deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
+        acc = 0.0
+        for i in range(m):
+            for j in range(m):
+                acc += d[i] * Kr[i, j] * d[j]
+        e_out[e] = 0.5 * acc
+
+
+@jit
+def mass(X, u, R, p, kind, M):
+    """Mass M (n_el, m, m) = T M_r Tᵀ at the current shadow frame (any ``kind``)."""
+    n_el, n = X.shape[0], X.shape[1]
+    m = u.shape[1]
+    Xt = np.zeros((n, 3))
+    Y = np.zeros((n, 3))
+    Rb = np.zeros((n, 3, 3))
+    Rs = np.zeros((3, 3))
+    ft = np.zeros(m)
+    f = np.zeros(m)
+    for e in range(n_el):
+        Mr = p[e, m * m: 2 * m * m].reshape((m, m))
+        shadow_frame(X, u, R, e, Xt, Y, Rb, Rs)
+        _rotate_out(Rs, n, ft, Mr, f, M[e], True)
+
+
+@jit
+def resultants(X, u, R, p, s):
+    """No section resultants (s has zero columns)."""
+    return
+
+
+@jit
+def geometric_stiffness(X, u, R, p, s, K):
+    """Zero: no stress stiffening of the reduced body (module docstring)."""
+    for e in range(K.shape[0]):
+        for i in range(K.shape[1]):
+            for j in range(K.shape[2]):
+                K[e, i, j] = 0.0
+
+
+KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
+                         geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass)
+
+
+def _properties(material, section):
+    raise KeyError("a superelement takes its reduced matrices from Model.add_superelement, not from a material and a section")
+
+
+def _pack(tables):
+    data = tables.get("reduced")
+    if data is None:
+        raise KeyError("a superelement needs its reduced data ('reduced', from Model.add_superelement)")
+    K = np.asarray(data["K"], dtype=np.float64)
+    M = np.asarray(data["M"], dtype=np.float64)
+    return np.concatenate([K.ravel(), M.ravel()])
+
+
+def spec_name(n_nodes, n_modes):
+    """Element type name of a superelement with ``n_nodes`` boundary nodes and ``n_modes``
+    modal amplitudes (``superelement_<n>n_<k>q``)."""
+    return f"superelement_{int(n_nodes)}n_{int(n_modes)}q"
+
+
+@functools.lru_cache(maxsize=None)
+def superelement_spec(n_nodes, n_modes):
+    """The ElementSpec of superelements with ``n_nodes`` boundary nodes and ``n_modes``
+    modal amplitudes: one spec per size (n_edof fixed per spec), all sharing the same
+    compiled kernels (sizes are read from the array shapes)."""
+    n_nodes, n_modes = int(n_nodes), int(n_modes)
+    if n_nodes < 1 or n_modes < 0:
+        raise KeyError(f"a superelement needs at least one boundary node and k >= 0 modes, got {n_nodes} and {n_modes}")
+    cell = {1: "vertex", 2: "line", 3: "triangle", 4: "quad"}.get(n_nodes, "polygon")
+    drawn = None if n_nodes <= 4 else ("vertex", 1)  # output draws larger ones as their first node
+    return ElementSpec(name=spec_name(n_nodes, n_modes), cell_type=cell, n_nodes=n_nodes, dim=3,
+                       node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"), params=(), resultant_names=(),
+                       properties=_properties, kernels=KERNELS, constant_mass=(), oriented=True,
+                       requires_length=False, table_params=("reduced",), pack=_pack, n_internal=n_modes, drawn_as=drawn,
+                       description=f"co-rotated Craig–Bampton superelement, {n_nodes} boundary nodes, {n_modes} modes")
+
+
+def spec_from_name(name):
+    """The spec of a superelement type name (``superelement_<n>n_<k>q``) or None."""
+    match = NAME_PATTERN.match(name)
+    if match is None:
+        return None
+    return superelement_spec(int(match.group(1)), int(match.group(2)))
+
+
+__all__ = ["superelement_spec", "spec_name", "spec_from_name", "deformation", "shadow_frame", "KERNELS"]
