@@ -48,6 +48,15 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
                  problem: Optional[StaticProblem] = None, on_frame: Optional[Callable[[Results], None]] = None) -> Results:
     """Solve the nonlinear static equilibrium of ``model`` along a load path.
 
+    Each load step starts from the converged state of the previous one under the new loads;
+    its first Newton correction is the tangent predictor, applied with the element chords
+    turned instead of stretched (``settings.chord_predictor``); the tangent is factorized
+    again only when needed (``settings.reuse_ratio``; femb.solvers.nonlinear.newton.newton).
+    A load factor is accepted when ‖r‖ ≤ ``settings.tolerance``·s over the free equations,
+    s = max(‖f_ext(λ)‖, ‖f_int‖) with f_int over all variables (the applied loads and the
+    support reactions), or when the correction is at round-off (‖δx‖ ≤
+    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s).
+
     Parameters
     ----------
     model : femb.model.Model
@@ -65,15 +74,6 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
         ``on_frame(results)`` after every recorded frame (writers, progress bars), so a
         run that is stopped keeps everything converged so far.
 
-    Each load step starts from the converged state of the previous one under the new loads;
-    its first Newton correction is the tangent predictor, applied with the element chords
-    turned instead of stretched (``settings.chord_predictor``); the tangent is factorized
-    again only when needed (``settings.reuse_ratio``; femb.solvers.nonlinear.newton.newton).
-    A load factor is accepted when ‖r‖ ≤ ``settings.tolerance``·s over the free equations,
-    s = max(‖f_ext(λ)‖, ‖f_int‖) with f_int over all variables (the applied loads and the
-    support reactions), or when the correction is at round-off (‖δx‖ ≤
-    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s).
-
     Returns
     -------
     Results with one frame per requested load factor (frame 0 is the start state, λ = 0)
@@ -83,9 +83,9 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     models with oriented nodes also record ``rotations`` (n_nodes, 3, 3) per frame
     (``results.nodal_rotation_matrices(frame)``) and their frames' u hold log R in the
     rotational slots; ``info["newton_iterations"]`` and ``info["factorizations"]`` (tangent
-    factorizations, failed attempts included) total the run; ``problem.state_of(results,
-    frame)`` rebuilds the Configuration of a frame (a start state for continuation or modal
-    analysis).
+    factorizations, failed attempts included) total the run;
+    ``problem.state_of(results, frame)`` rebuilds the Configuration of a frame (a start
+    state for continuation or modal analysis).
 
     Raises
     ------
