@@ -24,7 +24,6 @@ from femb.assembly import Assembler
 from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import ArcLengthSettings, NewtonSettings, solve_arclength, solve_static
-from femb.solvers.linalg import factorization
 from femb.solvers.nonlinear import newton as newton_module
 from femb.solvers.statics import arclength as arclength_module
 
@@ -39,7 +38,8 @@ class Counter:
     def active(self):
         """Count while the block runs (class attributes patched, restored after)."""
         counts = self.counts
-        tangent, force, fact = Assembler.tangent, Assembler.internal_force, factorization.Factorization
+        tangent, force = Assembler.tangent, Assembler.internal_force
+        fact, factorize = arclength_module.Factorization, newton_module.factorize
 
         def counted_tangent(self, *a, **k):
             counts["tangents"] += 1
@@ -49,22 +49,22 @@ class Counter:
             counts["residuals"] += 1
             return force(self, *a, **k)
 
+        def counted_factorize(*a, **k):
+            counts["factorizations"] += 1
+            return factorize(*a, **k)
+
         class CountedFactorization(fact):
             def __init__(self, *a, **k):
                 counts["factorizations"] += 1
                 super().__init__(*a, **k)
 
-        modules = (newton_module, arclength_module)
-        saved = [m.Factorization for m in modules]
         Assembler.tangent, Assembler.internal_force = counted_tangent, counted_force
-        for m in modules:
-            m.Factorization = CountedFactorization
+        arclength_module.Factorization, newton_module.factorize = CountedFactorization, counted_factorize
         try:
             yield
         finally:
             Assembler.tangent, Assembler.internal_force = tangent, force
-            for m, f in zip(modules, saved):
-                m.Factorization = f
+            arclength_module.Factorization, newton_module.factorize = fact, factorize
 
 
 def rollup2d(n, steps):

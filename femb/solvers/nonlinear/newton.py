@@ -14,6 +14,7 @@ from femb.solvers.linalg.factorization import (
     Factorization,
     SingularSystemError,
     _suspect_dofs,
+    factorize,
 )
 from femb.solvers.linalg.nullspace import NullSpace, SquareBlock
 from femb.solvers.nonlinear.norms import vector_norm
@@ -376,7 +377,7 @@ def newton(system, x, settings, table=None):
         if not reuse:
             if K is None:
                 r, K, scale = system.residual_and_tangent(x)
-            factor = Factorization(K, table, context="tangent")
+            factor = factorize(K, table, context="tangent")
             factorizations += 1
         elif not settings.modified:
             before_trial = (x, r, scale)
