@@ -30,10 +30,10 @@ rotations are updated by femb.solvers.configuration.Configuration.apply).
 """
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
 from femb.core.rotations import exp_batch
+from femb.solvers.linalg.factorization import factorize
 
 TRANSLATIONS = ("ux", "uy", "uz")
 ROTATIONS = ("rx", "ry", "rz")
@@ -101,49 +101,48 @@ class ChordUpdate:
         self.active = self.va.shape[0] > 0
         if not self.active:
             return
-        w = 1.0 / l0**2
+        self.w = 1.0 / l0**2
         # one Laplacian per translation component over its free variables (components with
         # the same free nodes share it)
         self.fits = []
         shared = {}
-        var_eq = table.var_eq
-        m = self.va.shape[0]
-        rows = np.concatenate([np.arange(m), np.arange(m)])
-        signs = np.concatenate([np.ones(m), -np.ones(m)])
         for k in range(dim):
-            ea, eb = var_eq[self.va[:, k]], var_eq[self.vb[:, k]]
-            mask = np.concatenate([eb >= 0, ea >= 0])
-            key = mask.tobytes()
+            ea, eb = table.var_eq[self.va[:, k]], table.var_eq[self.vb[:, k]]
+            free = np.unique(np.concatenate([ea[ea >= 0], eb[eb >= 0]]))
+            if free.size == 0:
+                self.fits.append(None)
+                continue
+            local = np.full(table.n_eq, -1, dtype=np.int64)
+            local[free] = np.arange(free.size)
+            la = np.where(ea >= 0, local[np.maximum(ea, 0)], -1)
+            lb = np.where(eb >= 0, local[np.maximum(eb, 0)], -1)
+            key = la.tobytes() + lb.tobytes()
             if key not in shared:
-                shared[key] = self._laplacian(np.concatenate([eb, ea]), mask, rows, signs, w, m)
-            fit = shared[key]
-            self.fits.append(None if fit is None else (table.eq_var[np.concatenate([eb, ea])[fit[0]]], fit[1], fit[2]))
+                shared[key] = self._laplacian(la, lb, free.size)
+            self.fits.append((table.eq_var[free], la, lb, shared[key]))
 
-    @staticmethod
-    def _laplacian(eqs, mask, rows, signs, w, m):
-        """(first occurrence of each free equation in ``eqs``, BᵀW, LU of BᵀWB) of the
-        chords' incidence B over the free equations (``mask``), or None when none is free."""
-        if not mask.any():
-            return None
-        free, first, local = np.unique(eqs[mask], return_index=True, return_inverse=True)
-        B = sp.csr_matrix((signs[mask], (rows[mask], local)), shape=(m, free.size))
-        BtW = (B.T @ sp.diags(w)).tocsr()
-        L = (BtW @ B).tocsc()
+    def _laplacian(self, la, lb, n):
+        """LU of the Laplacian Σ w (e_b − e_a)(e_b − e_a)ᵀ (n, n) of the chords whose ends
+        have the local indices ``la``, ``lb`` (m,) (-1: fixed along this axis)."""
+        w = self.w
+        both = (la >= 0) & (lb >= 0)
+        rows = np.concatenate([la[la >= 0], lb[lb >= 0], la[both], lb[both]])
+        cols = np.concatenate([la[la >= 0], lb[lb >= 0], lb[both], la[both]])
+        vals = np.concatenate([w[la >= 0], w[lb >= 0], -w[both], -w[both]])
+        L = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
         # a connected part without any fixed translation along this axis leaves the
         # Laplacian a constant null vector (the right-hand side is orthogonal to it): pin one
         # node of each such part, which fixes the part's mean position of the fit only
-        a_free, b_free = mask[m:], mask[:m]
-        grounded = np.zeros(free.size, dtype=bool)
-        anchored = a_free ^ b_free  # chords with one end fixed along this axis
-        ends = np.concatenate([np.where(b_free & anchored)[0], m + np.where(a_free & anchored)[0]])
-        grounded[local[np.searchsorted(np.flatnonzero(mask), ends)]] = True
-        _, part = connected_components(L, directed=False)
-        pins = [np.flatnonzero(part == p)[0] for p in np.unique(part) if not grounded[part == p].any()]
-        if pins:
-            shift = np.zeros(free.size)
-            shift[pins] = float(L.diagonal().max())
-            L = L + sp.diags(shift, format="csc")
-        return np.flatnonzero(mask)[first], BtW, spla.splu(L)
+        grounded = np.zeros(n, dtype=bool)
+        grounded[la[(la >= 0) & (lb < 0)]] = True
+        grounded[lb[(lb >= 0) & (la < 0)]] = True
+        n_parts, part = connected_components(L, directed=False)
+        held = np.zeros(n_parts, dtype=bool)
+        held[part[grounded]] = True
+        pins = np.unique(part, return_index=True)[1][~held]
+        if pins.size:
+            L = L + sp.csr_matrix((np.full(pins.size, float(L.diagonal().max())), (pins, pins)), shape=L.shape)
+        return factorize(L, context="chord fit Laplacian")
 
     def turn(self, u, du_var):
         """Largest angle (rad) by which the increment du_var (n_var,) turns an element chord
@@ -194,6 +193,9 @@ class ChordUpdate:
         for k, fit in enumerate(self.fits):
             if fit is None:
                 continue
-            var, BtW, lu = fit
-            out[var] += lu.solve(BtW @ rest[:, k])
+            var, la, lb, lu = fit
+            wr = self.w * rest[:, k]
+            rhs = np.bincount(lb[lb >= 0], wr[lb >= 0], minlength=var.size)
+            rhs -= np.bincount(la[la >= 0], wr[la >= 0], minlength=var.size)
+            out[var] += lu.solve(rhs)
         return out
