@@ -50,7 +50,7 @@ def test_rollup_takes_at_most_exudyns_iterations_plus_one_per_load_step(n, steps
     femb at most 2 + 1. Why 1–2 suffice: under an end moment the exact increment of a load
     step turns every chord rigidly (constant curvature, no axial force); the tangent
     predictor gives those turns to first order, and applied as turns (not as the stretched
-    tangent displacements, 0.25 l too long at 36° per step) it lands within round-off of
+    tangent displacements, 0.18 l too long at 36° per step) it lands within round-off of
     the next equilibrium. The plain Newton took 5–8."""
     tol = 1e-8
     res = solve_static(peer_rollup(n), steps=steps, settings=NewtonSettings(tolerance=tol))

@@ -1,8 +1,8 @@
 """Chord-rotating update of the Newton corrections of co-rotational statics.
 
 A Newton correction δu is linear in the rotations it describes: a member whose chord turns
-by 36° under the correction also gets its chord lengthened by l(1/cos 36° − 1) ≈ 0.24 l,
-because the linear correction moves its end along the tangent of the arc. For members
+by θ = 36° under the correction also gets its chord lengthened by l(√(1 + θ²) − 1) ≈
+0.18 l, because the linear correction moves its end along the tangent of the arc. For members
 with a stiff axial response (EA·l²/EI of 10⁴…10⁷) that spurious stretch is an axial force
 thousands of times the applied loads, and the Newton iterations after the first one spend
 themselves undoing it (the static roll-up: 5–8 iterations per load step).
@@ -17,9 +17,10 @@ u_b − u_a (length l, direction e) and its linear increment d = δu_b − δu_a
 where w̄ is the mean spin increment of the two end nodes when both carry 3-D rotations:
 the turn about the chord itself, which leaves the chord alone to first order but not for
 finite angles (a shell edge at 45° to the axis of a 36° roll turns by 36° about that axis,
-not by its part perpendicular to the edge); and the translations of the nodes are fitted to the new chords in the least-squares sense
-(weights 1/l0², a fixed Laplacian over the free translational variables, factorized once
-per problem; fixed and prescribed translations stay). The fit is made on the difference
+not by its part perpendicular to the edge); and the translations of the nodes are fitted
+to the new chords in the least-squares sense (weights 1/l0², a fixed Laplacian over the
+free translational variables, factorized once per problem; fixed and prescribed
+translations stay). The fit is made on the difference
 c_new − (c + d), which is of second order in d: the update equals the linear one to first
 order (Newton's quadratic convergence is kept, the converged equilibrium and the
 convergence test are untouched), and for compatible chord rotations (a chain, a beam
