@@ -189,13 +189,20 @@ class Configuration:
     def copy(self):
         return Configuration(self.u.copy(), self.R.copy(), self.layout)
 
-    def apply(self, dx):
+    def apply(self, dx, translate=None):
         """A new configuration after the increment ``dx`` (n_eq,) over the equations:
         u[translations] += dx, R ← exp(δŵ) R for the rotational increments (spatial spins),
-        rotational slots of u set to log R."""
+        rotational slots of u set to log R. ``translate(u, du) -> u_new`` (du (n_var,) the
+        increment over all variables), when given, replaces u + du for the variables (e.g.
+        femb.solvers.nonlinear.chord_update.ChordUpdate.apply)."""
         lay = self.layout
-        u = self.u.copy()
-        u[lay.table.eq_var] += dx
+        if translate is None:
+            u = self.u.copy()
+            u[lay.table.eq_var] += dx
+        else:
+            du = np.zeros_like(self.u)
+            du[lay.table.eq_var] = dx
+            u = translate(self.u, du)
         R = self.R.copy()
         if lay.n:
             Rn = np.ascontiguousarray(R[lay.nodes])

@@ -39,6 +39,7 @@ from femb.correlation import build_table
 from femb.solvers.configuration import Configuration, RotationLayout, split_state
 from femb.solvers.linalg.nullspace import check_redundancy
 from femb.solvers.linalg.redundancy import DroppedRows
+from femb.solvers.nonlinear.chord_update import ChordUpdate
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +231,22 @@ class StaticProblem(ProblemSetup):
         self.f_ref = self.loads.scaled()
         self.f_const = self.loads.constant()
         self.include_geometric = include_geometric
+        self._chords = None
+        t = self.table
+        rot_dofs = [k for k, n in enumerate(t.dof_names) if n in ("rx", "ry", "rz")]
+        self.rotational_equations = np.flatnonzero(np.isin(t.var_dof[t.eq_var], rot_dofs))
+        """(k,) int64, the equations of rotational variables (planar angles, 3-D spins)."""
+
+    @property
+    def chord_update(self):
+        """The chord-rotating update of the Newton corrections
+        (femb.solvers.nonlinear.chord_update.ChordUpdate), built on first use; None for
+        models with joints (their corrections stay in the constraints' null space) or
+        without element chords."""
+        if self._chords is None:
+            chords = None if self.joints is not None else ChordUpdate(self.table, self.model.mesh.points)
+            self._chords = chords if chords is not None and chords.active else False
+        return self._chords or None
 
     # ------------------------------------------------------------------ states
     def initial_state(self, u0=None):
@@ -352,13 +369,42 @@ class _StaticSystem:
             K = K + self.p.load_stiffness(x, self.lam)
         return self.p.table.free(f - f_ext), K, self._scale(f, f_ext)
 
-    def apply(self, x, dx):
-        """New state after the correction dx (n_eq,) (multiplicative for rotations)."""
+    def apply(self, x, dx, translate=None):
+        """New state after the correction dx (n_eq,) (multiplicative for rotations);
+        ``translate(u, du)``, when given, replaces u + du for the variables."""
         if isinstance(x, Configuration):
-            return x.apply(dx)
-        out = x.copy()
-        out[self.p.table.eq_var] += dx
+            return x.apply(dx, translate)
+        if translate is None:
+            out = x.copy()
+            out[self.p.table.eq_var] += dx
+            return out
+        du = np.zeros_like(x)
+        du[self.p.table.eq_var] = dx
+        return translate(x, du)
+
+    def turn(self, x, dx):
+        """Largest angle (rad) by which the correction dx (n_eq,) turns a nodal rotation or
+        an element chord from the state x (to first order)."""
+        p = self.p
+        if p.oriented:  # |spin| of each oriented node (frame-independent)
+            out = float(np.sqrt((p.rotations.spins(dx) ** 2).sum(axis=1)).max(initial=0.0))
+        else:  # planar angles
+            rot = p.rotational_equations
+            out = float(np.abs(dx[rot]).max(initial=0.0)) if rot.size else 0.0
+        chords = p.chord_update
+        if chords is not None:
+            du = np.zeros(p.table.n_var)
+            du[p.table.eq_var] = dx
+            out = max(out, chords.turn(split_state(x)[0], du))
         return out
+
+    def apply_first(self, x, dx):
+        """The first correction of a Newton solve: from the converged state of the previous
+        load factor under the loads of this one it is the tangent predictor of the load
+        step, applied with the element chords turned instead of stretched
+        (femb.solvers.nonlinear.chord_update); the same as ``apply`` to first order in dx."""
+        chords = self.p.chord_update
+        return self.apply(x, dx, None if chords is None else chords.apply)
 
     @staticmethod
     def norm(x):

@@ -157,10 +157,14 @@ def test_a_model_built_rotated_in_space_gives_rotated_displacements(moment_type)
     r1 = solve_static(loaded_cantilever(Q, np.array([0.3, -1.0, 2.0]), moment_type=moment_type), steps=5)
     d0 = r0.nodal_displacements()
     assert np.abs(d0).max() > 0.2
-    assert np.allclose(r1.nodal_displacements(), d0 @ Q.T, rtol=0, atol=1e-12)
+    # equal to what the Newton test leaves open: with EA = 1e7 the last residuals are at the
+    # round-off floor (~1e-9 of the loads, not equivariant: the rotated model's coordinates
+    # round differently), where one of the two runs may take one more correction; a frame
+    # error would show at the size of the displacements
+    assert np.allclose(r1.nodal_displacements(), d0 @ Q.T, rtol=0, atol=1e-9)
     R0, R1 = r0.nodal_rotation_matrices(), r1.nodal_rotation_matrices()
-    assert np.allclose(R1, Q @ R0 @ Q.T, rtol=0, atol=1e-12)
-    assert np.allclose(r1.series("strain_energy"), r0.series("strain_energy"), rtol=1e-12, atol=1e-14)
+    assert np.allclose(R1, Q @ R0 @ Q.T, rtol=0, atol=1e-9)
+    assert np.allclose(r1.series("strain_energy"), r0.series("strain_energy"), rtol=1e-9, atol=1e-14)
 
 
 # --------------------------------------------------------------------------- supports

@@ -14,6 +14,7 @@ from femb.solvers.linalg.factorization import (
     Factorization,
     SingularSystemError,
     _suspect_dofs,
+    factorize,
 )
 from femb.solvers.linalg.nullspace import NullSpace, SquareBlock
 from femb.solvers.nonlinear.norms import vector_norm
@@ -46,8 +47,29 @@ class NewtonSettings:
     modified
         modified Newton, reusing the last factorization until convergence slows
         (refactorized when the residual ratio exceeds ``refactor_ratio``).
+    reuse_ratio
+        full Newton of femb.solvers.nonlinear.newton.newton (statics) reuses the last
+        factorization for the next correction when the last correction cut the residual
+        norm to at most this fraction (0: a new tangent for every correction); the
+        time-step loop of femb.solvers.nonlinear.step_newton does not use it.
+    reuse_turn
+        ... but only when that correction turned no nodal rotation and no element chord by
+        more than this angle (rad; systems that measure turns, ``system.turn(x, dx)``): the
+        tangent of co-rotational members turns with them, and after a correction that
+        turned a stiff member by δ its old tangent misplaces an axial stiffness EA/l into
+        the transverse direction by ~δ·EA/l.
+    reuse_min_equations
+        ... and only for systems of at least this many equations: below it a factorization
+        costs about what a residual evaluation and a solve cost, and every correction gets
+        its own tangent (pure Newton, whose iterates do not depend on round-off-level
+        decisions).
     max_cutbacks
         times a load/time step may be halved before giving up.
+    chord_predictor
+        apply the first correction of a static Newton solve (a load step's tangent
+        predictor) with the element chords turned instead of stretched
+        (``system.apply_first``, femb.solvers.nonlinear.chord_update); False: the plain
+        additive update for every correction.
     constraint_tolerance
         converged only when ‖Φ‖ ≤ constraint_tolerance·(length scale
         of the model), constraints with eliminated multipliers being present.
@@ -59,6 +81,10 @@ class NewtonSettings:
     line_search: bool = False
     modified: bool = False
     refactor_ratio: float = 0.5
+    reuse_ratio: float = 0.2
+    reuse_turn: float = 1e-2
+    reuse_min_equations: int = 500
+    chord_predictor: bool = True
     max_cutbacks: int = 10
     divergence_factor: float = 1e8
     constraint_tolerance: float = 1e-12
@@ -76,6 +102,7 @@ class NewtonReport:
     state: object = None
     multipliers: np.ndarray = None
     constraint_residual: float = 0.0
+    factorizations: int = 0
 
 
 def worst_dofs(residual, table, count=3):
@@ -281,48 +308,90 @@ def newton(system, x, settings, table=None):
 
     The system provides ``residual(x) -> (r, scale)``, ``residual_and_tangent(x) ->
     (r, K, scale)`` over the equations, and ``apply(x, dx) -> x_new``; optionally
-    ``norm(x)``, the size of a state for the relative increment test (default ‖x‖, for
-    states that are arrays; states such as Configurations (u, R) need it). A system with
-    joint constraints also provides ``constraints(x) -> (Φ, G, Ḡ)`` (Jacobians over the
-    free equations) and ``length_scale``: the corrections are then restricted to the null
-    space of the constraint Jacobian (multipliers eliminated, recovered in
-    ``report.multipliers``), and convergence also requires ‖Φ‖ small.
+    ``apply_first(x, dx)``, the update of the first correction (e.g. a load step's tangent
+    predictor with turned element chords, femb.solvers.problem), and ``norm(x)``, the size
+    of a state for the relative increment test (default ‖x‖, for states that are arrays;
+    states such as Configurations (u, R) need it). A system with joint constraints also
+    provides ``constraints(x) -> (Φ, G, Ḡ)`` (Jacobians over the free equations) and
+    ``length_scale``: the corrections are then restricted to the null space of the
+    constraint Jacobian (multipliers eliminated, recovered in ``report.multipliers``), and
+    convergence also requires ‖Φ‖ small.
+
+    Work per iteration: the start state is evaluated with its tangent; every later state
+    first with its residual alone, and the tangent is assembled and factorized only when
+    that residual has not converged and has not fallen by the reuse factor (below);
+    otherwise the last factorization is reused for the next correction. The reuse factor
+    is ``settings.reuse_ratio`` (full Newton: a correction that cut the residual by 5× or
+    more, turning nothing by more than ``settings.reuse_turn``, was made with a tangent
+    that still describes the system well) or, with ``settings.modified``,
+    ``settings.refactor_ratio``. In full Newton such a correction is a trial: when it does
+    not lower the residual, the state goes back to the one before it and the tangent is
+    assembled and factorized there (the trial counts as an iteration; its residual stays
+    in ``report.residual_history``). The convergence test is the same
+    for either kind of correction (``NewtonSettings``); ``report.factorizations`` counts
+    the factorizations.
     """
     history = []
     factor = None
     r = None
     if getattr(system, "constraints", None) is not None and system.constraints(x) is not None:
         return projected_newton(system.residual_and_tangent, system, x, settings, table, system.length_scale)
+    apply_first = getattr(system, "apply_first", system.apply) if settings.chord_predictor else system.apply
+    if settings.modified:
+        reuse_ratio = settings.refactor_ratio
+    else:
+        reuse_ratio = settings.reuse_ratio if table is None or table.n_eq >= settings.reuse_min_equations else 0.0
+    turn = getattr(system, "turn", None) if reuse_ratio > 0.0 and not settings.modified else None
+    last_turn = 0.0
+    factorizations = 0
+    before_trial = None  # (x, r, scale) before a full-Newton correction made with a reused factorization
+    base = np.inf
+
+    def report(converged, it, reason, state=None):
+        return NewtonReport(converged, it, history, r, reason, state=state, factorizations=factorizations)
+
     for it in range(settings.max_iterations + 1):
-        need_tangent = factor is None or not settings.modified
-        if need_tangent:
+        if it == 0:
             r, K, scale = system.residual_and_tangent(x)
         else:
             r, scale = system.residual(x)
-        norm = float(np.linalg.norm(r))
+            K = None
+        norm = vector_norm(r)
         history.append(norm)
-        if not np.isfinite(norm):
-            return NewtonReport(False, it, history, r, "residual is not finite")
+        if not np.isfinite(norm) and before_trial is None:
+            return report(False, it, "residual is not finite")
         if norm <= settings.tolerance * scale:
-            return NewtonReport(True, it, history, r, "converged", state=x)
+            return report(True, it, "converged", state=x)
         if it == settings.max_iterations:
             break
-        if len(history) > 2 and norm > settings.divergence_factor * max(history[0], 1e-300):
-            return NewtonReport(False, it, history, r, "diverging")
-        if settings.modified and factor is not None and len(history) > 1 and norm > settings.refactor_ratio * history[-2]:
-            r, K, scale = system.residual_and_tangent(x)
-            factor = None
-        if factor is None or not settings.modified:
-            factor = Factorization(K, table, context="tangent")
+        if len(history) > 2 and norm > settings.divergence_factor * max(history[0], 1e-300) and before_trial is None:
+            return report(False, it, "diverging")
+        reuse = factor is not None and norm <= reuse_ratio * base and last_turn <= settings.reuse_turn
+        if before_trial is not None and not norm < base:
+            # the correction with the reused factorization did not lower the residual: back to
+            # the state before it, with a new tangent there
+            (x, r, scale), K, reuse = before_trial, None, False
+            norm = base
+        before_trial = None
+        base = norm  # the residual norm of the state the next correction starts from
+        if not reuse:
+            if K is None:
+                r, K, scale = system.residual_and_tangent(x)
+            factor = factorize(K, table, context="tangent")
+            factorizations += 1
+        elif not settings.modified:
+            before_trial = (x, r, scale)
         dx = -factor.solve(r)
         eta = _line_search(system, x, dx, r) if settings.line_search else 1.0
-        x = system.apply(x, eta * dx)
-        if np.linalg.norm(dx) <= settings.increment_tolerance * max(_state_norm(system, x), 1e-300):
+        if turn is not None:
+            last_turn = turn(x, eta * dx)
+        x = (apply_first if it == 0 else system.apply)(x, eta * dx)
+        if vector_norm(dx) <= settings.increment_tolerance * max(_state_norm(system, x), 1e-300):
             if norm <= 1e-4 * scale:
-                return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=x)
+                return report(True, it + 1, "converged (correction at round-off)", state=x)
             if len(history) > 1 and norm >= 0.5 * history[-2]:
                 # the state no longer changes and the residual no longer falls: the round-off
                 # floor (e.g. a load-free prescribed rigid motion, whose force scale is itself
                 # round-off)
-                return NewtonReport(True, it + 1, history, r, "converged (stagnated at round-off)", state=x)
-    return NewtonReport(False, settings.max_iterations, history, r, f"no convergence in {settings.max_iterations} iterations")
+                return report(True, it + 1, "converged (stagnated at round-off)", state=x)
+    return report(False, settings.max_iterations, f"no convergence in {settings.max_iterations} iterations")

@@ -93,10 +93,11 @@ def solve_arclength(model: Model, arclength: Optional[ArcLengthSettings] = None,
     record(x, lam, iterations=0, arc_length=0.0)
     dl = arc.arc_length
     prev_du = None
+    K = None  # tangent at the converged (x, λ), from the last iteration of the increment that found it
     for step in range(arc.max_steps):
         cuts = 0
         while True:
-            out = _increment(prob, x, lam, dl, prev_du, arc, settings)
+            out = _increment(prob, x, lam, dl, prev_du, arc, settings, K)
             if out["converged"]:
                 break
             cuts += 1
@@ -106,7 +107,7 @@ def solve_arclength(model: Model, arclength: Optional[ArcLengthSettings] = None,
                     out["history"], worst_dofs(out.get("r"), t), res, load=lam,
                 )
             dl = 0.5 * (dl if dl is not None else out["dl"])
-        x, lam, prev_du, dl_used = out["x"], out["lam"], out["du"], out["dl"]
+        x, lam, prev_du, dl_used, K = out["x"], out["lam"], out["du"], out["dl"], out["K"]
         record(x, lam, iterations=out["iterations"], arc_length=dl_used)
         dl = min(dl_used * np.sqrt(arc.desired_iterations / max(out["iterations"], 1)), arc.max_arc_length)
         if not (arc.min_load_factor <= lam <= arc.max_load_factor):
@@ -139,10 +140,11 @@ def _tangent(prob, x, lam):
     return prob.system(lam).residual_and_tangent(x)
 
 
-def _increment(prob, x0, lam0, dl, prev_du, arc, settings):
-    """One arc-length increment from (x0, λ0); returns a dict with the outcome."""
+def _increment(prob, x0, lam0, dl, prev_du, arc, settings, K0=None):
+    """One arc-length increment from (x0, λ0) (``K0``: the tangent there, when known);
+    returns a dict with the outcome (``K``: the tangent at the converged state)."""
     t = prob.table
-    _, K, _ = _tangent(prob, x0, lam0)
+    K = K0 if K0 is not None else _tangent(prob, x0, lam0)[1]
     try:
         lu = Factorization(K, t, "tangent")
     except SingularSystemError as exc:
@@ -166,7 +168,7 @@ def _increment(prob, x0, lam0, dl, prev_du, arc, settings):
         if not np.isfinite(norm):
             return dict(converged=False, reason="residual is not finite", history=history, r=r, dl=dl)
         if norm <= settings.tolerance * scale:
-            return dict(converged=True, x=x, lam=lam, du=du, dl=dl, iterations=it, history=history)
+            return dict(converged=True, x=x, lam=lam, du=du, dl=dl, iterations=it, history=history, K=K)
         try:
             lu = Factorization(K, t, "tangent")
         except SingularSystemError:

@@ -48,6 +48,15 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
                  problem: Optional[StaticProblem] = None, on_frame: Optional[Callable[[Results], None]] = None) -> Results:
     """Solve the nonlinear static equilibrium of ``model`` along a load path.
 
+    Each load step starts from the converged state of the previous one under the new loads;
+    its first Newton correction is the tangent predictor, applied with the element chords
+    turned instead of stretched (``settings.chord_predictor``); the tangent is factorized
+    again only when needed (``settings.reuse_ratio``; femb.solvers.nonlinear.newton.newton).
+    A load factor is accepted when ‖r‖ ≤ ``settings.tolerance``·s over the free equations,
+    s = max(‖f_ext(λ)‖, ‖f_int‖) with f_int over all variables (the applied loads and the
+    support reactions), or when the correction is at round-off (‖δx‖ ≤
+    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s).
+
     Parameters
     ----------
     model : femb.model.Model
@@ -73,8 +82,10 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     ``multipliers`` (joint reactions, one per row of ``results.info["constraint_rows"]``);
     models with oriented nodes also record ``rotations`` (n_nodes, 3, 3) per frame
     (``results.nodal_rotation_matrices(frame)``) and their frames' u hold log R in the
-    rotational slots; ``problem.state_of(results, frame)`` rebuilds the Configuration of a
-    frame (a start state for continuation or modal analysis).
+    rotational slots; ``info["newton_iterations"]`` and ``info["factorizations"]`` (tangent
+    factorizations, failed attempts included) total the run;
+    ``problem.state_of(results, frame)`` rebuilds the Configuration of a frame (a start
+    state for continuation or modal analysis).
 
     Raises
     ------
@@ -108,6 +119,7 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     notify = on_frame or (lambda results: None)
     notify(res)
     total_iterations = 0
+    factorizations = 0
     for target in targets:
         step = target - lam
         cuts = 0
@@ -120,6 +132,8 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
                 if len(res) == 1 and lam == 0.0 and cuts == 0:
                     raise
                 report = None
+            if report is not None:
+                factorizations += report.factorizations
             if report is not None and report.converged:
                 x = report.state
                 lam = trial_lam
@@ -144,5 +158,6 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
                constraint_residual=last_report.constraint_residual, mult=last_report.multipliers)
         notify(res)
     res.info["newton_iterations"] = total_iterations
+    res.info["factorizations"] = factorizations
     return res
 

@@ -1,0 +1,202 @@
+"""Chord-rotating update of the Newton corrections of co-rotational statics.
+
+A Newton correction δu is linear in the rotations it describes: a member whose chord turns
+by θ = 36° under the correction also gets its chord lengthened by l(√(1 + θ²) − 1) ≈
+0.18 l, because the linear correction moves its end along the tangent of the arc. For members
+with a stiff axial response (EA·l²/EI of 10⁴…10⁷) that spurious stretch is an axial force
+thousands of times the applied loads, and the Newton iterations after the first one spend
+themselves undoing it (the static roll-up: 5–8 iterations per load step).
+
+``ChordUpdate.apply(u, du)`` applies the same correction with every element chord
+(the segment between the end nodes of a 2-node beam or truss, each edge of a shell cell)
+turned and stretched instead of translated: with the current chord c = X_b − X_a +
+u_b − u_a (length l, direction e) and its linear increment d = δu_b − δu_a,
+
+    stretch δl = e·d,  rotation vector ω = e × d / l (+ (w̄·e) e),  c_new = (l + δl) exp(ω̂) e,
+
+where w̄ is the mean spin increment of the two end nodes when both carry 3-D rotations:
+the turn about the chord itself, which leaves the chord alone to first order but not for
+finite angles (a shell edge at 45° to the axis of a 36° roll turns by 36° about that axis,
+not by its part perpendicular to the edge); and the translations of the nodes are fitted
+to the new chords in the least-squares sense (weights 1/l0², a fixed Laplacian over the
+free translational variables, factorized once per problem; fixed and prescribed
+translations stay). The fit is made on the difference
+c_new − (c + d), which is of second order in d: the update equals the linear one to first
+order (Newton's quadratic convergence is kept, the converged equilibrium and the
+convergence test are untouched), and for compatible chord rotations (a chain, a beam
+under its end moment) it places the nodes on the turned chords exactly.
+
+Rotational variables are not touched here (additive planar angles; multiplicative 3-D
+rotations are updated by femb.solvers.configuration.Configuration.apply).
+"""
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from femb.core.rotations import exp_batch
+from femb.solvers.linalg.factorization import factorize
+
+TRANSLATIONS = ("ux", "uy", "uz")
+ROTATIONS = ("rx", "ry", "rz")
+
+
+def chord_edges(table):
+    """(a, b) (m,) int64 node pairs of the element chords of ``table``: the end nodes of
+    2-node line elements with a length (beams, trusses) and the edges of 3- and 4-node
+    shell cells, each pair once, for elements whose nodes all carry every translation."""
+    dim = table.dim
+    pairs = []
+    for block in table.blocks:
+        spec = block.spec
+        names = spec.node_dofs
+        if not all(n in names for n in TRANSLATIONS[:dim]):
+            continue
+        cells = block.cells
+        if spec.n_nodes == 2 and spec.requires_length:
+            pairs.append(cells[:, [0, 1]])
+        elif spec.cell_type in ("triangle", "quad") and spec.n_nodes in (3, 4) and dim == 3:
+            k = spec.n_nodes
+            for i in range(k):
+                pairs.append(cells[:, [i, (i + 1) % k]])
+    if not pairs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ab = np.sort(np.concatenate(pairs).astype(np.int64), axis=1)
+    ab = ab[ab[:, 0] != ab[:, 1]]
+    n = np.int64(table.node_var.shape[0])
+    key = np.unique(ab[:, 0] * n + ab[:, 1])
+    return key // n, key % n
+
+
+class ChordUpdate:
+    """The chord-rotating update of a table's corrections (module docstring).
+
+    Parameters
+    ----------
+    table : CorrelationTable
+    points : (n_nodes, dim) reference node coordinates
+
+    ``active`` is False when the table has no chords; ``apply`` then adds du as is.
+    """
+
+    def __init__(self, table, points):
+        self.table = table
+        dim = table.dim
+        a, b = chord_edges(table)
+        cols = [table.dof_names.index(n) for n in TRANSLATIONS[:dim]]
+        self.va = table.node_var[a][:, cols] if a.size else np.zeros((0, dim), dtype=np.int64)
+        self.vb = table.node_var[b][:, cols] if b.size else np.zeros((0, dim), dtype=np.int64)
+        pts = np.asarray(points, dtype=np.float64)[:, :dim]
+        self.X21 = pts[b] - pts[a]
+        l0 = np.linalg.norm(self.X21, axis=1)
+        keep = l0 > 0.0
+        self.va, self.vb, self.X21, l0 = self.va[keep], self.vb[keep], self.X21[keep], l0[keep]
+        # rotational variables (spatial spins) of both ends, where both carry 3-D rotations
+        self.ra = self.rb = None
+        if dim == 3 and all(n in table.dof_names for n in ROTATIONS):
+            rcols = [table.dof_names.index(n) for n in ROTATIONS]
+            ra, rb = table.node_var[a[keep]][:, rcols], table.node_var[b[keep]][:, rcols]
+            both = np.all(ra >= 0, axis=1) & np.all(rb >= 0, axis=1)
+            if both.any():
+                self.spun = np.flatnonzero(both)
+                self.ra, self.rb = ra[both], rb[both]
+        self.active = self.va.shape[0] > 0
+        if not self.active:
+            return
+        self.w = 1.0 / l0**2
+        # one Laplacian per translation component over its free variables (components with
+        # the same free nodes share it)
+        self.fits = []
+        shared = {}
+        for k in range(dim):
+            ea, eb = table.var_eq[self.va[:, k]], table.var_eq[self.vb[:, k]]
+            free = np.unique(np.concatenate([ea[ea >= 0], eb[eb >= 0]]))
+            if free.size == 0:
+                self.fits.append(None)
+                continue
+            local = np.full(table.n_eq, -1, dtype=np.int64)
+            local[free] = np.arange(free.size)
+            la = np.where(ea >= 0, local[np.maximum(ea, 0)], -1)
+            lb = np.where(eb >= 0, local[np.maximum(eb, 0)], -1)
+            key = la.tobytes() + lb.tobytes()
+            if key not in shared:
+                shared[key] = self._laplacian(la, lb, free.size)
+            self.fits.append((table.eq_var[free], la, lb, shared[key]))
+
+    def _laplacian(self, la, lb, n):
+        """LU of the Laplacian Σ w (e_b − e_a)(e_b − e_a)ᵀ (n, n) of the chords whose ends
+        have the local indices ``la``, ``lb`` (m,) (-1: fixed along this axis)."""
+        w = self.w
+        both = (la >= 0) & (lb >= 0)
+        rows = np.concatenate([la[la >= 0], lb[lb >= 0], la[both], lb[both]])
+        cols = np.concatenate([la[la >= 0], lb[lb >= 0], lb[both], la[both]])
+        vals = np.concatenate([w[la >= 0], w[lb >= 0], -w[both], -w[both]])
+        L = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+        # a connected part without any fixed translation along this axis leaves the
+        # Laplacian a constant null vector (the right-hand side is orthogonal to it): pin one
+        # node of each such part, which fixes the part's mean position of the fit only
+        grounded = np.zeros(n, dtype=bool)
+        grounded[la[(la >= 0) & (lb < 0)]] = True
+        grounded[lb[(lb >= 0) & (la < 0)]] = True
+        n_parts, part = connected_components(L, directed=False)
+        held = np.zeros(n_parts, dtype=bool)
+        held[part[grounded]] = True
+        pins = np.unique(part, return_index=True)[1][~held]
+        if pins.size:
+            L = L + sp.csr_matrix((np.full(pins.size, float(L.diagonal().max())), (pins, pins)), shape=L.shape)
+        return factorize(L, context="chord fit Laplacian")
+
+    def turn(self, u, du_var):
+        """Largest angle (rad) by which the increment du_var (n_var,) turns an element chord
+        from u (n_var,) (to first order: |e × d|/l)."""
+        if not self.active:
+            return 0.0
+        c = self.X21 + u[self.vb] - u[self.va]
+        d = du_var[self.vb] - du_var[self.va]
+        if c.shape[1] == 2:
+            cross = np.abs(c[:, 0] * d[:, 1] - c[:, 1] * d[:, 0])
+        else:
+            cross = np.linalg.norm(np.cross(c, d), axis=1)
+        sq = np.einsum("ij,ij->i", c, c)
+        ok = sq > 0.0
+        return float((cross[ok] / sq[ok]).max(initial=0.0))
+
+    def apply(self, u, du_var):
+        """u (n_var,) + du_var (n_var,) with the chords turned (module docstring); a new
+        array."""
+        out = u + du_var
+        if not self.active:
+            return out
+        a, b = self.va, self.vb
+        c = self.X21 + u[b] - u[a]
+        d = du_var[b] - du_var[a]
+        length = np.sqrt(np.einsum("ij,ij->i", c, c))
+        ok = length > 0.0
+        e = np.zeros_like(c)
+        e[ok] = c[ok] / length[ok, None]
+        stretch = np.einsum("ij,ij->i", e, d)
+        inv = np.where(ok, 1.0 / np.where(ok, length, 1.0), 0.0)
+        if c.shape[1] == 2:
+            ang = (e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]) * inv
+            cs, sn = np.cos(ang), np.sin(ang)
+            turned = np.column_stack([cs * e[:, 0] - sn * e[:, 1], sn * e[:, 0] + cs * e[:, 1]])
+        else:
+            omega = np.cross(e, d) * inv[:, None]
+            if self.ra is not None:  # the turn about the chord itself: the mean spin of its ends
+                i = self.spun
+                spin = 0.5 * (du_var[self.ra] + du_var[self.rb])
+                omega[i] += np.einsum("ij,ij->i", spin, e[i])[:, None] * e[i]
+            omega = np.ascontiguousarray(omega)
+            Rw = np.empty((omega.shape[0], 3, 3))
+            exp_batch(omega, Rw)
+            turned = np.einsum("eij,ej->ei", Rw, e)
+        rest = (length + stretch)[:, None] * turned - (c + d)
+        rest[~ok] = 0.0
+        for k, fit in enumerate(self.fits):
+            if fit is None:
+                continue
+            var, la, lb, lu = fit
+            wr = self.w * rest[:, k]
+            rhs = np.bincount(lb[lb >= 0], wr[lb >= 0], minlength=var.size)
+            rhs -= np.bincount(la[la >= 0], wr[la >= 0], minlength=var.size)
+            out[var] += lu.solve(rhs)
+        return out
