@@ -19,7 +19,7 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
     """Local strains, stresses and local force fl (7,) of element ``e`` at (u, R); returns
     (V, l0, l, h, g) with V the strain energy."""
     l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-    _local(ul, th, l0, Lq, Hq, qv, rho, G)
+    _local(ul, th, l0, p, e, Lq, Hq, qv, rho, G)
     _section_matrix(p, e, l0, S)
     V = 0.0
     for k in range(6):
