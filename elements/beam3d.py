@@ -156,7 +156,8 @@ from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .beam3d_corotational import _kinematics, _scratch, _transform
-from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko
+from .beam3d_local import (_local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko,
+                           offset_scratch)
 from .beam3d_midpoint import midpoint_force_oriented
 from .timoshenko_mass import bending_mass
 
@@ -167,10 +168,11 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
     3: geometric stiffness from s_in; 4: strain energy."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
+    ow = offset_scratch()
     want_K = mode != 0  # a run-time flag: callees are compiled once, not per literal
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-        _local(ul, th, l0, p, e, Lq, Hq, qv, rho, G)
+        _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
         if mode == 3:
             _sigma_from_resultants(s_in, e, sig)
         else:

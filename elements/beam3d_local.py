@@ -103,12 +103,21 @@ def _offset_coordinates(q, l0, dy, dz, out):
 
 
 @jit
+def offset_scratch():
+    """Work arrays of the eccentric-section strain forms (``_strain_forms``) of one
+    element: Lo (6, 7), Ho (6, 7, 7), A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,)."""
+    return (np.empty((6, 7)), np.empty((6, 7, 7)), np.empty((7, 7)), np.empty((7, 7, 7)), np.empty((7, 7)),
+            np.empty((7, 7)), np.empty(7), np.empty(7))
+
+
+@jit
 def _offset_line(l0, dy, dz, Lq, Hq, k0, k1, Lo, Ho, A, B, P0, Pi, q, w):
     """Rows k0 … k1 − 1 of the refined strains of the line through the section point
     (dy, dz): Lo[k] = Lq[k] A and Ho[k] = Σ_m Lq[k, m] B_m + Aᵀ Hq[k] A, with q_d = A q +
     ½ qᵀ B q the quadratic map of ``_offset_coordinates`` (its coefficients by polarization,
     exact for a quadratic polynomial). A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,) are
-    work space."""
+    work space. The loops skip the zeros of Lq and A (Lq has one entry per row, A is the
+    identity plus a few offset terms)."""
     for i in range(7):
         q[i] = 0.0
     for i in range(7):
@@ -133,31 +142,44 @@ def _offset_line(l0, dy, dz, Lq, Hq, k0, k1, Lo, Ho, A, B, P0, Pi, q, w):
                 B[m, j, i] = v
     for k in range(k0, k1):
         for i in range(7):
-            acc = 0.0
-            for m in range(7):
-                acc += Lq[k, m] * A[m, i]
-            Lo[k, i] = acc
-        for i in range(7):
-            for m in range(7):
-                acc = 0.0
-                for n in range(7):
-                    acc += Hq[k, m, n] * A[n, i]
-                Pi[m, i] = acc
-        for i in range(7):
+            Lo[k, i] = 0.0
             for j in range(7):
-                acc = 0.0
+                Ho[k, i, j] = 0.0
+            for m in range(7):
+                Pi[m, i] = 0.0
+        for m in range(7):
+            c = Lq[k, m]
+            if c == 0.0:
+                continue
+            for i in range(7):
+                Lo[k, i] += c * A[m, i]
+                for j in range(7):
+                    Ho[k, i, j] += c * B[m, i, j]
+        # Pi = Hq[k] A, then Ho[k] += Aᵀ Pi
+        for n in range(7):
+            for i in range(7):
+                a = A[n, i]
+                if a == 0.0:
+                    continue
                 for m in range(7):
-                    acc += Lq[k, m] * B[m, i, j] + A[m, i] * Pi[m, j]
-                Ho[k, i, j] = acc
+                    Pi[m, i] += Hq[k, m, n] * a
+        for m in range(7):
+            for i in range(7):
+                a = A[m, i]
+                if a == 0.0:
+                    continue
+                for j in range(7):
+                    Ho[k, i, j] += a * Pi[m, j]
 
 
 @jit
-def _strain_forms(l0, p, e, Lq, Hq):
+def _strain_forms(l0, p, e, Lq, Hq, ow):
     """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the section strains of
     element ``e``, ρ(q) = Lq q + ½ qᵀ Hq q: the node line's refined strains
     (``_node_line_forms``) or, for an eccentric section (offsets in the last
     ``N_OFFSETS`` columns of p), the axial strain ē1 of the centroid line and the twist and
-    bending strains ρ2 … ρ6 of the shear-centre line (``_offset_line``)."""
+    bending strains ρ2 … ρ6 of the shear-centre line (``_offset_line``); ow the work
+    arrays of ``offset_scratch``."""
     _node_line_forms(l0, Lq, Hq)
     if p.shape[1] < 15:
         return  # rows without offset columns: a plain section
@@ -165,14 +187,7 @@ def _strain_forms(l0, p, e, Lq, Hq):
     yc, zc, ys, zs = p[e, o], p[e, o + 1], p[e, o + 2], p[e, o + 3]
     if yc == 0.0 and zc == 0.0 and ys == 0.0 and zs == 0.0:
         return
-    Lo = np.empty((6, 7))
-    Ho = np.empty((6, 7, 7))
-    A = np.empty((7, 7))
-    B = np.empty((7, 7, 7))
-    P0 = np.empty((7, 7))
-    Pi = np.empty((7, 7))
-    q = np.empty(7)
-    w = np.empty(7)
+    Lo, Ho, A, B, P0, Pi, q, w = ow
     _offset_line(l0, yc, zc, Lq, Hq, 0, 1, Lo, Ho, A, B, P0, Pi, q, w)
     _offset_line(l0, ys, zs, Lq, Hq, 1, 6, Lo, Ho, A, B, P0, Pi, q, w)
     for k in range(6):
@@ -204,10 +219,10 @@ def _section_matrix(p, e, l0, S):
 
 
 @jit
-def _local(ul, th, l0, p, e, Lq, Hq, qv, rho, G):
+def _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G):
     """Section strains ρ (6,) and their gradient G (6, 7) at q = (ul, θ̄1, θ̄2) of element
-    ``e``; fills Lq, Hq (``_strain_forms``) and qv (7,)."""
-    _strain_forms(l0, p, e, Lq, Hq)
+    ``e``; fills Lq, Hq (``_strain_forms``, work arrays ow) and qv (7,)."""
+    _strain_forms(l0, p, e, Lq, Hq, ow)
     qv[0] = ul
     for k in range(3):
         qv[1 + k] = th[0, k]
