@@ -173,7 +173,8 @@ def test_geometric_stiffness_from_the_resultants_with_offsets(name):
 def cantilever_tip(name, n, p_row, load, L=2.0):
     """Tip displacements and rotations (6,) of a clamped cantilever of n elements along X
     (section y = global Y) under a small tip load (fx, fy, fz, mx, my, mz), solved by
-    Newton on the assembled kernels (linear regime: the load is tiny)."""
+    Newton on the assembled kernels (linear regime: the load is tiny), and the element
+    resultants (n, 8)."""
     X_nodes = np.column_stack([np.linspace(0.0, L, n + 1), np.zeros(n + 1), np.zeros(n + 1)])
     X = np.stack([X_nodes[:-1], X_nodes[1:]], axis=1)
     p = np.tile(p_row, (n, 1))
@@ -201,7 +202,7 @@ def cantilever_tip(name, n, p_row, load, L=2.0):
             Rn[a] = expm(dU[6 * a - 3:6 * a]) @ Rn[a]
             U[6 * a + 3:6 * a + 6] = np.array([Rn[a][2, 1] - Rn[a][1, 2], Rn[a][0, 2] - Rn[a][2, 0],
                                                Rn[a][1, 0] - Rn[a][0, 1]]) / 2  # small rotations
-    return U[-6:]
+    return U[-6:], resultants(name, X, u, R, p)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -230,11 +231,15 @@ def test_eccentric_cantilever_matches_closed_form_bending_torsion(name):
     sy, sz = (L / GAy, L / GAz) if timo else (0.0, 0.0)
     row = params(name, 1, EA=EA, GJ=GJ, EIy=EIy, EIz=EIz, GAy=GAy, GAz=GAz, ys=ys, zs=zs)[0]
     F = 1e-8
-    tip = cantilever_tip(name, 4, row, [0, F, 0, 0, 0, 0], L)
+    tip, s = cantilever_tip(name, 4, row, [0, F, 0, 0, 0, 0], L)
+    # resultants: the torque about the shear centre F zs, the shear force through it (beam2d
+    # sign: node 2 applies −Vy r2, so Vy = −F)
+    assert np.allclose(s[:, 3], F * zs, rtol=1e-7, atol=0) and np.allclose(s[:, 1], -F, rtol=1e-7, atol=0)
     phi = F * zs * L / GJ
     expected = [0.0, F * L**3 / (3 * EIz) + F * sy + zs * phi, -ys * phi, phi, 0.0, F * L**2 / (2 * EIz)]
     assert np.allclose(tip, expected, rtol=0, atol=1e-7 * np.abs(expected).max())
-    tip = cantilever_tip(name, 4, row, [0, 0, F, 0, 0, 0], L)
+    tip, s = cantilever_tip(name, 4, row, [0, 0, F, 0, 0, 0], L)
+    assert np.allclose(s[:, 3], -F * ys, rtol=1e-7, atol=0)
     phi = -F * ys * L / GJ
     expected = [0.0, zs * phi, F * L**3 / (3 * EIy) + F * sz - ys * phi, phi, -F * L**2 / (2 * EIy), 0.0]
     assert np.allclose(tip, expected, rtol=0, atol=1e-7 * np.abs(expected).max())
@@ -242,7 +247,12 @@ def test_eccentric_cantilever_matches_closed_form_bending_torsion(name):
     Fx = 1e-8
     th_y, th_z = -zc * Fx * L / EIy, yc * Fx * L / EIz
     expected = [Fx * L / EA - zc * th_y + yc * th_z, th_z * L / 2, -th_y * L / 2, 0.0, th_y, th_z]
-    tip = cantilever_tip(name, 4, row, [Fx, 0, 0, 0, 0, 0], L)
+    tip, s = cantilever_tip(name, 4, row, [Fx, 0, 0, 0, 0, 0], L)
+    # resultants: N along the centroid line, bending moments about the centroid axes
+    # (My2 = EIy κy = −zc F_x, Mz2 = yc F_x), no torque
+    assert np.allclose(s[:, 0], Fx, rtol=1e-7, atol=0)
+    assert np.allclose(s[:, [6, 7]], [-zc * Fx, yc * Fx], rtol=1e-6, atol=0)
+    assert np.abs(s[:, 3]).max() <= 1e-9 * Fx * abs(zc)
     assert np.allclose(tip, expected, rtol=0, atol=1e-7 * np.abs(expected).max())
 
 
