@@ -156,8 +156,7 @@ from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .beam3d_corotational import _kinematics, _scratch, _transform
-from .beam3d_local import (_local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko,
-                           offset_scratch)
+from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko, offset_scratch
 from .beam3d_midpoint import midpoint_force_oriented
 from .timoshenko_mass import bending_mass
 

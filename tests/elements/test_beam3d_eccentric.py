@@ -9,8 +9,20 @@ import pytest
 from femb.elements import beam3d_local, get_spec
 from femb.elements.beam3d_corotational import _reference_triad
 from femb.model import Material, Section
-from tests.elements.test_beam3d import (NAMES, central_difference, config, deformed_states, energy, expm, force,
-                                        geometric, params, positions, resultants, tangent)
+from tests.elements.test_beam3d import (
+    NAMES,
+    central_difference,
+    config,
+    deformed_states,
+    energy,
+    expm,
+    force,
+    geometric,
+    params,
+    positions,
+    resultants,
+    tangent,
+)
 
 OFFSETS = dict(yc=0.05, zc=-0.03, ys=-0.02, zs=0.04)
 
