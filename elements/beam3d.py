@@ -70,7 +70,7 @@ points are R̄_a d (R̄_a = exp θ̄_a) in the element frame, q_d is the quadrat
 polynomial in q that agrees with these exact kinematics to second order::
 
     c = (R̄2 − R̄1) d (to second order),  u_l,d = u_l + c_x + (c_y1² + c_z1²)/(2 l0)
-    ψ = (0, −c_z/l, c_y/l) (rotation of the offset chord, second order)
+    ψ = (0, −c_z/l_d, c_y/l_d), l_d = l0 + u_l + c_x1  (rotation of the offset chord)
     θ̄_a,d = θ̄_a − ψ − ½ ψ1 × θ̄_a                          (BCH, ψ1 its first-order part)
 
 (subscript 1: first-order parts), so ρ_d = Lq A q + ½ qᵀ (Σ Lq_m B_m + Aᵀ Hq A) q with
