@@ -3,6 +3,10 @@
 second order, so the element keeps every property of the plain section (objectivity,
 exact tangent, f = ∂V/∂q, geometric stiffness from the resultants) and matches the linked
 lines and the closed-form coupled bending–torsion of a cantilever."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -279,3 +283,16 @@ def test_section_offsets_become_element_parameters():
     assert Section(A=1.0, centroid=(0.0, 1.0, 2.0)).problems()
     with pytest.raises(ValueError, match="centroid"):  # the mass centre would be off the nodes
         get_spec("beam3d").property_row(Material(E=200.0, nu=0.25, rho=1.0), sec)
+
+
+@pytest.mark.slow
+def test_subprocess_runs_this_file_and_the_midpoint_tests_without_jit():
+    """The eccentric-section kernels also run as plain Python (NUMBA_DISABLE_JIT=1) and pass
+    the same tests, with the mid-point kernel's (about 20 s)."""
+    here = os.path.abspath(__file__)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", here,
+                           os.path.join(os.path.dirname(here), "test_beam3d_midpoint.py"), "-k", "not subprocess"],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
