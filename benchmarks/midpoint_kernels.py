@@ -54,6 +54,7 @@ def beam3d_batch(n, timoshenko, seed=0, s=1e-2):
     X = np.zeros((n, 2, 3))
     X[:, 0] = rng.uniform(-1, 1, (n, 3))
     X[:, 1] = X[:, 0] + np.array([0.9, 0.3, 0.3]) + 0.1 * rng.standard_normal((n, 3))
+    # rows without the offset columns (plain sections), which every revision of the kernel reads
     cols = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0] + ([2e3, 2.5e3] if timoshenko else [])
     p = np.tile(np.array(cols), (n, 1))
     u0 = np.zeros((n, 12))

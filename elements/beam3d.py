@@ -56,6 +56,39 @@ refined strains to second order, linear buckling reproduces his element: cantile
 torque (Table 2: the same). In a roll-up by an end moment the nodes lie on the exact
 circle with O(h⁴) error (ē1 is the arc-length correction of the chord).
 
+Eccentric sections (Meijaard 1993, §5.2, for thin-walled open sections, warping-free):
+the section's centroid (where the axial force acts) lies at (yc, zc) and its shear
+centre (about which it twists, through which the shear forces pass) at (ys, zs) in the
+section axes (e2, e3) from the node line (parameters ``yc, zc, ys, zs``, default 0).
+Meijaard models such a member as two parallel beams rigidly attached to the nodal triads:
+one on the centroid line with the axial stiffness only, one on the shear-centre line with
+the torsion, bending and shear stiffnesses. femb builds that pair into one element: ρ1 =
+ē1 is the refined axial strain of the centroid line and ρ2 … ρ6 are the twist and bending
+strains of the shear-centre line, each the node line's ρ of the offset line's local
+coordinates q_d(q). For a line through the section point d = (0, dy, dz), whose end
+points are R̄_a d (R̄_a = exp θ̄_a) in the element frame, q_d is the quadratic
+polynomial in q that agrees with these exact kinematics to second order::
+
+    c = (R̄2 − R̄1) d (to second order),  u_l,d = u_l + c_x + (c_y1² + c_z1²)/(2 l0)
+    ψ = (0, −c_z/l_d, c_y/l_d), l_d = l0 + u_l + c_x1  (rotation of the offset chord)
+    θ̄_a,d = θ̄_a − ψ − ½ ψ1 × θ̄_a                          (BCH, ψ1 its first-order part)
+
+(subscript 1: first-order parts), so ρ_d = Lq A q + ½ qᵀ (Σ Lq_m B_m + Aᵀ Hq A) q with
+q_d = A q + ½ qᵀ B q keeps the form of the node line's strains (``_strain_forms``) and
+everything below (forces, exact tangent, geometric stiffness, energy, the mid-point
+discrete gradient) follows from the one energy V = ½ ρᵀ S ρ unchanged. The second-order
+terms of q_d give the eccentric geometric stiffness of the linked lines, e.g. the torsional
+stiffening N |d|² by an axial force whose line is off the twist axis. To first order the
+centroid strain is ē1 + zc (θ̄2y − θ̄1y) − yc (θ̄2z − θ̄1z) and the shear-centre line's end
+rotations relative to its chord are θ̄_ay + ys a2/l0, θ̄_az + zs a2/l0 (a2 the twist): a
+force through the node line twists the section by its lever arm to the shear centre. The
+strain energy equals the linked lines' to O(ε⁴) for deformations of size ε, and the
+linear stiffness equals theirs exactly (tests/elements/test_beam3d_eccentric.py). The
+mass stays on the node line (rhoA, rotary inertia about it): put the nodes on the line of
+mass centres — for a homogeneous section the centroid line, with the shear-centre offset
+only — since a mass centre off the nodes would couple translational and rotary inertia,
+which the 3-D dynamics does not integrate (femb.solvers.problem.split_rotary_mass).
+
 Generalized stresses σ = S ρ; with m̄_a = ∂V/∂θ̄_a, N = ∂V/∂u_l, μ_a = J(θ̄_a)⁻ᵀ m̄_a
 (J the left Jacobian), M_a = E μ_a and Ms = M1 + M2, the nodal forces are::
 
@@ -64,7 +97,11 @@ Generalized stresses σ = S ρ; with m̄_a = ∂V/∂θ̄_a, N = ∂V/∂u_l, μ
 with τ = Ms·r1, h = q·r1, g = q·r2. The tangent is their exact derivative (frame spin,
 derivative of J⁻ᵀ, local Hessian), written in the kernels as (3, 12) variation matrices.
 
-Resultants (``resultant_names``), in the element frame E:
+Resultants (``resultant_names``), in the element frame E (eccentric sections: N acts along
+the centroid line, T is the torque about the shear centre, Vy and Vz pass through the
+shear centre and My, Mz are the bending moments of the shear-centre line, which are the
+moments about the centroid axes; moments about the node line add (c − node) × N e1 and
+(s − node) × V):
 
 - N = σ1: axial force, tension positive (conjugate to ē1).
 - T = σ2: torque, conjugate to the twist ρ2 ≈ θ̄2x − θ̄1x: the moment about r1 that node 2
@@ -106,8 +143,12 @@ rotation increments; see its docstring and docs/dynamics.md.
 Properties (``properties(material, section)``): EA = E·A, GJ = G·J, EIy = E·Iy,
 EIz = E·Iz, rhoA = ρA, rhoIp = ρ·Ip (section.Ip, default Iy + Iz), rhoIy = ρ·Iy,
 rhoIz = ρ·Iz, (vx, vy, vz) from an optional ``section.orientation`` (3 numbers; zeros
-select the default above) and, for beam3d_timoshenko, GAy = GAz = G·k·A
-(k = section.shear_factor).
+select the default above), (yc, zc) = ``section.centroid`` and (ys, zs) =
+``section.shear_centre`` (default 0; a centroid off the node line is refused with a
+density, see "Eccentric sections") and, for beam3d_timoshenko, GAy = GAz = G·k·A
+(k = section.shear_factor). Property rows: the 11 columns above, (GAy, GAz) for
+beam3d_timoshenko, then the offsets (yc, zc, ys, zs) as the last four; rows without the
+offset columns (11 or 13) are plain sections.
 """
 import numpy as np
 
@@ -115,7 +156,7 @@ from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .beam3d_corotational import _kinematics, _scratch, _transform
-from .beam3d_local import N_PARAMS_TIMOSHENKO, _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants
+from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko, offset_scratch
 from .beam3d_midpoint import midpoint_force_oriented
 from .timoshenko_mass import bending_mass
 
@@ -126,10 +167,11 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
     3: geometric stiffness from s_in; 4: strain energy."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
+    ow = offset_scratch()
     want_K = mode != 0  # a run-time flag: callees are compiled once, not per literal
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-        _local(ul, th, l0, Lq, Hq, qv, rho, G)
+        _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
         if mode == 3:
             _sigma_from_resultants(s_in, e, sig)
         else:
@@ -284,7 +326,7 @@ def _consistent_local(p, e, L, Ml):
     idx_w = (2, 4, 8, 10)
     mrz = p[e, 7] / (30.0 * L)
     mry = p[e, 6] / (30.0 * L)
-    if p.shape[1] == N_PARAMS_TIMOSHENKO:
+    if is_timoshenko(p):
         # Φy = 12 EIz/(GAy L²) for (v, θz), Φz = 12 EIy/(GAz L²) for (w, −θy)
         B = np.empty((4, 4))
         bending_mass(p[e, 4], p[e, 7], L, 12.0 * p[e, 3] / (p[e, 11] * L * L), B)
@@ -322,15 +364,28 @@ def _properties(material, section, name):
     if len(v) != 3:
         raise ValueError(f"section orientation must have 3 components for {name}, got {len(v)}")
     E = material.E
-    return {"EA": E * section.A, "GJ": G * section.J, "EIy": E * Iy, "EIz": E * Iz,
-            "rhoA": rho * section.A, "rhoIp": rho * Ip, "rhoIy": rho * Iy, "rhoIz": rho * Iz,
-            "vx": v[0], "vy": v[1], "vz": v[2]}
+    out = {"EA": E * section.A, "GJ": G * section.J, "EIy": E * Iy, "EIz": E * Iz,
+           "rhoA": rho * section.A, "rhoIp": rho * Ip, "rhoIy": rho * Iy, "rhoIz": rho * Iz,
+           "vx": v[0], "vy": v[1], "vz": v[2]}
+    for key, names in (("centroid", ("yc", "zc")), ("shear_centre", ("ys", "zs"))):
+        c = getattr(section, key, None)
+        c = (0.0, 0.0) if c is None else tuple(float(x) for x in c)
+        if len(c) != 2:
+            raise ValueError(f"section {key} must have 2 components (y, z) for {name}, got {len(c)}")
+        out[names[0]], out[names[1]] = c
+    if (out["yc"] != 0.0 or out["zc"] != 0.0) and rho != 0.0:
+        raise ValueError(f"section centroid off the node line for {name}: the mass centre would be off the "
+                         "nodes, which the beam masses do not support; put the nodes on the centroid line "
+                         "(offset the shear centre instead) or give the parameters as values")
+    return out
 
 
 def properties_euler_bernoulli(material, section):
     """EA = E·A, GJ = G·J, EIy = E·Iy, EIz = E·Iz, rhoA = ρ·A, rhoIp = ρ·Ip (Ip defaults to
-    Iy + Iz), rhoIy = ρ·Iy, rhoIz = ρ·Iz and the section y direction (vx, vy, vz) from the
-    optional ``section.orientation`` (zeros: default orientation) for ``beam3d``."""
+    Iy + Iz), rhoIy = ρ·Iy, rhoIz = ρ·Iz, the section y direction (vx, vy, vz) from the
+    optional ``section.orientation`` (zeros: default orientation) and the offsets
+    (yc, zc) = ``section.centroid``, (ys, zs) = ``section.shear_centre`` (default 0) for
+    ``beam3d``."""
     return _properties(material, section, "beam3d")
 
 
@@ -351,17 +406,19 @@ KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resulta
                          midpoint_force=midpoint_force_oriented)
 
 PARAMS = ("EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy", "vz")
+OFFSETS = ("yc", "zc", "ys", "zs")  # the last N_OFFSETS columns of p
 _COMMON = dict(cell_type="line", n_nodes=2, dim=3, node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"),
                resultant_names=("N", "Vy", "Vz", "T", "My1", "Mz1", "My2", "Mz2"), kernels=KERNELS,
-               constant_mass=(), oriented=True, defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0},
+               constant_mass=(), oriented=True,
+               defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0, "yc": 0.0, "zc": 0.0, "ys": 0.0, "zs": 0.0},
                rotary_kinds=(LUMPED, INVARIANT))
 
 SPECS = {
-    "beam3d": ElementSpec(name="beam3d", params=PARAMS, properties=properties_euler_bernoulli,
+    "beam3d": ElementSpec(name="beam3d", params=PARAMS + OFFSETS, properties=properties_euler_bernoulli,
                           description="3-D co-rotational Euler–Bernoulli beam with second-order "
                                       "bending–torsion refinement (Battini–Pacoste frame, Meijaard strains)",
                           **_COMMON),
-    "beam3d_timoshenko": ElementSpec(name="beam3d_timoshenko", params=PARAMS + ("GAy", "GAz"),
+    "beam3d_timoshenko": ElementSpec(name="beam3d_timoshenko", params=PARAMS + ("GAy", "GAz") + OFFSETS,
                                      properties=properties_timoshenko,
                                      description="3-D co-rotational Timoshenko beam (shear-flexible, "
                                                  "locking-free) with second-order refinement",

@@ -1,12 +1,20 @@
 """Local section model of the spatial co-rotational beams (beam3d, beam3d_timoshenko):
 Meijaard's refined strains ρ(q) over the local coordinates q = (u_l, θ̄1, θ̄2) with their
 second-order bending–torsion terms, the section matrix S (V = ½ ρᵀ S ρ), the local force
-Gᵀσ and the local Hessian. See elements.beam3d for the formulation."""
+Gᵀσ and the local Hessian; for eccentric sections the strains of the centroid and
+shear-centre lines (``_offset_line``). See elements.beam3d for the formulation."""
 import numpy as np
 
 from femb.core import jit
 
-N_PARAMS_TIMOSHENKO = 13  # beam3d has 11
+N_OFFSETS = 4  # the last columns of p: centroid (yc, zc) and shear centre (ys, zs)
+
+
+@jit
+def is_timoshenko(p):
+    """p holds beam3d_timoshenko rows: 17 columns (11 + GAy, GAz + offsets), or 13 for
+    rows without the offset columns (plain sections; beam3d: 15 or 11)."""
+    return p.shape[1] == 17 or p.shape[1] == 13
 
 
 def _quadratic_terms():
@@ -35,10 +43,11 @@ _HQ_IDX, _HQ_COEF = _quadratic_terms()
 
 
 @jit
-def _strain_forms(l0, Lq, Hq):
-    """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the refined strains
-    ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z) (quadratic
-    terms from ``_quadratic_terms``; a term c·q_i·q_j adds c to Hq[k, i, j] and Hq[k, j, i])."""
+def _node_line_forms(l0, Lq, Hq):
+    """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the refined strains of
+    the node line, ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z)
+    (quadratic terms from ``_quadratic_terms``; a term c·q_i·q_j adds c to Hq[k, i, j] and
+    Hq[k, j, i])."""
     for k in range(6):
         for i in range(7):
             Lq[k, i] = 0.0
@@ -60,6 +69,135 @@ def _strain_forms(l0, Lq, Hq):
 
 
 @jit
+def _offset_coordinates(q, l0, dy, dz, out):
+    """out (7,): the local coordinates q_d = (u_l, θ̄1, θ̄2) of the line through the
+    section point (dy, dz) (section axes, from the node line) as the quadratic polynomial
+    of the node line's q (7,) that agrees with the exact rigid-offset kinematics to second
+    order (elements.beam3d, "Eccentric sections")."""
+    t1x, t1y, t1z, t2x, t2y, t2z = q[1], q[2], q[3], q[4], q[5], q[6]
+    dx_ = t2x - t1x
+    d1 = t1y * dy + t1z * dz
+    d2 = t2y * dy + t2z * dz
+    n1 = t1x * t1x + t1y * t1y + t1z * t1z
+    n2 = t2x * t2x + t2y * t2y + t2z * t2z
+    # chord offset c' = (R̄2 − R̄1) d to second order; first-order parts cx1, cy1, cz1
+    cx1 = (t2y - t1y) * dz - (t2z - t1z) * dy
+    cy1 = -dx_ * dz
+    cz1 = dx_ * dy
+    cx = cx1 + 0.5 * (t2x * d2 - t1x * d1)
+    cy = cy1 + 0.5 * (t2y * d2 - dy * n2 - t1y * d1 + dy * n1)
+    cz = cz1 + 0.5 * (t2z * d2 - dz * n2 - t1z * d1 + dz * n1)
+    stretch = q[0] + cx1  # first-order l_d − l0
+    # rotation ψ = (0, ψy, ψz) of the offset chord from the node chord, first and second order
+    py1 = -cz1 / l0
+    pz1 = cy1 / l0
+    py = -cz / l0 + cz1 * stretch / (l0 * l0)
+    pz = cy / l0 - cy1 * stretch / (l0 * l0)
+    out[0] = q[0] + cx + 0.5 * (cy1 * cy1 + cz1 * cz1) / l0
+    for a in range(2):
+        tx, ty, tz = q[1 + 3 * a], q[2 + 3 * a], q[3 + 3 * a]
+        # θ̄_d = log(exp(−ψ̂) exp(θ̄̂)) = θ̄ − ψ − ½ ψ × θ̄
+        out[1 + 3 * a] = tx - 0.5 * (py1 * tz - pz1 * ty)
+        out[2 + 3 * a] = ty - py - 0.5 * pz1 * tx
+        out[3 + 3 * a] = tz - pz + 0.5 * py1 * tx
+
+
+@jit
+def offset_scratch():
+    """Work arrays of the eccentric-section strain forms (``_strain_forms``) of one
+    element: Lo (6, 7), Ho (6, 7, 7), A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,)."""
+    return (np.empty((6, 7)), np.empty((6, 7, 7)), np.empty((7, 7)), np.empty((7, 7, 7)), np.empty((7, 7)),
+            np.empty((7, 7)), np.empty(7), np.empty(7))
+
+
+@jit
+def _offset_line(l0, dy, dz, Lq, Hq, k0, k1, Lo, Ho, A, B, P0, Pi, q, w):
+    """Rows k0 … k1 − 1 of the refined strains of the line through the section point
+    (dy, dz): Lo[k] = Lq[k] A and Ho[k] = Σ_m Lq[k, m] B_m + Aᵀ Hq[k] A, with q_d = A q +
+    ½ qᵀ B q the quadratic map of ``_offset_coordinates`` (its coefficients by polarization,
+    exact for a quadratic polynomial). A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,) are
+    work space. The loops skip the zeros of Lq and A (Lq has one entry per row, A is the
+    identity plus a few offset terms)."""
+    for i in range(7):
+        q[i] = 0.0
+    for i in range(7):
+        q[i] = 1.0
+        _offset_coordinates(q, l0, dy, dz, P0[i])
+        q[i] = -1.0
+        _offset_coordinates(q, l0, dy, dz, w)
+        q[i] = 0.0
+        for m in range(7):
+            A[m, i] = 0.5 * (P0[i, m] - w[m])
+            B[m, i, i] = P0[i, m] + w[m]
+    for i in range(7):
+        for j in range(i):
+            q[i] = 1.0
+            q[j] = 1.0
+            _offset_coordinates(q, l0, dy, dz, w)
+            q[i] = 0.0
+            q[j] = 0.0
+            for m in range(7):
+                v = w[m] - P0[i, m] - P0[j, m]
+                B[m, i, j] = v
+                B[m, j, i] = v
+    for k in range(k0, k1):
+        for i in range(7):
+            Lo[k, i] = 0.0
+            for j in range(7):
+                Ho[k, i, j] = 0.0
+            for m in range(7):
+                Pi[m, i] = 0.0
+        for m in range(7):
+            c = Lq[k, m]
+            if c == 0.0:
+                continue
+            for i in range(7):
+                Lo[k, i] += c * A[m, i]
+                for j in range(7):
+                    Ho[k, i, j] += c * B[m, i, j]
+        # Pi = Hq[k] A, then Ho[k] += Aᵀ Pi
+        for n in range(7):
+            for i in range(7):
+                a = A[n, i]
+                if a == 0.0:
+                    continue
+                for m in range(7):
+                    Pi[m, i] += Hq[k, m, n] * a
+        for m in range(7):
+            for i in range(7):
+                a = A[m, i]
+                if a == 0.0:
+                    continue
+                for j in range(7):
+                    Ho[k, i, j] += a * Pi[m, j]
+
+
+@jit
+def _strain_forms(l0, p, e, Lq, Hq, ow):
+    """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the section strains of
+    element ``e``, ρ(q) = Lq q + ½ qᵀ Hq q: the node line's refined strains
+    (``_node_line_forms``) or, for an eccentric section (offsets in the last
+    ``N_OFFSETS`` columns of p), the axial strain ē1 of the centroid line and the twist and
+    bending strains ρ2 … ρ6 of the shear-centre line (``_offset_line``); ow the work
+    arrays of ``offset_scratch``."""
+    _node_line_forms(l0, Lq, Hq)
+    if p.shape[1] < 15:
+        return  # rows without offset columns: a plain section
+    o = p.shape[1] - N_OFFSETS
+    yc, zc, ys, zs = p[e, o], p[e, o + 1], p[e, o + 2], p[e, o + 3]
+    if yc == 0.0 and zc == 0.0 and ys == 0.0 and zs == 0.0:
+        return
+    Lo, Ho, A, B, P0, Pi, q, w = ow
+    _offset_line(l0, yc, zc, Lq, Hq, 0, 1, Lo, Ho, A, B, P0, Pi, q, w)
+    _offset_line(l0, ys, zs, Lq, Hq, 1, 6, Lo, Ho, A, B, P0, Pi, q, w)
+    for k in range(6):
+        for i in range(7):
+            Lq[k, i] = Lo[k, i]
+            for j in range(7):
+                Hq[k, i, j] = Ho[k, i, j]
+
+
+@jit
 def _section_matrix(p, e, l0, S):
     """S (6, 6) with V = ½ ρᵀ S ρ (Timoshenko when p has 13 columns)."""
     for i in range(6):
@@ -70,8 +208,8 @@ def _section_matrix(p, e, l0, S):
     for blk in range(2):
         EI = p[e, 2 + blk]
         phi = 0.0
-        if p.shape[1] == N_PARAMS_TIMOSHENKO:
-            phi = 12.0 * EI / (p[e, 12 - blk] * l0 * l0)  # EIy with GAz, EIz with GAy
+        if is_timoshenko(p):
+            phi = 12.0 * EI / (p[e, 12 - blk] * l0 * l0)  # EIy with GAz (12), EIz with GAy (11)
         k = EI / (l0 * (1.0 + phi))
         i = 2 + 2 * blk
         S[i, i] = k * (4.0 + phi)
@@ -81,10 +219,10 @@ def _section_matrix(p, e, l0, S):
 
 
 @jit
-def _local(ul, th, l0, Lq, Hq, qv, rho, G):
-    """Refined strains ρ (6,) and their gradient G (6, 7) at q = (ul, θ̄1, θ̄2); fills Lq,
-    Hq (``_strain_forms``) and qv (7,)."""
-    _strain_forms(l0, Lq, Hq)
+def _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G):
+    """Section strains ρ (6,) and their gradient G (6, 7) at q = (ul, θ̄1, θ̄2) of element
+    ``e``; fills Lq, Hq (``_strain_forms``, work arrays ow) and qv (7,)."""
+    _strain_forms(l0, p, e, Lq, Hq, ow)
     qv[0] = ul
     for k in range(3):
         qv[1 + k] = th[0, k]

@@ -11,15 +11,15 @@ from femb.core.rotations import cayley as _cayley_matrix
 from femb.core.rotations import cayley_spin_jacobian
 
 from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
-from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix
+from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, offset_scratch
 
 
 @jit
-def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl):
+def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, ow, qv, rho, G, S, sig, fl):
     """Local strains, stresses and local force fl (7,) of element ``e`` at (u, R); returns
-    (V, l0, l, h, g) with V the strain energy."""
+    (V, l0, l, h, g) with V the strain energy (ow: ``offset_scratch`` work arrays)."""
     l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-    _local(ul, th, l0, Lq, Hq, qv, rho, G)
+    _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
     _section_matrix(p, e, l0, S)
     V = 0.0
     for k in range(6):
@@ -36,10 +36,11 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
 def _mid_scratch(n_p):
     """Work arrays of the invariant energy (``_invariant_energy``) of one element:
     Xt (1, 2, 3), ut (1, 12), Rt (1, 2, 3, 3), pt (1, n_p), Kd (12, 12), C, T3 (3, 3),
-    vec (4, 3) and, for its Hessian, A (6, 13), HW (6, 6), HA (6, 13)."""
+    vec (4, 3), for its Hessian A (6, 13), HW (6, 6), HA (6, 13), and the eccentric-section
+    work arrays (``offset_scratch``)."""
     return (np.empty((1, 2, 3)), np.empty((1, 12)), np.empty((1, 2, 3, 3)), np.empty((1, n_p)),
             np.empty((12, 12)), np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3)),
-            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)))
+            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), offset_scratch())
 
 
 @jit
@@ -70,7 +71,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     pt (1, n_p) hold the element's reference positions and properties; R0 is its reference
     triad (filled by the call).
     """
-    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA = mw
+    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA, ow = mw
     cv, fy, m, mu = vec[0], vec[1], vec[2], vec[3]
     tau = 1.0 + pi[3] + pi[7] + pi[11]
     cv[0] = 2.0 * (pi[3 + 7] - pi[3 + 5]) / tau
@@ -94,7 +95,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         for j in range(3):
             Rt[0, 0, i, j] = 1.0 if i == j else 0.0
             Rt[0, 1, i, j] = T3[i, 0] * R0[j, 0] + T3[i, 1] * R0[j, 1] + T3[i, 2] * R0[j, 2]
-    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, e0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
+    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, e0, R0, F, qa, th, RR, Lq, Hq, ow, qv, rho, G, S, sig, fl)
     if order == 0:
         return Ve
     if order == 2:

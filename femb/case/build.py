@@ -16,7 +16,8 @@ from femb.model.superelements import SuperelementData
 from femb.solvers.reduction.matrix_files import reduce_matrix_files
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
-SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "thickness", "orientation")
+SECTION_KEYS = ("A", "I", "Iy", "Iz", "J", "Ip", "shear_factor", "thickness", "orientation", "centroid", "shear_centre")
+_NUMBER_KEYS = SECTION_KEYS[:8]
 FORCE_KEYS = ("fx", "fy", "fz", "mx", "my", "mz")
 DOF_KEYS = ("ux", "uy", "uz", "rx", "ry", "rz")
 
@@ -119,13 +120,15 @@ def read_sections(table, ctx):
     for name, t in _named_tables(table, ctx, SECTION_KEYS):
         with ctx.guard(), t:
             values = {}
-            for key in SECTION_KEYS[:-1]:
+            for key in _NUMBER_KEYS:
                 values[key] = t.take(key, "number", positive=True)
             if values["A"] is None and values["thickness"] is None:
                 ctx.fail(t.key_path("A"), "required key is missing (shell sections give thickness instead)")
             values["orientation"] = t.take("orientation", "vector", size=3)
             if values["orientation"] is not None and not np.linalg.norm(values["orientation"]) > 0:
                 ctx.fail(t.key_path("orientation"), f"must be non-zero, got {list(values['orientation'])}")
+            for key in ("centroid", "shear_centre"):  # (y, z) from the node line, 3-D beams
+                values[key] = t.take(key, "vector", size=2)
             out[name] = Section(name=name, **values)
     return out
 

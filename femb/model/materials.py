@@ -1,4 +1,5 @@
 """Materials and cross-sections (any consistent unit system)."""
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,7 +76,12 @@ class Section:
     None means shear-rigid. Ip: polar moment for rotary inertia about the beam axis
     (defaults to Iy + Iz). orientation: for 3-D beams, the direction of the section's
     local y axis in the reference configuration (default: e_Z × beam axis, or e_Y for
-    vertical members).
+    vertical members). centroid, shear_centre: for 3-D beams, the (y, z) section
+    coordinates of the centroid (where the axial force acts) and of the shear centre
+    (about which the section twists and through which the shear forces pass) measured from
+    the node line (length units; default (0, 0): both on the node line). The mass centre
+    is the centroid: with a density, an offset centroid is refused (put the nodes on the
+    centroid line and offset the shear centre).
     """
 
     A: Optional[float] = None
@@ -88,6 +94,8 @@ class Section:
     orientation: Optional[tuple[float, float, float]] = None
     name: str = "section"
     thickness: Optional[float] = None
+    centroid: Optional[tuple[float, float]] = None
+    shear_centre: Optional[tuple[float, float]] = None
 
     def __post_init__(self) -> None:
         _check_numbers(self, "section", ("A", "I", "Iy", "Iz", "J", "shear_factor", "Ip"),
@@ -114,6 +122,11 @@ class Section:
             out.append(f"section {self.name!r}: thickness must be > 0, got {self.thickness}")
         if self.orientation is not None and (len(self.orientation) != 3 or not any(self.orientation)):
             out.append(f"section {self.name!r}: orientation must be a non-zero 3-vector, got {self.orientation}")
+        for key in ("centroid", "shear_centre"):
+            val = getattr(self, key)
+            if val is not None and (len(val) != 2 or not all(isinstance(c, numbers.Real) and not isinstance(c, bool)
+                                                              and math.isfinite(c) for c in val)):
+                out.append(f"section {self.name!r}: {key} must be 2 finite numbers (y, z), got {val}")
         for key in ("I", "Iy", "Iz", "J", "Ip", "shear_factor"):
             val = getattr(self, key)
             if val is not None and not (val > 0):

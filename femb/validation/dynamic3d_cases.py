@@ -6,8 +6,9 @@
   integrated with a step far larger than the axial period; after the pulse the total
   energy and the angular momentum must stay constant.
 - ``spin_up_spatial``: the Kane–Ryan–Banerjee tube-and-channel beam spun up about a shaft
-  (out-of-plane deflection and twist), compared with the qualitative statements of the
-  source and with femb's own mesh- and step-converged history (``write_spatial_history``).
+  (out-of-plane deflection and twist; the channel a line of beam3d elements with an
+  eccentric shear centre), compared with the qualitative statements of the source and with
+  femb's mesh- and step-converged solution (``write_spatial_history``).
 """
 import numpy as np
 
@@ -126,8 +127,72 @@ KRB = dict(E=6.895e10, G=2.6519e10, rho=2766.67, arm=8.0, tube=2.5, channel=5.5,
            ch_A=7.3e-5, ch_Iy=4.85e-9, ch_Iz=8.2181e-9, ch_St=0.645207, ch_Gamma=5.0156e-13, ch_z0=-0.01875)
 
 
-def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2), small=0.0):
+def _tube_values(p):
+    """Direct beam3d values of the doubly symmetric tube."""
+    E, rho, It = p["E"], p["rho"], p["tube_I"]
+    return {"EA": E * p["tube_A"], "GJ": p["tube_St"], "EIy": E * It, "EIz": E * It, "rhoA": rho * p["tube_A"],
+            "rhoIp": rho * 2.0 * It, "rhoIy": rho * It, "rhoIz": rho * It}
+
+
+def _effective_torsion(p):
+    """S_t,eff = S_t L/(L − √(EΓ/S_t)) of the channel (Meijaard: warping restrained near
+    the ends)."""
+    return p["ch_St"] * p["channel"] / (p["channel"] - np.sqrt(p["E"] * p["ch_Gamma"] / p["ch_St"]))
+
+
+def _drive(model, p):
+    """The shaft drive at node set ``root``: ux = r (cos θ − 1), uy = r sin θ, rz = θ
+    prescribed (r the arm length), uz, rx, ry fixed."""
+    theta = spin_up_angle(p["omega"], p["T"])
+    r = p["arm"]
+    model.fix("root", ("uz", "rx", "ry"))
+    model.prescribe("root", "ux", function=lambda t: r * (np.cos(theta(t)) - 1.0))
+    model.prescribe("root", "uy", function=lambda t: r * np.sin(theta(t)))
+    model.prescribe("root", "rz", function=theta)
+
+
+def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB):
     """Spatial spin-up of the Kane–Ryan–Banerjee beam (Meijaard 1993) with beam3d elements.
+
+    A shaft along global Z turns by θ(t) (Meijaard eq. 22, Ω = 6 rad/s, T = 15 s); a rigid
+    arm of 8 m carries, along global X at t = 0, a doubly symmetric aluminium tube (2.5 m,
+    ``n_tube`` elements) and a channel (5.5 m, ``n_channel`` elements). The root of the
+    tube (x = 8 m) follows the arm: ux = 8 (cos θ − 1), uy = 8 sin θ, rz = θ prescribed,
+    uz, rx, ry fixed. Section axes: local y = global Y, local z = global Z (the shaft), so
+    in-plane bending uses the channel's strong I_z.
+
+    The channel is one line of beam3d elements on its centroid line (which carries the
+    mass, the rotary inertia about the centroid and the axial stiffness) with an eccentric
+    section: the shear centre lies zs = z0 = −0.01875 m from the node line along local z
+    (the shaft), and the section twists about it with S_t,eff = S_t L/(L − √(EΓ/S_t)) and
+    bends with EIy, EIz (elements.beam3d, "Eccentric sections": Meijaard's linked-lines
+    model of the channel, to second order in the local deformations, without links).
+    Node sets: ``root``, ``tip`` (tip centroid), ``joint`` (tube end).
+    """
+    E, rho = p["E"], p["rho"]
+    x0, x1, x2 = p["arm"], p["arm"] + p["tube"], p["arm"] + p["tube"] + p["channel"]
+    xs = np.concatenate([np.linspace(x0, x1, n_tube + 1), np.linspace(x1, x2, n_channel + 1)[1:]])
+    pts = np.column_stack([xs, np.zeros_like(xs), np.zeros_like(xs)])
+    tube = np.column_stack([np.arange(n_tube), np.arange(1, n_tube + 1)])
+    chan = np.column_stack([np.arange(n_tube, n_tube + n_channel), np.arange(n_tube + 1, n_tube + n_channel + 1)])
+    mesh = Mesh(pts, {"tube": CellBlock("line", tube), "channel": CellBlock("line", chan)},
+                {"root": [0], "tip": [n_tube + n_channel], "joint": [n_tube]}, source="spatial spin-up")
+    model = Model(mesh, dim=3, name="spatial spin-up (Kane-Ryan-Banerjee beam)")
+    model.add_part("tube", "beam3d", "tube", values=_tube_values(p))
+    St_eff = _effective_torsion(p)
+    model.add_part("channel", "beam3d", "channel", values={
+        "EA": E * p["ch_A"], "GJ": St_eff, "EIy": E * p["ch_Iy"], "EIz": E * p["ch_Iz"], "rhoA": rho * p["ch_A"],
+        "rhoIp": rho * (p["ch_Iy"] + p["ch_Iz"]), "rhoIy": rho * p["ch_Iy"], "rhoIz": rho * p["ch_Iz"],
+        "ys": 0.0, "zs": p["ch_z0"]})
+    _drive(model, p)
+    model.info.update(omega=p["omega"], T=p["T"], St_eff=St_eff, length=x2)
+    return model
+
+
+def spatial_spin_up_linked(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2), small=0.0):
+    """The spatial spin-up beam of ``spatial_spin_up_beam`` with Meijaard's own model of the
+    channel: two parallel lines of beam3d elements joined by stiff links (the model the
+    eccentric section replaces; kept to compare the two).
 
     A shaft along global Z turns by θ(t) (Meijaard eq. 22, Ω = 6 rad/s, T = 15 s); a rigid
     arm of 8 m carries, along global X at t = 0, a doubly symmetric aluminium tube (2.5 m,
@@ -153,7 +218,7 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
     4e-4 (the deflection is moderately large).
     Node sets: ``root``, ``tip`` (tip centroid), ``tip_sc``, ``joint`` (tube end).
     """
-    E, G, rho = p["E"], p["G"], p["rho"]
+    E, rho = p["E"], p["rho"]
     x0, x1, x2 = p["arm"], p["arm"] + p["tube"], p["arm"] + p["tube"] + p["channel"]
     z0 = p["ch_z0"]
     xs_t = np.linspace(x0, x1, n_tube + 1)
@@ -170,11 +235,8 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
                                 "channel_sc": CellBlock("line", np.array(chs)), "links": CellBlock("line", np.array(links))},
                 {"root": [0], "tip": [cen[-1]], "tip_sc": [sc[-1]], "joint": [n_c0]}, source="spatial spin-up")
     model = Model(mesh, dim=3, name="spatial spin-up (Kane-Ryan-Banerjee beam)")
-    It = p["tube_I"]
-    model.add_part("tube", "beam3d", "tube", values={
-        "EA": E * p["tube_A"], "GJ": p["tube_St"], "EIy": E * It, "EIz": E * It, "rhoA": rho * p["tube_A"],
-        "rhoIp": rho * 2.0 * It, "rhoIy": rho * It, "rhoIz": rho * It})
-    St_eff = p["ch_St"] * p["channel"] / (p["channel"] - np.sqrt(E * p["ch_Gamma"] / p["ch_St"]))
+    model.add_part("tube", "beam3d", "tube", values=_tube_values(p))
+    St_eff = _effective_torsion(p)
     EIy, EIz, EA = E * p["ch_Iy"], E * p["ch_Iz"], E * p["ch_A"]
     model.add_part("channel", "beam3d", "channel", values={
         "EA": EA, "GJ": small * St_eff, "EIy": small * EIy, "EIz": small * EIz, "rhoA": rho * p["ch_A"],
@@ -184,12 +246,7 @@ def spatial_spin_up_beam(n_tube=4, n_channel=16, p=KRB, link_rigidity=(1e6, 1e2)
     model.add_part("links", "beam3d", "links", values={
         "EA": link_rigidity[0], "GJ": link_rigidity[1], "EIy": link_rigidity[1], "EIz": link_rigidity[1],
         "rhoA": 0.0, "rhoIp": 0.0, "rhoIy": 0.0, "rhoIz": 0.0})
-    theta = spin_up_angle(p["omega"], p["T"])
-    r = p["arm"]
-    model.fix("root", ("uz", "rx", "ry"))
-    model.prescribe("root", "ux", function=lambda t: r * (np.cos(theta(t)) - 1.0))
-    model.prescribe("root", "uy", function=lambda t: r * np.sin(theta(t)))
-    model.prescribe("root", "rz", function=theta)
+    _drive(model, p)
     model.info.update(omega=p["omega"], T=p["T"], St_eff=St_eff, length=x2)
     return model
 
@@ -228,12 +285,13 @@ HISTORY_COLUMNS = ("t", "u_y", "u_z", "twist")
 
 
 def write_spatial_history(path, n_tube=8, n_channel=64, dt=0.01):
-    """Write the regression history of the spatial spin-up (CSV: t [s], u_y [m], u_z [m],
+    """Write the converged history of the spatial spin-up (CSV: t [s], u_y [m], u_z [m],
     twist [rad] every 0.05 s) computed on the given mesh and step; the validation case
     compares its own run with it. Regenerate with
     ``python -c "from femb.validation.dynamic3d_cases import write_spatial_history as w; w('converged_history.csv')"``."""
     _, t, v, w, tw = spatial_spin_up_history(n_tube, n_channel, dt)
-    header = (f"spatial spin-up regression history: {n_tube} tube elements, {n_channel} channel pairs, dt = {dt} s\n"
+    header = (f"spatial spin-up converged history: {n_tube} tube elements, {n_channel} channel elements "
+              f"(eccentric section), dt = {dt} s\n"
               + ",".join(HISTORY_COLUMNS))
     np.savetxt(path, np.column_stack([t, v, w, tw]), delimiter=",", header=header, fmt="%.10e")
 
@@ -264,12 +322,12 @@ def spin_up_spatial(quick=False, n_tube=4, n_channel=32, dt=0.01, t_end=30.0, re
     iterations per step; with ``reference_history`` (a file of ``write_spatial_history``)
     also the largest deviation of u_y, u_z and the twist from it over the run (the
     reference frames up to ``t_end``), relative to each reference's largest magnitude.
-    Default: 4 tube elements, 32 channel pairs, Δt = 0.01 s, 30 s; the full run repeats it
-    with twice the channel pairs and reports the relative change of the peak |u_z| and
+    Default: 4 tube elements, 32 channel elements, Δt = 0.01 s, 30 s; the full run repeats
+    it with twice the channel elements and reports the relative change of the peak |u_z| and
     |twist| between the two meshes (``peak_out_of_plane_mesh_change``,
     ``peak_twist_mesh_change``) and the fine mesh's peak u_z (``tip_uz_max_fine``).
 
-    ``quick``: ``QUICK_SPATIAL`` instead (16 channel pairs, the first 8 s: the spin-up
+    ``quick``: ``QUICK_SPATIAL`` instead (16 channel elements, the first 8 s: the spin-up
     through the extremes of u_y, u_z and the twist, about 10 s of run time), compared with
     the first 8 s of the same regression history; the values at the end and the return
     ratio need the constant-speed phase and are not computed."""
@@ -285,7 +343,7 @@ def spin_up_spatial(quick=False, n_tube=4, n_channel=32, dt=0.01, t_end=30.0, re
         late = t >= t_end - 5.0
         metrics.update(tip_uz_final=float(w[-1]), twist_final=float(tw[-1]),
                        uz_return_ratio=float(np.abs(w[late]).max() / np.abs(w).max()))
-        # mesh study: the same run with twice the channel pairs (the two finest meshes)
+        # mesh study: the same run with twice the channel elements (the two finest meshes)
         _, _, _, w2, tw2 = spatial_spin_up_history(n_tube, 2 * n_channel, dt, t_end)
         metrics.update(tip_uz_max_fine=float(w2[np.argmax(np.abs(w2))]),
                        peak_out_of_plane_mesh_change=float(abs(np.abs(w).max() / np.abs(w2).max() - 1.0)),

@@ -60,7 +60,7 @@ def unpack(p):
     p = np.asarray(p, dtype=float)
     keys = ["EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy", "vz"]
     out = dict(zip(keys, p[:11]))
-    out["GAy"], out["GAz"] = (p[11], p[12]) if p.size == 13 else (np.inf, np.inf)
+    out["GAy"], out["GAz"] = (p[11], p[12]) if p.size == 17 else (np.inf, np.inf)  # beam3d: 15 columns
     return out
 
 

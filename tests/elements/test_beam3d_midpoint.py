@@ -7,8 +7,10 @@ import pytest
 
 from femb.elements import beam3d, beam3d_corotational, beam3d_midpoint
 
-P_EB = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0]
-P_TIM = P_EB + [2e3, 2.5e3]
+P_EB = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0] + [0.0] * 4  # no offsets
+P_TIM = P_EB[:11] + [2e3, 2.5e3] + [0.0] * 4
+P_ECC = P_EB[:11] + [0.05, -0.03, -0.02, 0.04]  # centroid (yc, zc), shear centre (ys, zs)
+P_TIM_ECC = P_TIM[:13] + [0.05, -0.03, -0.02, 0.04]
 
 
 def cayley(psi):
@@ -63,7 +65,8 @@ def step_increment(X, u0, s, seed=3):
     return z
 
 
-@pytest.mark.parametrize("params", [P_EB, P_TIM], ids=["beam3d", "beam3d_timoshenko"])
+@pytest.mark.parametrize("params", [P_EB, P_TIM, P_ECC, P_TIM_ECC],
+                         ids=["beam3d", "beam3d_timoshenko", "beam3d-eccentric", "beam3d_timoshenko-eccentric"])
 @pytest.mark.parametrize("s", [1e-1, 1e-2])
 def test_energy_identity_and_exact_newton_matrix(params, s):
     X, p, u0, R0n = element(params)

@@ -144,3 +144,52 @@ def test_spatial_timoshenko_beam_with_given_rotary_inertia_has_the_closed_form_f
         errors.append(np.abs(omega / exact - 1.0))
     assert np.all(errors[-1] < 1e-3)
     assert np.all(np.abs(np.log2(errors[0] / errors[1]) - 2.0) < 0.3), errors
+
+
+ECCENTRIC_CASE = """\
+[mesh.line]
+name = "beam"
+start = [0.0, 0.0, 0.0]
+end = [2.0, 0.0, 0.0]
+elements = 4
+[materials.m]
+E = 1e4
+G = 3e3
+[sections.channel]
+A = 1.0
+Iy = 5e-4
+Iz = 8e-4
+J = 1e-3
+shear_centre = [-0.02, 0.04]
+[[parts]]
+cells = "beam"
+element = "beam3d"
+material = "m"
+section = "channel"
+[[fix]]
+nodes = "beam_start"
+[[loads]]
+type = "point"
+nodes = "beam_end"
+fy = 1e-8
+[[steps]]
+type = "static"
+steps = 1
+"""
+
+
+def test_section_shear_centre_from_a_case_file_twists_the_cantilever(write_case, tmp_path):
+    """Case-file key ``shear_centre`` = (ys, zs): a tip force F through the node line of a
+    cantilever twists it by φ = F zs L/GJ (the torque about the shear centre, warping-free
+    theory, see tests/elements/test_beam3d_eccentric.py) and moves the tip by
+    F L³/(3 EIz) + zs φ along y; a tiny load keeps it linear (to 1e-7)."""
+    case = load_case(write_case(ECCENTRIC_CASE))
+    (res,) = case.run(tmp_path, progress=False)
+    tip = int(res.model.node("beam_end"))
+    F, L, GJ, EIz, zs = 1e-8, 2.0, 3e3 * 1e-3, 1e4 * 8e-4, 0.04
+    phi = F * zs * L / GJ
+    assert res.dof(tip, "rx")[-1] == pytest.approx(phi, rel=1e-7)
+    assert res.dof(tip, "uy")[-1] == pytest.approx(F * L**3 / (3 * EIz) + zs * phi, rel=1e-7)
+    bad = write_case(ECCENTRIC_CASE.replace("shear_centre = [-0.02, 0.04]", "shear_centre = [0.04]"), name="bad.toml")
+    with pytest.raises(InputError, match="shear_centre"):
+        load_case(bad)

@@ -2,15 +2,17 @@
 
 A shaft along Z turns by θ(t) = (Ω/T)[t²/2 + (T/2π)²(cos 2πt/T − 1)] up to T = 15 s, then
 Ωt − ΩT/2 (Ω = 6 rad/s). An 8 m rigid arm carries a 2.5 m aluminium tube and a 5.5 m
-channel whose shear centre is 18.75 mm from its centroid along the shaft (a centroid line
-and a shear-centre line of beam3d elements joined by stiff links). The tip-centroid
-deflections in the rotating frame and the total twist are recorded for 30 s; the source
-gives graphs only: the out-of-plane deflection returns to zero once the spin is constant.
-The run (4 tube elements, 32 channel pairs, Δt = 0.01 s) is compared with femb's own
-mesh- and step-converged history in converged_history.csv (8 tube elements, 64 pairs):
-a regression against femb itself, not a validation. The quick variant (16 channel pairs,
-the first 8 s of the spin-up, run by `make test`) is compared with the first 8 s of the
-same history; the end values that show the paper's return to zero need the full run.
+channel whose shear centre is 18.75 mm from its centroid along the shaft: one line of
+beam3d elements on the centroid line with an eccentric section (shear-centre offset
+z_s = −0.01875 m), Meijaard's linked centroid and shear-centre lines in one element. The
+tip-centroid deflections in the rotating frame and the total twist are recorded for 30 s;
+the source gives graphs only: the out-of-plane deflection returns to zero once the spin is
+constant. The run (4 tube, 32 channel elements, Δt = 0.01 s) is compared with femb's mesh-
+and step-converged history in converged_history.csv (8 tube, 64 channel elements; mesh
+study in reference.json) and repeated with 64 channel elements for the mesh change of the
+peaks. The quick variant (16 channel elements, the first 8 s, run by `make test`) is
+compared with the first 8 s of the same history; the end values that show the paper's
+return to zero need the full run.
 """
 from pathlib import Path
 
