@@ -190,6 +190,19 @@ def variation(Y, l, a, b, i1, i2, j1, j2, Jinv, Om, Bt):
     Om[1, 6 * i1 + 2] += 1.0 / l
     Om[2, 6 * i2 + 1] += 1.0 / l
     Om[2, 6 * i1 + 1] -= 1.0 / l
+    deformation_jacobian(Y, Jinv, Om, Bt)
+
+
+@jit
+def deformation_jacobian(Y, Jinv, Om, Bt):
+    """Bt (m, m) = ∂d/∂z̃ of a co-rotated frame's deformational DOFs over the element-frame
+    components z̃ = (δx̃_1, w̃_1, …, δx̃_n, w̃_n[, extra]) from the frame spin Om (3, m) =
+    ∂ω/∂z̃: δū_k = δx̃_k − mean δx̃ + Y_k × ω̃ (the frame origin at the nodes' centroid) and
+    δθ̄_k = J⁻¹(θ̄_k)(w̃_k − ω̃), with Y (n, 3) the nodes in the frame and Jinv (n, 3, 3)
+    the inverse left Jacobians of θ̄. Columns and rows beyond 6n (e.g. modal amplitudes)
+    are left zero here."""
+    n = Y.shape[0]
+    m = Bt.shape[0]
     for i in range(m):
         for j in range(m):
             Bt[i, j] = 0.0

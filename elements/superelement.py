@@ -61,7 +61,7 @@ from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
 
 from .base import ElementKernels, ElementSpec
-from .shell_eicr import material_part
+from .shell_eicr import deformation_jacobian, material_part
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
 
@@ -200,24 +200,7 @@ def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
     for i in range(3):
         for j in range(M):
             Om[i, j] = Ai[i, 0] * C[0, j] + Ai[i, 1] * C[1, j] + Ai[i, 2] * C[2, j]
-    for i in range(M):
-        for j in range(M):
-            Bt[i, j] = 0.0
-    for a in range(n):
-        for i in range(3):
-            for b in range(n):
-                Bt[6 * a + i, 6 * b + i] -= 1.0 / n
-            Bt[6 * a + i, 6 * a + i] += 1.0
-        y0, y1, y2 = Y[a, 0], Y[a, 1], Y[a, 2]
-        for j in range(M):
-            Bt[6 * a + 0, j] += y1 * Om[2, j] - y2 * Om[1, j]
-            Bt[6 * a + 1, j] += y2 * Om[0, j] - y0 * Om[2, j]
-            Bt[6 * a + 2, j] += y0 * Om[1, j] - y1 * Om[0, j]
-        for i in range(3):
-            for c in range(3):
-                Bt[6 * a + 3 + i, 6 * a + 3 + c] += Jinv[a, i, c]
-                for j in range(M):
-                    Bt[6 * a + 3 + i, j] -= Jinv[a, i, c] * Om[c, j]
+    deformation_jacobian(Y, Jinv, Om, Bt)
 
 
 @jit
