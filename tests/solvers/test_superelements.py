@@ -14,6 +14,7 @@ from femb.mesh import line_mesh
 from femb.mesh.mesh import Mesh
 from femb.model import Model, SuperelementData
 from femb.solvers.configuration import split_state
+from femb.validation.superelement_cases import rollup_tip_error
 
 # unit beam: L = 1, EI = 1, ρA = 1 (cb-unit-beam's data in 3-D); axial and torsional modes
 # (EA = 1e4, GJ = 1, ρIp = 1e-4: ω ≥ 314 rad/s fixed–fixed) lie far above the bending modes
@@ -127,25 +128,6 @@ def test_a_support_rotated_by_90_degrees_carries_the_superelement_along():
     th = np.real(sla.logm(Q.T @ Rt))
     th = np.array([th[2, 1], th[0, 2], th[1, 0]])
     assert np.abs(th - lin[3:]).max() <= 1e-5 * np.abs(lin[3:]).max()
-
-
-def rollup_tip_error(N, phi, n_sub=2, k=2):
-    """Distance of the tip of a cantilever made of N superelements (each n_sub beam3d
-    elements, k modes) under the end moment M = φ EI/L from the circle's tip
-    (L sin φ/φ, L(1 − cos φ)/φ), L = 1."""
-    ls = 1.0 / N
-    red = reduced_beam(k, n_el=n_sub, length=ls)
-    pts = np.zeros((N + 1, 3))
-    pts[:, 0] = np.linspace(0.0, 1.0, N + 1)
-    model = Model(Mesh(pts), name=f"chain of {N}")
-    for i in range(N):
-        model.add_superelement(f"se{i}", red, [i, i + 1], placement=(np.eye(3), [i * ls, 0.0, 0.0]))
-    model.fix(0)
-    model.point_load(N, mz=phi)
-    res = femb.solve_static(model, steps=8)
-    x = 1.0 + res.dof(N, "ux", frame=-1)
-    y = res.dof(N, "uy", frame=-1)
-    return float(np.hypot(x - np.sin(phi) / phi, y - (1.0 - np.cos(phi)) / phi))
 
 
 def test_a_chain_of_superelements_rolls_up_with_second_order_convergence():
