@@ -11,32 +11,37 @@ import time
 import numpy as np
 
 
-def solve(job):
-    """Static load-controlled solve of the neutral shell problem ``job`` with OpenSeesPy."""
-    import openseespy.opensees as ops
-
-    t0 = time.perf_counter()
+def _build(ops, job, element, rho, series):
+    """Nodes, fixities, shell section (density rho), quads of ``element``, the nodal loads
+    under an OpenSees time series ``series`` ("Linear" or "Constant") and the system."""
     ops.wipe()
     ops.model("basic", "-ndm", 3, "-ndf", 6)
     for i, p in enumerate(job["points"]):
         ops.node(i + 1, *map(float, p))
     for i, flags in job["fix"].items():
         ops.fix(int(i) + 1, *flags)
-    ops.section("ElasticMembranePlateSection", 1, job["E"], job["nu"], job["t"], 0.0)
-    element = job["element"]
+    ops.section("ElasticMembranePlateSection", 1, job["E"], job["nu"], job["t"], rho)
     for k, q in enumerate(job["quads"]):
         nodes = [int(a) + 1 for a in q]
         if element == "ASDShellQ4-corotational":
             ops.element("ASDShellQ4", k + 1, *nodes, 1, "-corotational")
         else:
             ops.element(element, k + 1, *nodes, 1)
-    ops.timeSeries("Linear", 1)
+    ops.timeSeries(series, 1)
     ops.pattern("Plain", 1, 1)
     for i, values in job["loads"].items():
         ops.load(int(i) + 1, *values)
     ops.constraints("Plain")
     ops.numberer("RCM")
     ops.system(job["system"])
+
+
+def solve(job):
+    """Static load-controlled solve of the neutral shell problem ``job`` with OpenSeesPy."""
+    import openseespy.opensees as ops
+
+    t0 = time.perf_counter()
+    _build(ops, job, job["element"], 0.0, "Linear")
     fractions = job["fractions"]
     f_norm = float(np.linalg.norm(np.asarray(list(job["loads"].values()), dtype=float)))
     ops.algorithm("Newton")
@@ -66,22 +71,7 @@ def solve_transient(job):
     import openseespy.opensees as ops
 
     t0 = time.perf_counter()
-    ops.wipe()
-    ops.model("basic", "-ndm", 3, "-ndf", 6)
-    for i, p in enumerate(job["points"]):
-        ops.node(i + 1, *map(float, p))
-    for i, flags in job["fix"].items():
-        ops.fix(int(i) + 1, *flags)
-    ops.section("ElasticMembranePlateSection", 1, job["E"], job["nu"], job["t"], job["rho"])
-    for k, q in enumerate(job["quads"]):
-        ops.element("ASDShellQ4", k + 1, *[int(a) + 1 for a in q], 1, "-corotational")
-    ops.timeSeries("Constant", 1)
-    ops.pattern("Plain", 1, 1)
-    for i, values in job["loads"].items():
-        ops.load(int(i) + 1, *values)
-    ops.constraints("Plain")
-    ops.numberer("RCM")
-    ops.system(job["system"])
+    _build(ops, job, "ASDShellQ4-corotational", job["rho"], "Constant")
     ops.test("NormUnbalance", job["abs_tolerance"], job["max_iterations"], 0)
     ops.algorithm("Newton")
     ops.integrator("Newmark", 0.5, 0.25)
