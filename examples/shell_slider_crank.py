@@ -25,21 +25,35 @@ over 0.15 s) and 0.8 % with 16.
 ``main`` prints, for both couplers: the largest energy residual |T + V − T0 − V0 − W|
 relative to the driver's work, the joint residual, the peak mid-span deflection of the
 coupler from its chord (in the plane of motion), its out-of-plane deflection, and the
-largest difference between the two deflection histories relative to the peak.
+largest difference between the two deflection histories relative to the peak. With
+``--out DIR`` it writes, per coupler, a ParaView collection ``<coupler>.pvd`` (every
+``VTK_EVERY``-th step, as the case file records; with ``<coupler>_surface.pvd``: the strip
+as a slab, the beam as its rectangular section swept along it) and the history
+``<coupler>_history.csv``, and the plot ``history.png`` (mid-span deflections of both
+couplers, the energies and the energy residual against time; needs matplotlib).
 
-Run ``python examples/shell_slider_crank.py [t_end]``.
+The case file examples/shell_slider_crank.toml is the shell4 mechanism (its mesh
+examples/shell_slider_crank.msh is ``write_coupler_mesh()``'s), run with
+``femb run examples/shell_slider_crank.toml --out shell_slider_crank_out``.
+
+Run ``python examples/shell_slider_crank.py [t_end] [--out DIR]``.
 """
-import sys
+import argparse
+from pathlib import Path
 
 import numpy as np
 
-from femb import CellBlock, Material, Mesh, Model, Section, solve_dynamic
+from femb import CellBlock, Material, Mesh, Model, Section, results_to_vtk, solve_dynamic, write_history_csv, write_mesh
 
 R, L, B, T = 0.15, 0.3, 0.02, 0.003    # crank radius, coupler length, width, thickness (m)
 OMEGA, T_UP = 60.0, 0.05                # crank speed (rad/s), start-up time (s)
 N_ALONG = 8
 M_CRANK = 0.5                           # crank mass (kg), a uniform rod about its end
 STEEL = Material(E=210e9, nu=0.3, rho=7850.0, name="steel")
+DT, T_END, VTK_EVERY = 2e-4, 0.15, 5     # time step, end time (s), ParaView frame every n steps
+PROBES = {"crank_angle": ("crank", "rz"), "A_ux": ("A", "ux"), "A_uy": ("A", "uy"), "B_ux": ("B", "ux"),
+          "mid_ux": ("mid", "ux"), "mid_uy": ("mid", "uy"), "mid_uz": ("mid", "uz")}
+MESH_FILE = Path(__file__).with_suffix(".msh")
 
 
 def theta(t):
@@ -68,6 +82,12 @@ def coupler_mesh(coupler):
     sets = {"crank": np.array([0]), "A": np.array([centre[0]]), "B": np.array([centre[-1]]),
             "mid": np.array([centre[N_ALONG // 2]])}
     return Mesh(np.array(pts, dtype=float), cells, sets, source=f"slider-crank with a {coupler} coupler")
+
+
+def write_coupler_mesh(path=MESH_FILE):
+    """Write the ``shell4`` mesh of :func:`coupler_mesh` (gmsh 2.2 ASCII for a ``.msh``
+    path), the mesh file of examples/shell_slider_crank.toml; returns the path."""
+    return write_mesh(coupler_mesh("shell4"), path)
 
 
 def build(coupler="shell4"):
@@ -104,10 +124,10 @@ def coupler_deflection(res):
     return w, xm[:, 2] - X[model.node("mid"), 2]
 
 
-def run(coupler="shell4", t_end=0.15, dt=2e-4):
-    """solve_dynamic (mid-point, lumped mass) of the mechanism; returns a dict of checks
-    and the Results (``results``)."""
-    res = solve_dynamic(build(coupler), dt, t_end, record_every=1)
+def run(coupler="shell4", t_end=T_END, dt=DT, record_every=1):
+    """solve_dynamic (mid-point, lumped mass) of the mechanism, a frame every
+    ``record_every`` steps; returns a dict of checks and the Results (``results``)."""
+    res = solve_dynamic(build(coupler), dt, t_end, scheme="midpoint", mass="lumped", record_every=record_every, probes=PROBES)
     W = res.series("constraint_work")
     w, z = coupler_deflection(res)
     return {"energy_residual": float(np.abs(res.series("energy_residual")).max() / max(np.abs(W).max(), 1e-300)),
@@ -117,20 +137,82 @@ def run(coupler="shell4", t_end=0.15, dt=2e-4):
             "deflection": w, "results": res}
 
 
-def main(t_end=0.15, dt=2e-4):
+def write_outputs(out, runs):
+    """ParaView collections, histories and ``history.png`` of ``runs`` (coupler -> the dict
+    of :func:`run`) in the folder ``out``; returns the paths written."""
+    out = Path(out)
+    written = []
+    for kind, r in runs.items():
+        res = r["results"]
+        frames = sorted(set(range(0, len(res), VTK_EVERY)) | {len(res) - 1})
+        written.append(results_to_vtk(res, out, name=kind, frames=frames, surfaces=True).path)
+        written.append(write_history_csv(res, out / f"{kind}_history.csv"))
+    written.append(plot_history(out / "history.png", runs))
+    return written
+
+
+def plot_history(path, runs):
+    """Mid-span deflections from the chord (top), kinetic and strain energy against the
+    motor's work (middle) and the energy residual relative to the work (bottom)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (top, mid, bottom) = plt.subplots(3, 1, figsize=(9, 8), dpi=110, sharex=True, gridspec_kw={"height_ratios": [2, 1.4, 1]})
+    styles = {"shell4": ("tab:blue", "-"), "beam3d": ("tab:orange", "--")}
+    for kind, r in runs.items():
+        res, (color, ls) = r["results"], styles[kind]
+        ms = 1e3 * np.asarray(res.times)
+        top.plot(ms, 1e3 * r["deflection"], ls, color=color, lw=1.4, label=f"{kind} coupler (peak {1e3 * r['peak_deflection']:+.3f} mm)")
+        W = res.series("constraint_work")
+        if kind == "shell4":
+            mid.plot(ms, W, color="black", lw=3, alpha=0.3, label="W: work of the motor")
+            mid.plot(ms, res.series("kinetic_energy"), color="tab:blue", lw=1.2, label="kinetic energy T")
+            right = mid.twinx()
+            right.plot(ms, 1e3 * res.series("strain_energy"), color="tab:green", lw=1.2, label="strain energy V (right)")
+            right.set_ylabel("V [mJ]", color="tab:green")
+            right.legend(fontsize=8, loc="lower right")
+        scale = max(np.abs(W).max(), 1e-300)
+        bottom.plot(ms, res.series("energy_residual") / scale, ls, color=color, lw=1.0, label=kind)
+    top.set_ylabel("mid-span deflection [mm]")
+    top.set_title("slider-crank, coupler a 20 × 3 mm steel strip: shell4 and beam3d, mid-point rule, Δt = 0.2 ms")
+    mid.set_ylabel("shell4: T, W [J]")
+    bottom.set_ylabel("energy residual / max W")
+    bottom.set_xlabel("time [ms]")
+    for ax in (top, mid, bottom):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
+
+
+def main(t_end=T_END, dt=DT, out=None):
     """Both couplers; returns {"shell4": ..., "beam3d": ..., "difference": max |w_s − w_b| /
-    max |w_b|}."""
-    out = {kind: run(kind, t_end, dt) for kind in ("shell4", "beam3d")}
-    wb = out["beam3d"]["deflection"]
-    out["difference"] = float(np.abs(out["shell4"]["deflection"] - wb).max() / np.abs(wb).max())
-    return out
+    max |w_b|}; with ``out`` (a folder) also writes the outputs (:func:`write_outputs`)."""
+    out_runs = {kind: run(kind, t_end, dt) for kind in ("shell4", "beam3d")}
+    wb = out_runs["beam3d"]["deflection"]
+    result = dict(out_runs)
+    result["difference"] = float(np.abs(out_runs["shell4"]["deflection"] - wb).max() / np.abs(wb).max())
+    if out is not None:
+        result["written"] = write_outputs(out, out_runs)
+    return result
 
 
 if __name__ == "__main__":
-    r = main(float(sys.argv[1]) if len(sys.argv) > 1 else 0.15)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("t_end", nargs="?", type=float, default=T_END)
+    parser.add_argument("--out", help="folder for the ParaView collections, histories and history.png")
+    args = parser.parse_args()
+    r = main(args.t_end, out=args.out)
     for kind in ("shell4", "beam3d"):
         print(f"{kind} coupler")
         for key, val in r[kind].items():
             if key not in ("deflection", "results"):
                 print(f"  {key:28s} {val: .6g}")
     print(f"max |w_shell - w_beam| / max |w_beam| = {r['difference']:.4f}")
+    if args.out:
+        print(f"written to {args.out}/: " + ", ".join(Path(p).name for p in r["written"]))
+        print("  open shell4.pvd / shell4_surface.pvd in ParaView (Warp By Vector 'displacement', scale 1)")
