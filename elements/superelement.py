@@ -10,7 +10,9 @@ variables"); n_edof = m = 6n + k.
 Reduced data (per part, in the property row): K_r and M_r (m, m), the Craig–Bampton
 reduced stiffness and mass with the boundary DOFs node by node in the order of the cell's
 nodes (each node ux, uy, uz, rx, ry, rz) and then q, in the reference (global) axes of the
-reduced component, whose interface nodes are at the reference positions X of the cell.
+reduced component, whose interface nodes are at the reference positions X of the cell;
+optionally followed by the geometric tensor G (m, m, m) in the same order and axes (the
+row is then 2m² + m³ long; see "Resultants and geometric stiffness").
 
 Shadow frame (o, R_s), fitted to the boundary nodes (translations and nodal rotations, so
 one- and two-node parts have a frame too): o = x_c, the centroid of the current nodal
@@ -48,9 +50,24 @@ component's, which equals the unreduced component's for boundary loads.
 
 Mass: M = T M_r Tᵀ, the reduced mass carried into global axes with the shadow frame of the
 current configuration (M_r exactly at the reference state), the same for every mass kind;
-it turns with the body (no kind is constant). Geometric stiffness (``geometric_stiffness``,
-linear buckling): zero — a superelement stiffens only through the frame turns of a chain of
-superelements; resultants: none.
+it turns with the body (no kind is constant).
+
+Resultants and geometric stiffness (linear buckling): the resultants of a superelement are
+its deformational vector d (m,) itself (``resultant_names``: d_ux1 … d_rz1, …, d_q1 …,
+lengths and radians; the modal entries are the scaled amplitudes q̂, lengths). With the
+optional geometric tensor G (m, m, m) of the reduced body in the property row — G_j the
+projected geometric stiffness of the stress state of unit d_j (Tᵀ K_G(σ(T e_j)) T of the
+reduction, femb.solvers.reduction.stress_stiffening, in this element's DOF order and
+modal scaling) — the geometric stiffness for resultants s is
+
+    K_G = T (Σ_j s_j G_j) Tᵀ,    T = blockdiag(R_s, …, R_s, I_k),
+
+linear in s like the beams': a superelement pre-stressed by its interface loads or modal
+amplitudes stiffens (or buckles) inside, not only through the frame turns of a chain of
+superelements. Without G (the default) K_G = 0. G is not part of ``tangent``: the internal
+force is the gradient of ½ dᵀK_r d and the tangent stays its exact derivative (adding G
+without the matching third-order force would change Newton's convergence, not the
+converged state).
 """
 import functools
 import re
@@ -449,17 +466,56 @@ def mass(X, u, R, p, kind, M):
 
 @jit
 def resultants(X, u, R, p, s):
-    """No section resultants (s has zero columns)."""
-    return
+    """Resultants s (n_el, m) = the deformational vector d of each element (module
+    docstring; lengths and radians)."""
+    n_el, n = X.shape[0], X.shape[1]
+    m = u.shape[1]
+    Xt = np.zeros((n, 3))
+    Y = np.zeros((n, 3))
+    Rb = np.zeros((n, 3, 3))
+    Rs = np.zeros((3, 3))
+    th = np.zeros((n, 3))
+    d = np.zeros(m)
+    for e in range(n_el):
+        deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
+        for i in range(m):
+            s[e, i] = d[i]
 
 
 @jit
 def geometric_stiffness(X, u, R, p, s, K):
-    """Zero: no stress stiffening of the reduced body (module docstring)."""
-    for e in range(K.shape[0]):
-        for i in range(K.shape[1]):
-            for j in range(K.shape[2]):
+    """K (n_el, m, m) = T (Σ_j s_j G_j) Tᵀ at the shadow frame of configuration (u, R) for
+    resultants s (n_el, m) (module docstring); zero for a property row without G (only
+    K_r and M_r, 2m² columns)."""
+    n_el, n = X.shape[0], X.shape[1]
+    m = u.shape[1]
+    base = 2 * m * m
+    for e in range(n_el):
+        for i in range(m):
+            for j in range(m):
                 K[e, i, j] = 0.0
+    if p.shape[1] < base + m * m * m:
+        return
+    Xt = np.zeros((n, 3))
+    Y = np.zeros((n, 3))
+    Rb = np.zeros((n, 3, 3))
+    Rs = np.zeros((3, 3))
+    Kt = np.zeros((m, m))
+    ft = np.zeros(m)
+    f = np.zeros(m)
+    for e in range(n_el):
+        G = p[e, base: base + m * m * m].reshape((m, m, m))
+        for a in range(m):
+            for b in range(m):
+                Kt[a, b] = 0.0
+        for j in range(m):
+            sj = s[e, j]
+            if sj != 0.0:
+                for a in range(m):
+                    for b in range(m):
+                        Kt[a, b] += sj * G[j, a, b]
+        shadow_frame(X, u, R, e, Xt, Y, Rb, Rs)
+        _rotate_out(Rs, n, ft, Kt, f, K[e], True)
 
 
 KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
@@ -476,7 +532,18 @@ def _pack(tables):
         raise KeyError("a superelement needs its reduced data ('reduced', from Model.add_superelement)")
     K = np.asarray(data["K"], dtype=np.float64)
     M = np.asarray(data["M"], dtype=np.float64)
-    return np.concatenate([K.ravel(), M.ravel()])
+    G = data.get("G")
+    parts = [K.ravel(), M.ravel()]
+    if G is not None:  # the geometric tensor (m, m, m); absent: no columns, K_G = 0
+        parts.append(np.asarray(G, dtype=np.float64).ravel())
+    return np.concatenate(parts)
+
+
+def resultant_names(n_nodes, n_modes):
+    """Names of the resultants d of a superelement: d_ux1 … d_rz1 per boundary node (1-based,
+    in the cell's node order), then d_q1 … d_qk."""
+    nodal = [f"d_{dof}{a + 1}" for a in range(int(n_nodes)) for dof in ("ux", "uy", "uz", "rx", "ry", "rz")]
+    return tuple(nodal + [f"d_q{j + 1}" for j in range(int(n_modes))])
 
 
 def spec_name(n_nodes, n_modes):
@@ -496,7 +563,8 @@ def superelement_spec(n_nodes, n_modes):
     cell = {1: "vertex", 2: "line", 3: "triangle", 4: "quad"}.get(n_nodes, "polygon")
     drawn = None if n_nodes <= 4 else ("vertex", 1)  # output draws larger ones as their first node
     return ElementSpec(name=spec_name(n_nodes, n_modes), cell_type=cell, n_nodes=n_nodes, dim=3,
-                       node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"), params=(), resultant_names=(),
+                       node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"), params=(),
+                       resultant_names=resultant_names(n_nodes, n_modes),
                        properties=_properties, kernels=KERNELS, constant_mass=(), oriented=True,
                        requires_length=False, table_params=("reduced",), pack=_pack, n_internal=n_modes, drawn_as=drawn,
                        description=f"co-rotated Craig–Bampton superelement, {n_nodes} boundary nodes, {n_modes} modes")
@@ -510,4 +578,4 @@ def spec_from_name(name):
     return superelement_spec(int(match.group(1)), int(match.group(2)))
 
 
-__all__ = ["superelement_spec", "spec_name", "spec_from_name", "deformation", "shadow_frame", "KERNELS"]
+__all__ = ["superelement_spec", "spec_name", "resultant_names", "spec_from_name", "deformation", "shadow_frame", "KERNELS"]

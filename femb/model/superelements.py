@@ -7,7 +7,7 @@ interface nodes. It is made from a Craig–Bampton reduction by
 ``SuperelementData.from_craig_bampton`` (used by ``ReducedComponent.superelement`` for
 reduced femb models and directly for reductions of matrix files) and attached to model
 nodes by ``Model.add_superelement``; the element (elements.superelement) receives K and M
-in its property row.
+in its property row, and the geometric tensor G when the data has one.
 """
 from __future__ import annotations
 
@@ -52,6 +52,14 @@ class SuperelementData:
         ``ReducedComponent.superelement`` the ``component`` (its model, table and basis),
         ``points`` (n_p, 3) its reference node positions and ``interface`` its interface
         nodes; ``placement`` (Q, t) after ``placed``.
+    G : (m, m, m) float64 or None
+        Geometric stiffness per unit element coordinate: G[j] (m, m) is the projected
+        geometric stiffness of the reduced body's stress state for d_j = 1 (one element
+        coordinate, a length, a radian or a scaled modal amplitude q̂), in the element's DOF
+        order and modal scaling (force per length for translations). The superelement's
+        ``geometric_stiffness`` is T (Σ_j d_j G[j]) Tᵀ (elements.superelement), so linear
+        buckling sees the pre-stress inside the body. None: no stress stiffening (K_G = 0).
+        From ``from_craig_bampton(..., geometric=...)``.
     """
 
     K: NDArray[np.float64]
@@ -61,6 +69,7 @@ class SuperelementData:
     source: str = "reduction"
     recovery: dict[str, Any] = field(default_factory=dict)
     modal_scale: float = 1.0
+    G: Optional[NDArray[np.float64]] = None
 
     @property
     def n_nodes(self) -> int:
@@ -74,7 +83,8 @@ class SuperelementData:
 
     @classmethod
     def from_craig_bampton(cls, basis: Any, dofs: Sequence[tuple[int, str]], nodes: Sequence[int], positions: ArrayLike,
-                           source: str = "reduction", recovery: Optional[dict[str, Any]] = None) -> "SuperelementData":
+                           source: str = "reduction", recovery: Optional[dict[str, Any]] = None,
+                           geometric: Optional[ArrayLike] = None) -> "SuperelementData":
         """Reorder a CraigBampton reduction (femb.solvers.reduction.craig_bampton) into the
         element's DOF order.
 
@@ -84,9 +94,14 @@ class SuperelementData:
         dofs : (node, DOF name) of each boundary DOF in the order of the reduced matrices
         nodes : the interface nodes (ids as ``dofs`` names them) in the order wanted
         positions : (n_nodes, 3) their reference positions (length unit)
+        geometric : optional (n_b + k, n_b + k, n_b + k) geometric tensor of the reduction in
+            the order of its reduced matrices, unscaled amplitudes
+            (``ModalGeometricStiffness.reduced_states`` of
+            femb.solvers.reduction.stress_stiffening); reordered and scaled into ``G``
+            exactly like K and M (each index of the tensor as one index of K)
 
         Raises InputError naming ``source`` when the matrices and the DOF list disagree in
-        size, an interface node lacks one of the six DOFs (a superelement needs ux … rz at
+        size (geometric included), an interface node lacks one of the six DOFs (a superelement needs ux … rz at
         every interface node), or the DOF list has DOFs of other nodes.
         """
         K = np.asarray(basis.K, dtype=np.float64)
@@ -119,6 +134,13 @@ class SuperelementData:
             raise InputError(f"positions must be ({len(nodes)}, 3), got {pos.shape}", source)
         K = K[np.ix_(perm, perm)]
         M = M[np.ix_(perm, perm)]
+        G = None
+        if geometric is not None:
+            G = np.asarray(geometric, dtype=np.float64)
+            if G.shape != (K.shape[0],) * 3:
+                raise InputError(f"the geometric tensor is {G.shape} but the reduced matrices are {K.shape[0]} x "
+                                 f"{K.shape[0]}", source)
+            G = G[np.ix_(perm, perm, perm)]
         # modal amplitudes as lengths (class docstring): q = √m q̂, m the rigid-translation mass
         ux = 6 * np.arange(len(nodes))
         mass = float(M[np.ix_(ux, ux)].sum())
@@ -127,15 +149,19 @@ class SuperelementData:
         S[6 * len(nodes):] = scale
         K = K * np.outer(S, S)
         M = M * np.outer(S, S)
+        if G is not None:  # G_j per unit q_j = √m q̂_j: every index scales like one of K's
+            G = G * S[:, None, None] * S[None, :, None] * S[None, None, :]
+            G = 0.5 * (G + G.transpose(0, 2, 1))
         recovery = dict(recovery or {})
         recovery["order"] = perm  # element DOF j is row perm[j] of the reduction
         return cls(0.5 * (K + K.T), 0.5 * (M + M.T), pos.copy(), np.asarray(basis.frequencies, dtype=np.float64).copy(),
-                   source, recovery, scale)
+                   source, recovery, scale, G)
 
     def placed(self, rotation: ArrayLike, translation: ArrayLike = (0.0, 0.0, 0.0)) -> "SuperelementData":
         """The same body moved rigidly: positions t + Q X and the boundary DOFs' 3-blocks of
         K and M turned into the new axes (T K Tᵀ with T = blockdiag(Q, …, Q, I_k)); modal
-        amplitudes are unchanged. ``rotation`` Q (3, 3) must be a proper rotation
+        amplitudes are unchanged; G turns in its three indices alike (G'_j = Σ_i T_ji T G_i Tᵀ).
+        ``rotation`` Q (3, 3) must be a proper rotation
         (InputError otherwise); ``translation`` t (3,) in length units."""
         Q = np.asarray(rotation, dtype=np.float64)
         t = np.asarray(translation, dtype=np.float64).ravel()
@@ -150,8 +176,9 @@ class SuperelementData:
         recovery = dict(self.recovery)
         recovery["placement"] = (Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[0],
                                  Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[1] + t)
+        G = None if self.G is None else np.einsum("ji,ab,ibc,dc->jad", T, T, self.G, T, optimize=True)
         return SuperelementData(T @ self.K @ T.T, T @ self.M @ T.T, self.positions @ Q.T + t, self.frequencies.copy(),
-                                self.source, recovery, self.modal_scale)
+                                self.source, recovery, self.modal_scale, G)
 
     def problems(self) -> list[str]:
         """Inconsistencies of the data (sizes, symmetry, finiteness)."""
@@ -164,6 +191,11 @@ class SuperelementData:
                 p.append(f"the reduced {name} is {A.shape} but {self.n_nodes} interface nodes need 6·{self.n_nodes} + k rows")
             elif not np.all(np.isfinite(A)):
                 p.append(f"the reduced {name} has non-finite entries")
+        if self.G is not None:
+            if self.G.shape != (m, m, m):
+                p.append(f"the geometric tensor is {self.G.shape} but the reduced matrices need ({m}, {m}, {m})")
+            elif not np.all(np.isfinite(self.G)):
+                p.append("the geometric tensor has non-finite entries")
         if self.frequencies.size != self.n_modes:
             p.append(f"{self.frequencies.size} frequencies for {self.n_modes} modal amplitudes")
         return p

@@ -3,7 +3,8 @@ matrices with the structure of a Craig–Bampton reduction (boundary stiffness w
 rigid-body energy, diagonal modal stiffness): rigid-motion invariance (SE-1), objectivity,
 force = energy gradient and exact tangent by central differences (SE-3), floating and
 rotated, with modal amplitudes, reference tangent and mass equal to the reduced matrices,
-and a numpy reference of the deformational vector."""
+a numpy reference of the deformational vector (also the resultants), and the geometric
+stiffness T (Σ s_j G_j) Tᵀ of a geometric tensor in the property row."""
 import numpy as np
 import pytest
 import scipy.linalg as sla
@@ -210,10 +211,52 @@ def test_mass_turns_with_the_body():
     assert np.abs(M[0] - T @ Mr @ T.T).max() <= 1e-13 * np.abs(Mr).max()
 
 
-def test_geometric_stiffness_is_zero():
+def geometric_stiffness(X, u, R, p, s):
+    m = u.shape[1]
+    Kg = np.ones((1, m, m))
+    KERNELS.geometric_stiffness(X[None], u, R, p, s[None], Kg)
+    return Kg[0]
+
+
+def test_geometric_stiffness_is_zero_without_a_geometric_tensor():
     n, k = 2, 1
     X, _, _, p = reduced_body(n, k)
     m = 6 * n + k
-    Kg = np.ones((1, m, m))
-    KERNELS.geometric_stiffness(X[None], np.zeros((1, m)), np.tile(np.eye(3), (1, n, 1, 1)), p, np.zeros((1, 0)), Kg)
-    assert not Kg.any()
+    u, R = configuration(X, k, np.random.default_rng(6), rot([0.4, 0.1, -0.3]), np.zeros(3), 0.1)
+    assert not geometric_stiffness(X, u, R, p, np.ones(m)).any()
+
+
+@pytest.mark.parametrize("n, k", SIZES)
+def test_resultants_are_the_deformational_vector(n, k):
+    """resultants = d = [ū_a, θ̄_a, q] (numpy reference) on a large rigid motion plus a
+    deformation; one name per entry."""
+    X, _, _, p = reduced_body(n, k)
+    u, R = configuration(X, k, np.random.default_rng(7), rot([1.0, 0.5, -2.0]), np.array([1.0, 2.0, 3.0]), 0.3)
+    s = np.zeros((1, 6 * n + k))
+    KERNELS.resultants(X[None], u, R, p, s)
+    assert np.abs(s[0] - reference_deformation(X, u, R, k)).max() <= 1e-12
+    names = get_spec(f"superelement_{n}n_{k}q").resultant_names
+    assert len(names) == 6 * n + k and len(set(names)) == len(names)
+
+
+@pytest.mark.parametrize("n, k", SIZES)
+def test_geometric_stiffness_turns_with_the_body(n, k):
+    """With a geometric tensor G (m, m, m) in the row: K_G = Σ_j s_j G_j at the reference
+    and T (Σ_j s_j G_j) Tᵀ, T = blockdiag(Q, …, Q, I_k), after a large rigid motion (Q, t)
+    of the boundary (the shadow frame is Q exactly); linear in s."""
+    X, _, _, p = reduced_body(n, k)
+    m = 6 * n + k
+    rng = np.random.default_rng(8)
+    G = rng.normal(size=(m, m, m))
+    G = G + G.transpose(0, 2, 1)
+    pg = np.concatenate([p[0], G.ravel()])[None]
+    s = rng.normal(size=m)
+    expected = np.tensordot(s, G, axes=1)
+    u0, R0 = configuration(X, k, rng, np.eye(3), np.zeros(3), 0.0)
+    assert np.abs(geometric_stiffness(X, u0, R0, pg, s) - expected).max() <= 1e-13 * np.abs(expected).max()
+    Q = rot([0.7, -1.9, 1.1])
+    u, R = configuration(X, k, rng, Q, np.array([3.0, -1.0, 2.0]), 0.0)
+    T = sla.block_diag(*([Q] * (2 * n)), np.eye(k))
+    Kg = geometric_stiffness(X, u, R, pg, s)
+    assert np.abs(Kg - T @ expected @ T.T).max() <= 1e-12 * np.abs(expected).max()
+    assert np.abs(geometric_stiffness(X, u, R, pg, 2.5 * s) - 2.5 * Kg).max() <= 1e-12 * np.abs(Kg).max()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -60,12 +60,16 @@ class ReducedComponent:
         u[t.eq_var] = self.basis.expand(reduced)
         return u
 
-    def superelement(self) -> SuperelementData:
+    def superelement(self, geometric: Optional[Any] = None) -> SuperelementData:
         """The reduction as superelement data (femb.model.superelements): matrices in the
         element's DOF order (interface nodes in ascending component numbering, six DOFs
         each, then q) and the interface positions, for ``Model.add_superelement``.
-        InputError when the component is not 3-D or an interface node lacks a free DOF
-        of the six."""
+        ``geometric``: the geometric stiffness of the unit reduced states to attach as the
+        tensor G, a ``ModalGeometricStiffness`` of this component
+        (``modal_geometric_stiffness(rc)``, femb.solvers.reduction.stress_stiffening) or
+        its ``reduced_states`` (n_r, n_r, n_r), so that linear buckling sees the
+        pre-stress inside the body; None: no stress stiffening. InputError when the
+        component is not 3-D or an interface node lacks a free DOF of the six."""
         t = self.table
         model = self.problem.model
         source = f"reduction of model {model.name!r}"
@@ -74,8 +78,10 @@ class ReducedComponent:
         points = np.zeros((model.mesh.n_nodes, 3))
         points[:, : model.mesh.dim] = model.mesh.points
         nodes = np.asarray(self.interface_nodes, dtype=np.int64)
+        G = getattr(geometric, "reduced_states", geometric)
         return SuperelementData.from_craig_bampton(self.basis, self.boundary_dofs(), nodes.tolist(), points[nodes], source,
-                                                   recovery={"points": points, "interface": nodes, "component": self})
+                                                   recovery={"points": points, "interface": nodes, "component": self},
+                                                   geometric=G)
 
     def reduced_load(self, lam: float = 1.0) -> np.ndarray:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
