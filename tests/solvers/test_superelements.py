@@ -386,3 +386,14 @@ def test_frequencies_of_a_rigidly_turned_free_superelement_are_unchanged():
     turned = femb.solve_modal(model, n_modes=10, mass="consistent", state=Configuration(u, R, lay)).omega
     assert np.allclose(turned[6:], ref[6:], rtol=1e-9, atol=0.0)
     assert np.abs(turned[:6]).max() <= 1e-6 * ref[6]
+
+
+def test_time_integration_and_linearization_refuse_superelements_by_name():
+    """Superelement dynamics is not built: both the time integrators and 3-D linearization
+    refuse a model with a superelement, naming the part, instead of running a wrong mass."""
+    model = two_node_assembly(reduced_beam(2))
+    model.fix(0)
+    with pytest.raises((ModelError, InputError), match="se"):
+        femb.solve_dynamic(model, 1e-3, 2e-3)
+    with pytest.raises(ModelError, match="superelement"):
+        femb.linearize(model, np.zeros(femb.build_table(model).n_var))
