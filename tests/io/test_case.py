@@ -203,3 +203,13 @@ def test_failed_run_keeps_frames_and_records_failure(write_case, tmp_path):
     assert len(read_pvd(tmp_path / "results.pvd")) == kept
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["steps"][-1]["status"] == "failed" and "ConvergenceError" in run["steps"][-1]["error"]
+
+
+def test_newton_absolute_tolerance_key(write_case):
+    """`[steps.newton] absolute_tolerance` reaches the step's NewtonSettings; a
+    non-positive value is refused naming the setting."""
+    path = write_case(replace=[("steps = 2", "steps = 2\n[steps.newton]\nabsolute_tolerance = 1e-7")])
+    assert load_case(path).steps[0].settings["newton"].absolute_tolerance == 1e-7
+    path = write_case(replace=[("steps = 2", "steps = 2\n[steps.newton]\nabsolute_tolerance = 0.0")])
+    with pytest.raises(InputError, match="absolute_tolerance"):
+        load_case(path)

@@ -4,12 +4,13 @@ A *system* object supplies the residual over the equations and its tangent; the 
 adds the line search, the modified-Newton option and the diagnostics of a failure.
 """
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from femb.core.errors import FembError
+from femb.core.errors import FembError, InputError
 from femb.solvers.linalg.factorization import (
     Factorization,
     SingularSystemError,
@@ -30,6 +31,11 @@ class NewtonSettings:
     ----------
     tolerance
         converged when ‖r‖ ≤ tolerance·(force scale of the system).
+    absolute_tolerance
+        when given, converged when ‖r‖ ≤ absolute_tolerance (force units, the Euclidean
+        norm over the free equations) instead of the relative test — the form peer codes
+        such as OpenSees (NormUnbalance) and Exudyn use, for like-for-like comparisons.
+        The round-off acceptances below still scale with the system's force scale.
     increment_tolerance
         also converged when the Newton correction ‖δx‖ ≤
         increment_tolerance·‖x‖ while ‖r‖ ≤ 1e-4·scale (the round-off floor of very stiff
@@ -76,6 +82,7 @@ class NewtonSettings:
     """
 
     tolerance: float = 1e-9
+    absolute_tolerance: Optional[float] = None
     increment_tolerance: float = 1e-13
     max_iterations: int = 30
     line_search: bool = False
@@ -88,6 +95,18 @@ class NewtonSettings:
     max_cutbacks: int = 10
     divergence_factor: float = 1e8
     constraint_tolerance: float = 1e-12
+
+    def __post_init__(self) -> None:
+        if self.absolute_tolerance is not None and not float(self.absolute_tolerance) > 0.0:
+            raise InputError(f"absolute_tolerance must be a positive force, got {self.absolute_tolerance!r}",
+                             "NewtonSettings")
+
+    def residual_threshold(self, scale: float) -> float:
+        """The residual norm below which a state is converged: ``absolute_tolerance`` when
+        given, else ``tolerance``·scale (scale: the system's force scale)."""
+        if self.absolute_tolerance is not None:
+            return float(self.absolute_tolerance)
+        return self.tolerance * scale
 
 
 @dataclass
@@ -279,7 +298,7 @@ def projected_newton(evaluate, system, x, settings, table, length_scale):
             return NewtonReport(False, it, history, r, "residual is not finite")
         lam = proj.ns.multipliers(K, r)
         c_ok = c_norm <= settings.constraint_tolerance * length_scale
-        if norm <= settings.tolerance * scale and c_ok:
+        if norm <= settings.residual_threshold(scale) and c_ok:
             return NewtonReport(True, it, history, r, "converged", state=x, multipliers=lam, constraint_residual=c_norm)
         if c_ok and round_off and norm <= 1e-4 * scale:
             return NewtonReport(True, it, history, r, "converged (correction at round-off)", state=x, multipliers=lam,
@@ -360,7 +379,7 @@ def newton(system, x, settings, table=None):
         history.append(norm)
         if not np.isfinite(norm) and before_trial is None:
             return report(False, it, "residual is not finite")
-        if norm <= settings.tolerance * scale:
+        if norm <= settings.residual_threshold(scale):
             return report(True, it, "converged", state=x)
         if it == settings.max_iterations:
             break

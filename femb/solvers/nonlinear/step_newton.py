@@ -160,7 +160,7 @@ def iterate(system, settings, correction, reuse=False):
         history.append(norm)
         if not np.isfinite(norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
-        if norm <= settings.tolerance * scale:
+        if norm <= settings.residual_threshold(scale):
             return NewtonReport(True, it, history, r, "converged", state=z)
         rounding = (lambda: rounding_residual(K, coordinates(z))) if coordinates is not None else None
         if at_noise_floor(history, scale, floor, rounding):

@@ -167,7 +167,7 @@ def _increment(prob, x0, lam0, dl, prev_du, arc, settings, K0=None):
         history.append(norm)
         if not np.isfinite(norm):
             return dict(converged=False, reason="residual is not finite", history=history, r=r, dl=dl)
-        if norm <= settings.tolerance * scale:
+        if norm <= settings.residual_threshold(scale):
             return dict(converged=True, x=x, lam=lam, du=du, dl=dl, iterations=it, history=history, K=K)
         try:
             lu = Factorization(K, t, "tangent")
