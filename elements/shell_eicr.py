@@ -297,9 +297,17 @@ def geometric_local(Y, l, a, b, i1, i2, j1, j2, th, g, ft, tau, Om, Bt, Kt, W, L
         Kt[6 * i1 + 2, j] += dp + ds2
         Kt[6 * i2 + 1, j] += ds3
         Kt[6 * i1 + 1, j] -= ds3
+    force_turn(ft, Om, n, Kt)
+
+
+@jit
+def force_turn(ft, Om, n, Kt):
+    """Kt −= f̃ × Ω over the 2n three-component blocks of the local nodal forces ft (forces
+    and moments of n nodes): the turn of the local force with the frame, Om (3, m) the
+    frame spin per unit element-frame DOF (columns of Kt)."""
     for blk in range(2 * n):
         f0, f1, f2 = ft[3 * blk], ft[3 * blk + 1], ft[3 * blk + 2]
-        for j in range(m):
+        for j in range(Om.shape[1]):
             o0, o1, o2 = Om[0, j], Om[1, j], Om[2, j]
             Kt[3 * blk + 0, j] -= f1 * o2 - f2 * o1
             Kt[3 * blk + 1, j] -= f2 * o0 - f0 * o2

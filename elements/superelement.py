@@ -78,7 +78,7 @@ from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
 
 from .base import ElementKernels, ElementSpec
-from .shell_eicr import deformation_jacobian, material_part
+from .shell_eicr import deformation_jacobian, force_turn, material_part
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
 
@@ -119,6 +119,12 @@ def _inverse3(A, Ai):
     Ai[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) / det
     Ai[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) / det
     Ai[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
+
+
+@jit
+def _frame_work(n):
+    """Work arrays of shadow_frame for n boundary nodes: Xt, Y (n, 3), Rb (n, 3, 3), Rs (3, 3)."""
+    return np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((3, 3))
 
 
 @jit
@@ -326,13 +332,7 @@ def _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt):
                 col[6 * a + 3 + i] = dmu[a, i] + w * acc
         for i in range(M):
             Kt[i, j] += col[i]
-    for blk in range(2 * n):
-        f0, f1, f2 = ft[3 * blk], ft[3 * blk + 1], ft[3 * blk + 2]
-        for j in range(M):
-            o0, o1, o2 = Om[0, j], Om[1, j], Om[2, j]
-            Kt[3 * blk + 0, j] -= f1 * o2 - f2 * o1
-            Kt[3 * blk + 1, j] -= f2 * o0 - f0 * o2
-            Kt[3 * blk + 2, j] -= f0 * o1 - f1 * o0
+    force_turn(ft, Om, n, Kt)
 
 
 @jit
@@ -368,10 +368,7 @@ def _evaluate(X, u, R, p, f, K, want_K):
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
     M = 6 * n
-    Xt = np.zeros((n, 3))
-    Y = np.zeros((n, 3))
-    Rb = np.zeros((n, 3, 3))
-    Rs = np.zeros((3, 3))
+    Xt, Y, Rb, Rs = _frame_work(n)
     th = np.zeros((n, 3))
     d = np.zeros(m)
     g = np.zeros(m)
@@ -431,10 +428,7 @@ def strain_energy(X, u, R, p, e_out):
     """Strain energy ½ dᵀ K_r d per element (n_el,)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
-    Xt = np.zeros((n, 3))
-    Y = np.zeros((n, 3))
-    Rb = np.zeros((n, 3, 3))
-    Rs = np.zeros((3, 3))
+    Xt, Y, Rb, Rs = _frame_work(n)
     th = np.zeros((n, 3))
     d = np.zeros(m)
     for e in range(n_el):
@@ -452,10 +446,7 @@ def mass(X, u, R, p, kind, M):
     """Mass M (n_el, m, m) = T M_r Tᵀ at the current shadow frame (any ``kind``)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
-    Xt = np.zeros((n, 3))
-    Y = np.zeros((n, 3))
-    Rb = np.zeros((n, 3, 3))
-    Rs = np.zeros((3, 3))
+    Xt, Y, Rb, Rs = _frame_work(n)
     ft = np.zeros(m)
     f = np.zeros(m)
     for e in range(n_el):
@@ -470,10 +461,7 @@ def resultants(X, u, R, p, s):
     docstring; lengths and radians)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
-    Xt = np.zeros((n, 3))
-    Y = np.zeros((n, 3))
-    Rb = np.zeros((n, 3, 3))
-    Rs = np.zeros((3, 3))
+    Xt, Y, Rb, Rs = _frame_work(n)
     th = np.zeros((n, 3))
     d = np.zeros(m)
     for e in range(n_el):
@@ -496,10 +484,7 @@ def geometric_stiffness(X, u, R, p, s, K):
                 K[e, i, j] = 0.0
     if p.shape[1] < base + m * m * m:
         return
-    Xt = np.zeros((n, 3))
-    Y = np.zeros((n, 3))
-    Rb = np.zeros((n, 3, 3))
-    Rs = np.zeros((3, 3))
+    Xt, Y, Rb, Rs = _frame_work(n)
     Kt = np.zeros((m, m))
     ft = np.zeros(m)
     f = np.zeros(m)
