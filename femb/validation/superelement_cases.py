@@ -58,9 +58,12 @@ def rotation(theta):
     return R
 
 
-def turned_support_error(k=2, scale=1e-6):
-    """Relative difference between the tip response seen from a clamp turned by 90° about
-    an oblique axis (nonlinear statics, tip load turned with it) and the linear response."""
+def turned_support_response(k=2, scale=1e-6):
+    """(linear, turned) six tip DOFs (translations, rotation vector) of the superelement
+    cantilever under the small load scale·LOAD: the linear response about the reference
+    state, and the nonlinear static response with the clamp turned by Q (90° about an
+    oblique axis) and the load turned with it, seen from the turned clamp (Qᵀ(X + u) − X
+    and log(QᵀR)); the two agree up to the geometric nonlinearity of the load."""
     base = one_superelement(reduced_beam(k))
     base.fix(0)
     base.point_load(1, **{key: scale * v for key, v in LOAD.items()})
@@ -79,7 +82,14 @@ def turned_support_error(k=2, scale=1e-6):
     u_body = Q.T @ (X + res.nodal_displacements()[1]) - X
     L = np.real(sla.logm(Q.T @ res.nodal_rotation_matrices()[1]))
     th = np.array([L[2, 1], L[0, 2], L[1, 0]])
-    return float(np.abs(np.concatenate([u_body, th]) - lin).max() / np.abs(lin).max())
+    return lin, np.concatenate([u_body, th])
+
+
+def turned_support_error(k=2, scale=1e-6):
+    """Relative difference between the tip response seen from a clamp turned by 90° about
+    an oblique axis (nonlinear statics, tip load turned with it) and the linear response."""
+    lin, turned = turned_support_response(k, scale)
+    return float(np.abs(turned - lin).max() / np.abs(lin).max())
 
 
 def rollup_tip_error(N, phi=np.pi, n_sub=2, k=2):

@@ -9,33 +9,13 @@ import scipy.linalg as sla
 
 import femb
 from femb.core.errors import InputError, ModelError
-from femb.core.rotations import exp_so3
 from femb.mesh import line_mesh
 from femb.mesh.mesh import Mesh
 from femb.model import Model, SuperelementData
 from femb.solvers.configuration import split_state
-from femb.validation.superelement_cases import rollup_tip_error
-
-# unit beam: L = 1, EI = 1, ρA = 1 (cb-unit-beam's data in 3-D); axial and torsional modes
-# (EA = 1e4, GJ = 1, ρIp = 1e-4: ω ≥ 314 rad/s fixed–fixed) lie far above the bending modes
-BEAM = dict(EA=1e4, GJ=1.0, EIy=1.0, EIz=1.0, rhoA=1.0, rhoIp=1e-4, rhoIy=0.0, rhoIz=0.0)
-
-
-def beam_model(n_el=20, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), name="beam"):
-    model = Model(line_mesh(start, end, n_el, name), name=name)
-    model.add_part(name, "beam3d", name, values=BEAM)
-    return model
-
-
-def reduced_beam(k, n_el=20, length=1.0):
-    comp = beam_model(n_el, end=(length, 0.0, 0.0))
-    return femb.reduce_component(comp, [comp.node("beam_start"), comp.node("beam_end")], k, mass="consistent")
-
-
-def two_node_assembly(reduced, placement=None, points=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0))):
-    model = Model(Mesh(np.array(points, dtype=float)), name="assembly")
-    model.add_superelement("se", reduced, [0, 1], placement=placement)
-    return model
+from femb.validation.superelement_cases import BEAM, LOAD, beam_model, reduced_beam, rollup_tip_error, turned_support_response
+from femb.validation.superelement_cases import one_superelement as two_node_assembly
+from femb.validation.superelement_cases import rotation as rot
 
 
 def linear_solution(model):
@@ -46,15 +26,6 @@ def linear_solution(model):
     u = np.zeros(prob.table.n_var)
     u[prob.table.eq_var] = np.linalg.solve(K.toarray(), prob.table.free(prob.f_ref))
     return u, prob.table
-
-
-def rot(v):
-    R = np.zeros((3, 3))
-    exp_so3(np.asarray(v, dtype=float), R)
-    return R
-
-
-LOAD = dict(fx=0.3, fy=1.0, fz=-0.5, mx=0.2, my=0.7, mz=-0.4)
 
 
 def tip_response(u, table, node):
@@ -104,29 +75,9 @@ def test_a_support_rotated_by_90_degrees_carries_the_superelement_along():
     oblique axis) and the tip load is Q f. The tip moves to Q(X + u_lin) and turns by
     Q exp(θ_lin), up to the geometric nonlinearity of the small load, O(|u_lin|/L) relative
     (|u_lin| ≈ 3e-7 here; asserted at 1e-5)."""
-    scale = 1e-6
-    base = two_node_assembly(reduced_beam(2))
-    base.fix(0)
-    base.point_load(1, **{k: scale * v for k, v in LOAD.items()})
-    ul, tl = linear_solution(base)
-    lin = tip_response(ul, tl, 1)
-    axis = np.array([1.0, 2.0, -2.0]) / 3.0
-    Q = rot(0.5 * np.pi * axis)
-    model = two_node_assembly(reduced_beam(2))
-    model.fix(0, "translations")
-    for d, v in zip(("rx", "ry", "rz"), 0.5 * np.pi * axis):
-        model.prescribe(0, d, v)
-    F = scale * (Q @ [LOAD["fx"], LOAD["fy"], LOAD["fz"]])
-    Mo = scale * (Q @ [LOAD["mx"], LOAD["my"], LOAD["mz"]])
-    model.point_load(1, fx=F[0], fy=F[1], fz=F[2], mx=Mo[0], my=Mo[1], mz=Mo[2])
-    res = femb.solve_static(model, steps=4)
-    X = np.array([1.0, 0.0, 0.0])
-    x = X + res.nodal_displacements()[1]
-    u_body = Q.T @ x - X  # the tip displacement seen from the turned clamp
+    lin, turned = turned_support_response(2)
+    u_body, th = turned[:3], turned[3:]
     assert np.abs(u_body - lin[:3]).max() <= 1e-5 * np.abs(lin[:3]).max()
-    Rt = res.nodal_rotation_matrices()[1]
-    th = np.real(sla.logm(Q.T @ Rt))
-    th = np.array([th[2, 1], th[0, 2], th[1, 0]])
     assert np.abs(th - lin[3:]).max() <= 1e-5 * np.abs(lin[3:]).max()
 
 
