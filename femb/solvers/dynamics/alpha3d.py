@@ -44,11 +44,10 @@ columns (C_d per unit ω, exact up to O(|θ|)), and the skew part of the joints'
 """
 import numpy as np
 
-from femb.core.errors import FembError, InputError, ModelError
+from femb.core.errors import InputError
 from femb.core.rotations import cross_batch, exp_batch, hat_batch, left_jacobian_inverse_batch, log_batch, spin_update
 from femb.solvers.dynamics.midpoint3d import initial_rotary_state, momentum_flux_scale
-from femb.solvers.dynamics.step_system import State, _StepSystem
-from femb.solvers.linalg.factorization import Factorization
+from femb.solvers.dynamics.step_system import State, _StepSystem, solve_free_acceleration
 from femb.solvers.nonlinear.norms import vector_norm
 
 
@@ -112,11 +111,7 @@ def start(scheme, problem, t0, u, v):
             return problem.joint_state(u + eps * np.where(problem.rot3d, 0.0, v), t, rotations=Re)
         lam, G = scheme._constrained_acceleration(problem, t0, v, acc, rhs, M, joint_at)
     elif tab.n_eq:
-        try:
-            acc[tab.eq_var] = Factorization(M, tab, context="mass").solve(rhs[tab.eq_var])
-        except FembError as exc:
-            raise ModelError(f"{scheme.name}: the initial acceleration needs a non-singular mass on the free DOFs "
-                             f"(translations or rotations without inertia?): {exc}") from None
+        solve_free_acceleration(scheme.name, M, tab, rhs, acc)
     state = State(t0, u, v, a=acc.copy(), extra={"R": R, "pi": pi, "acc": acc, "fd": fd, "lam": lam})
     state.extra["reaction"] = _reaction(problem, state, t0, f, fd, lam, G)
     return state

@@ -57,11 +57,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
 
-from femb.core.errors import FembError, InputError, ModelError
+from femb.core.errors import InputError, ModelError
 from femb.solvers.dynamics import alpha3d
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
-from femb.solvers.dynamics.step_system import State, _StepSystem
-from femb.solvers.linalg.factorization import Factorization
+from femb.solvers.dynamics.step_system import State, _StepSystem, solve_free_acceleration
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 from femb.solvers.nonlinear.norms import vector_norm
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
@@ -314,11 +313,7 @@ class GeneralizedAlpha:
                                                     lambda eps, t: problem.joint_state(u + eps * v, t))
             g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
         elif tab.n_eq:
-            try:
-                a[tab.eq_var] = Factorization(M, tab, context="mass").solve(rhs[tab.eq_var])
-            except FembError as exc:
-                raise ModelError(f"{self.name}: the initial acceleration needs a non-singular mass on the free DOFs "
-                                 f"(rotational DOFs with zero rotary inertia?): {exc}") from None
+            solve_free_acceleration(self.name, M, tab, rhs, a)
         Ma = vm.evaluate(u, v, a)[0] if vm else None
         return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a, Ma), "fd": fd, "lam": lam})
 

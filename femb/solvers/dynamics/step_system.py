@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from femb.core.errors import FembError, ModelError
+from femb.solvers.linalg.factorization import Factorization
 from femb.solvers.linalg.turn import chord_turn
 from femb.solvers.nonlinear.norms import vector_norm
 
@@ -150,3 +152,14 @@ class _StepSystem:
         g = Gbar.T @ lam
         driven = float(sum(g[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
         return driven - float(lam @ (Gbar @ z))
+
+
+def solve_free_acceleration(scheme_name, M, table, rhs, acc):
+    """Initial accelerations of the free DOFs, acc[eq_var] = M⁻¹ rhs over the equations
+    (M (n_eq, n_eq) sparse, rhs and acc (n_var,)), for the α schemes' start without joints;
+    ModelError naming the scheme when the mass is singular on the free DOFs."""
+    try:
+        acc[table.eq_var] = Factorization(M, table, context="mass").solve(rhs[table.eq_var])
+    except FembError as exc:
+        raise ModelError(f"{scheme_name}: the initial acceleration needs a non-singular mass on the free DOFs "
+                         f"(translations or rotations without inertia?): {exc}") from None
