@@ -11,8 +11,11 @@ Reduced data (per part, in the property row): K_r and M_r (m, m), the Craig–Ba
 reduced stiffness and mass with the boundary DOFs node by node in the order of the cell's
 nodes (each node ux, uy, uz, rx, ry, rz) and then q, in the reference (global) axes of the
 reduced component, whose interface nodes are at the reference positions X of the cell;
-optionally followed by the geometric tensor G (m, m, m) in the same order and axes (the
-row is then 2m² + m³ long; see "Resultants and geometric stiffness").
+then two header entries (1 if the geometric tensor follows, else 0; the number n_p of
+mass points), the geometric tensor G (m, m, m) in the same order and axes when present (see
+"Resultants and geometric stiffness") and the n_p mass points (masses, reference positions
+(n_p, 3), displacement rows (n_p, 3, m); femb.model.superelements.MassPoints) that carry the
+body's inertia in the mid-point step (elements.superelement_step).
 
 Shadow frame (o, R_s), fitted to the boundary nodes (translations and nodal rotations, so
 one- and two-node parts have a frame too): o = x_c, the centroid of the current nodal
@@ -75,155 +78,13 @@ import re
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
+from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative
 
 from .base import ElementKernels, ElementSpec
-from .shell_eicr import deformation_jacobian, force_turn, material_part
+from .shell_eicr import force_turn, material_part
+from .superelement_frame import _frame_work, _spin, deformation, shadow_frame
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
-
-
-# --------------------------------------------------------------------------- kinematics
-@jit
-def _polar(B, Rs):
-    """Rs (3, 3) = the rotation factor of the polar decomposition of B (3, 3); exactly I
-    when B is exactly symmetric positive definite (the reference state), where the SVD
-    would leave round-off."""
-    if B[0, 1] == B[1, 0] and B[0, 2] == B[2, 0] and B[1, 2] == B[2, 1]:
-        m2 = B[0, 0] * B[1, 1] - B[0, 1] * B[1, 0]
-        if B[0, 0] > 0.0 and m2 > 0.0 and np.linalg.det(B) > 0.0:
-            for i in range(3):
-                for j in range(3):
-                    Rs[i, j] = 1.0 if i == j else 0.0
-            return
-    W, _, Vt = np.linalg.svd(B)
-    det = np.linalg.det(W @ Vt)
-    for i in range(3):
-        for j in range(3):
-            Rs[i, j] = W[i, 0] * Vt[0, j] + W[i, 1] * Vt[1, j] + det * W[i, 2] * Vt[2, j]
-
-
-@jit
-def _inverse3(A, Ai):
-    """Ai (3, 3) = A⁻¹ by cofactors."""
-    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
-    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
-    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
-    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
-    Ai[0, 0] = c00 / det
-    Ai[1, 0] = c01 / det
-    Ai[2, 0] = c02 / det
-    Ai[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) / det
-    Ai[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) / det
-    Ai[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) / det
-    Ai[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) / det
-    Ai[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) / det
-    Ai[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
-
-
-@jit
-def _frame_work(n):
-    """Work arrays of shadow_frame for n boundary nodes: Xt, Y (n, 3), Rb (n, 3, 3), Rs (3, 3)."""
-    return np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((3, 3))
-
-
-@jit
-def shadow_frame(X, u, R, e, Xt, Y, Rb, Rs):
-    """Shadow frame of element ``e``: writes Xt (n, 3) the reference coordinates relative
-    to the reference centroid, Y (n, 3) the current ones relative to the current centroid
-    in the frame, Rb (n, 3, 3) the nodal rotations relative to the frame R_sᵀR_a and Rs
-    (3, 3); returns (o (3,) the current centroid, c the rotation weight)."""
-    n = X.shape[1]
-    o = np.zeros(3)
-    uc = np.zeros(3)
-    for c in range(3):
-        xc = 0.0
-        for a in range(n):
-            xc += X[e, a, c]
-            uc[c] += u[e, 6 * a + c]
-        xc /= n
-        uc[c] /= n
-        o[c] = xc + uc[c]
-        for a in range(n):
-            Xt[a, c] = X[e, a, c] - xc
-    w = 0.0
-    for a in range(n):
-        w += Xt[a, 0] ** 2 + Xt[a, 1] ** 2 + Xt[a, 2] ** 2
-    w /= n
-    if not w > 0.0:
-        w = 1.0
-    B = np.zeros((3, 3))
-    for a in range(n):
-        for i in range(3):
-            di = Xt[a, i] + u[e, 6 * a + i] - uc[i]  # x_a − x_c without the cancellation of positions
-            for j in range(3):
-                B[i, j] += di * Xt[a, j] + w * R[e, a, i, j]
-    _polar(B, Rs)
-    for a in range(n):
-        for i in range(3):
-            acc = 0.0
-            for j in range(3):
-                acc += Rs[j, i] * (Xt[a, j] + u[e, 6 * a + j] - uc[j])
-            Y[a, i] = acc
-            for j in range(3):
-                Rb[a, i, j] = Rs[0, i] * R[e, a, 0, j] + Rs[1, i] * R[e, a, 1, j] + Rs[2, i] * R[e, a, 2, j]
-    return o, w
-
-
-@jit
-def deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d):
-    """Deformational vector d (m,) = [ū_1, θ̄_1, …, ū_n, θ̄_n, q] of element ``e`` (module
-    docstring) and the local rotations th (n, 3); returns (o, c) of ``shadow_frame``."""
-    n = X.shape[1]
-    m = u.shape[1]
-    o, w = shadow_frame(X, u, R, e, Xt, Y, Rb, Rs)
-    for a in range(n):
-        for i in range(3):
-            d[6 * a + i] = Y[a, i] - Xt[a, i]
-        log_so3(Rb[a], th[a])
-        for i in range(3):
-            d[6 * a + 3 + i] = th[a, i]
-    for j in range(6 * n, m):
-        d[j] = u[e, j]
-    return o, w
-
-
-@jit
-def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
-    """Frame spin Om (3, 6n) = ∂ω̃/∂z̃ and Bt (6n, 6n) = ∂(ū, θ̄)/∂z̃ (module docstring);
-    A (3, 3) = tr(U) I − U and Ai = A⁻¹."""
-    n = Xt.shape[0]
-    M = 6 * n
-    U = np.zeros((3, 3))
-    for a in range(n):
-        for i in range(3):
-            for j in range(3):
-                U[i, j] += Y[a, i] * Xt[a, j] + w * Rb[a, i, j]
-    tr = U[0, 0] + U[1, 1] + U[2, 2]
-    for i in range(3):
-        for j in range(3):
-            A[i, j] = -0.5 * (U[i, j] + U[j, i])
-        A[i, i] += tr
-    _inverse3(A, Ai)
-    C = np.zeros((3, M))
-    for a in range(n):
-        x0, x1, x2 = Xt[a, 0], Xt[a, 1], Xt[a, 2]
-        # X̃ × δx̃
-        C[0, 6 * a + 1] = -x2
-        C[0, 6 * a + 2] = x1
-        C[1, 6 * a + 0] = x2
-        C[1, 6 * a + 2] = -x0
-        C[2, 6 * a + 0] = -x1
-        C[2, 6 * a + 1] = x0
-        trb = Rb[a, 0, 0] + Rb[a, 1, 1] + Rb[a, 2, 2]
-        for i in range(3):
-            for j in range(3):
-                C[i, 6 * a + 3 + j] = -w * Rb[a, i, j]
-            C[i, 6 * a + 3 + i] += w * trb
-    for i in range(3):
-        for j in range(M):
-            Om[i, j] = Ai[i, 0] * C[0, j] + Ai[i, 1] * C[1, j] + Ai[i, 2] * C[2, j]
-    deformation_jacobian(Y, Jinv, Om, Bt)
 
 
 @jit
@@ -473,22 +334,22 @@ def resultants(X, u, R, p, s):
 @jit
 def geometric_stiffness(X, u, R, p, s, K):
     """K (n_el, m, m) = T (Σ_j s_j G_j) Tᵀ at the shadow frame of configuration (u, R) for
-    resultants s (n_el, m) (module docstring); zero for a property row without G (only
-    K_r and M_r, 2m² columns)."""
+    resultants s (n_el, m) (module docstring); zero for a property row without G (header
+    entry 2m² zero)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
-    base = 2 * m * m
+    base = 2 * m * m + 2
     for e in range(n_el):
         for i in range(m):
             for j in range(m):
                 K[e, i, j] = 0.0
-    if p.shape[1] < base + m * m * m:
-        return
     Xt, Y, Rb, Rs = _frame_work(n)
     Kt = np.zeros((m, m))
     ft = np.zeros(m)
     f = np.zeros(m)
     for e in range(n_el):
+        if p[e, base - 2] == 0.0:  # no geometric tensor in this row
+            continue
         G = p[e, base: base + m * m * m].reshape((m, m, m))
         for a in range(m):
             for b in range(m):
@@ -515,12 +376,21 @@ def _pack(tables):
     data = tables.get("reduced")
     if data is None:
         raise KeyError("a superelement needs its reduced data ('reduced', from Model.add_superelement)")
-    K = np.asarray(data["K"], dtype=np.float64)
-    M = np.asarray(data["M"], dtype=np.float64)
-    G = data.get("G")
-    parts = [K.ravel(), M.ravel()]
+    return superelement_row(data["K"], data["M"], data.get("G"), data.get("points"))
+
+
+def superelement_row(K, M, G=None, points=None):
+    """The property row (module docstring) of a superelement with reduced stiffness and
+    mass K, M (m, m), optional geometric tensor G (m, m, m) and optional mass points
+    (femb.model.superelements.MassPoints)."""
+    K = np.asarray(K, dtype=np.float64)
+    M = np.asarray(M, dtype=np.float64)
+    n_points = 0 if points is None else points.mass.shape[0]
+    parts = [K.ravel(), M.ravel(), np.array([0.0 if G is None else 1.0, float(n_points)])]
     if G is not None:  # the geometric tensor (m, m, m); absent: no columns, K_G = 0
         parts.append(np.asarray(G, dtype=np.float64).ravel())
+    if points is not None:
+        parts.append(points.row())
     return np.concatenate(parts)
 
 
@@ -563,4 +433,4 @@ def spec_from_name(name):
     return superelement_spec(int(match.group(1)), int(match.group(2)))
 
 
-__all__ = ["superelement_spec", "spec_name", "resultant_names", "spec_from_name", "deformation", "shadow_frame", "KERNELS"]
+__all__ = ["superelement_spec", "superelement_row", "spec_name", "resultant_names", "spec_from_name", "deformation", "shadow_frame", "KERNELS"]

@@ -7,7 +7,14 @@ interface nodes. It is made from a Craig–Bampton reduction by
 ``SuperelementData.from_craig_bampton`` (used by ``ReducedComponent.superelement`` for
 reduced femb models and directly for reductions of matrix files) and attached to model
 nodes by ``Model.add_superelement``; the element (elements.superelement) receives K and M
-in its property row, and the geometric tensor G when the data has one.
+in its property row, the geometric tensor G and the mass points when the data has them.
+
+Mass points (``MassPoints``) carry the inertia of the body in dynamics: the full mesh's
+nodal masses at their reference positions with their displacement rows of the reduction
+basis, so that the element moves each of them with its shadow frame and its deformation,
+x_j = o + R_s (X_j − X_c + Φ_j d), and the kinetic energy is Σ ½ m_j |ẋ_j|² — exact for any
+rigid motion, centrifugal and Coriolis coupling of the modes included
+(elements.superelement_step).
 """
 from __future__ import annotations
 
@@ -20,6 +27,45 @@ from numpy.typing import ArrayLike, NDArray
 from femb.core.errors import InputError
 
 DOF_ORDER = ("ux", "uy", "uz", "rx", "ry", "rz")
+
+
+@dataclass(frozen=True)
+class MassPoints:
+    """The translational inertia of a reduced body as point masses (module docstring).
+
+    Attributes
+    ----------
+    mass : (n_p,) float64
+        Mass of each point (mass unit): the full mesh's translational nodal masses (row sums
+        of the component's mass matrix per direction, averaged over the three directions).
+    positions : (n_p, 3) float64
+        Reference positions (length unit), in the axes of the interface ``positions``.
+    modes : (n_p, 3, m) float64
+        Displacement of each point per unit element coordinate (element DOF order and modal
+        scaling of the SuperelementData: column j is the point's displacement for d_j = 1,
+        in the body's axes): rows of the Craig–Bampton basis.
+    """
+
+    mass: NDArray[np.float64]
+    positions: NDArray[np.float64]
+    modes: NDArray[np.float64]
+
+    def problems(self, m: int) -> list[str]:
+        """Inconsistencies with an element of m coordinates."""
+        n = self.mass.shape[0]
+        p = []
+        if self.mass.ndim != 1 or self.positions.shape != (n, 3) or self.modes.shape != (n, 3, m):
+            p.append(f"mass points: masses {self.mass.shape}, positions {self.positions.shape} and modes "
+                     f"{self.modes.shape} do not fit {n} points of an element with {m} coordinates")
+        elif not (np.all(np.isfinite(self.mass)) and np.all(np.isfinite(self.positions)) and np.all(np.isfinite(self.modes))):
+            p.append("mass points have non-finite entries")
+        elif np.any(self.mass < 0.0) or not self.mass.sum() > 0.0:
+            p.append("mass points need non-negative masses with a positive sum")
+        return p
+
+    def row(self) -> NDArray[np.float64]:
+        """The points packed for the element's property row: masses, positions, modes."""
+        return np.concatenate([self.mass, self.positions.ravel(), self.modes.ravel()])
 
 
 @dataclass(frozen=True)
@@ -60,6 +106,10 @@ class SuperelementData:
         ``geometric_stiffness`` is T (Σ_j d_j G[j]) Tᵀ (elements.superelement), so linear
         buckling sees the pre-stress inside the body. None: no stress stiffening (K_G = 0).
         From ``from_craig_bampton(..., geometric=...)``.
+    points : MassPoints or None
+        The body's inertia for dynamics (module docstring); None: the data carry no mass
+        distribution (dynamics refuses the superelement; statics, modal analysis and
+        buckling use K and M).
     """
 
     K: NDArray[np.float64]
@@ -70,6 +120,7 @@ class SuperelementData:
     recovery: dict[str, Any] = field(default_factory=dict)
     modal_scale: float = 1.0
     G: Optional[NDArray[np.float64]] = None
+    points: Optional[MassPoints] = None
 
     @property
     def n_nodes(self) -> int:
@@ -84,7 +135,8 @@ class SuperelementData:
     @classmethod
     def from_craig_bampton(cls, basis: Any, dofs: Sequence[tuple[int, str]], nodes: Sequence[int], positions: ArrayLike,
                            source: str = "reduction", recovery: Optional[dict[str, Any]] = None,
-                           geometric: Optional[ArrayLike] = None) -> "SuperelementData":
+                           geometric: Optional[ArrayLike] = None,
+                           mass_points: Optional[tuple[ArrayLike, ArrayLike, ArrayLike]] = None) -> "SuperelementData":
         """Reorder a CraigBampton reduction (femb.solvers.reduction.craig_bampton) into the
         element's DOF order.
 
@@ -99,6 +151,10 @@ class SuperelementData:
             (``ModalGeometricStiffness.reduced_states`` of
             femb.solvers.reduction.stress_stiffening); reordered and scaled into ``G``
             exactly like K and M (each index of the tensor as one index of K)
+        mass_points : optional (mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)): the
+            point masses of the component, their reference positions and their displacement
+            rows of the basis in the order of the reduced matrices (unscaled amplitudes);
+            reordered and scaled into ``points`` like the columns of K
 
         Raises InputError naming ``source`` when the matrices and the DOF list disagree in
         size (geometric included), an interface node lacks one of the six DOFs (a superelement needs ux … rz at
@@ -152,10 +208,17 @@ class SuperelementData:
         if G is not None:  # G_j per unit q_j = √m q̂_j: every index scales like one of K's
             G = G * S[:, None, None] * S[None, :, None] * S[None, None, :]
             G = 0.5 * (G + G.transpose(0, 2, 1))
+        points = None
+        if mass_points is not None:
+            pm, pp, rows = (np.asarray(a, dtype=np.float64) for a in mass_points)
+            if rows.ndim != 3 or rows.shape[1:] != (3, K.shape[0]) or pm.shape != rows.shape[:1] or pp.shape != (pm.size, 3):
+                raise InputError(f"mass points: masses {pm.shape}, positions {pp.shape} and basis rows {rows.shape} do not "
+                                 f"fit a reduction of {K.shape[0]} coordinates", source)
+            points = MassPoints(pm.copy(), pp.copy(), np.ascontiguousarray(rows[:, :, perm] * S[None, None, :]))
         recovery = dict(recovery or {})
         recovery["order"] = perm  # element DOF j is row perm[j] of the reduction
         return cls(0.5 * (K + K.T), 0.5 * (M + M.T), pos.copy(), np.asarray(basis.frequencies, dtype=np.float64).copy(),
-                   source, recovery, scale, G)
+                   source, recovery, scale, G, points)
 
     def placed(self, rotation: ArrayLike, translation: ArrayLike = (0.0, 0.0, 0.0)) -> "SuperelementData":
         """The same body moved rigidly: positions t + Q X and the boundary DOFs' 3-blocks of
@@ -177,8 +240,12 @@ class SuperelementData:
         recovery["placement"] = (Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[0],
                                  Q @ recovery.get("placement", (np.eye(3), np.zeros(3)))[1] + t)
         G = None if self.G is None else np.einsum("ji,ab,ibc,dc->jad", T, T, self.G, T, optimize=True)
+        points = None
+        if self.points is not None:  # displacements turn with the body, coordinates as d' = T d
+            points = MassPoints(self.points.mass.copy(), self.points.positions @ Q.T + t,
+                                np.einsum("ab,pbj,kj->pak", Q, self.points.modes, T, optimize=True))
         return SuperelementData(T @ self.K @ T.T, T @ self.M @ T.T, self.positions @ Q.T + t, self.frequencies.copy(),
-                                self.source, recovery, self.modal_scale, G)
+                                self.source, recovery, self.modal_scale, G, points)
 
     def problems(self) -> list[str]:
         """Inconsistencies of the data (sizes, symmetry, finiteness)."""
@@ -196,6 +263,8 @@ class SuperelementData:
                 p.append(f"the geometric tensor is {self.G.shape} but the reduced matrices need ({m}, {m}, {m})")
             elif not np.all(np.isfinite(self.G)):
                 p.append("the geometric tensor has non-finite entries")
+        if self.points is not None:
+            p += self.points.problems(m)
         if self.frequencies.size != self.n_modes:
             p.append(f"{self.frequencies.size} frequencies for {self.n_modes} modal amplitudes")
         return p

@@ -81,7 +81,32 @@ class ReducedComponent:
         G = getattr(geometric, "reduced_states", geometric)
         return SuperelementData.from_craig_bampton(self.basis, self.boundary_dofs(), nodes.tolist(), points[nodes], source,
                                                    recovery={"points": points, "interface": nodes, "component": self},
-                                                   geometric=G)
+                                                   geometric=G, mass_points=self.mass_points(points))
+
+    def mass_points(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)): the component's nodes
+        that carry translational mass as point masses (row sums of the mass matrix of the
+        reduction's mass kind over each translation direction, averaged over the three, so
+        the total and the centre of mass are exact), their reference positions ``points``
+        and their displacement rows of the basis (zero in supported directions)."""
+        t = self.table
+        asm = self.problem.assembler
+        kind = MASS_KINDS[self.mass_kind]
+        u0, R = split_state(self.problem.initial_state(None))
+        n_r = self.basis.K.shape[0]
+        basis = np.zeros((t.n_var, n_r))
+        basis[t.eq_var] = self.basis.expand(np.eye(n_r))
+        mass = np.zeros(t.node_var.shape[0])
+        rows = np.zeros((t.node_var.shape[0], 3, n_r))
+        for c, name in enumerate(("ux", "uy", "uz")):
+            var = t.node_var[:, t.dof_names.index(name)]
+            ok = var >= 0
+            field = np.zeros(t.n_var)
+            field[var[ok]] = 1.0
+            mass[ok] += asm.mass_times(field, kind, u0, R=R)[var[ok]] / 3.0
+            rows[ok, c] = basis[var[ok]]
+        keep = np.flatnonzero(mass > 0.0)
+        return mass[keep], points[keep], rows[keep]
 
     def reduced_load(self, lam: float = 1.0) -> np.ndarray:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
