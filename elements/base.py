@@ -165,6 +165,15 @@ class ElementKernels(NamedTuple):
     """Planar ``(X, u0, u1, p, f, K)`` or oriented ``(X, u0, R0, u1, R1, um, Rm, psi, D, p,
     f, K)``: the energy-exact algorithmic force of a step and its derivative; None: no
     energy-conserving form."""
+    midpoint_step: Optional[Kernel] = None
+    """Oriented ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K)``: for elements that
+    carry their inertia as mass points with their own velocities v0 (n_el, n_p, 3) (the
+    superelement, elements.superelement_step): the algorithmic internal force plus the
+    points' mid-point inertia of a step of size h, and its derivative; such elements have
+    no ``midpoint_force`` and no mass in the nodal mass matrices of dynamics."""
+    point_state: Optional[Kernel] = None
+    """``(X, u, R, p, v, x, w)``: positions x and velocities w (n_el, n_p, 3) of the mass
+    points of ``midpoint_step`` elements at configuration (u, R) and element velocities v."""
     damping: Optional[Kernel] = None
     """``(X, u, p, C)``: linear viscous damping matrix; None: no damping."""
     damper_force: Optional[Kernel] = None

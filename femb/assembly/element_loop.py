@@ -60,6 +60,7 @@ OUTPUTS = {
     "damper_force": ("f", "K"),
     "velocity_force": ("f",),
     "midpoint_force": ("f", "K"),
+    "midpoint_step": ("f", "K"),
     "area_load": ("f", "K"),
 }
 

@@ -36,8 +36,9 @@ class MassPoints:
     Attributes
     ----------
     mass : (n_p,) float64
-        Mass of each point (mass unit): the full mesh's translational nodal masses (row sums
-        of the component's mass matrix per direction, averaged over the three directions).
+        Mass of each point (mass unit): the full mesh's lumped nodal masses, with satellite
+        points for nodal rotary inertia (ReducedComponent.mass_points; a satellite's mass
+        may be negative where a node's inertia tensor is not that of a physical body).
     positions : (n_p, 3) float64
         Reference positions (length unit), in the axes of the interface ``positions``.
     modes : (n_p, 3, m) float64
@@ -59,8 +60,8 @@ class MassPoints:
                      f"{self.modes.shape} do not fit {n} points of an element with {m} coordinates")
         elif not (np.all(np.isfinite(self.mass)) and np.all(np.isfinite(self.positions)) and np.all(np.isfinite(self.modes))):
             p.append("mass points have non-finite entries")
-        elif np.any(self.mass < 0.0) or not self.mass.sum() > 0.0:
-            p.append("mass points need non-negative masses with a positive sum")
+        elif not self.mass.sum() > 0.0:
+            p.append("mass points need a positive total mass")
         return p
 
     def row(self) -> NDArray[np.float64]:

@@ -75,9 +75,9 @@ def split_rotary_mass(block, Me):
     if np.any(Me[:, rot][:, :, ~rot] != 0.0):
         if block.spec.n_internal:
             raise ModelError(f"part {block.part!r}: a superelement's reduced mass turns with its frame and couples its "
-                             "nodes' translations, rotations and modal amplitudes; 3-D time integration and 3-D "
-                             "linearization of superelements are not available yet (statics, modal analysis and "
-                             "buckling are)")
+                             "nodes' translations, rotations and modal amplitudes; 3-D linearization of superelements "
+                             "is not available yet (statics, modal analysis, buckling and the mid-point time "
+                             "integration are)")
         raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics and 3-D "
                          "linearization need the rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
     Mt, Mr = Me.copy(), np.zeros_like(Me)

@@ -4,7 +4,8 @@ Energies (units of the model's force × length):
 
 - kinetic T = ½ vᵀ M v over all variables (2-D rotational entries: ½ I ω²; 3-D: the
   translational mass, plus ½ π·J⁻¹π of every oriented node, π = R J0 Rᵀ ω its spatial
-  angular momentum; configuration-dependent masses: ½ vᵀ M(u) v);
+  angular momentum; configuration-dependent masses: ½ vᵀ M(u) v), plus Σ ½ m_j |v_j|² of
+  the mass points inside elements (femb.solvers.dynamics.point_inertia);
 - strain V (element kernels);
 - potential of the constant loads P = −f_const·u (rotations additive);
 - external work W of the time-varying (scaled) loads, cumulative;
@@ -103,9 +104,13 @@ class EnergyAccount:
         if variable:
             T += variable.kinetic_energy(u, v)
         R = None
+        points = getattr(problem, "point_inertia", None)
+        points = points if points and state is not None and "points_v" in state.extra else None
         if getattr(problem, "oriented", False):
             R, pi = state.extra["R"], state.extra["pi"]
             T += rotary_kinetic_energy(problem, R, pi)
+        if points is not None:
+            T += points.kinetic_energy(state)
         V = problem.assembler.strain_energy(u, R=R)
         P = problem.potential(u)
         E = T + V + P
@@ -116,6 +121,10 @@ class EnergyAccount:
         lin, ang = momenta(problem, u, v)
         if R is not None:
             ang = ang + pi[problem.rotary.owner].sum(axis=0)
+        if points is not None:
+            p_points, l_points = points.momenta(state)
+            lin = lin + p_points
+            ang = ang + l_points
         for k, c in enumerate("xyz"[: lin.size]):
             out[f"linear_momentum_{c}"] = lin[k]
         if ang.size == 1:

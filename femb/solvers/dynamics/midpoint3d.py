@@ -61,14 +61,18 @@ def initial_rotary_state(problem, u, v):
     return R, pi
 
 
-def momentum_flux_scale(problem, v, pi, h):
+def momentum_flux_scale(problem, v, pi, h, points=None):
     """|momentum|/h over the free equations: the inertia residuals of a step are changes of
     momenta per step, which vanish in free flight; their size sets the round-off level of
-    the residual (v (n_var,) velocities, π (k, 3) nodal spatial angular momenta, h step)."""
+    the residual (v (n_var,) velocities, π (k, 3) nodal spatial angular momenta, h step,
+    ``points`` (n_points, 3) the velocities of mass points inside elements)."""
     rot = problem.rotary
     pm = problem.M_full @ np.where(problem.rot3d, 0.0, v)
     pm[rot.layout.var[rot.owner]] += pi[rot.owner]
-    return float(np.linalg.norm(pm[problem.table.eq_var])) / h
+    scale = float(np.linalg.norm(pm[problem.table.eq_var])) / h
+    if points is not None:  # momenta of the mass points inside elements
+        scale = max(scale, float(np.linalg.norm(problem.point_inertia.masses()[:, None] * points)) / h)
+    return scale
 
 
 class MidPoint3DSystem(_StepSystem):
@@ -101,7 +105,7 @@ class MidPoint3DSystem(_StepSystem):
         # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
         self._prescribed_rotations(lay, self.R0, cayley_vector_batch)
         self.z0 = self._impose(z)
-        self.momentum_scale = momentum_flux_scale(p, state.v, self.pi0, h)
+        self.momentum_scale = momentum_flux_scale(p, state.v, self.pi0, h, state.extra.get("points_v"))
         self.V_cache = None
         # constant over the step: the mass part of the step matrix, the velocity term of the
         # translational inertia, the CSR positions of the rotary-inertia blocks
@@ -147,8 +151,11 @@ class MidPoint3DSystem(_StepSystem):
         D_n = np.zeros((nn, 3, 3))
         psi_n[lay.nodes] = psi
         D_n[lay.nodes] = D
-        f, K = p.midpoint_force(u0, u1, oriented=(u0, self.R0, u1, R1, um, Rm, psi_n, D_n))
+        oriented = (u0, self.R0, u1, R1, um, Rm, psi_n, D_n)
+        f, K = p.midpoint_force(u0, u1, oriented=oriented)
         data = K.data
+        if p.point_inertia:  # elements with mass points: internal force and inertia of the step
+            p.point_inertia.assemble(oriented, h, self.s, f, data)
         fd = None
         if p.damping.active:
             # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
@@ -267,6 +274,8 @@ class MidPoint3DSystem(_StepSystem):
         terms = dict(work=work, dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(last["R"], z) + self.joint_work(z, self.multipliers))
         extra = {"R": R1, "pi": pi1}
+        if p.point_inertia:
+            extra["points_x"], extra["points_v"] = p.point_inertia.finish(self.s, u1, R1, h)
         if self.multipliers is not None:
             extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
         return State(self.t1, u1, v1, extra=extra), terms

@@ -21,6 +21,7 @@ from femb.assembly.element_loop import material_stiffness
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
+from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
@@ -212,6 +213,11 @@ class DynamicProblem(ProblemSetup):
         variable = [i for i, b in enumerate(t.blocks) if b.part in bad and b.spec.kernels.velocity_force is not None
                     and not b.spec.oriented]
         bad = [name for name in bad if name not in {t.blocks[i].part for i in variable}]
+        # mass points inside elements (superelements): their inertia is the elements' own
+        # (femb.solvers.dynamics.point_inertia), not part of the nodal mass matrices
+        self.point_inertia = PointInertia(t, self.assembler.loop)
+        points = set(self.point_inertia.blocks)
+        bad = [name for name in bad if name not in {t.blocks[i].part for i in points}]
         if bad:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
                               f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)}) or, "
@@ -242,7 +248,7 @@ class DynamicProblem(ProblemSetup):
         self.element_mass = []
         rotary = []
         for i, (b, Me) in enumerate(zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=self.rotations.identity()))):
-            if i in variable:  # re-assembled at each configuration by the α step
+            if i in variable or i in points:  # re-assembled by the α step / carried by mass points
                 Me = np.zeros_like(Me)
             if self.oriented:
                 Me, Mr = split_rotary_mass(b, Me)
@@ -353,7 +359,8 @@ class DynamicProblem(ProblemSetup):
 
     def missing_midpoint(self):
         """Parts whose element type has no energy-conserving mid-point force."""
-        return [b.part for b in self.table.blocks if b.spec.kernels.midpoint_force is None]
+        return [b.part for b in self.table.blocks if b.spec.kernels.midpoint_force is None
+                and b.spec.kernels.midpoint_step is None]
 
     # ------------------------------------------------------------------ assembly into persistent buffers
     def _assemble(self, kernel, planar, oriented=None):
@@ -362,9 +369,12 @@ class DynamicProblem(ProblemSetup):
         f, K = self.force, self.K
         f[:] = 0.0
         K.data[:] = 0.0
-        only = self.__dict__.get("_force_blocks")
-        if only is None:  # blocks with internal forces (inertia elements have none)
-            only = self._force_blocks = [i for i, b in enumerate(self.table.blocks) if getattr(b.spec, "internal_forces", True)]
+        blocks = self.__dict__.setdefault("_force_blocks", {})
+        only = blocks.get(kernel)
+        if only is None:  # blocks with internal forces (inertia elements have none; mass-point elements
+            # assemble their whole step, femb.solvers.dynamics.point_inertia)
+            only = blocks[kernel] = [i for i, b in enumerate(self.table.blocks) if getattr(b.spec, "internal_forces", True)
+                                     and not (kernel == "midpoint_force" and b.spec.kernels.midpoint_step is not None)]
         self.assembler.loop.run(kernel, planar, oriented, force=f, matrix=K.data, only=only)
         return f, K
 

@@ -101,14 +101,18 @@ class MidPoint:
             raise InputError("the energy-conserving mid-point scheme needs a constant mass; part(s) "
                              + ", ".join(map(repr, variable.parts())) + " have a configuration-dependent mass "
                              "(use Newmark, HHT or GeneralizedAlpha)")
-        missing = [(b.part, b.spec.name) for b in problem.table.blocks if b.spec.kernels.midpoint_force is None]
+        missing = [(b.part, b.spec.name) for b in problem.table.blocks
+                   if b.spec.kernels.midpoint_force is None and b.spec.kernels.midpoint_step is None]
         if missing:
             raise InputError("the energy-conserving mid-point scheme needs each element type's mid-point "
                              "(discrete-gradient) force; none yet for "
                              + ", ".join(f"part {part!r} (element type {name!r})" for part, name in missing))
         if getattr(problem, "oriented", False):
             R, pi = initial_rotary_state(problem, u, v)
-            return State(t0, u, v, extra={"R": R, "pi": pi})
+            extra = {"R": R, "pi": pi}
+            if problem.point_inertia:  # mass points inside elements: their positions and velocities
+                extra["points_x"], extra["points_v"] = problem.point_inertia.start(u, R, v)
+            return State(t0, u, v, extra=extra)
         return State(t0, u, v)
 
     def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
@@ -285,6 +289,11 @@ class GeneralizedAlpha:
     def start(self, problem: DynamicProblem, t0: float, u: NDArray[np.float64], v: NDArray[np.float64]) -> State:
         """State at t0 with the initial acceleration of the free DOFs (prescribed DOFs:
         second difference of their functions)."""
+        points = getattr(problem, "point_inertia", None)
+        if points:
+            raise InputError(f"the {self.name} scheme does not integrate elements that carry their inertia as mass points "
+                             f"(superelement part(s) {', '.join(map(repr, points.parts()))}); use the energy-conserving "
+                             "mid-point scheme (scheme 'midpoint', the default)")
         if getattr(problem, "oriented", False):
             return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table

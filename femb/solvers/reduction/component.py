@@ -17,7 +17,7 @@ from femb.core.errors import InputError, ModelError
 from femb.elements import MASS_KINDS
 from femb.model.superelements import SuperelementData
 from femb.solvers.configuration import split_state
-from femb.solvers.problem import StaticProblem
+from femb.solvers.problem import StaticProblem, full_matrix
 from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
 
@@ -84,29 +84,66 @@ class ReducedComponent:
                                                    geometric=G, mass_points=self.mass_points(points))
 
     def mass_points(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)): the component's nodes
-        that carry translational mass as point masses (row sums of the mass matrix of the
-        reduction's mass kind over each translation direction, averaged over the three, so
-        the total and the centre of mass are exact), their reference positions ``points``
-        and their displacement rows of the basis (zero in supported directions)."""
+        """(mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)): the component's lumped
+        mass as point masses for dynamics (femb.model.superelements.MassPoints), at the
+        reference positions ``points`` (n_nodes, 3) of its nodes.
+
+        Each node with translational mass m (row sums of the lumped mass matrix over each
+        translation direction, averaged over the three: the total mass and the centre of
+        mass are exact) is a point with its displacement rows of the basis (zero in
+        supported directions). A node with rotary inertia J (its rotational 3 × 3 block;
+        principal moments λ_k about axes e_k) gets six satellite points at ±ρ e_k, ρ its
+        radius of gyration √(tr J/(2m)) (1 without translational mass), of masses
+        μ_k = (λ_{k+1} + λ_{k+2} − λ_k)/(4ρ²) (the central point keeps m − 2Σμ_k): together
+        they have the node's mass, centre and inertia tensor J exactly, and move with the
+        node's rotation θ to first order (rows Φ_u − (±ρ e_k)^ Φ_θ). μ_k < 0 where J
+        violates the triangle inequality (a beam section given only a polar inertia)."""
         t = self.table
         asm = self.problem.assembler
-        kind = MASS_KINDS[self.mass_kind]
         u0, R = split_state(self.problem.initial_state(None))
         n_r = self.basis.K.shape[0]
         basis = np.zeros((t.n_var, n_r))
         basis[t.eq_var] = self.basis.expand(np.eye(n_r))
-        mass = np.zeros(t.node_var.shape[0])
-        rows = np.zeros((t.node_var.shape[0], 3, n_r))
-        for c, name in enumerate(("ux", "uy", "uz")):
-            var = t.node_var[:, t.dof_names.index(name)]
-            ok = var >= 0
-            field = np.zeros(t.n_var)
-            field[var[ok]] = 1.0
-            mass[ok] += asm.mass_times(field, kind, u0, R=R)[var[ok]] / 3.0
-            rows[ok, c] = basis[var[ok]]
-        keep = np.flatnonzero(mass > 0.0)
-        return mass[keep], points[keep], rows[keep]
+        M = full_matrix(t, asm.element_masses(MASS_KINDS["lumped"], u0, R=R)).tocsr()
+        n_nodes = t.node_var.shape[0]
+        names = t.dof_names
+        tv = np.stack([t.node_var[:, names.index(k)] if k in names else np.full(n_nodes, -1) for k in ("ux", "uy", "uz")], 1)
+        rv = np.stack([t.node_var[:, names.index(k)] if k in names else np.full(n_nodes, -1) for k in ("rx", "ry", "rz")], 1)
+        out_m, out_x, out_rows = [], [], []
+        for j in range(n_nodes):
+            mj = 0.0
+            Phi_u = np.zeros((3, n_r))
+            for c in range(3):
+                if tv[j, c] >= 0:
+                    mj += float(M[tv[j, c]][:, tv[j][tv[j] >= 0]].sum()) / 3.0
+                    Phi_u[c] = basis[tv[j, c]]
+            J = np.zeros((3, 3))
+            Phi_r = np.zeros((3, n_r))
+            if np.all(rv[j] >= 0):
+                J = M[rv[j]][:, rv[j]].toarray()
+                J = 0.5 * (J + J.T)
+                Phi_r = basis[rv[j]]
+            if mj <= 0.0 and not np.any(J):
+                continue
+            lam, V = np.linalg.eigh(J)
+            if lam.max() <= 1e-14 * max(mj, 1e-300) or not np.any(J):
+                out_m.append(mj)
+                out_x.append(points[j])
+                out_rows.append(Phi_u)
+                continue
+            rho = float(np.sqrt(lam.sum() / (2.0 * mj))) if mj > 0.0 else 1.0
+            mu = np.array([(lam[(k + 1) % 3] + lam[(k + 2) % 3] - lam[k]) / (4.0 * rho * rho) for k in range(3)])
+            out_m.append(mj - 2.0 * mu.sum())
+            out_x.append(points[j])
+            out_rows.append(Phi_u)
+            for k in range(3):
+                for sign in (1.0, -1.0):
+                    r = sign * rho * V[:, k]
+                    rhat = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+                    out_m.append(mu[k])
+                    out_x.append(points[j] + r)
+                    out_rows.append(Phi_u - rhat @ Phi_r)
+        return np.array(out_m), np.array(out_x).reshape(-1, 3), np.array(out_rows).reshape(-1, 3, n_r)
 
     def reduced_load(self, lam: float = 1.0) -> np.ndarray:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
