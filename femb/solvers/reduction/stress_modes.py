@@ -26,12 +26,14 @@ them into the element DOF order and modal scaling of a superelement.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from femb.solvers.problem import linear_resultants
 
 
-def component_stress_modes(rc) -> dict[str, np.ndarray]:
+def component_stress_modes(rc: Any) -> dict[str, np.ndarray]:
     """Stress modes of the reduced component ``rc`` (a ReducedComponent): dict part ->
     (n_r, n_el, n_res) float64, S[j] the resultants of every element of the part for the
     unit reduced coordinate j (module docstring), columns named by the part's
