@@ -80,9 +80,13 @@ _EXPORTS = {
     # results and writers
     "Results": "femb.results",
     "superelement_positions": "femb.results",
+    "superelement_resultants": "femb.results",
+    "superelement_stress_modes": "femb.results",
+    "SuperelementStressModes": "femb.results",
     "results_to_vtk": "femb.export",
     "write_vtu_frame": "femb.export",
     "write_superelement_frame": "femb.export",
+    "superelement_to_vtk": "femb.export",
     "PVDWriter": "femb.export",
     "read_pvd": "femb.export",
     "write_history_csv": "femb.export",

@@ -12,6 +12,7 @@ from femb.export.vtk import (
     PVDWriter,
     read_pvd,
     results_to_vtk,
+    superelement_to_vtk,
     write_superelement_frame,
     write_surface_frame,
     write_vtu_frame,
@@ -21,5 +22,6 @@ __all__ = [
     "FieldRecovery", "recovery_for", "write_vtu_frame", "PVDWriter", "FrameStreamer", "results_to_vtk",
     "read_pvd", "write_history_csv", "write_run_json", "run_record", "jsonable", "render_png",
     "resolve_frame", "RenderError", "write_mode_animation", "write_step_modes", "write_surface_frame", "write_superelement_frame",
+    "superelement_to_vtk",
     "BeamSurfaces", "SectionOutline", "surfaces_for",
 ]

@@ -181,6 +181,38 @@ class FieldRecovery:
         return self.point_data(u, v, reactions), self.cell_data(u)
 
 
+def resultant_cell_data(blocks, resultants):
+    """Cells and resultant cell fields of element blocks without a state of their own (the
+    full mesh of a superelement, whose resultants are recovered by stress modes):
+    (cells, cell_data) with cells [(meshio cell type, connectivity)] one per block, and
+    cell_data name -> list of (n_el, ...) arrays, one per block: every resultant of
+    ``resultants`` (dict part -> (n_el, n_res), NaN in blocks whose element lacks it),
+    ``part_id``, and the shell fields of the module docstring when a block is a shell."""
+    blocks = list(blocks)
+    names = []
+    for b in blocks:
+        names += [n for n in b.spec.resultant_names if n not in names]
+    shells = any(_is_shell(b.spec) for b in blocks)
+    out = {name: [] for name in names}
+    out["part_id"] = []
+    if shells:
+        out.update({name: [] for name in SHELL_FIELDS})
+    for k, b in enumerate(blocks):
+        own = list(b.spec.resultant_names)
+        values = resultants.get(b.part, np.zeros((b.n_elements, len(own))))
+        for name in names:
+            col = values[:, own.index(name)] if name in own else np.full(b.n_elements, np.nan)
+            out[name].append(np.ascontiguousarray(col))
+        out["part_id"].append(np.full(b.n_elements, k, dtype=np.int32))
+        if shells:
+            shell = shell_fields(values, own, b.props[:, list(b.spec.params).index("t")]) if _is_shell(b.spec) else None
+            for name, width in zip(SHELL_FIELDS, (3, 3, 2, 3, 3, 1, 1, 1)):
+                value = shell[name] if shell is not None else np.full((b.n_elements, width), np.nan)
+                out[name].append(np.ascontiguousarray(value.reshape(b.n_elements, width) if width > 1 else value.reshape(-1)))
+    cells = [(_drawn(b)[0], b.cells[:, : _drawn(b)[1]]) for b in blocks]
+    return cells, out
+
+
 def recovery_for(results):
     """A FieldRecovery for ``results`` (reference points from ``results.model`` when set)."""
     model = getattr(results, "model", None)

@@ -54,23 +54,53 @@ def _write_frame_mesh(path, mesh, results, frame):
     return path
 
 
-def write_superelement_frame(path, model, results, part, frame=-1):
+def write_superelement_frame(path, model, results, part, frame=-1, modes=None):
     """Write the full mesh of the component reduced into superelement ``part`` at frame
-    ``frame`` of ``results`` to the ``.vtu`` file ``path``: the component's cells at its
-    reference positions placed in the model (points), with the point fields
-    ``displacement`` (x − X, recovered as x = o + R_s(X + u), femb.results.superelements)
-    and ``deformed`` (x). InputError when ``part`` is not a superelement with a component."""
+    ``frame`` of ``results`` to the ``.vtu`` file ``path``: the component's elements (one
+    cell block per part of the component) at its reference positions placed in the model
+    (points), with the point fields ``displacement`` (x − X, recovered as
+    x = o + R_s(X + u), femb.results.superelements) and ``deformed`` (x), and the cell
+    fields of ``write_vtu_frame``'s resultants: every section resultant of the component's
+    elements recovered by stress modes (femb.results.superelement_stresses; NaN in parts
+    whose element lacks it), ``part_id`` and, for shell parts, the shell stress fields
+    (membrane_force … von_mises, femb.export.fields). ``modes``: the part's
+    ``superelement_stress_modes`` to reuse over frames. InputError when ``part`` is not a
+    superelement with a component."""
     import meshio
 
+    from femb.export.fields import resultant_cell_data
+    from femb.results.superelement_stresses import superelement_resultants
     from femb.results.superelements import superelement_positions
 
     rots = results.arrays.get("rotations")
     R = None if rots is None or len(rots) != len(results.states) else np.asarray(rots[frame], dtype=np.float64)
     X, x = superelement_positions(model, results.table, part, results.states[frame], R)
-    comp = model.superelements[part].recovery["component"]
-    cells = [meshio.CellBlock(b.cell_type, b.connectivity) for b in comp.problem.model.mesh.cells.values()]
-    mesh = meshio.Mesh(X, cells, point_data={"displacement": x - X, "deformed": x})
+    res = superelement_resultants(model, results.table, part, results.states[frame], R, modes)
+    ctab = model.superelements[part].recovery["component"].table
+    cells, cell_data = resultant_cell_data(ctab.blocks, res)
+    mesh = meshio.Mesh(X, [meshio.CellBlock(t, c) for t, c in cells], point_data={"displacement": x - X, "deformed": x},
+                       cell_data=cell_data)
     return _write_frame_mesh(path, mesh, results, frame)
+
+
+def superelement_to_vtk(model, results, part, out_dir, name=None, frames=None, time_mode="auto"):
+    """Write frames of ``results`` (all, or the indices ``frames``) as the moving full mesh
+    of the superelement ``part`` (``write_superelement_frame``: displacements and the
+    recovered resultants and shell stresses) to ``<name>_<k>.vtu`` plus ``<name>.pvd`` in
+    ``out_dir`` (``name`` defaults to the part name); the stress modes are computed once
+    for all frames. Returns the PVDWriter. InputError when ``part`` is not a superelement
+    with a component."""
+    from femb.results.superelement_stresses import superelement_stress_modes
+
+    name = part if name is None else name
+    modes = superelement_stress_modes(model, part)
+    writer = PVDWriter(out_dir, name, time_mode)
+    for k in range(len(results)) if frames is None else frames:
+        file_name = f"{name}_{len(writer.entries):05d}.vtu"
+        write_superelement_frame(writer.out_dir / file_name, model, results, part, k, modes)
+        writer.add_file(file_name, results.times[k], results.kind)
+    log.info("wrote %d frames of superelement %r to %s", len(writer.entries), part, writer.path)
+    return writer
 
 
 def write_surface_frame(path, results, frame, surfaces, recovery=None):

@@ -20,6 +20,7 @@ from femb.solvers.configuration import split_state
 from femb.solvers.problem import StaticProblem, full_matrix
 from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
+from femb.solvers.reduction.stress_modes import component_stress_modes
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,17 @@ class ReducedComponent:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
         f = self.problem.external(lam)
         return self.basis.reduce_load(self.table.free(f))
+
+    def stress_modes(self) -> dict:
+        """Stress modes of the component (femb.solvers.reduction.stress_modes): dict part
+        -> (n_b + k, n_el, n_res), the resultants of every element per unit reduced
+        coordinate, in the reduction's order. Computed on the first call (one linearized
+        resultant evaluation of the full mesh per reduced coordinate) and kept."""
+        modes = self.__dict__.get("_stress_modes")
+        if modes is None:
+            modes = component_stress_modes(self)
+            object.__setattr__(self, "_stress_modes", modes)  # a cache, not a field: the dataclass stays frozen
+        return modes
 
 
 def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "lumped",
