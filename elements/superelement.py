@@ -15,7 +15,8 @@ then two header entries (1 if the geometric tensor follows, else 0; the number n
 mass points), the geometric tensor G (m, m, m) in the same order and axes when present (see
 "Resultants and geometric stiffness") and the n_p mass points (masses, reference positions
 (n_p, 3), displacement rows (n_p, 3, m); femb.model.superelements.MassPoints) that carry the
-body's inertia in the mid-point step (elements.superelement_step).
+body's inertia in the mid-point step, followed by their mass moments about the interface
+centroid (elements.superelement_step.point_moments).
 
 Shadow frame (o, R_s), fitted to the boundary nodes (translations and nodal rotations, so
 one- and two-node parts have a frame too): o = x_c, the centroid of the current nodal
@@ -83,7 +84,7 @@ from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_d
 from .base import ElementKernels, ElementSpec
 from .shell_eicr import force_turn, material_part
 from .superelement_frame import _frame_work, _spin, deformation, shadow_frame
-from .superelement_step import midpoint_step, point_state
+from .superelement_step import midpoint_step, point_moments, point_state
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
 
@@ -378,13 +379,15 @@ def _pack(tables):
     data = tables.get("reduced")
     if data is None:
         raise KeyError("a superelement needs its reduced data ('reduced', from Model.add_superelement)")
-    return superelement_row(data["K"], data["M"], data.get("G"), data.get("points"))
+    return superelement_row(data["K"], data["M"], data.get("G"), data.get("points"), data.get("positions"))
 
 
-def superelement_row(K, M, G=None, points=None):
+def superelement_row(K, M, G=None, points=None, positions=None):
     """The property row (module docstring) of a superelement with reduced stiffness and
     mass K, M (m, m), optional geometric tensor G (m, m, m) and optional mass points
-    (femb.model.superelements.MassPoints)."""
+    (femb.model.superelements.MassPoints) with the reference positions of the interface
+    nodes ``positions`` (n, 3) (their centroid is the origin of the points' mass moments,
+    elements.superelement_step.point_moments)."""
     K = np.asarray(K, dtype=np.float64)
     M = np.asarray(M, dtype=np.float64)
     n_points = 0 if points is None else points.mass.shape[0]
@@ -392,7 +395,8 @@ def superelement_row(K, M, G=None, points=None):
     if G is not None:  # the geometric tensor (m, m, m); absent: no columns, K_G = 0
         parts.append(np.asarray(G, dtype=np.float64).ravel())
     if points is not None:
-        parts.append(points.row())
+        origin = np.asarray(positions, dtype=np.float64).reshape(-1, 3).mean(axis=0)
+        parts += [points.row(), point_moments(points.mass, points.positions, points.modes, origin)]
     return np.concatenate(parts)
 
 

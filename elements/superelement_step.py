@@ -148,19 +148,74 @@ def _half_cayley(psi, out):
     cayley(half, out)
 
 
+# --------------------------------------------------------------------------- moments
+def point_moments(mass, positions, modes, origin):
+    """The mass moments of the points about ``origin`` (3,) (the interface centroid), as
+    packed after the points in the property row: origin, m = Σ m_j, s0 = Σ m_j Ŷ_j (3,),
+    S1 = Σ m_j Φ_j (3, m), I0 = Σ m_j Ŷ_j Ŷ_jᵀ (3, 3), I1[p, q, k] = Σ m_j Ŷ_jp Φ_jqk
+    (3, 3, m), I2[p, k, q, l] = Σ m_j Φ_jpk Φ_jql (3, m, 3, m), Ŷ_j = X_j − origin. With them
+    (and the per-step velocity moments of ``_velocity_moments``) the step force costs
+    O(m²), whatever the number of points."""
+    mass = np.asarray(mass, dtype=np.float64)
+    Y = np.asarray(positions, dtype=np.float64) - np.asarray(origin, dtype=np.float64)
+    F = np.asarray(modes, dtype=np.float64)
+    parts = [np.asarray(origin, dtype=np.float64), [mass.sum()], mass @ Y, np.einsum("j,jpk->pk", mass, F),
+             np.einsum("j,jp,jq->pq", mass, Y, Y), np.einsum("j,jp,jqk->pqk", mass, Y, F),
+             np.einsum("j,jpk,jql->pkql", mass, F, F, optimize=True)]
+    return np.concatenate([np.ravel(a) for a in parts])
+
+
+@jit
+def _moments(p_row, m):
+    """(origin, m_tot, s0, S1, I0, I1, I2) views of the mass moments of a property row."""
+    off, n_p = point_layout(p_row, m)
+    k = off + 4 * n_p + 3 * n_p * m
+    origin = p_row[k: k + 3]
+    m_tot = p_row[k + 3]
+    k += 4
+    s0 = p_row[k: k + 3]
+    k += 3
+    S1 = p_row[k: k + 3 * m].reshape((3, m))
+    k += 3 * m
+    I0 = p_row[k: k + 9].reshape((3, 3))
+    k += 9
+    I1 = p_row[k: k + 9 * m].reshape((3, 3, m))
+    k += 9 * m
+    I2 = p_row[k: k + 9 * m * m].reshape((3, m, 3, m))
+    return origin, m_tot, s0, S1, I0, I1, I2
+
+
+@jit
+def _velocity_moments(mass, pos, modes, origin, v0, P0, V, Vd):
+    """Moments of the points' velocities v0 (n_p, 3): P0 = Σ m_j v_j (3,),
+    V[p, l] = Σ m_j Ŷ_jp v_jl (3, 3), Vd[p, k, l] = Σ m_j Φ_jpk v_jl (3, m, 3)."""
+    m = modes.shape[2]
+    for i in range(3):
+        P0[i] = 0.0
+        for l in range(3):
+            V[i, l] = 0.0
+            for k in range(m):
+                Vd[i, k, l] = 0.0
+    for j in range(mass.shape[0]):
+        mj = mass[j]
+        for l in range(3):
+            mv = mj * v0[j, l]
+            P0[l] += mv
+            for p in range(3):
+                V[p, l] += (pos[j, p] - origin[p]) * mv
+                for k in range(m):
+                    Vd[p, k, l] += modes[j, p, k] * mv
+
+
 # --------------------------------------------------------------------------- the step residual
 @jit
-def _start(X1, u0, R0, mass, pos, modes, d0, Rs0, y0):
-    """Start-of-step quantities: d0 (m,), Rs0, the points' local positions y0 (n_p, 3);
-    returns o0."""
+def _start(X1, u0, R0, mass, pos, modes, Xc, d0, Rs0, y0):
+    """Start-of-step quantities: d0 (m,), Rs0, the points' local positions y0 (n_p, 3)
+    (Xc (3,) the origin of the points' local positions); returns o0."""
     n = X1.shape[1]
     m = u0.shape[1]
     Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
     o0, _ = deformation(X1, u0, R0, 0, Xt, Y, Rb, Rs0, th, d0)
-    Xc = np.zeros(3)
-    for a in range(n):
-        for c in range(3):
-            Xc[c] += X1[0, a, c] / n
     for j in range(mass.shape[0]):
         for c in range(3):
             acc = pos[j, c] - Xc[c]
@@ -171,14 +226,13 @@ def _start(X1, u0, R0, mass, pos, modes, d0, Rs0, y0):
 
 
 @jit
-def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, r):
-    """r (m,): the element's generalized force at the step increment dz (m,) (module
-    docstring) from the start state (u0 (1, m), R0 (1, n, 3, 3), the points' velocities
-    v0 (n_p, 3) and the ``_start`` quantities d0, Rs0, y0, o0); returns (ΔV, ΔT) of the
-    step."""
+def _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv):
+    """The end configuration and the discrete maps of a step (module docstring): writes d1,
+    Rs1, the mid derivatives Dg (m, m), Fg (3, m), the frame's Cayley increment φ and the
+    correction direction yv = W z_p (m,); returns (o1, den) with den = z_pᵀ W z_p, or 0
+    when the correction is dropped."""
     n = X1.shape[1]
     m = u0.shape[1]
-    n_p = mass.shape[0]
     u1 = u0.copy()
     um = u0.copy()
     for i in range(m):
@@ -195,23 +249,16 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, 
         _mat3(C, R0[0, a], R1[0, a])
         _half_cayley(psi, C)
         _mat3(C, R0[0, a], Rm[0, a])
-    # end of step
-    Xt, Y, Rb, Rs1, th, _, _, _, _, _ = _work(n, m)
-    d1 = np.zeros(m)
+    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
     o1, _ = deformation(X1, u1, R1, 0, Xt, Y, Rb, Rs1, th, d1)
-    # mid-configuration maps
-    Dg = np.zeros((m, m))
-    Fg = np.zeros((3, m))
     dm = np.zeros(m)
     Rsm = np.zeros((3, 3))
     om, w = frame_maps(X1, um, Rm, Dg, Fg, dm, Rsm)
-    # frame increment φ = cay⁻¹(R_s1 R_s0ᵀ)
     for i in range(3):
         for j in range(3):
             C[i, j] = Rs1[i, 0] * Rs0[j, 0] + Rs1[i, 1] * Rs0[j, 1] + Rs1[i, 2] * Rs0[j, 2]
-    phi = np.zeros(3)
     cayley_vector(C, phi)
-    # part of dz W-orthogonal to the mid rigid modes
+    # the part z_p of dz W-orthogonal to the mid rigid modes
     Z = np.zeros((m, 6))
     Wd = np.ones(m)
     for a in range(n):
@@ -222,8 +269,7 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, 
             Z[6 * a + c, c] = 1.0
             Z[6 * a + 3 + c, 3 + c] = 1.0
             Wd[6 * a + 3 + c] = w
-        # ω × r = −r̂ ω
-        Z[6 * a, 4], Z[6 * a, 5] = r2, -r1
+        Z[6 * a, 4], Z[6 * a, 5] = r2, -r1  # ω × r = −r̂ ω
         Z[6 * a + 1, 3], Z[6 * a + 1, 5] = -r2, r0
         Z[6 * a + 2, 3], Z[6 * a + 2, 4] = r1, -r0
     S = np.zeros((6, 6))
@@ -234,7 +280,6 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, 
             for j in range(6):
                 S[i, j] += Z[k, i] * Wd[k] * Z[k, j]
     coef = np.linalg.solve(S, b)
-    yv = np.zeros(m)
     den = 0.0
     full = 0.0
     for k in range(m):
@@ -244,8 +289,65 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, 
         yv[k] = Wd[k] * zp
         den += zp * yv[k]
         full += dz[k] * Wd[k] * dz[k]
-    correct = den > 1e-16 * full
-    # mass points
+    if not den > 1e-16 * full:
+        den = 0.0
+    return o1, den
+
+
+@jit
+def _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r):
+    """r = D̄ᵀ (K_r d̄ + H) + Φ̄ᵀ L + E_cᵀ Gs (module docstring); returns ΔV."""
+    m = dz.shape[0]
+    tot = np.zeros(m)
+    dV = 0.0
+    for i in range(m):
+        acc0 = 0.0
+        acc1 = 0.0
+        for k in range(m):
+            acc0 += Kr[i, k] * d0[k]
+            acc1 += Kr[i, k] * d1[k]
+        tot[i] = 0.5 * (acc0 + acc1) + H[i]
+        dV += 0.5 * (d1[i] * acc1 - d0[i] * acc0)
+    for i in range(m):
+        acc = 0.0
+        for k in range(m):
+            acc += Dg[k, i] * tot[k]
+        r[i] = acc + Fg[0, i] * L[0] + Fg[1, i] * L[1] + Fg[2, i] * L[2]
+    for a in range(n):
+        for c in range(3):
+            r[6 * a + c] += Gs[c] / n
+    if den > 0.0:
+        corr = 0.0
+        for k in range(m):
+            acc = d1[k] - d0[k]
+            for i in range(m):
+                acc -= Dg[k, i] * dz[i]
+            corr += acc * tot[k]
+        for c in range(3):
+            acc = phi[c]
+            for i in range(m):
+                acc -= Fg[c, i] * dz[i]
+            corr += acc * L[c]
+        for i in range(m):
+            r[i] += yv[i] * corr / den
+    return dV
+
+
+@jit
+def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, Xc, v0, d0, Rs0, y0, o0, r):
+    """r (m,): the element's generalized force at the step increment dz (m,) (module
+    docstring) from the start state (u0 (1, m), R0 (1, n, 3, 3), the points' velocities
+    v0 (n_p, 3) and the ``_start`` quantities d0, Rs0, y0, o0 with Xc); returns (ΔV, ΔT).
+    Point by point: the reference for ``step_residual_moments``, which the kernel uses."""
+    n = X1.shape[1]
+    m = u0.shape[1]
+    d1 = np.zeros(m)
+    Rs1 = np.zeros((3, 3))
+    Dg = np.zeros((m, m))
+    Fg = np.zeros((3, m))
+    phi = np.zeros(3)
+    yv = np.zeros(m)
+    o1, den = _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv)
     Gs = np.zeros(3)
     L = np.zeros(3)
     H = np.zeros(m)
@@ -256,11 +358,7 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, 
     gw = np.zeros(3)
     wv = np.zeros(3)
     dT = 0.0
-    Xc = np.zeros(3)
-    for a in range(n):
-        for c in range(3):
-            Xc[c] += X1[0, a, c] / n
-    for j in range(n_p):
+    for j in range(mass.shape[0]):
         for c in range(3):
             acc = pos[j, c] - Xc[c]
             for k in range(m):
@@ -288,42 +386,159 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, v0, d0, Rs0, y0, o0, 
             wv[c] = Rs0[0, c] * gw[0] + Rs0[1, c] * gw[1] + Rs0[2, c] * gw[2]
         for k in range(m):
             H[k] += modes[j, 0, k] * wv[0] + modes[j, 1, k] * wv[1] + modes[j, 2, k] * wv[2]
-    # elastic: K_r d̄, and ΔV
-    tot = np.zeros(m)
-    dV = 0.0
-    for i in range(m):
-        acc0 = 0.0
-        acc1 = 0.0
-        for k in range(m):
-            acc0 += Kr[i, k] * d0[k]
-            acc1 += Kr[i, k] * d1[k]
-        tot[i] = 0.5 * (acc0 + acc1) + H[i]
-        dV += 0.5 * (d1[i] * acc1 - d0[i] * acc0)
-    # r = D̄ᵀ tot + Φ̄ᵀ L + E_cᵀ Gs
-    nd = 0.0
-    nphi = 0.0
-    for i in range(m):
-        acc = 0.0
-        for k in range(m):
-            acc += Dg[k, i] * tot[k]
-        r[i] = acc + Fg[0, i] * L[0] + Fg[1, i] * L[1] + Fg[2, i] * L[2]
-    for a in range(n):
-        for c in range(3):
-            r[6 * a + c] += Gs[c] / n
-    if correct:
-        for k in range(m):
-            acc = d1[k] - d0[k]
-            for i in range(m):
-                acc -= Dg[k, i] * dz[i]
-            nd += acc * tot[k]
-        for c in range(3):
-            acc = phi[c]
-            for i in range(m):
-                acc -= Fg[c, i] * dz[i]
-            nphi += acc * L[c]
-        for i in range(m):
-            r[i] += yv[i] * (nd + nphi) / den
+    dV = _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
     return dV, dT
+
+
+@jit
+def _bilinear(I0, I1, I2, da, db, Q):
+    """Q[p, q] = Σ m_j (Ŷ_j + Φ_j da)_p (Ŷ_j + Φ_j db)_q from the mass moments."""
+    m = da.shape[0]
+    for p in range(3):
+        for q in range(3):
+            acc = I0[p, q]
+            for k in range(m):
+                acc += I1[p, q, k] * db[k] + I1[q, p, k] * da[k]
+                s = 0.0
+                for l in range(m):
+                    s += I2[p, k, q, l] * db[l]
+                acc += da[k] * s
+            Q[p, q] = acc
+
+
+@jit
+def _phi_weighted(I1, I2, A, d, out):
+    """out[k] = Σ_j m_j (Φ_jᵀ A (Ŷ_j + Φ_j d))_k from the mass moments (A (3, 3))."""
+    m = d.shape[0]
+    for k in range(m):
+        acc = 0.0
+        for p in range(3):
+            for q in range(3):
+                s = I1[q, p, k]
+                for l in range(m):
+                    s += I2[p, k, q, l] * d[l]
+                acc += A[p, q] * s
+        out[k] = acc
+
+
+@jit
+def _mat_vec_sum(R, S1, s0, d, out):
+    """out = R (s0 + S1 d) (3,): Σ m_j R y_j."""
+    m = d.shape[0]
+    tmp = np.zeros(3)
+    for p in range(3):
+        acc = s0[p]
+        for k in range(m):
+            acc += S1[p, k] * d[k]
+        tmp[p] = acc
+    for i in range(3):
+        out[i] = R[i, 0] * tmp[0] + R[i, 1] * tmp[1] + R[i, 2] * tmp[2]
+
+
+@jit
+def step_residual_moments(X1, u0, R0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, r):
+    """``step_residual`` from the points' mass moments (``point_moments``, the tuple of
+    ``_moments``) and their velocity moments P0, V, Vd (``_velocity_moments``): the same
+    sums in O(m²) operations; returns (ΔV, ΔT)."""
+    n = X1.shape[1]
+    m = u0.shape[1]
+    _, m_tot, s0, S1, I0, I1, I2 = moments
+    d1 = np.zeros(m)
+    Rs1 = np.zeros((3, 3))
+    Dg = np.zeros((m, m))
+    Fg = np.zeros((3, m))
+    phi = np.zeros(3)
+    yv = np.zeros(m)
+    o1, den = _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv)
+    do = np.zeros(3)
+    for i in range(3):
+        do[i] = o1[i] - o0[i]
+    a_sum = np.zeros(3)  # Σ m a_j, a_j = R_s0 y0_j
+    b_sum = np.zeros(3)  # Σ m b_j, b_j = R_s1 y1_j
+    _mat_vec_sum(Rs0, S1, s0, d0, a_sum)
+    _mat_vec_sum(Rs1, S1, s0, d1, b_sum)
+    c2 = 2.0 / (h * h)
+    Gs = np.zeros(3)
+    for i in range(3):
+        Gs[i] = c2 * (m_tot * do[i] + b_sum[i] - a_sum[i]) - (2.0 / h) * P0[i]
+    # Σ m a_j ⊗ b_j = R_s0 Q(d0, d1) R_s1ᵀ, Σ m a_j ⊗ v_j = R_s0 W(d0), Σ m b_j ⊗ v_j = R_s1 W(d1)
+    Q = np.zeros((3, 3))
+    _bilinear(I0, I1, I2, d0, d1, Q)
+    Cab = np.zeros((3, 3))
+    T1 = np.zeros((3, 3))
+    _mat3(Rs0, Q, T1)
+    for i in range(3):
+        for j in range(3):
+            Cab[i, j] = T1[i, 0] * Rs1[j, 0] + T1[i, 1] * Rs1[j, 1] + T1[i, 2] * Rs1[j, 2]
+    W0 = np.zeros((3, 3))
+    W1 = np.zeros((3, 3))
+    for p in range(3):
+        for l in range(3):
+            acc0 = V[p, l]
+            acc1 = V[p, l]
+            for k in range(m):
+                acc0 += Vd[p, k, l] * d0[k]
+                acc1 += Vd[p, k, l] * d1[k]
+            W0[p, l] = acc0
+            W1[p, l] = acc1
+    Ca = np.zeros((3, 3))
+    Cb = np.zeros((3, 3))
+    _mat3(Rs0, W0, Ca)
+    _mat3(Rs1, W1, Cb)
+    # L = (1/h²)[(Σ m (a + b)) × Δo + 2 Σ m a × b] − (1/h) Σ m (a + b) × v0
+    L = np.zeros(3)
+    ab = np.zeros(3)
+    for i in range(3):
+        ab[i] = a_sum[i] + b_sum[i]
+    L[0] = (ab[1] * do[2] - ab[2] * do[1]) / (h * h)
+    L[1] = (ab[2] * do[0] - ab[0] * do[2]) / (h * h)
+    L[2] = (ab[0] * do[1] - ab[1] * do[0]) / (h * h)
+    L[0] += c2 * (Cab[1, 2] - Cab[2, 1]) - ((Ca[1, 2] - Ca[2, 1]) + (Cb[1, 2] - Cb[2, 1])) / h
+    L[1] += c2 * (Cab[2, 0] - Cab[0, 2]) - ((Ca[2, 0] - Ca[0, 2]) + (Cb[2, 0] - Cb[0, 2])) / h
+    L[2] += c2 * (Cab[0, 1] - Cab[1, 0]) - ((Ca[0, 1] - Ca[1, 0]) + (Cb[0, 1] - Cb[1, 0])) / h
+    # H = Σ Φ_jᵀ Wm g_j, Wm = R_s0ᵀ (I − φ̂/2)
+    Wm = np.zeros((3, 3))
+    Hm = np.zeros((3, 3))  # (I − φ̂/2)
+    for i in range(3):
+        Hm[i, i] = 1.0
+    Hm[0, 1], Hm[0, 2] = 0.5 * phi[2], -0.5 * phi[1]
+    Hm[1, 0], Hm[1, 2] = -0.5 * phi[2], 0.5 * phi[0]
+    Hm[2, 0], Hm[2, 1] = 0.5 * phi[1], -0.5 * phi[0]
+    Rt = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            Rt[i, j] = Rs0[j, i]
+    _mat3(Rt, Hm, Wm)
+    A1 = np.zeros((3, 3))
+    A0 = np.zeros((3, 3))
+    _mat3(Wm, Rs1, A1)
+    _mat3(Wm, Rs0, A0)
+    H = np.zeros(m)
+    H1 = np.zeros(m)
+    H0 = np.zeros(m)
+    _phi_weighted(I1, I2, A1, d1, H1)
+    _phi_weighted(I1, I2, A0, d0, H0)
+    wdo = np.zeros(3)
+    for p in range(3):
+        wdo[p] = Wm[p, 0] * do[0] + Wm[p, 1] * do[1] + Wm[p, 2] * do[2]
+    for k in range(m):
+        acc = S1[0, k] * wdo[0] + S1[1, k] * wdo[1] + S1[2, k] * wdo[2] + H1[k] - H0[k]
+        vterm = 0.0
+        for p in range(3):
+            for l in range(3):
+                vterm += Wm[p, l] * Vd[p, k, l]
+        H[k] = c2 * acc - (2.0 / h) * vterm
+    dV = _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
+    # ΔT = Σ g_j·Δx_j = (2/h²) Σ m |Δx_j|² − (2/h) Σ m v_j·Δx_j
+    Q11 = np.zeros((3, 3))
+    Q00 = np.zeros((3, 3))
+    _bilinear(I0, I1, I2, d1, d1, Q11)
+    _bilinear(I0, I1, I2, d0, d0, Q00)
+    sq = m_tot * (do[0] ** 2 + do[1] ** 2 + do[2] ** 2)
+    sq += 2.0 * (do[0] * (b_sum[0] - a_sum[0]) + do[1] * (b_sum[1] - a_sum[1]) + do[2] * (b_sum[2] - a_sum[2]))
+    sq += Q11[0, 0] + Q11[1, 1] + Q11[2, 2] + Q00[0, 0] + Q00[1, 1] + Q00[2, 2] - 2.0 * (Cab[0, 0] + Cab[1, 1] + Cab[2, 2])
+    pv = P0[0] * do[0] + P0[1] * do[1] + P0[2] * do[2] + (Cb[0, 0] + Cb[1, 1] + Cb[2, 2]) - (Ca[0, 0] + Ca[1, 1] + Ca[2, 2])
+    return dV, c2 * sq - (2.0 / h) * pv
 
 
 @jit
@@ -335,43 +550,38 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
     (n_el, n_p, 3) the points' velocities at the start of the step."""
     n_el, n = X.shape[0], X.shape[1]
     m = u0.shape[1]
+    P0 = np.zeros(3)
+    V = np.zeros((3, 3))
+    Vd = np.zeros((3, m, 3))
+    rp = np.zeros(m)
+    rm = np.zeros(m)
     for e in range(n_el):
         Kr = p[e, : m * m].reshape((m, m))
         mass, pos, modes = _points(p[e], m)
+        moments = _moments(p[e], m)
+        _velocity_moments(mass, pos, modes, moments[0], v0[e], P0, V, Vd)
         X1 = X[e: e + 1]
         ue0 = u0[e: e + 1].copy()
         Re0 = R0[e: e + 1].copy()
         d0 = np.zeros(m)
         Rs0 = np.zeros((3, 3))
-        y0 = np.zeros((mass.shape[0], 3))
-        o0 = _start(X1, ue0, Re0, mass, pos, modes, d0, Rs0, y0)
+        Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
+        o0, w = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
         dz = np.zeros(m)
         for i in range(m):
             dz[i] = u1[e, i] - u0[e, i]
         for a in range(n):
             for c in range(3):
                 dz[6 * a + 3 + c] = psi[e, a, c]
-        ve = v0[e]
-        step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, ve, d0, Rs0, y0, o0, f[e])
-        ell = 0.0
-        xc = np.zeros(3)
-        for a in range(n):
-            for c in range(3):
-                xc[c] += X1[0, a, c] / n
-        for a in range(n):
-            for c in range(3):
-                ell += (X1[0, a, c] - xc[c]) ** 2 / n
-        ell = math.sqrt(ell) if ell > 0.0 else 1.0
-        rp = np.zeros(m)
-        rm = np.zeros(m)
+        step_residual_moments(X1, ue0, Re0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, f[e])
+        ell = math.sqrt(w)  # the interface's RMS radius (1 for a single node)
         for j in range(m):
-            rot = j < 6 * n and (j % 6) >= 3
-            step = 1e-6 if rot else 1e-6 * ell
+            step = 1e-6 if (j < 6 * n and (j % 6) >= 3) else 1e-6 * ell
             keep = dz[j]
             dz[j] = keep + step
-            step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, ve, d0, Rs0, y0, o0, rp)
+            step_residual_moments(X1, ue0, Re0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, rp)
             dz[j] = keep - step
-            step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, ve, d0, Rs0, y0, o0, rm)
+            step_residual_moments(X1, ue0, Re0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, rm)
             dz[j] = keep
             for i in range(m):
                 K[e, i, j] = (rp[i] - rm[i]) / (2.0 * step)
@@ -382,7 +592,7 @@ def point_state(X, u, R, p, v, xs, vs):
     """Positions xs and velocities vs (n_el, n_p, 3) of the mass points at the
     configuration (u, R) for the element velocities v (n_el, m): translational velocities,
     spatial angular velocities on the rotational slots, modal rates (the exact velocity
-    map ẋ_j = ȯ + ω_s × R_s y_j + R_s Φ_j ḋ)."""
+    map ẋ_j = ȯ + ω_s × R_s y_j + R_s Φ_j ḋ, y_j = X_j − X_c + Φ_j d)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
     Dg = np.zeros((m, m))
@@ -392,12 +602,12 @@ def point_state(X, u, R, p, v, xs, vs):
     dd = np.zeros(m)
     ws = np.zeros(3)
     vo = np.zeros(3)
-    Xc = np.zeros(3)
     y = np.zeros(3)
     c = np.zeros(3)
     dy = np.zeros(3)
     for e in range(n_el):
         mass, pos, modes = _points(p[e], m)
+        Xc = _moments(p[e], m)[0]
         o, _ = frame_maps(X[e: e + 1], u[e: e + 1].copy(), R[e: e + 1].copy(), Dg, Fg, d, Rs)
         for i in range(m):
             acc = 0.0
@@ -407,12 +617,10 @@ def point_state(X, u, R, p, v, xs, vs):
         for i in range(3):
             ws[i] = 0.0
             vo[i] = 0.0
-            Xc[i] = 0.0
             for k in range(m):
                 ws[i] += Fg[i, k] * v[e, k]
             for a in range(n):
                 vo[i] += v[e, 6 * a + i] / n
-                Xc[i] += X[e, a, i] / n
         for j in range(mass.shape[0]):
             for i in range(3):
                 acc = pos[j, i] - Xc[i]
@@ -442,4 +650,5 @@ def point_masses(p_row, m):
     return np.array(_points(np.ascontiguousarray(p_row, dtype=np.float64), int(m))[0])
 
 
-__all__ = ["midpoint_step", "point_state", "step_residual", "frame_maps", "n_points", "point_masses"]
+__all__ = ["midpoint_step", "point_state", "step_residual", "step_residual_moments", "point_moments", "frame_maps",
+           "n_points", "point_masses"]

@@ -224,7 +224,8 @@ class Model:
         self.mesh.add_cells(name, spec.cell_type, conn.reshape(1, -1))
         self.superelements[name] = data
         return self.add_part(name, spec.name, name, values={"reduced": {"K": data.K, "M": data.M, "G": data.G,
-                                                                             "points": data.points}})
+                                                                             "points": data.points,
+                                                                             "positions": data.positions}})
 
     def add_marker(self, name: str, node: NodeSelector) -> str:
         """A named point (one node) to attach loads and joints to; returns ``name``."""

@@ -21,6 +21,7 @@ from femb.assembly.element_loop import material_stiffness
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
+from femb.model.loads import Gravity
 from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
@@ -217,6 +218,10 @@ class DynamicProblem(ProblemSetup):
         # (femb.solvers.dynamics.point_inertia), not part of the nodal mass matrices
         self.point_inertia = PointInertia(t, self.assembler.loop)
         points = set(self.point_inertia.blocks)
+        if points and any(isinstance(load, Gravity) for load, _ in self.loads._vectors):
+            raise InputError("gravity on a model with superelements is not supported by solve_dynamic yet (the weight of "
+                             "a reduced body turns into its modal coordinates as it rotates); superelement part(s) "
+                             + ", ".join(map(repr, self.point_inertia.parts())), "gravity")
         bad = [name for name in bad if name not in {t.blocks[i].part for i in points}]
         if bad:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
