@@ -35,6 +35,7 @@ Timing: wall time of model set-up + analysis inside each process (femb after a w
 run that compiles its kernels; the peer's subprocess start-up excluded); repeats
 interleaved, median of --repeat, with the 1-minute load average.
 Usage: python benchmarks/shell_dynamics_opensees.py [--repeat 3] [--nx 16 --ny 2] [--dt 0.05]
+       [--ref-factor 8] [--systems ProfileSPD UmfPack] [--json FILE]
 """
 import argparse
 import dataclasses
@@ -123,6 +124,7 @@ def main(argv=None):
     parser.add_argument("--dt", type=float, default=0.05)
     parser.add_argument("--force", type=float, default=0.5)
     parser.add_argument("--ref-factor", type=int, default=8, help="reference step = dt / this")
+    parser.add_argument("--systems", nargs="+", default=["ProfileSPD", "UmfPack"], help="the peer's linear systems")
     parser.add_argument("--json", default=None, help="also write the rows to this file")
     args = parser.parse_args(argv)
     env = opensees_env()
@@ -130,7 +132,7 @@ def main(argv=None):
     run_femb(nx, ny, force, dt)  # warm-up: kernel compilation
     ref = run_femb(nx, ny, force, dt / args.ref_factor)
     peer_ref = run_peer(nx, ny, force, dt / args.ref_factor, "UmfPack", env)
-    systems = ("ProfileSPD", "UmfPack")
+    systems = tuple(args.systems)
     samples = {"femb": []} | {s: [] for s in systems}
     loads = []
     for _ in range(args.repeat):  # interleaved
