@@ -1,7 +1,8 @@
 """Energy-conserving mid-point force of the spatial beams (beam3d, beam3d_timoshenko): a
 discrete gradient on rotation-invariant deformation measures, the algorithmic force of a
 step whose rotational unknowns are the Cayley vectors of the nodal rotation increments,
-and its exact Newton matrix. See ``midpoint_force_oriented`` and docs/dynamics.md."""
+and its exact Newton matrix. See ``midpoint_force_oriented`` and docs/dynamics.md; the algebra
+common with the shells' kernel is in ``midpoint_invariants``."""
 import math
 
 import numpy as np
@@ -12,6 +13,16 @@ from femb.core.rotations import cayley_spin_jacobian
 
 from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
 from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, offset_scratch
+from .midpoint_invariants import (
+    add_cayley_curvature,
+    add_correction_tangent,
+    add_mean_motion,
+    add_spin_jacobian_derivative,
+    cayley_of,
+    discrete_gradient,
+    project,
+    rotation_columns,
+)
 
 
 @jit
@@ -36,11 +47,11 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, ow, qv, rho, G, S, si
 def _mid_scratch(n_p):
     """Work arrays of the invariant energy (``_invariant_energy``) of one element:
     Xt (1, 2, 3), ut (1, 12), Rt (1, 2, 3, 3), pt (1, n_p), Kd (12, 12), C, T3 (3, 3),
-    vec (4, 3), for its Hessian A (6, 13), HW (6, 6), HA (6, 13), and the eccentric-section
-    work arrays (``offset_scratch``)."""
+    vec (4, 3), for its Hessian A (6, 13), HW (6, 6), HA (6, 13), mv (9,), and the
+    eccentric-section work arrays (``offset_scratch``)."""
     return (np.empty((1, 2, 3)), np.empty((1, 12)), np.empty((1, 2, 3, 3)), np.empty((1, n_p)),
             np.empty((12, 12)), np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3)),
-            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), offset_scratch())
+            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), np.empty(9), offset_scratch())
 
 
 @jit
@@ -71,12 +82,9 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     pt (1, n_p) hold the element's reference positions and properties; R0 is its reference
     triad (filled by the call).
     """
-    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA, ow = mw
+    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA, mvw, ow = mw
     cv, fy, m, mu = vec[0], vec[1], vec[2], vec[3]
-    tau = 1.0 + pi[3] + pi[7] + pi[11]
-    cv[0] = 2.0 * (pi[3 + 7] - pi[3 + 5]) / tau
-    cv[1] = 2.0 * (pi[3 + 2] - pi[3 + 6]) / tau
-    cv[2] = 2.0 * (pi[3 + 3] - pi[3 + 1]) / tau
+    tau = cayley_of(pi, 3, cv)
     e0 = np.int64(0)  # not a literal: one compiled specialization of the callees
     _reference_triad(Xt, pt, e0, R0)
     _cayley_matrix(cv, C)
@@ -148,15 +156,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
                     a2 = C[0, 2] * HW[3, col] + C[1, 2] * HW[4, col] + C[2, 2] * HW[5, col]
                     HW[3, col], HW[4, col], HW[5, col] = a0, a1, a2
     # + ∂(T(c)ᵀ m)/∂c at fixed m = (½ m̂ − ½ μ cᵀ)/den
-    for i in range(3):
-        for j in range(3):
-            HW[3 + i, 3 + j] -= 0.5 * mu[i] * cv[j] / den
-    HW[3, 4] -= 0.5 * m[2] / den
-    HW[4, 3] += 0.5 * m[2] / den
-    HW[3, 5] += 0.5 * m[1] / den
-    HW[5, 3] -= 0.5 * m[1] / den
-    HW[4, 5] -= 0.5 * m[0] / den
-    HW[5, 4] += 0.5 * m[0] / den
+    add_spin_jacobian_derivative(cv, mu, m[0], m[1], m[2], 3, HW)
     # A = ∂(ξ, c)/∂π: ξ rows over (y, λ), c rows over P
     for i in range(6):
         for j in range(13):
@@ -198,18 +198,8 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         Hpi[j, 12] += c
         Hpi[12, j] += c
     Hpi[12, 12] -= yf / (4.0 * pi[12] * sl)
-    # + μ·∇²c (over P): −(2/τ²)[(μ·v_a) δ_b + (μ·v_b) δ_a] + 2 (μ·c)/τ² δ_a δ_b, δ_a = ∂τ/∂P_a
-    for a in (0, 4, 8):
-        for b in (0, 4, 8):
-            Hpi[3 + a, 3 + b] += 2.0 * cm / tau
-        for bb in range(9):
-            i = bb // 3
-            j = bb - 3 * i
-            if i != j:
-                k = 3 - i - j
-                mv = -(i - k) * (j - k) * (j - i) * 0.5 * mu[k]  # μ·∂v/∂P_ij
-                Hpi[3 + a, 3 + bb] -= 2.0 * mv / (tau * tau)
-                Hpi[3 + bb, 3 + a] -= 2.0 * mv / (tau * tau)
+    # + μ·∇²c (over P)
+    add_cayley_curvature(pi, 3, cv, mu, mvw, Hpi)
     return Ve
 
 
@@ -349,7 +339,6 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             for k in range(3):
                 dq[6 * a + k] = u1[e, 6 * a + k] - u0[e, 6 * a + k]
                 dq[6 * a + 3 + k] = psi[e, a, k]
-        den = 0.0
         for k in range(13):
             acc = 0.0
             for r in range(12):
@@ -358,26 +347,13 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             pip[k] = pia[k] + acc
             pim[k] = pia[k] + 0.5 * acc
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
-            den += wt[k] * dpi[k] * dpi[k]
         V0 = _invariant_energy(pia, orders[0], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gb,
                                Hpi)
         V1 = _invariant_energy(pip, orders[1], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g1,
                                Hpi)
         _invariant_energy(pim, orders[2], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gm, Hpi)
-        num = V1 - V0
-        for k in range(13):
-            num -= gm[k] * dpi[k]
-        # regularized quotient: exact energy to a relative (ε/|Δπ|)² where the mismatch is
-        # far above round-off, and no amplification of rounding where Δπ → 0
-        sden = den + (1e-7 * l0) ** 2
-        cc = num / sden if den > 0.0 else 0.0
-        for k in range(13):
-            gb[k] = gm[k] + cc * wt[k] * dpi[k]
-        for r in range(12):
-            acc = 0.0
-            for k in range(13):
-                acc += Bm[k, r] * gb[k]
-            f[e, r] = acc
+        cc, sden, den = discrete_gradient(V1 - V0, gm, dpi, wt, (1e-7 * l0) ** 2, gb)
+        project(Bm, gb, f[e])
         # ------------------------------------------------------------ Newton matrix
         # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,
         #     δd̄ = ½ w × d_{n+1}, w_a = T(ψ_a) δψ_a
@@ -386,94 +362,15 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
         for r in range(12):
             for s in range(12):
                 HB[r, s] = 0.0  # derivative over (δx1, w1, δx2, w2)
-        # f_x2 = −f_x1 = Q̄1 g_y: δ = ½ w1 × v1, v1 = Q1_{n+1} g_y
-        for i in range(3):
-            v1[i] = Q1b[i, 0] * gb[0] + Q1b[i, 1] * gb[1] + Q1b[i, 2] * gb[2]
-            fx[i] = Q1m[i, 0] * gb[0] + Q1m[i, 1] * gb[1] + Q1m[i, 2] * gb[2]
-        for k in range(3):
-            dv[0] = 0.5 * ((v1[2] if k == 1 else 0.0) - (v1[1] if k == 2 else 0.0))  # ½ e_k × v1
-            dv[1] = 0.5 * ((v1[0] if k == 2 else 0.0) - (v1[2] if k == 0 else 0.0))
-            dv[2] = 0.5 * ((v1[1] if k == 0 else 0.0) - (v1[0] if k == 1 else 0.0))
-            for i in range(3):
-                HB[6 + i, 3 + k] += dv[i]
-                HB[i, 3 + k] -= dv[i]
-            # f_w1 = f_x2 × x̄21 + Z, f_w2 = −Z, Z = Σ g_P,ij d̄1_i × d̄2_j: δf_x2 × x̄21 first
-            HB[3 + 0, 3 + k] += dv[1] * xm[2] - dv[2] * xm[1]
-            HB[3 + 1, 3 + k] += dv[2] * xm[0] - dv[0] * xm[2]
-            HB[3 + 2, 3 + k] += dv[0] * xm[1] - dv[1] * xm[0]
-        # f_x2 × δx̄21, δx̄21 = ½ (δx2 − δx1)
-        for k in range(3):
-            e0 = 1.0 if k == 0 else 0.0
-            e1 = 1.0 if k == 1 else 0.0
-            e2 = 1.0 if k == 2 else 0.0
-            c0 = 0.5 * (fx[1] * e2 - fx[2] * e1)
-            c1 = 0.5 * (fx[2] * e0 - fx[0] * e2)
-            c2 = 0.5 * (fx[0] * e1 - fx[1] * e0)
-            HB[3, 6 + k] += c0
-            HB[4, 6 + k] += c1
-            HB[5, 6 + k] += c2
-            HB[3, k] -= c0
-            HB[4, k] -= c1
-            HB[5, k] -= c2
+        # chord force f_x2 = −f_x1 = Q̄1 g_y and the moments of g_P
+        add_mean_motion(Q1b, Q1m, Q2b, Q2m, xm, gb, 0, 1, v1, fx, dv, HB)
         # λ part 2 g_λ x̄21 on x2 (opposite on x1), δx̄21 = ½ δΔx21
         for i in range(3):
             HB[6 + i, 6 + i] += gb[12]
             HB[6 + i, i] -= gb[12]
             HB[i, 6 + i] -= gb[12]
             HB[i, i] += gb[12]
-        # δZ: (½ w1 × a) × b = ½ [a (b·w1) − w1 (a·b)], a × (½ w2 × b) = ½ [w2 (a·b) − b (a·w2)]
-        for i in range(3):
-            for j in range(3):
-                gij = gb[3 + 3 * i + j]
-                ab1 = 0.0
-                ab2 = 0.0
-                for k in range(3):
-                    ab1 += Q1b[k, i] * Q2m[k, j]
-                    ab2 += Q1m[k, i] * Q2b[k, j]
-                for r in range(3):
-                    for k in range(3):
-                        dz1 = 0.5 * gij * (Q1b[r, i] * Q2m[k, j] - (ab1 if r == k else 0.0))
-                        dz2 = 0.5 * gij * ((ab2 if r == k else 0.0) - Q2b[r, j] * Q1m[k, i])
-                        HB[3 + r, 3 + k] += dz1
-                        HB[3 + r, 9 + k] += dz2
-                        HB[9 + r, 3 + k] -= dz1
-                        HB[9 + r, 9 + k] -= dz2
         # (ii) ∂ḡ/∂Δq = ∇²Ṽ(π̄) ½ B(q_{n+1}) (the exact invariant Hessian, Hpi)
         _invariant_variation(Q1b, Q2b, xb, B1)
-        # HB += Bmᵀ Hpi ½ B1
-        for r in range(13):
-            for s in range(12):
-                acc = 0.0
-                for k in range(13):
-                    acc += Hpi[r, k] * B1[k, s]
-                Kp[r, s] = 0.5 * acc
-        # derivative of the correction c M Δπ: ∂c = (∂num − 2c (MΔπ)·∂Δπ)/(Δπ·MΔπ + ε²),
-        # ∂num = (∇Ṽ(π_{n+1}) − ḡ_b − ½ ∇²Ṽ Δπ)·∂π_{n+1}, ∂Δπ = ∂π_{n+1} = B(q_{n+1})
-        if den > 0.0:
-            for k in range(13):
-                acc = 0.0
-                for m in range(13):
-                    acc += Hpi[m, k] * dpi[m]
-                zc[k] = (g1[k] - gm[k] - 0.5 * acc - 2.0 * cc * wt[k] * dpi[k]) / sden
-            for s in range(12):
-                acc = 0.0
-                for k in range(13):
-                    acc += zc[k] * B1[k, s]
-                for r in range(13):
-                    Kp[r, s] += wt[r] * dpi[r] * acc + cc * wt[r] * B1[r, s]
-        for r in range(12):
-            for s in range(12):
-                acc = 0.0
-                for k in range(13):
-                    acc += Bm[k, r] * Kp[k, s]
-                HB[r, s] += acc
-        # columns of rotations: δw_a = T(ψ_a) δψ_a
-        for r in range(12):
-            for a in range(2):
-                for k in range(3):
-                    K[e, r, 6 * a + k] = HB[r, 6 * a + k]
-                for k in range(3):
-                    acc = 0.0
-                    for m in range(3):
-                        acc += HB[r, 6 * a + 3 + m] * Tp[a, m, k]
-                    K[e, r, 6 * a + 3 + k] = acc
+        add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, HB)
+        rotation_columns(HB, Tp, K[e])

@@ -39,12 +39,25 @@ times T(ψ_a) (w_a = T(ψ_a) δψ_a).
 
 The element module's ``midpoint_force`` calls ``prepare`` (invariants, copies), its own
 strain_energy/internal_force/tangent kernels on the copies (whole batch at once), then
-``finish``.
+``finish``. The algebra common with beam3d's kernel (c(P), the discrete gradient, the
+Newton matrix terms) is in ``midpoint_invariants``.
 """
 import numpy as np
 
 from femb.core import jit
 from femb.core.rotations import cayley, cayley_spin_jacobian
+
+from .midpoint_invariants import (
+    add_cayley_curvature,
+    add_correction_tangent,
+    add_mean_motion,
+    add_spin_jacobian_derivative,
+    cayley_derivative,
+    cayley_of,
+    discrete_gradient,
+    project,
+    rotation_columns,
+)
 
 
 @jit
@@ -108,33 +121,6 @@ def variation(Q, r, B):
                 cz = Q[0, 0, i] * Q[a, 1, j] - Q[0, 1, i] * Q[a, 0, j]
                 B[row, 3], B[row, 4], B[row, 5] = cx, cy, cz
                 B[row, 6 * a + 3], B[row, 6 * a + 4], B[row, 6 * a + 5] = -cx, -cy, -cz
-
-
-@jit
-def cayley_of(pi, b, c):
-    """c (3,) = 2 vee(P − Pᵀ)/(1 + tr P) of the 3×3 block P = pi[b:b+9] (row-major);
-    returns τ = 1 + tr P."""
-    tau = 1.0 + pi[b] + pi[b + 4] + pi[b + 8]
-    c[0] = 2.0 * (pi[b + 7] - pi[b + 5]) / tau
-    c[1] = 2.0 * (pi[b + 2] - pi[b + 6]) / tau
-    c[2] = 2.0 * (pi[b + 3] - pi[b + 1]) / tau
-    return tau
-
-
-@jit
-def cayley_derivative(c, tau, A):
-    """A (3, 9) = ∂c/∂P (P row-major) of c = 2 v/τ, v = vee(P − Pᵀ), τ = 1 + tr P."""
-    for k in range(3):
-        for q in range(9):
-            A[k, q] = 0.0
-        for q in (0, 4, 8):
-            A[k, q] = -c[k] / tau
-    A[0, 7] += 2.0 / tau
-    A[0, 5] -= 2.0 / tau
-    A[1, 2] += 2.0 / tau
-    A[1, 6] -= 2.0 / tau
-    A[2, 3] += 2.0 / tau
-    A[2, 1] -= 2.0 / tau
 
 
 @jit
@@ -256,18 +242,7 @@ def hessian(pi, fc, Kc, c, T, A, mu, HW, AA, HA, mv, Hpi):
                     HW[6 * a + 3 + i, 6 * bb + 3 + j] = s3
         # ∂(T(c)ᵀ m)/∂c at fixed m
         ra = 6 * (a + 1)
-        m0, m1, m2 = fc[ra + 3], fc[ra + 4], fc[ra + 5]
-        den = 1.0 + 0.25 * (c[a, 0] * c[a, 0] + c[a, 1] * c[a, 1] + c[a, 2] * c[a, 2])
-        o = 6 * a + 3
-        for i in range(3):
-            for j in range(3):
-                HW[o + i, o + j] -= 0.5 * mu[a, i] * c[a, j] / den
-        HW[o + 0, o + 1] -= 0.5 * m2 / den
-        HW[o + 1, o + 0] += 0.5 * m2 / den
-        HW[o + 0, o + 2] += 0.5 * m1 / den
-        HW[o + 2, o + 0] -= 0.5 * m1 / den
-        HW[o + 1, o + 2] -= 0.5 * m0 / den
-        HW[o + 2, o + 1] += 0.5 * m0 / den
+        add_spin_jacobian_derivative(c[a], mu[a], fc[ra + 3], fc[ra + 4], fc[ra + 5], 6 * a + 3, HW)
     for i in range(nw):
         for j in range(npi):
             AA[i, j] = 0.0
@@ -288,24 +263,9 @@ def hessian(pi, fc, Kc, c, T, A, mu, HW, AA, HA, mv, Hpi):
             for k in range(nw):
                 acc += AA[k, i] * HA[k, j]
             Hpi[i, j] = acc
-    # + μ·∇²c: −(2/τ²)[(μ·∂v/∂P_p) δ_q + (μ·∂v/∂P_q) δ_p] + 2 (μ·c) δ_p δ_q/τ², δ = ∂τ/∂P
-    for q in range(9):
-        mv[q] = 0.0
+    # + μ·∇²c
     for a in range(na):
-        b = 12 * a
-        tau = 1.0 + pi[b + 3] + pi[b + 7] + pi[b + 11]
-        mu0, mu1, mu2 = mu[a, 0], mu[a, 1], mu[a, 2]
-        mv[7], mv[5] = mu0, -mu0
-        mv[2], mv[6] = mu1, -mu1
-        mv[3], mv[1] = mu2, -mu2
-        mc = mu0 * c[a, 0] + mu1 * c[a, 1] + mu2 * c[a, 2]
-        for p in (0, 4, 8):
-            for q in (0, 4, 8):
-                Hpi[b + 3 + p, b + 3 + q] += 2.0 * mc / (tau * tau)
-            for q in range(9):
-                Hpi[b + 3 + p, b + 3 + q] -= 2.0 * mv[q] / (tau * tau)
-                Hpi[b + 3 + q, b + 3 + p] -= 2.0 * mv[q] / (tau * tau)
-        mv[7], mv[5], mv[2], mv[6], mv[3], mv[1] = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        add_cayley_curvature(pi, 12 * a + 3, c[a], mu[a], mv, Hpi)
 
 
 @jit
@@ -338,20 +298,8 @@ def finish(X, R0, R1, u0, u1, psi, ws, f, K):
         gradient(zc, fB[e], g1, c, T, A, mu)
         gradient(pim, fM[e], gm, c, T, A, mu)
         hessian(pim, fM[e], KM[e], c, T, A, mu, HW, AA, HA, mv, Hpi)
-        num = eB[e] - eA[e]
-        den = 0.0
-        for q in range(npi):
-            num -= gm[q] * dpi[e, q]
-            den += wt[e, q] * dpi[e, q] * dpi[e, q]
-        sden = den + 1e-14 * L2
-        cc = num / sden if den > 0.0 else 0.0
-        for q in range(npi):
-            gb[q] = gm[q] + cc * wt[e, q] * dpi[e, q]
-        for r in range(m):
-            acc = 0.0
-            for q in range(npi):
-                acc += Bm[e, q, r] * gb[q]
-            f[e, r] = acc
+        cc, sden, den = discrete_gradient(eB[e] - eA[e], gm, dpi[e], wt[e], 1e-14 * L2, gb)
+        project(Bm[e], gb, f[e])
         # ------------------------------------------------ Newton matrix over (δx, w) at n+1
         chords(X, u0, e, ra)
         chords(X, u1, e, rb)
@@ -365,84 +313,7 @@ def finish(X, R0, R1, u0, u1, psi, ws, f, K):
             for q in range(m):
                 HB[r, q] = 0.0
         for a in range(1, n):
-            b = 12 * (a - 1)
-            for i in range(3):
-                v[i] = R1[e, 0, i, 0] * gb[b] + R1[e, 0, i, 1] * gb[b + 1] + R1[e, 0, i, 2] * gb[b + 2]
-                s[i] = Qm[0, i, 0] * gb[b] + Qm[0, i, 1] * gb[b + 1] + Qm[0, i, 2] * gb[b + 2]
-            for k in range(3):
-                # δs_a = ½ w_1 × v_a (column k of w_1)
-                dv[0] = 0.5 * ((v[2] if k == 1 else 0.0) - (v[1] if k == 2 else 0.0))
-                dv[1] = 0.5 * ((v[0] if k == 2 else 0.0) - (v[2] if k == 0 else 0.0))
-                dv[2] = 0.5 * ((v[1] if k == 0 else 0.0) - (v[0] if k == 1 else 0.0))
-                for i in range(3):
-                    HB[6 * a + i, 3 + k] += dv[i]
-                    HB[i, 3 + k] -= dv[i]
-                # f_w1 ∋ s_a × r̄_a: δs_a × r̄_a
-                HB[3, 3 + k] += dv[1] * rm[a, 2] - dv[2] * rm[a, 1]
-                HB[4, 3 + k] += dv[2] * rm[a, 0] - dv[0] * rm[a, 2]
-                HB[5, 3 + k] += dv[0] * rm[a, 1] - dv[1] * rm[a, 0]
-                # s_a × δr̄_a, δr̄_a = ½ (δx_a − δx_1)
-                e0 = 1.0 if k == 0 else 0.0
-                e1 = 1.0 if k == 1 else 0.0
-                e2 = 1.0 if k == 2 else 0.0
-                c0 = 0.5 * (s[1] * e2 - s[2] * e1)
-                c1 = 0.5 * (s[2] * e0 - s[0] * e2)
-                c2 = 0.5 * (s[0] * e1 - s[1] * e0)
-                HB[3, 6 * a + k] += c0
-                HB[4, 6 * a + k] += c1
-                HB[5, 6 * a + k] += c2
-                HB[3, k] -= c0
-                HB[4, k] -= c1
-                HB[5, k] -= c2
-            # δZ_a, Z_a = Σ g_ij d̄1_i × d̄a_j: (½ w1 × p) × q = ½ [p (q·w1) − w1 (p·q)],
-            # p × (½ wa × q) = ½ [wa (p·q) − q (p·wa)]
-            for i in range(3):
-                for j in range(3):
-                    gij = gb[b + 3 + 3 * i + j]
-                    ab1 = 0.0
-                    ab2 = 0.0
-                    for k in range(3):
-                        ab1 += R1[e, 0, k, i] * Qm[a, k, j]
-                        ab2 += Qm[0, k, i] * R1[e, a, k, j]
-                    for r in range(3):
-                        for k in range(3):
-                            dz1 = 0.5 * gij * (R1[e, 0, r, i] * Qm[a, k, j] - (ab1 if r == k else 0.0))
-                            dz2 = 0.5 * gij * ((ab2 if r == k else 0.0) - R1[e, a, r, j] * Qm[0, k, i])
-                            HB[3 + r, 3 + k] += dz1
-                            HB[3 + r, 6 * a + 3 + k] += dz2
-                            HB[6 * a + 3 + r, 3 + k] -= dz1
-                            HB[6 * a + 3 + r, 6 * a + 3 + k] -= dz2
+            add_mean_motion(R1[e, 0], Qm[0], R1[e, a], Qm[a], rm[a], gb, 12 * (a - 1), a, v, s, dv, HB)
         # ∂ḡ/∂q_{n+1} = ½ ∇²Ṽ(π̄) B(q_{n+1}) + derivative of the correction
-        for r in range(npi):
-            for q in range(m):
-                acc = 0.0
-                for k in range(npi):
-                    acc += Hpi[r, k] * B1[e, k, q]
-                Kp[r, q] = 0.5 * acc
-        if den > 0.0:
-            for k in range(npi):
-                acc = 0.0
-                for q in range(npi):
-                    acc += Hpi[q, k] * dpi[e, q]
-                zc[k] = (g1[k] - gm[k] - 0.5 * acc - 2.0 * cc * wt[e, k] * dpi[e, k]) / sden
-            for q in range(m):
-                acc = 0.0
-                for k in range(npi):
-                    acc += zc[k] * B1[e, k, q]
-                for r in range(npi):
-                    Kp[r, q] += wt[e, r] * dpi[e, r] * acc + cc * wt[e, r] * B1[e, r, q]
-        for r in range(m):
-            for q in range(m):
-                acc = 0.0
-                for k in range(npi):
-                    acc += Bm[e, k, r] * Kp[k, q]
-                HB[r, q] += acc
-        for r in range(m):
-            for a in range(n):
-                for k in range(3):
-                    K[e, r, 6 * a + k] = HB[r, 6 * a + k]
-                for k in range(3):
-                    acc = 0.0
-                    for l in range(3):
-                        acc += HB[r, 6 * a + 3 + l] * Tp[a, l, k]
-                    K[e, r, 6 * a + 3 + k] = acc
+        add_correction_tangent(Hpi, B1[e], Bm[e], dpi[e], wt[e], g1, gm, cc, sden, den, Kp, zc, HB)
+        rotation_columns(HB, Tp, K[e])
