@@ -153,3 +153,60 @@ def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
         for j in range(M):
             Om[i, j] = Ai[i, 0] * C[0, j] + Ai[i, 1] * C[1, j] + Ai[i, 2] * C[2, j]
     deformation_jacobian(Y, Jinv, Om, Bt)
+
+
+@jit
+def reduced_energy(p_row, d, g, H, want_H):
+    """Strain energy V(d) of the reduced body for the deformational vector d (m,): ½ dᵀK_r d,
+    plus, when the property row holds the geometric tensor G (elements.superelement), the
+    cubic term of the quadratic (Green) strains ½ Σ_j d_j dᵀG_j d — the stress of each
+    coordinate working through the quadratic strain of the others, which stiffens a
+    pre-stressed (e.g. spinning) reduced body. Writes g = ∇V (m,) and, when ``want_H``,
+    H = ∇²V (m, m); returns V.
+
+    With Gd = Σ_j d_j G_j: ∂V/∂d_k = (K_r d)_k + (Gd d)_k + ½ dᵀG_k d and
+    ∂²V/∂d_k∂d_l = K_r,kl + Gd_kl + (G_k d)_l + (G_l d)_k."""
+    m = d.shape[0]
+    Kr = p_row[: m * m].reshape((m, m))
+    V = 0.0
+    for i in range(m):
+        acc = 0.0
+        for j in range(m):
+            acc += Kr[i, j] * d[j]
+        g[i] = acc
+        V += 0.5 * d[i] * acc
+    if want_H:
+        for i in range(m):
+            for j in range(m):
+                H[i, j] = Kr[i, j]
+    base = 2 * m * m
+    if p_row[base] == 0.0:
+        return V
+    G = p_row[base + 2: base + 2 + m * m * m].reshape((m, m, m))
+    Gd = np.zeros((m, m))
+    for j in range(m):
+        dj = d[j]
+        if dj != 0.0:
+            for a in range(m):
+                for b in range(m):
+                    Gd[a, b] += dj * G[j, a, b]
+    Gkd = np.zeros((m, m))  # (G_k d)_l
+    for k in range(m):
+        for l in range(m):
+            acc = 0.0
+            for b in range(m):
+                acc += G[k, l, b] * d[b]
+            Gkd[k, l] = acc
+    for k in range(m):
+        acc = 0.0
+        half = 0.0
+        for l in range(m):
+            acc += Gd[k, l] * d[l]
+            half += Gkd[k, l] * d[l]
+        g[k] += acc + 0.5 * half
+        V += 0.5 * d[k] * acc
+    if want_H:
+        for k in range(m):
+            for l in range(m):
+                H[k, l] += Gd[k, l] + Gkd[k, l] + Gkd[l, k]
+    return V
