@@ -83,7 +83,7 @@ from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_d
 
 from .base import ElementKernels, ElementSpec
 from .shell_eicr import force_turn, material_part
-from .superelement_frame import _frame_work, _spin, deformation, reduced_energy, shadow_frame
+from .superelement_frame import _frame_work, _spin, deformation, shadow_frame
 from .superelement_step import midpoint_step, point_moments, point_state
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
@@ -246,10 +246,14 @@ def _evaluate(X, u, R, p, f, K, want_K):
     s = np.zeros(3)
     Kt = np.zeros((m, m))
     colw = np.zeros(m)
-    Hd = np.zeros((m, m))
     for e in range(n_el):
+        Kr = p[e, : m * m].reshape((m, m))
         _, w = deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
-        reduced_energy(p[e], d, g, Hd, want_K)
+        for i in range(m):
+            acc = 0.0
+            for j in range(m):
+                acc += Kr[i, j] * d[j]
+            g[i] = acc
         for a in range(n):
             left_jacobian_inverse(th[a], Jinv[a])
         _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai)
@@ -265,7 +269,7 @@ def _evaluate(X, u, R, p, f, K, want_K):
                     Bf[i, j] = Bt[i, j]
             for j in range(M, m):
                 Bf[j, j] = 1.0
-            material_part(Hd, Bf, Kt, colw)
+            material_part(Kr, Bf, Kt, colw)
             _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt)
         _rotate_out(Rs, n, ft, Kt, f[e], K[e], want_K)
 
@@ -284,18 +288,20 @@ def tangent(X, u, R, p, f, K):
 
 @jit
 def strain_energy(X, u, R, p, e_out):
-    """Strain energy V(d) per element (n_el,): ½ dᵀ K_r d, plus the cubic term of G when
-    the row has it (elements.superelement_frame.reduced_energy)."""
+    """Strain energy ½ dᵀ K_r d per element (n_el,)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
     Xt, Y, Rb, Rs = _frame_work(n)
     th = np.zeros((n, 3))
     d = np.zeros(m)
-    g = np.zeros(m)
-    H = np.zeros((1, 1))
     for e in range(n_el):
+        Kr = p[e, : m * m].reshape((m, m))
         deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
-        e_out[e] = reduced_energy(p[e], d, g, H, False)
+        acc = 0.0
+        for i in range(m):
+            for j in range(m):
+                acc += d[i] * Kr[i, j] * d[j]
+        e_out[e] = 0.5 * acc
 
 
 @jit
