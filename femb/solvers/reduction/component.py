@@ -20,6 +20,7 @@ from femb.solvers.configuration import split_state
 from femb.solvers.problem import StaticProblem, full_matrix
 from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
+from femb.solvers.reduction.rigid_fields import unit_rigid_accelerations
 from femb.solvers.reduction.stress_modes import component_stress_modes
 
 
@@ -165,7 +166,7 @@ class ReducedComponent:
 
 def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "lumped",
                      dense_limit: int = DENSE_LIMIT, cache_dir: Optional[Union[str, Path]] = None,
-                     static_correction: bool = False) -> ReducedComponent:
+                     static_correction: bool = False, inertia_correction: bool = False) -> ReducedComponent:
     """Craig–Bampton reduction of ``model`` on the nodes ``interface`` (a node set name,
     marker, node index or indices) with ``n_modes`` fixed-interface modes.
 
@@ -179,6 +180,13 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     (its point, distributed and gravity loads at load factor 1, scaled plus constant), so
     their static response is reproduced exactly for any ``n_modes``; InputError when the
     component has no loads on interior DOFs.
+    ``inertia_correction``: append static-correction modes for the d'Alembert loads −M a of
+    the rigid motion of a body frame at the interface centroid (unit origin accelerations,
+    unit angular accelerations and the six centrifugal products ω_iω_j; femb.solvers.reduction.rigid_fields;
+    patterns the basis already represents are dropped), so the quasi-static deformation
+    of the body under any rigid acceleration and spin — e.g. the axial stretch of a
+    spinning blade, whose stress the geometric tensor G turns into centrifugal
+    stiffening — is reproduced exactly for any ``n_modes``.
     """
     where = f"interface {interface!r}"
     try:
@@ -210,5 +218,12 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
         interior[boundary] = False
         if not np.any(correction[interior]):
             raise InputError("static_correction needs loads on interior DOFs of the component (it has none)", model.name)
+    if inertia_correction:
+        points = np.zeros((model.mesh.n_nodes, t.dim))
+        points[:, : model.mesh.dim] = np.asarray(model.mesh.points)[:, : t.dim]
+        origin = points[nodes].mean(axis=0)
+        fields = [a for group in unit_rigid_accelerations(t, model.mesh, origin) for a in group]
+        loads = np.column_stack([-(M @ a[t.eq_var]) for a in fields])
+        correction = loads if correction is None else np.column_stack([correction, loads])
     basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction)
     return ReducedComponent(basis, prob, nodes, mass)

@@ -40,8 +40,7 @@ from femb.elements import MASS_KINDS
 from femb.solvers.configuration import split_state
 from femb.solvers.problem import linear_resultants
 from femb.solvers.reduction.component import ReducedComponent
-
-OMEGA_PRODUCTS_3D = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (2, 0))
+from femb.solvers.reduction.rigid_fields import OMEGA_PRODUCTS_3D, unit_rigid_accelerations
 
 
 @dataclass(frozen=True)
@@ -103,46 +102,6 @@ class ModalGeometricStiffness:
         return K
 
 
-def _unit_rigid_accelerations(rc: ReducedComponent, origin: np.ndarray) -> tuple:
-    """Rigid acceleration fields over the component's variables, each (n_var,), for unit
-    a_o (dim of them), unit α (3, or 1 in a planar model) and unit ω_iω_j products (6 or 1)."""
-    t = rc.table
-    dim = t.dim
-    mesh = rc.problem.model.mesh
-    lever = np.zeros((t.n_var, 3))  # r = X − o of each variable's node, in 3-D
-    lever[:, : mesh.dim] = mesh.points[t.var_node]
-    lever[:, :dim] -= origin
-    names = np.array(t.dof_names)[t.var_dof]
-    component = {"ux": 0, "uy": 1, "uz": 2}
-    trans = np.array([component.get(n, -1) for n in names])
-    spin = np.array([component.get("u" + n[1], -1) if n.startswith("r") else -1 for n in names])
-    rows = np.arange(t.n_var)
-
-    def field(vectors, spin_vector=None):
-        """The translational slots take their component of vectors (n_var, 3); rotational
-        slots their component of spin_vector (3,)."""
-        a = np.zeros(t.n_var)
-        moving = trans >= 0
-        a[moving] = vectors[rows[moving], trans[moving]]
-        if spin_vector is not None:
-            turning = spin >= 0
-            a[turning] = spin_vector[spin[turning]]
-        return a
-
-    e = np.eye(3)
-    linear = [field(np.broadcast_to(e[i], lever.shape)) for i in range(dim)]
-    axes = range(3) if dim == 3 else (2,)
-    angular = [field(np.cross(e[i], lever), e[i]) for i in axes]
-    pairs = OMEGA_PRODUCTS_3D if dim == 3 else ((2, 2),)
-    products = []
-    for i, j in pairs:  # ∂²/∂ω_i∂ω_j of ω × (ω × r) = ω (ω·r) − |ω|² r (symmetric pairs once)
-        if i == j:
-            products.append(field(np.outer(lever[:, i], e[i]) - lever))
-        else:
-            products.append(field(np.outer(lever[:, j], e[i]) + np.outer(lever[:, i], e[j])))
-    return linear, angular, products
-
-
 def _origin(rc: ReducedComponent, origin: Optional[ArrayLike]) -> np.ndarray:
     dim = rc.table.dim
     if origin is None:  # the centroid of the interface nodes
@@ -178,7 +137,7 @@ def inertial_unit_states(rc: ReducedComponent, origin: Optional[ArrayLike] = Non
                 out[k, t.eq_var] = full
         return out
 
-    return tuple(states(f) for f in _unit_rigid_accelerations(rc, _origin(rc, origin)))
+    return tuple(states(f) for f in unit_rigid_accelerations(rc.table, rc.problem.model.mesh, _origin(rc, origin)))
 
 
 def state_geometric_stiffness(rc: ReducedComponent, u: np.ndarray) -> np.ndarray:
