@@ -143,3 +143,14 @@ def test_superelement_dynamics_refuses_gravity_and_the_alpha_schemes_by_part():
     model.gravity((0.0, 0.0, -9.81))
     with pytest.raises(InputError, match="'se'"):
         femb.solve_dynamic(model, 1e-3, 2e-3)
+
+
+def test_dynamics_refuses_a_superelement_without_mass_points_by_part():
+    """Reduced data without a mass distribution (e.g. matrix files) integrate nowhere:
+    solve_dynamic names the part instead of running without inertia."""
+    rc = reduced(1)
+    data = rc.superelement()
+    bare = femb.SuperelementData(data.K, data.M, data.positions, data.frequencies, "matrix files")
+    model = free_body(bare)
+    with pytest.raises(InputError, match="'se'.*mass points"):
+        femb.solve_dynamic(model, 1e-3, 2e-3)
