@@ -4,10 +4,10 @@ from pathlib import Path
 import numpy as np
 
 from femb import elements as element_library
-from femb.elements import MASS_KINDS
-from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
 from femb.case.limits import check_generated_mesh
+from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
 from femb.core.errors import InputError, ModelError
+from femb.elements import MASS_KINDS
 from femb.mesh import Mesh, line_mesh, polyline_mesh
 from femb.mesh.io import read_mesh
 from femb.model import Material, Model, Section
