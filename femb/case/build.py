@@ -4,15 +4,17 @@ from pathlib import Path
 import numpy as np
 
 from femb import elements as element_library
-from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
 from femb.case.limits import check_generated_mesh
+from femb.case.multibody import FLOATING_ELEMENTS, FLOATING_FRAMES, MultibodyReaders
 from femb.core.errors import InputError, ModelError
+from femb.elements import MASS_KINDS
 from femb.mesh import Mesh, line_mesh, polyline_mesh
 from femb.mesh.io import read_mesh
 from femb.model import Material, Model, Section
 from femb.model.loads import MOMENT_TYPES, PRESSURE_KINDS, SYMMETRY_DOFS
 from femb.model.model import edge_nodes
 from femb.model.superelements import SuperelementData
+from femb.solvers.reduction.component import reduce_component
 from femb.solvers.reduction.matrix_files import reduce_matrix_files
 
 MATERIAL_KEYS = ("E", "nu", "G", "rho")
@@ -209,20 +211,7 @@ class ModelBuilder(MultibodyReaders):
                 if frame is not None and element not in FLOATING_ELEMENTS:
                     self.ctx.fail(t.key_path("frame"), f"only floating-frame beams ({', '.join(FLOATING_ELEMENTS)}) take a frame, "
                                                        f"not element {element!r}")
-                values = self.part_values(t, element)
-                mat = t.take("material", "string", required=values is None)
-                sec = t.take("section", "string", required=values is None)
-                for key, value, defined in (("material", mat, self.materials), ("section", sec, self.sections)):
-                    if values is not None:
-                        if value is not None:
-                            self.ctx.fail(t.key_path(key), f"a part given by direct values takes no {key}")
-                        continue
-                    declared = self.doc.data.get(key + "s", {})
-                    if value not in declared:
-                        names = ", ".join(declared) if isinstance(declared, dict) and declared else "none"
-                        self.ctx.fail(t.key_path(key), f"unknown {key} {value!r} ({key}s: {names})")
-                    if value not in defined:  # declared but invalid: already reported
-                        self.ctx.skip()
+                values, mat, sec = self.part_properties(t, element)
                 if name in model.parts:
                     self.ctx.fail(t.key_path("name"), f"part {name!r} is defined twice")
                 if element in FLOATING_ELEMENTS:
@@ -230,44 +219,170 @@ class ModelBuilder(MultibodyReaders):
                 if values is not None:
                     model.add_part(name, element, cells, values=values)
                 else:
-                    model.add_part(name, element, cells, self.materials[mat], self.sections[sec])
+                    model.add_part(name, element, cells, mat, sec)
+
+    def part_properties(self, t, element):
+        """(values, material, section) of a part table ``t``: its direct ``values`` (then
+        material and section are None) or the Material and Section it names."""
+        values = self.part_values(t, element)
+        mat = t.take("material", "string", required=values is None)
+        sec = t.take("section", "string", required=values is None)
+        for key, value, defined in (("material", mat, self.materials), ("section", sec, self.sections)):
+            if values is not None:
+                if value is not None:
+                    self.ctx.fail(t.key_path(key), f"a part given by direct values takes no {key}")
+                continue
+            declared = self.doc.data.get(key + "s", {})
+            if value not in declared:
+                names = ", ".join(declared) if isinstance(declared, dict) and declared else "none"
+                self.ctx.fail(t.key_path(key), f"unknown {key} {value!r} ({key}s: {names})")
+            if value not in defined:  # declared but invalid: already reported
+                self.ctx.skip()
+        if values is not None:
+            return values, None, None
+        return None, self.materials[mat], self.sections[sec]
 
     def read_superelements(self, model):
-        """``[[superelements]]``: Craig–Bampton superelements reduced from matrix files
-        (femb.reduce_matrix_files) and attached to model nodes (Model.add_superelement)."""
-        keys = ["name", "nodes", "stiffness", "mass", "dof_map", "interface", "n_modes", "positions"]
+        """``[[superelements]]``: Craig–Bampton superelements attached to model nodes
+        (Model.add_superelement), reduced either from mesh parts (``parts``: femb.reduce_component
+        of the cells of the case mesh or of their own ``mesh`` file) or from matrix files
+        (``stiffness``, ``mass``, ``dof_map``: femb.reduce_matrix_files)."""
+        keys = ["name", "nodes", "stiffness", "mass", "dof_map", "interface", "n_modes", "positions", "parts", "mesh"]
         for t in self.doc.array("superelements", keys):
             with self.ctx.guard(), t:
                 name = t.take("name", "string", required=True)
                 if name in self.mesh.cells or name in model.parts:
                     self.ctx.fail(t.key_path("name"), f"{name!r} is already a cell set or part name")
-                nodes = self.ctx.selector(t.take("nodes", required=True), t.key_path("nodes"))
-                self.check_nodes(nodes, t.key_path("nodes"))
-                files = {}
-                for key in ("stiffness", "mass", "dof_map"):
-                    value = t.take(key, "string", required=True)
-                    files[key] = Path(value) if Path(value).is_absolute() else self.base_dir / value
-                interface = t.take("interface", required=True)
-                if not (isinstance(interface, list) and interface and all(isinstance(v, int) and not isinstance(v, bool) for v in interface)):
-                    self.ctx.fail(t.key_path("interface"), f"expected an array of node numbers of the DOF map, got {interface!r}")
+                if "parts" in t and "stiffness" in t:
+                    self.ctx.fail(t.path, "give parts (a reduced mesh part) or stiffness/mass/dof_map (matrix files), not both")
                 n_modes = t.take("n_modes", "integer", default=0)
                 if n_modes < 0:
                     self.ctx.fail(t.key_path("n_modes"), f"must be >= 0, got {n_modes}")
-                raw = t.take("positions")
-                count = int(np.size(model.nodes(nodes)))
-                if raw is None:  # the interface sits where the model nodes are
-                    positions = np.zeros((count, 3))
-                    positions[:, : self.mesh.dim] = np.asarray(self.mesh.points)[model.nodes(nodes)]
+                if "parts" in t:
+                    t.allowed = ["name", "nodes", "mass", "interface", "n_modes", "parts", "mesh"]
+                    self.read_reduced_mesh_part(model, t, name, n_modes)
                 else:
-                    if not isinstance(raw, list):
-                        self.ctx.fail(t.key_path("positions"), f"expected an array of 3-vectors, got {raw!r}")
-                    positions = np.array([self.ctx.vector(v, f"{t.key_path('positions')}[{i}]", size=3) for i, v in enumerate(raw)])
-                if len(interface) != count:
-                    self.ctx.fail(t.key_path("interface"), f"{len(interface)} interface nodes for {count} model nodes in 'nodes'")
-                basis, dofs = reduce_matrix_files(files["stiffness"], files["mass"], files["dof_map"], interface, n_modes)
-                data = SuperelementData.from_craig_bampton(basis, [dofs[i] for i in basis.boundary], interface, positions,
-                                                           source=f"{t.path} ({files['stiffness'].name})")
-                model.add_superelement(name, data, nodes)
+                    t.allowed = ["name", "nodes", "stiffness", "mass", "dof_map", "interface", "n_modes", "positions"]
+                    self.read_matrix_superelement(model, t, name, n_modes)
+
+    def read_matrix_superelement(self, model, t, name, n_modes):
+        """A ``[[superelements]]`` table reduced from matrix files."""
+        nodes = self.ctx.selector(t.take("nodes", required=True), t.key_path("nodes"))
+        self.check_nodes(nodes, t.key_path("nodes"))
+        files = {}
+        for key in ("stiffness", "mass", "dof_map"):
+            value = t.take(key, "string", required=True)
+            files[key] = Path(value) if Path(value).is_absolute() else self.base_dir / value
+        interface = t.take("interface", required=True)
+        if not (isinstance(interface, list) and interface and all(isinstance(v, int) and not isinstance(v, bool) for v in interface)):
+            self.ctx.fail(t.key_path("interface"), f"expected an array of node numbers of the DOF map, got {interface!r}")
+        raw = t.take("positions")
+        count = int(np.size(model.nodes(nodes)))
+        if raw is None:  # the interface sits where the model nodes are
+            positions = np.zeros((count, 3))
+            positions[:, : self.mesh.dim] = np.asarray(self.mesh.points)[model.nodes(nodes)]
+        else:
+            if not isinstance(raw, list):
+                self.ctx.fail(t.key_path("positions"), f"expected an array of 3-vectors, got {raw!r}")
+            positions = np.array([self.ctx.vector(v, f"{t.key_path('positions')}[{i}]", size=3) for i, v in enumerate(raw)])
+        if len(interface) != count:
+            self.ctx.fail(t.key_path("interface"), f"{len(interface)} interface nodes for {count} model nodes in 'nodes'")
+        basis, dofs = reduce_matrix_files(files["stiffness"], files["mass"], files["dof_map"], interface, n_modes)
+        data = SuperelementData.from_craig_bampton(basis, [dofs[i] for i in basis.boundary], interface, positions,
+                                                   source=f"{t.path} ({files['stiffness'].name})")
+        model.add_superelement(name, data, nodes)
+
+    def read_reduced_mesh_part(self, model, t, name, n_modes):
+        """A ``[[superelements]]`` table reducing mesh parts: ``parts`` (tables as in
+        ``[[parts]]``) on the cells of the case mesh or of the file ``mesh``, reduced on the
+        node set ``interface`` of that mesh (femb.reduce_component) and attached to the model
+        nodes ``nodes`` (default: the interface nodes themselves, case mesh only), matched
+        to the interface nodes by position."""
+        ctx = self.ctx
+        mass = t.take("mass", "string", default="lumped", choices=tuple(MASS_KINDS))
+        file = t.take("mesh", "string")
+        if file is None:
+            mesh, where = self.mesh, "the case mesh"
+        else:
+            path = Path(file) if Path(file).is_absolute() else self.base_dir / file
+            try:
+                mesh = read_mesh(path)
+            except InputError as exc:
+                ctx.fail(t.key_path("mesh"), "; ".join(exc.problems) + f" ({path})")
+            where = f"mesh {file!r}"
+        component = Mesh(mesh.points, {}, dict(mesh.node_sets), source=f"{t.path} ({where})")
+        comp = Model(component, dim=3, name=f"superelement {name!r}")
+        used = {p.cells for p in model.parts.values()}
+        for p in t.array("parts", ["name", "cells", "element", "material", "section", "values"]):
+            with p:
+                cells = p.take("cells", "string", required=True)
+                if cells not in mesh.cells:
+                    ctx.fail(p.key_path("cells"), f"unknown cell set {cells!r} of {where} (cell sets: {', '.join(sorted(mesh.cells)) or 'none'})")
+                if file is None and cells in used:
+                    ctx.fail(p.key_path("cells"), f"cell set {cells!r} is already a part of the model ([[parts]]); a "
+                                                  "superelement's cells must not be meshed twice")
+                part = p.take("name", "string", default=cells)
+                element = p.take("element", "string", required=True, choices=element_library.available())
+                values, mat, sec = self.part_properties(p, element)
+                if part in comp.parts:
+                    ctx.fail(p.key_path("name"), f"part {part!r} is defined twice in this superelement")
+                component.cells[cells] = mesh.cells[cells]
+                if values is not None:
+                    comp.add_part(part, element, cells, values=values)
+                else:
+                    comp.add_part(part, element, cells, mat, sec)
+        if not comp.parts:
+            ctx.fail(t.key_path("parts"), "needs at least one part")
+        interface = t.take("interface", required=True)
+        selectors = interface if isinstance(interface, list) and all(isinstance(v, str) for v in interface) else [interface]
+        iface = []
+        for sel in selectors:
+            sel = ctx.selector(sel, t.key_path("interface"))
+            try:
+                iface.append(component.nodes(sel))
+            except InputError:
+                ctx.fail(t.key_path("interface"), f"unknown node set {sel!r} of {where} "
+                                                  f"(node sets: {', '.join(sorted(mesh.node_sets)) or 'none'})")
+        iface = np.unique(np.concatenate(iface))
+        carried = np.unique(np.concatenate([component.cells[c].connectivity.ravel() for c in component.cells]))
+        loose = np.setdiff1d(iface, carried)
+        if loose.size:
+            ctx.fail(t.key_path("interface"), f"node(s) {loose[:10].tolist()} of {interface!r} belong to no cell of the "
+                                              "superelement's parts")
+        if "nodes" in t:
+            raw = t.take("nodes")
+            sels = raw if isinstance(raw, list) and raw and all(isinstance(v, str) for v in raw) else [raw]
+            nodes = [self.check_nodes(ctx.selector(v, t.key_path("nodes")), t.key_path("nodes")) for v in sels]
+            nodes = np.concatenate([np.atleast_1d(model.nodes(v)) for v in nodes])
+            nodes = self._match_interface(t, model, nodes, np.asarray(component.points)[iface], interface)
+        elif file is not None:
+            ctx.fail(t.key_path("nodes"), f"required key is missing (the interface of {where} must be attached to model nodes)")
+        else:
+            nodes = iface
+        rc = reduce_component(comp, iface, n_modes, mass=mass)
+        model.add_superelement(name, rc, nodes)
+
+    def _match_interface(self, t, model, nodes, positions, interface):
+        """The model nodes of ``nodes`` at the interface ``positions`` (n, dim), in the
+        interface's order; a problem when the counts differ or a position has no node."""
+        ctx = self.ctx
+        cand = np.asarray(model.nodes(nodes), dtype=np.int64).ravel()
+        if cand.size != positions.shape[0]:
+            ctx.fail(t.key_path("nodes"), f"{cand.size} model node(s) for {positions.shape[0]} interface node(s) in {interface!r}")
+        X = np.zeros((cand.size, 3))
+        X[:, : self.mesh.dim] = np.asarray(self.mesh.points)[cand]
+        P = np.zeros((positions.shape[0], 3))
+        P[:, : positions.shape[1]] = positions
+        size = float(np.ptp(P, axis=0).max()) if P.shape[0] > 1 else 1.0
+        out = []
+        for i, x in enumerate(P):
+            d = np.linalg.norm(X - x, axis=1)
+            k = int(np.argmin(d))
+            if d[k] > 1e-8 * size:
+                ctx.fail(t.key_path("nodes"), f"no model node of {t.data.get('nodes')!r} at interface node {i} "
+                                              f"{tuple(float(v) for v in x)} (nearest: node {int(cand[k])}, distance {d[k]:.3g})")
+            out.append(int(cand[k]))
+        return np.array(out, dtype=np.int64)
 
     def part_values(self, t, element):
         """The part's element parameters given directly (``values`` table: parameter name ->

@@ -98,9 +98,11 @@ def check_dynamic(model, step):
     def integrable(spec, number):
         """Constant mass, or (3-D oriented elements: beam3d, rigid_body3d) a mass whose
         rotary part every scheme integrates as nodal rigid bodies, or (α schemes) a
-        configuration-dependent mass with its velocity force."""
+        configuration-dependent mass with its velocity force, or (mid-point) inertia carried
+        by the element's own mass points (superelements, femb.solvers.dynamics.point_inertia)."""
         return (number in spec.constant_mass or (model.dim == 3 and spec.oriented and number in spec.rotary_kinds)
-                or (alpha and not spec.oriented and spec.kernels.velocity_force is not None))
+                or (alpha and not spec.oriented and spec.kernels.velocity_force is not None)
+                or (not alpha and spec.kernels.midpoint_step is not None))
 
     kind = step.settings.mass
     if isinstance(kind, str) and kind in KIND_NUMBERS:
