@@ -397,6 +397,10 @@ def superelement_row(K, M, G=None, points=None, positions=None):
     if points is not None:
         origin = np.asarray(positions, dtype=np.float64).reshape(-1, 3).mean(axis=0)
         parts += [points.row(), point_moments(points.mass, points.positions, points.modes, origin)]
+        if points.second is None:
+            parts.append(np.zeros(1))
+        else:  # flag, then the second-order rows (n_p, 3, k, k)
+            parts += [np.ones(1), np.asarray(points.second, dtype=np.float64).ravel()]
     return np.concatenate(parts)
 
 

@@ -207,21 +207,54 @@ def _velocity_moments(mass, pos, modes, origin, v0, P0, V, Vd):
                     Vd[p, k, l] += modes[j, p, k] * mv
 
 
+@jit
+def _second(p_row, m, k):
+    """(flag, second (n_p, 3, k, k)): the second-order rows of the mass points after their
+    mass moments (flag 0: none, an empty view)."""
+    off, n_p = point_layout(p_row, m)
+    at = off + 4 * n_p + 3 * n_p * m + 4 + 3 + 3 * m + 9 + 9 * m + 9 * m * m
+    if n_p == 0 or at >= p_row.shape[0] or p_row[at] == 0.0:
+        return 0.0, p_row[:0].reshape((0, 3, 0, 0))
+    return 1.0, p_row[at + 1: at + 1 + 3 * n_p * k * k].reshape((n_p, 3, k, k))
+
+
+@jit
+def _local(pos, modes, second, has2, Xc, d, j, y):
+    """y (3,) = Y_j − Xc + Φ_j d (+ ½ Σ_ab q̂_a q̂_b second_j,ab), the local position of
+    point j for the deformational vector d (q̂: its last k entries)."""
+    m = d.shape[0]
+    for c in range(3):
+        acc = pos[j, c] - Xc[c]
+        for i in range(m):
+            acc += modes[j, c, i] * d[i]
+        y[c] = acc
+    if has2:
+        k = second.shape[2]
+        q0 = m - k
+        for c in range(3):
+            acc = 0.0
+            for a in range(k):
+                s = 0.0
+                for b in range(k):
+                    s += second[j, c, a, b] * d[q0 + b]
+                acc += d[q0 + a] * s
+            y[c] += 0.5 * acc
+
+
 # --------------------------------------------------------------------------- the step residual
 @jit
-def _start(X1, u0, R0, mass, pos, modes, Xc, d0, Rs0, y0):
+def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
     """Start-of-step quantities: d0 (m,), Rs0, the points' local positions y0 (n_p, 3)
     (Xc (3,) the origin of the points' local positions); returns o0."""
     n = X1.shape[1]
     m = u0.shape[1]
     Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
     o0, _ = deformation(X1, u0, R0, 0, Xt, Y, Rb, Rs0, th, d0)
+    y = np.zeros(3)
     for j in range(mass.shape[0]):
+        _local(pos, modes, second, has2, Xc, d0, j, y)
         for c in range(3):
-            acc = pos[j, c] - Xc[c]
-            for k in range(m):
-                acc += modes[j, c, k] * d0[k]
-            y0[j, c] = acc
+            y0[j, c] = y[c]
     return o0
 
 
@@ -334,11 +367,14 @@ def _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r):
 
 
 @jit
-def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, Xc, v0, d0, Rs0, y0, o0, r):
+def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, second, has2, Xc, v0, d0, Rs0, y0, o0, r):
     """r (m,): the element's generalized force at the step increment dz (m,) (module
     docstring) from the start state (u0 (1, m), R0 (1, n, 3, 3), the points' velocities
     v0 (n_p, 3) and the ``_start`` quantities d0, Rs0, y0, o0 with Xc); returns (ΔV, ΔT).
-    Point by point: the reference for ``step_residual_moments``, which the kernel uses."""
+    Point by point: the reference for ``step_residual_moments``, which the kernel uses
+    for points without second-order rows. With them (``has2``) the exact difference of the
+    point map is Δy_j = (Φ_j + S_j(q̄)) Δd, S_j(q̄) the second-order rows contracted with
+    the mean modal amplitudes on the modal columns (½ qᵀS q is quadratic)."""
     n = X1.shape[1]
     m = u0.shape[1]
     d1 = np.zeros(m)
@@ -358,12 +394,12 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, Xc, v0, d0, Rs0, y0, 
     gw = np.zeros(3)
     wv = np.zeros(3)
     dT = 0.0
+    kq = second.shape[2] if has2 else 0
+    qbar = np.zeros(kq)
+    for a in range(kq):
+        qbar[a] = 0.5 * (d0[m - kq + a] + d1[m - kq + a])
     for j in range(mass.shape[0]):
-        for c in range(3):
-            acc = pos[j, c] - Xc[c]
-            for k in range(m):
-                acc += modes[j, c, k] * d1[k]
-            y1[c] = acc
+        _local(pos, modes, second, has2, Xc, d1, j, y1)
         for c in range(3):
             c0[c] = Rs0[c, 0] * y0[j, 0] + Rs0[c, 1] * y0[j, 1] + Rs0[c, 2] * y0[j, 2]
             c1[c] = Rs1[c, 0] * y1[0] + Rs1[c, 1] * y1[1] + Rs1[c, 2] * y1[2]
@@ -386,6 +422,14 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, Xc, v0, d0, Rs0, y0, 
             wv[c] = Rs0[0, c] * gw[0] + Rs0[1, c] * gw[1] + Rs0[2, c] * gw[2]
         for k in range(m):
             H[k] += modes[j, 0, k] * wv[0] + modes[j, 1, k] * wv[1] + modes[j, 2, k] * wv[2]
+        for a in range(kq):  # the second-order columns S_j(q̄)
+            acc = 0.0
+            for c in range(3):
+                sc = 0.0
+                for b in range(kq):
+                    sc += second[j, c, a, b] * qbar[b]
+                acc += sc * wv[c]
+            H[m - kq + a] += acc
     dV = _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
     return dV, dT
 
@@ -559,6 +603,11 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
         Kr = p[e, : m * m].reshape((m, m))
         mass, pos, modes = _points(p[e], m)
         moments = _moments(p[e], m)
+        has2, second = _second(p[e], m, m - 6 * n)
+        if has2 != 0.0:
+            _step_points(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), u1[e], psi[e], h, Kr, mass, pos,
+                         modes, second, moments[0], v0[e], f[e], K[e])
+            continue
         _velocity_moments(mass, pos, modes, moments[0], v0[e], P0, V, Vd)
         X1 = X[e: e + 1]
         ue0 = u0[e: e + 1].copy()
@@ -585,6 +634,42 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
             dz[j] = keep
             for i in range(m):
                 K[e, i, j] = (rp[i] - rm[i]) / (2.0 * step)
+
+
+@jit
+def _step_points(X1, ue0, Re0, u1e, psie, h, Kr, mass, pos, modes, second, Xc, ve, fe, Ke):
+    """``midpoint_step`` of one element whose points have second-order rows: the
+    point-by-point force (``step_residual``) and its central-difference derivative."""
+    n = X1.shape[1]
+    m = ue0.shape[1]
+    d0 = np.zeros(m)
+    Rs0 = np.zeros((3, 3))
+    y0 = np.zeros((mass.shape[0], 3))
+    o0 = _start(X1, ue0, Re0, mass, pos, modes, second, True, Xc, d0, Rs0, y0)
+    dz = np.zeros(m)
+    for i in range(m):
+        dz[i] = u1e[i] - ue0[0, i]
+    for a in range(n):
+        for c in range(3):
+            dz[6 * a + 3 + c] = psie[a, c]
+    step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, fe)
+    w = 0.0
+    for a in range(n):
+        for c in range(3):
+            w += (X1[0, a, c] - Xc[c]) ** 2 / n
+    ell = math.sqrt(w) if w > 0.0 else 1.0
+    rp = np.zeros(m)
+    rm = np.zeros(m)
+    for j in range(m):
+        step = 1e-6 if (j < 6 * n and (j % 6) >= 3) else 1e-6 * ell
+        keep = dz[j]
+        dz[j] = keep + step
+        step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rp)
+        dz[j] = keep - step
+        step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rm)
+        dz[j] = keep
+        for i in range(m):
+            Ke[i, j] = (rp[i] - rm[i]) / (2.0 * step)
 
 
 @jit
@@ -621,14 +706,17 @@ def point_state(X, u, R, p, v, xs, vs):
                 ws[i] += Fg[i, k] * v[e, k]
             for a in range(n):
                 vo[i] += v[e, 6 * a + i] / n
+        has2, second = _second(p[e], m, m - 6 * n)
+        kq = second.shape[2] if has2 != 0.0 else 0
         for j in range(mass.shape[0]):
+            _local(pos, modes, second, has2 != 0.0, Xc, d, j, y)
             for i in range(3):
-                acc = pos[j, i] - Xc[i]
                 acc2 = 0.0
                 for k in range(m):
-                    acc += modes[j, i, k] * d[k]
                     acc2 += modes[j, i, k] * dd[k]
-                y[i] = acc
+                for a in range(kq):  # d/dt ½ qᵀS q = S(q, q̇)
+                    for b in range(kq):
+                        acc2 += second[j, i, a, b] * d[m - kq + a] * dd[m - kq + b]
                 dy[i] = acc2
             for i in range(3):
                 c[i] = Rs[i, 0] * y[0] + Rs[i, 1] * y[1] + Rs[i, 2] * y[2]

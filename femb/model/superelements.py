@@ -45,11 +45,16 @@ class MassPoints:
         Displacement of each point per unit element coordinate (element DOF order and modal
         scaling of the SuperelementData: column j is the point's displacement for d_j = 1,
         in the body's axes): rows of the Craig–Bampton basis.
+    second : (n_p, 3, k, k) float64 or None
+        Second-order displacement of each point per pair of (scaled) modal amplitudes: the
+        point moves by Φ_j d + ½ Σ_ab q̂_a q̂_b second[j, :, a, b] (foreshortening,
+        femb.solvers.reduction.modal_derivatives); None: first order only.
     """
 
     mass: NDArray[np.float64]
     positions: NDArray[np.float64]
     modes: NDArray[np.float64]
+    second: Optional[NDArray[np.float64]] = None
 
     def problems(self, m: int) -> list[str]:
         """Inconsistencies with an element of m coordinates."""
@@ -62,6 +67,9 @@ class MassPoints:
             p.append("mass points have non-finite entries")
         elif not self.mass.sum() > 0.0:
             p.append("mass points need a positive total mass")
+        if self.second is not None and (self.second.ndim != 4 or self.second.shape[:2] != (n, 3)
+                                        or self.second.shape[2] != self.second.shape[3]):
+            p.append(f"mass points: second-order rows {self.second.shape} do not fit {n} points")
         return p
 
     def row(self) -> NDArray[np.float64]:
@@ -152,10 +160,11 @@ class SuperelementData:
             (``ModalGeometricStiffness.reduced_states`` of
             femb.solvers.reduction.stress_stiffening); reordered and scaled into ``G``
             exactly like K and M (each index of the tensor as one index of K)
-        mass_points : optional (mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)): the
-            point masses of the component, their reference positions and their displacement
-            rows of the basis in the order of the reduced matrices (unscaled amplitudes);
-            reordered and scaled into ``points`` like the columns of K
+        mass_points : optional (mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)[,
+            second (n_p, 3, k, k)]): the point masses of the component, their reference
+            positions and their displacement rows of the basis in the order of the reduced
+            matrices (unscaled amplitudes), optionally their second-order rows per pair of
+            modal amplitudes; reordered and scaled into ``points`` like the columns of K
 
         Raises InputError naming ``source`` when the matrices and the DOF list disagree in
         size (geometric included), an interface node lacks one of the six DOFs (a superelement needs ux … rz at
@@ -211,11 +220,18 @@ class SuperelementData:
             G = 0.5 * (G + G.transpose(0, 2, 1))
         points = None
         if mass_points is not None:
-            pm, pp, rows = (np.asarray(a, dtype=np.float64) for a in mass_points)
+            pm, pp, rows = (np.asarray(a, dtype=np.float64) for a in mass_points[:3])
             if rows.ndim != 3 or rows.shape[1:] != (3, K.shape[0]) or pm.shape != rows.shape[:1] or pp.shape != (pm.size, 3):
                 raise InputError(f"mass points: masses {pm.shape}, positions {pp.shape} and basis rows {rows.shape} do not "
                                  f"fit a reduction of {K.shape[0]} coordinates", source)
-            points = MassPoints(pm.copy(), pp.copy(), np.ascontiguousarray(rows[:, :, perm] * S[None, None, :]))
+            second = None
+            if len(mass_points) > 3 and mass_points[3] is not None:  # per pair of unscaled amplitudes: q = √m q̂
+                second = np.asarray(mass_points[3], dtype=np.float64)
+                if second.shape != (pm.size, 3, k, k):
+                    raise InputError(f"mass points: second-order rows {second.shape} do not fit {pm.size} points and {k} "
+                                     "modal amplitudes", source)
+                second = np.ascontiguousarray(second * scale * scale)
+            points = MassPoints(pm.copy(), pp.copy(), np.ascontiguousarray(rows[:, :, perm] * S[None, None, :]), second)
         recovery = dict(recovery or {})
         recovery["order"] = perm  # element DOF j is row perm[j] of the reduction
         return cls(0.5 * (K + K.T), 0.5 * (M + M.T), pos.copy(), np.asarray(basis.frequencies, dtype=np.float64).copy(),
@@ -243,8 +259,10 @@ class SuperelementData:
         G = None if self.G is None else np.einsum("ji,ab,ibc,dc->jad", T, T, self.G, T, optimize=True)
         points = None
         if self.points is not None:  # displacements turn with the body, coordinates as d' = T d
+            second = self.points.second
             points = MassPoints(self.points.mass.copy(), self.points.positions @ Q.T + t,
-                                np.einsum("ab,pbj,kj->pak", Q, self.points.modes, T, optimize=True))
+                                np.einsum("ab,pbj,kj->pak", Q, self.points.modes, T, optimize=True),
+                                None if second is None else np.einsum("ab,pbij->paij", Q, second))
         return SuperelementData(T @ self.K @ T.T, T @ self.M @ T.T, self.positions @ Q.T + t, self.frequencies.copy(),
                                 self.source, recovery, self.modal_scale, G, points)
 

@@ -24,6 +24,7 @@ from femb.mesh import line_mesh
 from femb.mesh.mesh import Mesh
 from femb.model import Model
 from femb.solvers.reduction.component import reduce_component
+from femb.solvers.reduction.modal_derivatives import modal_derivatives
 from femb.validation.superelement_cases import rotation
 
 # a unit steel-like beam in consistent units: L = 1, EI = 1, ρA = 1, a physical section
@@ -70,9 +71,11 @@ def test_step_force_balances_strain_and_kinetic_energy_exactly():
         v0 = rng.normal(size=(pts.mass.size, 3))
         dz = 0.05 * rng.normal(size=m)
         d0, Rs0, y0 = np.zeros(m), np.zeros((3, 3)), np.zeros((pts.mass.size, 3))
-        o0 = _start(X, u0, R0, pts.mass, pts.positions, pts.modes, origin, d0, Rs0, y0)
+        none = np.zeros((0, 3, 0, 0))
+        o0 = _start(X, u0, R0, pts.mass, pts.positions, pts.modes, none, False, origin, d0, Rs0, y0)
         r = np.zeros(m)
-        dV, dT = step_residual(X, u0, R0, dz, 0.01, data.K, pts.mass, pts.positions, pts.modes, origin, v0, d0, Rs0, y0,
+        dV, dT = step_residual(X, u0, R0, dz, 0.01, data.K, pts.mass, pts.positions, pts.modes, none, False, origin, v0, d0,
+                               Rs0, y0,
                                o0, r)
         assert abs(r @ dz - (dV + dT)) <= 1e-12 * (abs(dV) + abs(dT))
         P0, V, Vd = np.zeros(3), np.zeros((3, 3)), np.zeros((3, m, 3))
@@ -154,3 +157,61 @@ def test_dynamics_refuses_a_superelement_without_mass_points_by_part():
     model = free_body(bare)
     with pytest.raises(InputError, match="'se'.*mass points"):
         femb.solve_dynamic(model, 1e-3, 2e-3)
+
+
+def test_modal_derivative_of_a_bending_mode_is_its_foreshortening():
+    """The second-order field of a cantilever's first bending mode (interface = root,
+    held) draws the tip in by ∫₀ᴸ φ′² dx (inextensional bending: u_x(L) = −½∫w′² for
+    w = q φ, so ψ_11(L) = −∫φ′²), the integral taken exactly over the Hermite cubics of the
+    mode's nodal values; the elastic stretch that EA allows is of relative size EI/(EA L²)."""
+    n_el = 16
+    comp = beam(n_el)
+    rc = reduce_component(comp, [comp.node("beam_start")], 2, mass="lumped")
+    Psi = modal_derivatives(rc)
+    t = rc.table
+    eq = {t.describe_var(t.eq_var[e]): e for e in range(t.n_eq)}
+    b = rc.basis
+    phi = np.zeros(t.n_eq)
+    phi[b.interior] = b.normal_modes[:, 0]
+    l = 1.0 / n_el
+    G = np.array([[36, 3 * l, -36, 3 * l], [3 * l, 4 * l * l, -3 * l, -l * l],
+                  [-36, -3 * l, 36, -3 * l], [3 * l, -l * l, -3 * l, 4 * l * l]]) / (30.0 * l)
+
+    def value(node, dof):
+        return phi[eq[(node, dof)]] if (node, dof) in eq else 0.0
+
+    integral = 0.0  # the equal-frequency pair may mix the two bending planes: both count
+    for axis, slope, sign in (("uy", "rz", 1.0), ("uz", "ry", -1.0)):  # w′ = θ_z for u_y, −θ_y for u_z
+        for e in range(n_el):
+            v = np.array([value(e, axis), sign * value(e, slope), value(e + 1, axis), sign * value(e + 1, slope)])
+            integral += v @ G @ v
+    tip = Psi[eq[(n_el, "ux")], 0, 0]
+    assert tip == pytest.approx(-integral, rel=1e-3)
+
+
+def test_step_force_with_second_order_points_balances_energy_exactly():
+    """With second-order (foreshortening) rows the point map is quadratic in the modal
+    amplitudes; its exact difference keeps r·z = ΔV + ΔT to round-off."""
+    rc = reduced(3)
+    data = rc.superelement(foreshortening=True)
+    m, n = data.K.shape[0], 2
+    pts = data.points
+    assert pts.second is not None and np.abs(pts.second).max() > 0.0
+    origin = np.asarray(data.positions).mean(axis=0)
+    rng = np.random.default_rng(3)
+    X = data.positions[None].copy()
+    Q = rotation(rng.normal(size=3))
+    u0 = np.zeros((1, m))
+    R0 = np.zeros((1, n, 3, 3))
+    for a in range(n):
+        u0[0, 6 * a:6 * a + 3] = Q @ X[0, a] - X[0, a] + 0.02 * rng.normal(size=3)
+        R0[0, a] = Q @ rotation(0.05 * rng.normal(size=3))
+    u0[0, 6 * n:] = 0.05 * rng.normal(size=m - 6 * n)
+    v0 = rng.normal(size=(pts.mass.size, 3))
+    dz = 0.05 * rng.normal(size=m)
+    d0, Rs0, y0 = np.zeros(m), np.zeros((3, 3)), np.zeros((pts.mass.size, 3))
+    o0 = _start(X, u0, R0, pts.mass, pts.positions, pts.modes, pts.second, True, origin, d0, Rs0, y0)
+    r = np.zeros(m)
+    dV, dT = step_residual(X, u0, R0, dz, 0.01, data.K, pts.mass, pts.positions, pts.modes, pts.second, True, origin,
+                           v0, d0, Rs0, y0, o0, r)
+    assert abs(r @ dz - (dV + dT)) <= 1e-12 * (abs(dV) + abs(dT))

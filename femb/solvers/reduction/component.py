@@ -20,6 +20,7 @@ from femb.solvers.configuration import split_state
 from femb.solvers.problem import StaticProblem, full_matrix
 from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
+from femb.solvers.reduction.modal_derivatives import modal_derivatives
 from femb.solvers.reduction.rigid_fields import unit_rigid_accelerations
 from femb.solvers.reduction.stress_modes import component_stress_modes
 
@@ -62,7 +63,7 @@ class ReducedComponent:
         u[t.eq_var] = self.basis.expand(reduced)
         return u
 
-    def superelement(self, geometric: Optional[Any] = None) -> SuperelementData:
+    def superelement(self, geometric: Optional[Any] = None, foreshortening: bool = False) -> SuperelementData:
         """The reduction as superelement data (femb.model.superelements): matrices in the
         element's DOF order (interface nodes in ascending component numbering, six DOFs
         each, then q) and the interface positions, for ``Model.add_superelement``.
@@ -70,8 +71,12 @@ class ReducedComponent:
         tensor G, a ``ModalGeometricStiffness`` of this component
         (``modal_geometric_stiffness(rc)``, femb.solvers.reduction.stress_stiffening) or
         its ``reduced_states`` (n_r, n_r, n_r), so that linear buckling sees the
-        pre-stress inside the body; None: no stress stiffening. InputError when the
-        component is not 3-D or an interface node lacks a free DOF of the six."""
+        pre-stress inside the body; None: no stress stiffening. ``foreshortening``: give the
+        mass points the second-order displacement fields of the modal amplitudes (modal
+        derivatives, femb.solvers.reduction.modal_derivatives), so that a bending body's
+        points draw in as it bends and a spinning body stiffens through its kinetic energy
+        (centrifugal stiffening in dynamics). InputError when the component is not 3-D or an
+        interface node lacks a free DOF of the six."""
         t = self.table
         model = self.problem.model
         source = f"reduction of model {model.name!r}"
@@ -81,11 +86,16 @@ class ReducedComponent:
         points[:, : model.mesh.dim] = model.mesh.points
         nodes = np.asarray(self.interface_nodes, dtype=np.int64)
         G = getattr(geometric, "reduced_states", geometric)
+        second = None
+        if foreshortening:
+            k = self.basis.n_modes
+            second = np.zeros((t.n_var, k * k))
+            second[t.eq_var] = modal_derivatives(self).reshape(t.n_eq, k * k)
         return SuperelementData.from_craig_bampton(self.basis, self.boundary_dofs(), nodes.tolist(), points[nodes], source,
                                                    recovery={"points": points, "interface": nodes, "component": self},
-                                                   geometric=G, mass_points=self.mass_points(points))
+                                                   geometric=G, mass_points=self.mass_points(points, second))
 
-    def mass_points(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def mass_points(self, points: np.ndarray, second: Optional[np.ndarray] = None) -> tuple:
         """(mass (n_p,), positions (n_p, 3), rows (n_p, 3, n_b + k)): the component's lumped
         mass as point masses for dynamics (femb.model.superelements.MassPoints), at the
         reference positions ``points`` (n_nodes, 3) of its nodes.
@@ -99,13 +109,19 @@ class ReducedComponent:
         μ_k = (λ_{k+1} + λ_{k+2} − λ_k)/(4ρ²) (the central point keeps m − 2Σμ_k): together
         they have the node's mass, centre and inertia tensor J exactly, and move with the
         node's rotation θ to first order (rows Φ_u − (±ρ e_k)^ Φ_θ). μ_k < 0 where J
-        violates the triangle inequality (a beam section given only a polar inertia)."""
+        violates the triangle inequality (a beam section given only a polar inertia).
+        ``second``: optional (n_var, k²) second-order displacement fields of the modal
+        amplitudes (``superelement(foreshortening=True)``); their point rows (n_p, 3, k, k)
+        are then returned as a fourth item."""
         t = self.table
         asm = self.problem.assembler
         u0, R = split_state(self.problem.initial_state(None))
         n_r = self.basis.K.shape[0]
         basis = np.zeros((t.n_var, n_r))
         basis[t.eq_var] = self.basis.expand(np.eye(n_r))
+        if second is not None:  # the second-order fields ride along as extra columns
+            basis = np.hstack([basis, second])
+        n_c = basis.shape[1]
         M = full_matrix(t, asm.element_masses(MASS_KINDS["lumped"], u0, R=R)).tocsr()
         n_nodes = t.node_var.shape[0]
         names = t.dof_names
@@ -114,13 +130,13 @@ class ReducedComponent:
         out_m, out_x, out_rows = [], [], []
         for j in range(n_nodes):
             mj = 0.0
-            Phi_u = np.zeros((3, n_r))
+            Phi_u = np.zeros((3, n_c))
             for c in range(3):
                 if tv[j, c] >= 0:
                     mj += float(M[tv[j, c]][:, tv[j][tv[j] >= 0]].sum()) / 3.0
                     Phi_u[c] = basis[tv[j, c]]
             J = np.zeros((3, 3))
-            Phi_r = np.zeros((3, n_r))
+            Phi_r = np.zeros((3, n_c))
             if np.all(rv[j] >= 0):
                 J = M[rv[j]][:, rv[j]].toarray()
                 J = 0.5 * (J + J.T)
@@ -145,7 +161,12 @@ class ReducedComponent:
                     out_m.append(mu[k])
                     out_x.append(points[j] + r)
                     out_rows.append(Phi_u - rhat @ Phi_r)
-        return np.array(out_m), np.array(out_x).reshape(-1, 3), np.array(out_rows).reshape(-1, 3, n_r)
+        rows = np.array(out_rows).reshape(-1, 3, n_c)
+        out = (np.array(out_m), np.array(out_x).reshape(-1, 3), rows[:, :, :n_r])
+        if second is None:
+            return out
+        k = self.basis.n_modes
+        return out + (rows[:, :, n_r:].reshape(-1, 3, k, k),)
 
     def reduced_load(self, lam: float = 1.0) -> np.ndarray:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
