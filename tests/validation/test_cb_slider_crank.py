@@ -38,6 +38,13 @@ def test_one_superelement_rod_peaks_as_a_linear_body_converged_in_k(quick):
     assert quick["iterations_k4"] < 3.0
 
 
+def test_the_floating_frame_rod_without_stiffening_is_the_same_linear_body(quick):
+    """femb's 2-D floating-frame rod (beam2d_floating, no geometric stiffening) peaks at
+    0.010446 with 16 elements at Δt = 4e-5 s, within 1e-3 of the k = 8 superelement."""
+    assert quick["floating_frame_peak"] == pytest.approx(0.0104464, rel=1e-4)
+    assert abs(quick["floating_frame_agreement"]) < 2e-3
+
+
 def test_a_chain_of_four_superelements_meets_the_paper(quick):
     assert quick["superelement_chain_peak"] == pytest.approx(PAPER_PEAK, rel=0.02)
     assert quick["superelement_chain_peak"] == pytest.approx(0.0097605, rel=1e-4)
