@@ -83,7 +83,7 @@ from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_d
 
 from .base import ElementKernels, ElementSpec
 from .shell_eicr import force_turn, material_part
-from .superelement_frame import _frame_work, _spin, deformation, shadow_frame
+from .superelement_frame import _frame_work, _spin, deformation, reduced_energy, shadow_frame
 from .superelement_step import midpoint_step, point_moments, point_state
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
@@ -246,14 +246,10 @@ def _evaluate(X, u, R, p, f, K, want_K):
     s = np.zeros(3)
     Kt = np.zeros((m, m))
     colw = np.zeros(m)
+    Hd = np.zeros((m, m))
     for e in range(n_el):
-        Kr = p[e, : m * m].reshape((m, m))
         _, w = deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
-        for i in range(m):
-            acc = 0.0
-            for j in range(m):
-                acc += Kr[i, j] * d[j]
-            g[i] = acc
+        reduced_energy(p[e], d, g, Hd, want_K)
         for a in range(n):
             left_jacobian_inverse(th[a], Jinv[a])
         _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai)
@@ -269,7 +265,7 @@ def _evaluate(X, u, R, p, f, K, want_K):
                     Bf[i, j] = Bt[i, j]
             for j in range(M, m):
                 Bf[j, j] = 1.0
-            material_part(Kr, Bf, Kt, colw)
+            material_part(Hd, Bf, Kt, colw)
             _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt)
         _rotate_out(Rs, n, ft, Kt, f[e], K[e], want_K)
 
@@ -288,20 +284,18 @@ def tangent(X, u, R, p, f, K):
 
 @jit
 def strain_energy(X, u, R, p, e_out):
-    """Strain energy ½ dᵀ K_r d per element (n_el,)."""
+    """Strain energy V(d) per element (n_el,) (elements.superelement_frame.reduced_energy:
+    ½ dᵀ K_r d, or the projected Green-strain energy when the row has G)."""
     n_el, n = X.shape[0], X.shape[1]
     m = u.shape[1]
     Xt, Y, Rb, Rs = _frame_work(n)
     th = np.zeros((n, 3))
     d = np.zeros(m)
+    g = np.zeros(m)
+    H = np.zeros((1, 1))
     for e in range(n_el):
-        Kr = p[e, : m * m].reshape((m, m))
         deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
-        acc = 0.0
-        for i in range(m):
-            for j in range(m):
-                acc += d[i] * Kr[i, j] * d[j]
-        e_out[e] = 0.5 * acc
+        e_out[e] = reduced_energy(p[e], d, g, H, False)
 
 
 @jit
@@ -392,8 +386,8 @@ def superelement_row(K, M, G=None, points=None, positions=None):
     M = np.asarray(M, dtype=np.float64)
     n_points = 0 if points is None else points.mass.shape[0]
     parts = [K.ravel(), M.ravel(), np.array([0.0 if G is None else 1.0, float(n_points)])]
-    if G is not None:  # the geometric tensor (m, m, m); absent: no columns, K_G = 0
-        parts.append(np.asarray(G, dtype=np.float64).ravel())
+    if G is not None:  # the geometric tensor (m, m, m) and K_r⁺ (m, m); absent: no columns, K_G = 0
+        parts += [np.asarray(G, dtype=np.float64).ravel(), _rigid_free_inverse(K).ravel()]
     if points is not None:
         origin = np.asarray(positions, dtype=np.float64).reshape(-1, 3).mean(axis=0)
         parts += [points.row(), point_moments(points.mass, points.positions, points.modes, origin)]
@@ -402,6 +396,15 @@ def superelement_row(K, M, G=None, points=None, positions=None):
         else:  # flag, then the second-order rows (n_p, 3, k, k)
             parts += [np.ones(1), np.asarray(points.second, dtype=np.float64).ravel()]
     return np.concatenate(parts)
+
+
+def _rigid_free_inverse(K):
+    """K⁺ (m, m): the pseudo-inverse of the reduced stiffness on its elastic range. The six
+    rigid-body modes of K_r are zero only to round-off (about 1e-12 of its largest
+    eigenvalue): eigenvalues below 1e-9 of the largest are taken as the null space."""
+    lam, V = np.linalg.eigh(0.5 * (K + K.T))
+    keep = lam > 1e-9 * max(float(lam.max()), 1e-300)
+    return (V[:, keep] / lam[keep]) @ V[:, keep].T
 
 
 def resultant_names(n_nodes, n_modes):

@@ -153,3 +153,107 @@ def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
         for j in range(M):
             Om[i, j] = Ai[i, 0] * C[0, j] + Ai[i, 1] * C[1, j] + Ai[i, 2] * C[2, j]
     deformation_jacobian(Y, Jinv, Om, Bt)
+
+
+@jit
+def geometric_layout(p_row, m):
+    """(offset of G, offset of K⁺, present): where the geometric tensor G (m, m, m) and the
+    pseudo-inverse K⁺ (m, m) of K_r sit in a property row (elements.superelement)."""
+    base = 2 * m * m
+    return base + 2, base + 2 + m * m * m, p_row[base] != 0.0
+
+
+@jit
+def reduced_energy(p_row, d, grad, H, want_H):
+    """Strain energy V(d) of the reduced body for the deformational vector d (m,); writes
+    grad = ∇V (m,) and, when ``want_H``, H = ∇²V (m, m); returns V.
+
+    Without a geometric tensor V = ½ dᵀK_r d. With G in the row (elements.superelement):
+    the Green (quadratic) strain of the body projected on the reduction,
+
+        V = ½ eᵀ K_r e,   e = d + ½ K_r⁺ g(d),   g_j = dᵀ G_j d,
+
+    G_j,ab = ∫ σ(φ_j) : ε₂(φ_a, φ_b) the geometric stiffness of the stress of unit d_j, so
+    K_r η_ab = G_·ab defines the reduced field η whose linear strain is the second-order
+    strain of the pair (a, b). Expanded: ½dᵀK_r d + ½Σ_j d_j dᵀG_j d (the stress of each
+    coordinate working through the second-order strain of the others: geometric
+    stiffening, e.g. of a rod by the axial force at its interfaces) + ⅛ gᵀK_r⁺g (the
+    projected quartic term, which keeps V ≥ 0 — the cubic term alone softens spuriously at
+    finite amplitude). ∇V = Bᵀ K_r e with B = ∂e/∂d = I + K_r⁺ [G_j d]_j, and
+    ∇²V = Bᵀ K_r B + Σ_j (K_r⁺K_r e)_j G_j."""
+    m = d.shape[0]
+    Kr = p_row[: m * m].reshape((m, m))
+    g_at, k_at, present = geometric_layout(p_row, m)
+    if not present:
+        V = 0.0
+        for i in range(m):
+            acc = 0.0
+            for j in range(m):
+                acc += Kr[i, j] * d[j]
+            grad[i] = acc
+            V += 0.5 * d[i] * acc
+        if want_H:
+            for i in range(m):
+                for j in range(m):
+                    H[i, j] = Kr[i, j]
+        return V
+    G = p_row[g_at: g_at + m * m * m].reshape((m, m, m))
+    Kp = p_row[k_at: k_at + m * m].reshape((m, m))
+    GD = np.zeros((m, m))  # GD[j, k] = (G_j d)_k
+    g = np.zeros(m)
+    for j in range(m):
+        for k in range(m):
+            acc = 0.0
+            for b in range(m):
+                acc += G[j, k, b] * d[b]
+            GD[j, k] = acc
+            g[j] += acc * d[k]
+    e = np.zeros(m)
+    for i in range(m):
+        acc = 0.0
+        for j in range(m):
+            acc += Kp[i, j] * g[j]
+        e[i] = d[i] + 0.5 * acc
+    Ke = np.zeros(m)
+    V = 0.0
+    for i in range(m):
+        acc = 0.0
+        for j in range(m):
+            acc += Kr[i, j] * e[j]
+        Ke[i] = acc
+        V += 0.5 * e[i] * acc
+    w = np.zeros(m)  # K⁺ K e
+    for i in range(m):
+        acc = 0.0
+        for j in range(m):
+            acc += Kp[i, j] * Ke[j]
+        w[i] = acc
+    for k in range(m):
+        acc = Ke[k]
+        for j in range(m):
+            acc += w[j] * GD[j, k]
+        grad[k] = acc
+    if want_H:
+        B = np.zeros((m, m))  # δ_ik + Σ_j K⁺_ij (G_j d)_k
+        for i in range(m):
+            for k in range(m):
+                acc = 1.0 if i == k else 0.0
+                for j in range(m):
+                    acc += Kp[i, j] * GD[j, k]
+                B[i, k] = acc
+        KB = np.zeros((m, m))
+        for i in range(m):
+            for k in range(m):
+                acc = 0.0
+                for j in range(m):
+                    acc += Kr[i, j] * B[j, k]
+                KB[i, k] = acc
+        for k in range(m):
+            for l in range(m):
+                acc = 0.0
+                for i in range(m):
+                    acc += B[i, k] * KB[i, l]
+                for j in range(m):
+                    acc += w[j] * G[j, k, l]
+                H[k, l] = acc
+    return V

@@ -59,7 +59,7 @@ import numpy as np
 from femb.core import jit
 from femb.core.rotations import cayley, cayley_vector, left_jacobian_inverse
 
-from .superelement_frame import _spin, deformation
+from .superelement_frame import _spin, deformation, reduced_energy
 
 
 # --------------------------------------------------------------------------- data
@@ -70,7 +70,7 @@ def point_layout(p_row, m):
     base = 2 * m * m
     n_g = p_row[base]
     n_p = int(p_row[base + 1])
-    off = base + 2 + (m * m * m if n_g != 0.0 else 0)
+    off = base + 2 + (m * m * m + m * m if n_g != 0.0 else 0)
     return off, n_p
 
 
@@ -328,19 +328,25 @@ def _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv):
 
 
 @jit
-def _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r):
-    """r = D̄ᵀ (K_r d̄ + H) + Φ̄ᵀ L + E_cᵀ Gs (module docstring); returns ΔV."""
+def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r):
+    """r = D̄ᵀ (ḡ + H) + Φ̄ᵀ L + E_cᵀ Gs (module docstring), ḡ the mean of ∇V over the
+    segment d0 → d1 by Simpson's rule — exact, ∇V being at most cubic along it
+    (elements.superelement_frame.reduced_energy) — so ḡ·Δd = ΔV; returns ΔV."""
     m = dz.shape[0]
     tot = np.zeros(m)
-    dV = 0.0
+    g0 = np.zeros(m)
+    gm = np.zeros(m)
+    g1 = np.zeros(m)
+    dm = np.zeros(m)
     for i in range(m):
-        acc0 = 0.0
-        acc1 = 0.0
-        for k in range(m):
-            acc0 += Kr[i, k] * d0[k]
-            acc1 += Kr[i, k] * d1[k]
-        tot[i] = 0.5 * (acc0 + acc1) + H[i]
-        dV += 0.5 * (d1[i] * acc1 - d0[i] * acc0)
+        dm[i] = 0.5 * (d0[i] + d1[i])
+    Hn = np.zeros((1, 1))
+    V0 = reduced_energy(p_row, d0, g0, Hn, False)
+    V1 = reduced_energy(p_row, d1, g1, Hn, False)
+    reduced_energy(p_row, dm, gm, Hn, False)
+    for i in range(m):
+        tot[i] = (g0[i] + 4.0 * gm[i] + g1[i]) / 6.0 + H[i]
+    dV = V1 - V0
     for i in range(m):
         acc = 0.0
         for k in range(m):
@@ -367,7 +373,7 @@ def _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r):
 
 
 @jit
-def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, second, has2, Xc, v0, d0, Rs0, y0, o0, r):
+def step_residual(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, Xc, v0, d0, Rs0, y0, o0, r):
     """r (m,): the element's generalized force at the step increment dz (m,) (module
     docstring) from the start state (u0 (1, m), R0 (1, n, 3, 3), the points' velocities
     v0 (n_p, 3) and the ``_start`` quantities d0, Rs0, y0, o0 with Xc); returns (ΔV, ΔT).
@@ -430,7 +436,7 @@ def step_residual(X1, u0, R0, dz, h, Kr, mass, pos, modes, second, has2, Xc, v0,
                     sc += second[j, c, a, b] * qbar[b]
                 acc += sc * wv[c]
             H[m - kq + a] += acc
-    dV = _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
+    dV = _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
     return dV, dT
 
 
@@ -480,7 +486,7 @@ def _mat_vec_sum(R, S1, s0, d, out):
 
 
 @jit
-def step_residual_moments(X1, u0, R0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, r):
+def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, r):
     """``step_residual`` from the points' mass moments (``point_moments``, the tuple of
     ``_moments``) and their velocity moments P0, V, Vd (``_velocity_moments``): the same
     sums in O(m²) operations; returns (ΔV, ΔT)."""
@@ -572,7 +578,7 @@ def step_residual_moments(X1, u0, R0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0
             for l in range(3):
                 vterm += Wm[p, l] * Vd[p, k, l]
         H[k] = c2 * acc - (2.0 / h) * vterm
-    dV = _combine(dz, d0, d1, Kr, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
+    dV = _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r)
     # ΔT = Σ g_j·Δx_j = (2/h²) Σ m |Δx_j|² − (2/h) Σ m v_j·Δx_j
     Q11 = np.zeros((3, 3))
     Q00 = np.zeros((3, 3))
@@ -600,12 +606,11 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
     rp = np.zeros(m)
     rm = np.zeros(m)
     for e in range(n_el):
-        Kr = p[e, : m * m].reshape((m, m))
         mass, pos, modes = _points(p[e], m)
         moments = _moments(p[e], m)
         has2, second = _second(p[e], m, m - 6 * n)
         if has2 != 0.0:
-            _step_points(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), u1[e], psi[e], h, Kr, mass, pos,
+            _step_points(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), u1[e], psi[e], h, p[e], mass, pos,
                          modes, second, moments[0], v0[e], f[e], K[e])
             continue
         _velocity_moments(mass, pos, modes, moments[0], v0[e], P0, V, Vd)
@@ -622,22 +627,22 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
         for a in range(n):
             for c in range(3):
                 dz[6 * a + 3 + c] = psi[e, a, c]
-        step_residual_moments(X1, ue0, Re0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, f[e])
+        step_residual_moments(X1, ue0, Re0, dz, h, p[e], moments, P0, V, Vd, d0, Rs0, o0, f[e])
         ell = math.sqrt(w)  # the interface's RMS radius (1 for a single node)
         for j in range(m):
             step = 1e-6 if (j < 6 * n and (j % 6) >= 3) else 1e-6 * ell
             keep = dz[j]
             dz[j] = keep + step
-            step_residual_moments(X1, ue0, Re0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, rp)
+            step_residual_moments(X1, ue0, Re0, dz, h, p[e], moments, P0, V, Vd, d0, Rs0, o0, rp)
             dz[j] = keep - step
-            step_residual_moments(X1, ue0, Re0, dz, h, Kr, moments, P0, V, Vd, d0, Rs0, o0, rm)
+            step_residual_moments(X1, ue0, Re0, dz, h, p[e], moments, P0, V, Vd, d0, Rs0, o0, rm)
             dz[j] = keep
             for i in range(m):
                 K[e, i, j] = (rp[i] - rm[i]) / (2.0 * step)
 
 
 @jit
-def _step_points(X1, ue0, Re0, u1e, psie, h, Kr, mass, pos, modes, second, Xc, ve, fe, Ke):
+def _step_points(X1, ue0, Re0, u1e, psie, h, p_row, mass, pos, modes, second, Xc, ve, fe, Ke):
     """``midpoint_step`` of one element whose points have second-order rows: the
     point-by-point force (``step_residual``) and its central-difference derivative."""
     n = X1.shape[1]
@@ -652,7 +657,7 @@ def _step_points(X1, ue0, Re0, u1e, psie, h, Kr, mass, pos, modes, second, Xc, v
     for a in range(n):
         for c in range(3):
             dz[6 * a + 3 + c] = psie[a, c]
-    step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, fe)
+    step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, fe)
     w = 0.0
     for a in range(n):
         for c in range(3):
@@ -664,9 +669,9 @@ def _step_points(X1, ue0, Re0, u1e, psie, h, Kr, mass, pos, modes, second, Xc, v
         step = 1e-6 if (j < 6 * n and (j % 6) >= 3) else 1e-6 * ell
         keep = dz[j]
         dz[j] = keep + step
-        step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rp)
+        step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rp)
         dz[j] = keep - step
-        step_residual(X1, ue0, Re0, dz, h, Kr, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rm)
+        step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rm)
         dz[j] = keep
         for i in range(m):
             Ke[i, j] = (rp[i] - rm[i]) / (2.0 * step)
