@@ -76,6 +76,12 @@ class _StepSystem:
         out[self.eq_var] += dz
         return out
 
+    def step(self, z, dz):
+        """(z_new, η·dz): the correction dz (n_eq,) scaled by ``limit`` and applied to z
+        (``apply``); the Newton loop's update (femb.solvers.nonlinear.step_newton.iterate)."""
+        dz = dz * self.limit(z, dz)
+        return self.apply(z, dz), dz
+
     def rotation_change(self, z, z_new):
         """Change of the nodal rotations (rad) from increment z to z_new (n_rot,)."""
         rot = self.p.rot

@@ -174,8 +174,7 @@ def iterate(system, settings, correction, reuse=False):
         keep = settings.modified and correction.has_factor and (
             (it == 0 and reuse) or (it > 0 and norm <= settings.refactor_ratio * history[-2]))
         dz = correction(None if keep else K, r)
-        dz = dz * system.limit(z, dz)
-        z = system.apply(z, dz)
+        z, dz = system.step(z, dz)  # system.limit's step length applied (system.apply)
         if norm <= 1e-4 * scale and vector_norm(dz) <= settings.increment_tolerance * system.size(z):
             system.evaluate(z)  # leave the system's bookkeeping at the accepted state
             return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=z)

@@ -1,0 +1,86 @@
+"""Compiled glue of the planar energy-conserving mid-point step (schemes._MidPointSystem).
+
+A Newton iteration of a small planar model (a 10-element beam: 33 unknowns) costs a few
+µs of compiled element work and, before these kernels, ~50 µs of numpy glue around it:
+the Cayley configuration (boolean masks, a copy), the inertia product through
+scipy.sparse, the residual sum, the mass part of the Newton matrix, three fancy-indexed
+norms, and the rotation/chord turn limit of the correction. Each kernel below does one of
+those chains in one pass over preallocated arrays, in the floating-point order of the numpy
+expressions it replaces (the norms excepted: plain sums of squares instead of BLAS dot).
+
+Index arrays are int64, values float64 (femb.core.jit).
+"""
+import math
+
+import numpy as np
+
+from femb.core.jit import jit
+
+
+@jit
+def cayley_configuration(u0, z, rot, u1):
+    """u1 = u0 + z (n_var,), the planar rotations ``rot`` (int64 variables) from their Cayley
+    parameter: u1[r] = u0[r] + 2 atan(z[r]/2)."""
+    for i in range(u0.size):
+        u1[i] = u0[i] + z[i]
+    for k in range(rot.size):
+        r = rot[k]
+        u1[r] = u0[r] + 2.0 * math.atan(0.5 * z[r])
+
+
+@jit
+def midpoint_residual(f, z, v0, c2, c1, indptr, indices, mdata, fext, ev, kdata, mass_data, R, r_eq):
+    """Residual of the planar mid-point step without damping and its Newton matrix's mass part.
+
+    R = f + M (c2 z − c1 v0) − fext over all variables (M in CSR ``indptr``, ``indices``,
+    ``mdata``; c2 = 2/h², c1 = 2/h), r_eq = R[ev]; kdata += mass_data (the element
+    tangent's CSR data on the table's pattern). Returns the squared norms over the
+    equations of f, of the inertia force and of fext (the step's force scale)."""
+    n = f.size
+    w = np.empty(n)
+    inert = np.empty(n)
+    for i in range(n):
+        w[i] = c2 * z[i] - c1 * v0[i]
+    for i in range(n):
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += mdata[p] * w[indices[p]]
+        inert[i] = s
+        R[i] = f[i] + s - fext[i]
+    sf = 0.0
+    si = 0.0
+    se = 0.0
+    for k in range(ev.size):
+        i = ev[k]
+        r_eq[k] = R[i]
+        sf += f[i] * f[i]
+        si += inert[i] * inert[i]
+        se += fext[i] * fext[i]
+    for p in range(kdata.size):
+        kdata[p] += mass_data[p]
+    return sf, si, se
+
+
+@jit
+def cayley_correction(u0, z, dz, ev, rot, z_new, a, d):
+    """Apply the Newton correction dz (n_eq,) to the increment z (n_var,): z_new = z,
+    z_new[ev] += dz; and the largest turn (rad) of a planar rotation ``rot`` from z to
+    z_new, 2|atan(z_new/2) − atan(z/2)| (NaN if one is NaN). Fills ``a`` = u0 + z and ``d``
+    = z_new − z (n_var,), the inputs of the chord turn (femb.solvers.linalg.turn)."""
+    n = z.size
+    for i in range(n):
+        z_new[i] = z[i]
+    for k in range(ev.size):
+        z_new[ev[k]] += dz[k]
+    for i in range(n):
+        a[i] = u0[i] + z[i]
+        d[i] = z_new[i] - z[i]
+    turn = 0.0
+    for k in range(rot.size):
+        r = rot[k]
+        x = abs(2.0 * (math.atan(0.5 * z_new[r]) - math.atan(0.5 * z[r])))
+        if x != x:
+            return x
+        if x > turn:
+            turn = x
+    return turn
