@@ -126,7 +126,10 @@ class _StepSystem:
         return out
 
     def size(self, z):
-        return max(vector_norm(z), vector_norm(self.s.u), self.p.length_scale)
+        u_norm = self.__dict__.get("_u_norm")
+        if u_norm is None:  # the start of the step: constant over its iterations
+            u_norm = self._u_norm = vector_norm(self.s.u)
+        return max(vector_norm(z), u_norm, self.p.length_scale)
 
     def absolute_coordinates(self, z):
         """(n_eq,) magnitudes of the absolute end-of-step coordinates the residual is

@@ -5,6 +5,7 @@ solve of each correction goes through one replaceable callable ``solve_correctio
 -> δz`` over the equations (K None: reuse the last factorization), ``DirectCorrection``
 by default, so that a null-space projection for eliminated constraints can be plugged in.
 """
+import math
 import warnings
 
 import numpy as np
@@ -114,6 +115,16 @@ class DirectCorrection:
 
     def __call__(self, K, r):
         if K is not None:
+            lu, pat = self._band, self._pattern
+            if lu is not None and pat is not None and lu.n > 0 and (lu.n, lu.kl, lu.ku) == (K.shape[0], pat[2], pat[3]) \
+                    and pat[0] == (K.shape[0], K.indptr.size, K.indices.size, id(K.indices)):
+                # the band matrix of the last factorization, refactorized and solved in one call
+                self.factor = None  # (set again once the factorization succeeded)
+                dz = lu.factorize_solve(K, r)
+                if not lu.pivot_ratio > 1e-13:
+                    self._singular(K, f"pivot ratio {lu.pivot_ratio:.1e}")
+                self.factor = ("bandlu", lu)
+                return dz
             self.factorize(K)
         kind, fac = self.factor
         if kind == "empty":
@@ -158,7 +169,7 @@ def iterate(system, settings, correction, reuse=False):
         r, K, scale = system.evaluate(z)
         norm = vector_norm(r)
         history.append(norm)
-        if not np.isfinite(norm):
+        if not math.isfinite(norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
         if norm <= settings.residual_threshold(scale):
             return NewtonReport(True, it, history, r, "converged", state=z)
