@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 
-
 _F64 = np.dtype(np.float64)
 
 
