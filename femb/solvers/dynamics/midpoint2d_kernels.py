@@ -84,3 +84,45 @@ def cayley_correction(u0, z, dz, ev, rot, z_new, a, d):
         if x > turn:
             turn = x
     return turn
+
+
+# --------------------------------------------------------------------------- one element block
+# A model whose internal forces come from a single planar element block (a beam, a truss)
+# needs no ElementLoop pass: configuration and gather in one call, the element kernel, then
+# scatter and residual in one call (three calls per residual instead of eight).
+@jit
+def cayley_gather(u0, z, rot, u1, var, u0e, u1e):
+    """``cayley_configuration`` and the element values u0e = u0[var], u1e = u1[var]
+    (n_el, n_edof; 0 where var < 0)."""
+    cayley_configuration(u0, z, rot, u1)
+    n_el, n_dof = var.shape
+    for e in range(n_el):
+        for a in range(n_dof):
+            i = var[e, a]
+            if i >= 0:
+                u0e[e, a] = u0[i]
+                u1e[e, a] = u1[i]
+            else:
+                u0e[e, a] = 0.0
+                u1e[e, a] = 0.0
+
+
+@jit
+def scatter_midpoint_residual(var, pos, fe, ke, f, kdata, z, v0, c2, c1, indptr, indices, mdata, fext, ev, mass_data, R, r_eq):
+    """f = Σ fe, kdata = Σ ke (zeroed first; element vectors by ``var``, matrices by their
+    CSR positions ``pos``, −1 entries skipped), then ``midpoint_residual``."""
+    for i in range(f.size):
+        f[i] = 0.0
+    for p in range(kdata.size):
+        kdata[p] = 0.0
+    n_el, n_dof = var.shape
+    for e in range(n_el):
+        for a in range(n_dof):
+            i = var[e, a]
+            if i >= 0:
+                f[i] += fe[e, a]
+            for b in range(n_dof):
+                p = pos[e, a, b]
+                if p >= 0:
+                    kdata[p] += ke[e, a, b]
+    return midpoint_residual(f, z, v0, c2, c1, indptr, indices, mdata, fext, ev, kdata, mass_data, R, r_eq)

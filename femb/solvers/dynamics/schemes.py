@@ -60,7 +60,13 @@ from numpy.typing import NDArray
 
 from femb.core.errors import InputError, ModelError
 from femb.solvers.dynamics import alpha3d
-from femb.solvers.dynamics.midpoint2d_kernels import cayley_configuration, cayley_correction, midpoint_residual
+from femb.solvers.dynamics.midpoint2d_kernels import (
+    cayley_configuration,
+    cayley_correction,
+    cayley_gather,
+    midpoint_residual,
+    scatter_midpoint_residual,
+)
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
 from femb.solvers.dynamics.step_system import State, _StepSystem, solve_free_acceleration
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
@@ -83,7 +89,17 @@ def _planar_constants(problem, h):
         ev = np.ascontiguousarray(problem.table.eq_var, dtype=np.int64)
         c = dict(M=M, rot=rot, ev=ev, indptr=M.indptr.astype(np.int64), indices=M.indices.astype(np.int64),
                  rot_eq_in_rot=np.searchsorted(rot, ev[problem.rot_eq]), a=np.empty(problem.table.n_var),
-                 d=np.empty(problem.table.n_var), h=None, mass_data=None)
+                 d=np.empty(problem.table.n_var), h=None, mass_data=None, block=None)
+        # a single planar element block with internal forces: its kernel is called directly
+        # (midpoint2d_kernels.cayley_gather / scatter_midpoint_residual), not through the
+        # problem's ElementLoop pass (unless midpoint_force is replaced on the problem)
+        force_blocks = [b for b in problem.table.blocks if getattr(b.spec, "internal_forces", True)]
+        if len(force_blocks) == 1 and not force_blocks[0].spec.oriented and "midpoint_force" not in problem.__dict__:
+            b = force_blocks[0]
+            i = problem.table.blocks.index(b)
+            buf = problem.assembler.loop.buffers[i]
+            c["block"] = (b.spec.kernels.midpoint_force, b.X, b.props, np.ascontiguousarray(b.var, dtype=np.int64),
+                          np.ascontiguousarray(b.pos, dtype=np.int64), np.zeros(b.var.shape), np.zeros(b.var.shape), buf.f, buf.K)
         problem._midpoint2d = c
     if c["h"] != h:
         c["h"], c["mass_data"] = h, (2.0 / (h * h)) * problem.M_eq.data
@@ -179,6 +195,7 @@ class _MidPointSystem(_StepSystem):
         self._c = c = _planar_constants(problem, h)
         self.rot_eq_in_rot = c["rot_eq_in_rot"]
         self.mass_data = c["mass_data"]
+        self.damped = problem.damping.active
 
     def rotation_change(self, z, z_new):
         rot = self.p.rot
@@ -193,8 +210,6 @@ class _MidPointSystem(_StepSystem):
     def evaluate(self, z):
         p, h, c = self.p, self.h, self._c
         u0 = self.s.u
-        u1 = self.configuration(z)
-        f, K = p.midpoint_force(u0, u1)
         fext = self.f_ext
         if p.rot_loaded:
             kap, dkap = _kappa(z[p.rot])
@@ -203,11 +218,23 @@ class _MidPointSystem(_StepSystem):
         # R = f + M (2z/h² − 2v/h) − fext, r = R over the equations, K += 2M/h², force norms
         R = np.empty(u0.size)
         r = np.empty(c["ev"].size)
-        sf, si, se = midpoint_residual(f, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"], c["indices"], p.M_full.data,
-                                       fext, c["ev"], K.data, self.mass_data, R, r)
+        u1 = np.empty_like(u0)
+        block = c["block"]
+        if block is not None:  # one planar block: its kernel called directly
+            fn, X, props, var, pos, u0e, u1e, fe, ke = block
+            cayley_gather(u0, z, c["rot"], u1, var, u0e, u1e)
+            fn(X, u0e, u1e, props, fe, ke)
+            f, K = p.force, p.K
+            sf, si, se = scatter_midpoint_residual(var, pos, fe, ke, f, K.data, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"],
+                                                   c["indices"], p.M_full.data, fext, c["ev"], self.mass_data, R, r)
+        else:
+            cayley_configuration(u0, z, c["rot"], u1)
+            f, K = p.midpoint_force(u0, u1)
+            sf, si, se = midpoint_residual(f, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"], c["indices"], p.M_full.data,
+                                           fext, c["ev"], K.data, self.mass_data, R, r)
         data = K.data
         fd = None
-        if p.damping.active:
+        if self.damped:
             fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
             R += fd
             data += Cd / h

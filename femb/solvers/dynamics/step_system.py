@@ -41,8 +41,11 @@ class _StepSystem:
         self.t1 = state.t + h
         t = problem.table
         self.eq_var = t.eq_var
-        u1p = problem.apply_prescribed(state.u.copy(), self.t1)
-        self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
+        if problem.prescribed:
+            u1p = problem.apply_prescribed(state.u.copy(), self.t1)
+            self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
+        else:
+            self.z_prescribed = []
         self.last = {}
         self.multipliers = None  # joint multipliers of the accepted state (set by the driver before finish)
         self.Gbar_full = None  # discrete joint Jacobian of the last ``constraints`` call (n_rows × n_var)
@@ -144,6 +147,8 @@ class _StepSystem:
 
     def prescribed_work(self, R, z):
         """Work of the reactions R on the prescribed variables over the increment z."""
+        if not self.p.prescribed:
+            return 0.0
         return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
 
     def joint_work(self, z, multipliers):

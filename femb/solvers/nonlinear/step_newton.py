@@ -165,16 +165,17 @@ def iterate(system, settings, correction, reuse=False):
     r = None
     floor = getattr(system, "noise_floor", None)
     coordinates = getattr(system, "absolute_coordinates", None)
+    threshold = settings.residual_threshold
     for it in range(settings.max_iterations + 1):
         r, K, scale = system.evaluate(z)
         norm = vector_norm(r)
         history.append(norm)
         if not math.isfinite(norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
-        if norm <= settings.residual_threshold(scale):
+        if norm <= threshold(scale):
             return NewtonReport(True, it, history, r, "converged", state=z)
         rounding = (lambda: rounding_residual(K, coordinates(z))) if coordinates is not None else None
-        if at_noise_floor(history, scale, floor, rounding):
+        if len(history) >= 4 and at_noise_floor(history, scale, floor, rounding):  # (False before 4 residuals)
             # the residual has stopped falling at a level the system declares as its noise
             # floor (e.g. rounding amplified by an energy-consistent correction)
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=z)
