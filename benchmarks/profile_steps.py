@@ -2,6 +2,7 @@
 benchmarks/peer_suite.py), top entries by cumulative time.
 
 - 2-D beam step: flexible pendulum, N = 10 beam2d_timoshenko, Δt = 1e-3, 1000 steps;
+- 2-D beam step with a prescribed rotation: spin-up B, 10 elements, Δt = 0.01, 300 steps;
 - 3-D beam step: spin-up B, 10 beam3d_timoshenko, Δt = 0.01, 300 steps (to t = 3 s);
 - jointed rigid step: one rigid_body3d on a skew revolute joint, Δt = 0.02, 200 steps;
 - jointed chain: 10 rigid_body3d on 10 revolute joints, Δt = 2e-3, 100 steps.
@@ -12,7 +13,7 @@ the pendulum's rule of flexible_pendulum.py). Each run is done twice unprofiled 
 small Python calls (the relative weight of Python glue against compiled kernels is
 overstated by about 1.5–2×), so read the shares, not the absolute times.
 
-Usage: python benchmarks/profile_steps.py [--top 25] [--case pendulum spinup3d revolute chain]
+Usage: python benchmarks/profile_steps.py [--top 25] [--case pendulum spinup2d spinup3d revolute chain]
 """
 import argparse
 import cProfile
@@ -36,10 +37,13 @@ from femb.solvers import solve_dynamic  # noqa: E402
 from femb.solvers.dynamics.driver import DynamicSettings  # noqa: E402
 from femb.solvers.nonlinear.newton import NewtonSettings  # noqa: E402
 from femb.validation.dynamic3d_cases import spin_up_beam_3d  # noqa: E402
+from femb.validation.models import spin_up_beam  # noqa: E402
 
 TAU = 1e-6
 CASES = {
     "pendulum": ("flexible pendulum, N = 10 (2-D beam step)", lambda: fp.femb_model(10), 1e-3, 1.0, "invariant", fp.femb_tolerance(10, TAU)),
+    "spinup2d": ("spin-up B planar, 10 beam2d elements (2-D beam step, prescribed hub rotation)", lambda: spin_up_beam("B", 10), 0.01, 3.0,
+                 "invariant", TAU),
     "spinup3d": ("spin-up B, 10 beam3d_timoshenko (3-D beam step)", lambda: spin_up_beam_3d(10), 0.01, 3.0, "invariant", TAU),
     "revolute": ("one rigid body on a revolute joint (jointed rigid step)", lambda: jso.pendulum3d(True), 0.02, 4.0, "lumped", TAU),
     "chain": ("10 rigid bodies, chain of revolute joints (peer_suite.py model)", peer_suite.femb_chain, 2e-3, 0.2, "lumped", TAU),
