@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from femb.core.jit import jit
+from femb.solvers.linalg.turn import chord_turn
 
 
 @jit
@@ -35,7 +36,7 @@ def midpoint_residual(f, z, v0, c2, c1, indptr, indices, mdata, fext, ev, kdata,
     R = f + M (c2 z − c1 v0) − fext over all variables (M in CSR ``indptr``, ``indices``,
     ``mdata``; c2 = 2/h², c1 = 2/h), r_eq = R[ev]; kdata += mass_data (the element
     tangent's CSR data on the table's pattern). Returns the squared norms over the
-    equations of f, of the inertia force and of fext (the step's force scale)."""
+    equations of f, of the inertia force and of fext (the step's force scale) and of r_eq."""
     n = f.size
     w = np.empty(n)
     inert = np.empty(n)
@@ -50,15 +51,17 @@ def midpoint_residual(f, z, v0, c2, c1, indptr, indices, mdata, fext, ev, kdata,
     sf = 0.0
     si = 0.0
     se = 0.0
+    sr = 0.0
     for k in range(ev.size):
         i = ev[k]
         r_eq[k] = R[i]
+        sr += R[i] * R[i]
         sf += f[i] * f[i]
         si += inert[i] * inert[i]
         se += fext[i] * fext[i]
     for p in range(kdata.size):
         kdata[p] += mass_data[p]
-    return sf, si, se
+    return sf, si, se, sr
 
 
 @jit
@@ -126,3 +129,12 @@ def scatter_midpoint_residual(var, pos, fe, ke, f, kdata, z, v0, c2, c1, indptr,
                 if p >= 0:
                     kdata[p] += ke[e, a, b]
     return midpoint_residual(f, z, v0, c2, c1, indptr, indices, mdata, fext, ev, kdata, mass_data, R, r_eq)
+
+
+@jit
+def cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, var, col_a, col_b, X21):
+    """``cayley_correction`` and the chord turn of the one element block with chords
+    (femb.solvers.linalg.turn.chord_turn; the larger of the two, as Python's max)."""
+    turn = cayley_correction(u0, z, dz, ev, rot, z_new, a, d)
+    chord = chord_turn(var, col_a, col_b, X21, a, d)
+    return chord if chord > turn else turn

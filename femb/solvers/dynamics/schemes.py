@@ -63,6 +63,7 @@ from femb.solvers.dynamics import alpha3d
 from femb.solvers.dynamics.midpoint2d_kernels import (
     cayley_configuration,
     cayley_correction,
+    cayley_correction_chords,
     cayley_gather,
     midpoint_residual,
     scatter_midpoint_residual,
@@ -89,7 +90,7 @@ def _planar_constants(problem, h):
         ev = np.ascontiguousarray(problem.table.eq_var, dtype=np.int64)
         c = dict(M=M, rot=rot, ev=ev, indptr=M.indptr.astype(np.int64), indices=M.indices.astype(np.int64),
                  rot_eq_in_rot=np.searchsorted(rot, ev[problem.rot_eq]), a=np.empty(problem.table.n_var),
-                 d=np.empty(problem.table.n_var), h=None, mass_data=None, block=None)
+                 d=np.empty(problem.table.n_var), h=None, mass_data=None, block=None, chords=None)
         # a single planar element block with internal forces: its kernel is called directly
         # (midpoint2d_kernels.cayley_gather / scatter_midpoint_residual), not through the
         # problem's ElementLoop pass (unless midpoint_force is replaced on the problem)
@@ -100,6 +101,14 @@ def _planar_constants(problem, h):
             buf = problem.assembler.loop.buffers[i]
             c["block"] = (b.spec.kernels.midpoint_force, b.X, b.props, np.ascontiguousarray(b.var, dtype=np.int64),
                           np.ascontiguousarray(b.pos, dtype=np.int64), np.zeros(b.var.shape), np.zeros(b.var.shape), buf.f, buf.K)
+        # the element chords of the turn limit when one block has them (one compiled call)
+        chords = [(b, tc, X21) for b, (tc, X21) in zip(problem.table.blocks, problem.chord_columns) if tc is not None]
+        if len(chords) == 1:
+            b, tc, X21 = chords[0]
+            c["chords"] = (np.ascontiguousarray(b.var, dtype=np.int64), np.asarray(tc[0], dtype=np.int64),
+                           np.asarray(tc[1], dtype=np.int64), np.ascontiguousarray(X21, dtype=np.float64))
+        elif not chords:
+            c["chords"] = ()
         problem._midpoint2d = c
     if c["h"] != h:
         c["h"], c["mass_data"] = h, (2.0 / (h * h)) * problem.M_eq.data
@@ -196,6 +205,7 @@ class _MidPointSystem(_StepSystem):
         self.rot_eq_in_rot = c["rot_eq_in_rot"]
         self.mass_data = c["mass_data"]
         self.damped = problem.damping.active
+        self._r = self._r_norm = None
 
     def rotation_change(self, z, z_new):
         rot = self.p.rot
@@ -225,15 +235,16 @@ class _MidPointSystem(_StepSystem):
             cayley_gather(u0, z, c["rot"], u1, var, u0e, u1e)
             fn(X, u0e, u1e, props, fe, ke)
             f, K = p.force, p.K
-            sf, si, se = scatter_midpoint_residual(var, pos, fe, ke, f, K.data, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"],
+            sf, si, se, sr = scatter_midpoint_residual(var, pos, fe, ke, f, K.data, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"],
                                                    c["indices"], p.M_full.data, fext, c["ev"], self.mass_data, R, r)
         else:
             cayley_configuration(u0, z, c["rot"], u1)
             f, K = p.midpoint_force(u0, u1)
-            sf, si, se = midpoint_residual(f, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"], c["indices"], p.M_full.data,
+            sf, si, se, sr = midpoint_residual(f, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"], c["indices"], p.M_full.data,
                                            fext, c["ev"], K.data, self.mass_data, R, r)
         data = K.data
         fd = None
+        self._r, self._r_norm = r, math.sqrt(sr)
         if self.damped:
             fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
             R += fd
@@ -245,6 +256,10 @@ class _MidPointSystem(_StepSystem):
         scale = max(math.sqrt(sf), math.sqrt(si), math.sqrt(se), 1e-300)
         return r, K, scale
 
+    def residual_norm(self, r):
+        """‖r‖ of the residual of the last ``evaluate`` (summed there), else vector_norm."""
+        return self._r_norm if r is self._r else vector_norm(r)
+
     def step(self, z, dz):
         """The correction dz (n_eq,) applied to z, scaled down when it would turn a nodal
         rotation or an element chord by more than ``max_turn`` (as ``limit`` + ``apply``):
@@ -252,13 +267,18 @@ class _MidPointSystem(_StepSystem):
         c = self._c
         z_new = np.empty_like(z)
         a, d = c["a"], c["d"]
-        turn = cayley_correction(self.s.u, z, dz, c["ev"], c["rot"], z_new, a, d)
         cap = self.p.max_turn
-        if not cap or not np.isfinite(cap):
-            return z_new, dz
-        for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
-            if tc is not None:
-                turn = max(turn, chord_turn(b.var, tc[0], tc[1], X21, a, d))
+        chords = c["chords"]
+        if chords and cap and cap < np.inf:  # one block with chords: one call
+            turn = cayley_correction_chords(self.s.u, z, dz, c["ev"], c["rot"], z_new, a, d, *chords)
+        else:
+            turn = cayley_correction(self.s.u, z, dz, c["ev"], c["rot"], z_new, a, d)
+            if not cap or not np.isfinite(cap):
+                return z_new, dz
+            if chords is None:
+                for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
+                    if tc is not None:
+                        turn = max(turn, chord_turn(b.var, tc[0], tc[1], X21, a, d))
         if turn <= cap:
             return z_new, dz
         dz = dz * (cap / turn)

@@ -52,6 +52,7 @@ class DirectCorrection:
         self.factor = None
         self._pattern = None
         self._band = None
+        self._fast = None
 
     @property
     def has_factor(self):
@@ -116,8 +117,11 @@ class DirectCorrection:
     def __call__(self, K, r):
         if K is not None:
             lu, pat = self._band, self._pattern
-            if lu is not None and pat is not None and lu.n > 0 and (lu.n, lu.kl, lu.ku) == (K.shape[0], pat[2], pat[3]) \
-                    and pat[0] == (K.shape[0], K.indptr.size, K.indices.size, id(K.indices)):
+            fast = self._fast  # (K, its indices, its indptr, lu) of the last check that passed
+            if (fast is not None and K is fast[0] and K.indices is fast[1] and K.indptr is fast[2] and lu is fast[3]) or (
+                    lu is not None and pat is not None and lu.n > 0 and (lu.n, lu.kl, lu.ku) == (K.shape[0], pat[2], pat[3])
+                    and pat[0] == (K.shape[0], K.indptr.size, K.indices.size, id(K.indices))):
+                self._fast = (K, K.indices, K.indptr, lu)
                 # the band matrix of the last factorization, refactorized and solved in one call
                 self.factor = None  # (set again once the factorization succeeded)
                 dz = lu.factorize_solve(K, r)
@@ -166,9 +170,10 @@ def iterate(system, settings, correction, reuse=False):
     floor = getattr(system, "noise_floor", None)
     coordinates = getattr(system, "absolute_coordinates", None)
     threshold = settings.residual_threshold
+    residual_norm = getattr(system, "residual_norm", vector_norm)  # ‖r‖, from the system when it has it
     for it in range(settings.max_iterations + 1):
         r, K, scale = system.evaluate(z)
-        norm = vector_norm(r)
+        norm = residual_norm(r)
         history.append(norm)
         if not math.isfinite(norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
