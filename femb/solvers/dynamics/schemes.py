@@ -43,7 +43,8 @@ The constraint work of a step includes the joint reactions on the prescribed var
 (``joint_work``).
 
 A step system provides ``z0`` (predictor), ``evaluate(z) -> (r, K, scale)`` over the
-equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``size(z)``
+equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``step(z, dz)``
+(both applied: the Newton loop's update), ``size(z)``
 and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
 solve of a correction live in femb.solvers.nonlinear.step_newton.
 """

@@ -143,7 +143,9 @@ class DirectCorrection:
 def iterate(system, settings, correction, reuse=False):
     """Newton iteration of one step from the predictor ``system.z0``.
 
-    ``system.evaluate(z) -> (r (n_eq,), K CSR, scale)``; ``system.apply(z, dz)``.
+    ``system.evaluate(z) -> (r (n_eq,), K CSR, scale)``; ``system.step(z, dz) -> (z_new, dz)``
+    (the correction scaled by ``system.limit`` and applied); optionally
+    ``system.residual_norm(r)`` (‖r‖ of its last residual, else ``vector_norm``).
     Converged when ‖r‖ ≤ tolerance·scale, or when ‖r‖ ≤ 1e-4·scale and the correction is
     at round-off (‖δz‖ ≤ increment_tolerance·system.size(z)). A correction that would turn
     a nodal rotation or an element chord by more than ``system.max_turn`` is scaled down
