@@ -95,8 +95,11 @@ def _planar_constants(problem, h):
         # a single planar element block with internal forces: its kernel is called directly
         # (midpoint2d_kernels.cayley_gather / scatter_midpoint_residual), not through the
         # problem's ElementLoop pass (unless midpoint_force is replaced on the problem)
-        force_blocks = [b for b in problem.table.blocks if getattr(b.spec, "internal_forces", True)]
-        if len(force_blocks) == 1 and not force_blocks[0].spec.oriented and "midpoint_force" not in problem.__dict__:
+        # (the blocks DynamicProblem.midpoint_force assembles: internal forces, no whole-step kernel)
+        force_blocks = [b for b in problem.table.blocks if getattr(b.spec, "internal_forces", True)
+                        and getattr(b.spec.kernels, "midpoint_step", None) is None]
+        if len(force_blocks) == 1 and not force_blocks[0].spec.oriented and force_blocks[0].spec.kernels.midpoint_force is not None \
+                and "midpoint_force" not in problem.__dict__:
             b = force_blocks[0]
             i = problem.table.blocks.index(b)
             buf = problem.assembler.loop.buffers[i]
