@@ -167,11 +167,11 @@ def exudyn_solve_dynamic(build, dt, t_end, tol, abs_tol, modified):
         warnings.simplefilter("ignore")
         SC, mbs, extra = build()
         s = exudyn_dynamic_settings(dt, t_end, tol, abs_tol, modified)
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         mbs.SolveDynamic(s)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     it = mbs.sys["dynamicSolver"].it
-    return dict(wall=wall, steps=it.currentStepIndex - 1, its=it.newtonStepsCount, jac=it.newtonJacobiCount,
+    return dict(wall=wall, cpu=cpu, steps=it.currentStepIndex - 1, its=it.newtonStepsCount, jac=it.newtonJacobiCount,
                 t=it.currentTime, mbs=mbs, SC=SC, extra=extra)
 
 
@@ -190,13 +190,19 @@ def batched(solve, min_seconds=MIN_SAMPLE, most=1000):
 
 def exudyn_per_step(build, dt, t_end, tol, abs_tol, modified):
     """One timed Exudyn sample: (full − 10-step run) / (steps − 10), each the mean of
-    back-to-back solves lasting MIN_SAMPLE, plus the full run."""
+    back-to-back solves lasting MIN_SAMPLE, plus the full run; the full run's dict gets
+    ``cpu_per_step``, the same difference of CPU (process) times."""
+    cpus = {}
+
     def run(t):
         r = exudyn_solve_dynamic(build, dt, t, tol, abs_tol, modified)
+        cpus.setdefault(t, []).append(r["cpu"])
         return r["wall"], r
     full_wall, (_, full) = batched(lambda: run(t_end))
     short_wall, (_, short) = batched(lambda: run(10 * dt))
-    return (full_wall - short_wall) / max(full["steps"] - short["steps"], 1), full
+    steps = max(full["steps"] - short["steps"], 1)
+    full["cpu_per_step"] = (median(cpus[t_end]) - median(cpus[10 * dt])) / steps
+    return (full_wall - short_wall) / steps, full
 
 
 def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None, scheme="midpoint"):
@@ -223,10 +229,12 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
     acc_f = femb_accuracy(res)
     femb_dynamic_run(femb_build, dt, 3 * dt, tol, mass, scheme=femb_scheme)  # warm-up
     times = {"femb": [], "a": [], "b": []}
+    cpu = {"femb": [], "a": [], "b": []}
     info = {}
     for _ in range(repeat):
         r = femb_dynamic_run(femb_build, dt, t_end, tol, mass, scheme=femb_scheme)
         times["femb"].append(r.info["wall_time"] / r.info["steps"])
+        cpu["femb"].append(r.info.get("cpu_time", float("nan")) / r.info["steps"])
         info["femb"] = dict(steps=r.info["steps"], its=r.info["newton_iterations"] / r.info["steps"], cutbacks=r.info["cutbacks"])
         if exu is None:
             continue
@@ -237,6 +245,7 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
                 info[key] = dict(its=float("nan"), jac=float("nan"), failed=str(exc).splitlines()[0], finished=False)
                 continue
             times[key].append(per)
+            cpu[key].append(full["cpu_per_step"])
             info[key] = dict(steps=full["steps"], its=full["its"] / max(full["steps"], 1), jac=full["jac"] / max(full["steps"], 1),
                              finished=abs(full["t"] - t_end) < 1e-9 * max(1.0, t_end))
     acc = {"femb": acc_f}
@@ -248,11 +257,12 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
                 acc[key] = dict(failed=str(exc).splitlines()[0])
     row = dict(row=label, size=size, kind="dynamic", dt=dt, t_end=t_end, tol=tol, exudyn_rel_tol=exu_rel, femb_scale_median=s_med,
                femb_scale_range=(min(scales), max(scales)), abs_tol=abs_tol, floor=floor, note=note,
-               femb=dict(time=median(times["femb"]), samples=times["femb"], accuracy=acc["femb"], **info["femb"]))
+               femb=dict(time=median(times["femb"]), samples=times["femb"], cpu=median(cpu["femb"]), accuracy=acc["femb"], **info["femb"]))
     for key in ("a", "b"):
         if exu is not None:
-            row[key] = dict(time=median(times[key]), samples=times[key], accuracy=acc[key], **info[key])
+            row[key] = dict(time=median(times[key]), samples=times[key], cpu=median(cpu[key]), accuracy=acc[key], **info[key])
             row[f"ratio_{key}"] = row["femb"]["time"] / row[key]["time"] if times[key] else float("nan")
+            row[f"cpu_ratio_{key}"] = row["femb"]["cpu"] / row[key]["cpu"] if cpu[key] else float("nan")
     print_row(row)
     print(f"  {load()}", flush=True)
     return row
@@ -315,7 +325,12 @@ def print_row(row):
         extra = f", jac/step {r['jac']:.2f}" if "jac" in r else ""
         fin = "" if r.get("finished", True) else "  (DID NOT FINISH)"
         ratio = f"  ratio femb/this {row['ratio_' + key]:.2f}" if key != "femb" else ""
-        print(f"  {names[key]:42s} {1e3 * r['time']:9.4f} {unit}  {its}{extra}  [{fmt_acc(r['accuracy'])}]{ratio}{fin}")
+        if "cpu" in r:  # dynamic rows: CPU (process) time per step beside the wall time
+            unit_cpu = f" (CPU {1e3 * r['cpu']:.4f})"
+            ratio += f" (CPU {row['cpu_ratio_' + key]:.2f})" if key != "femb" else ""
+        else:
+            unit_cpu = ""
+        print(f"  {names[key]:42s} {1e3 * r['time']:9.4f} {unit}{unit_cpu}  {its}{extra}  [{fmt_acc(r['accuracy'])}]{ratio}{fin}")
 
 
 # ----------------------------------------------------------------------------- row 1: flexible pendulum

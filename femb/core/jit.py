@@ -27,6 +27,10 @@ _FEMB = Path(__file__).resolve().parents[1]
 _ELEMENTS = _FEMB.parent / "elements"  # femb.elements lives in elements/ of the checkout
 
 
+# single kernel modules beside the code that uses them (outside the folders above)
+KERNEL_FILES = [_FEMB / "solvers" / "dynamics" / "midpoint2d_kernels.py"]
+
+
 def kernel_sources():
     """The source files whose functions femb compiles (every module that uses ``jit``)."""
     roots = [_FEMB / "core", _FEMB / "correlation", _FEMB / "assembly" / "joints", _FEMB / "solvers" / "linalg", _ELEMENTS]
@@ -42,6 +46,7 @@ def kernel_sources():
     for root in roots:
         if root.is_dir():
             files.update(p.resolve() for p in root.glob("*.py"))
+    files.update(p.resolve() for p in KERNEL_FILES if p.is_file())
     return sorted(files)
 
 

@@ -199,7 +199,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     record(0, 0)
     n_steps = max(1, int(np.ceil((t_end - t0) / dt - 1e-9)))
     bar = _progress(n_steps) if settings.progress else None
-    wall = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     total_iterations = total_cutbacks = 0
     iters_since = cuts_since = 0
     last_h = None
@@ -269,8 +269,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
             bar.update(1)
     if bar is not None:
         bar.close()
-    wall = time.perf_counter() - wall
-    res.info.update(steps=n_steps, newton_iterations=total_iterations, cutbacks=total_cutbacks, wall_time=wall,
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    res.info.update(steps=n_steps, newton_iterations=total_iterations, cutbacks=total_cutbacks, wall_time=wall, cpu_time=cpu,
                     time_per_step=wall / n_steps)
     log.info("%s: %d steps, %d Newton iterations, %d cut-backs, %.3f s", sch.name, n_steps, total_iterations, total_cutbacks, wall)
     return res

@@ -43,12 +43,14 @@ The constraint work of a step includes the joint reactions on the prescribed var
 (``joint_work``).
 
 A step system provides ``z0`` (predictor), ``evaluate(z) -> (r, K, scale)`` over the
-equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``size(z)``
+equations, ``apply(z, dz)``, ``limit(z, dz)`` (rotation-limited step length), ``step(z, dz)``
+(both applied: the Newton loop's update), ``size(z)``
 and ``finish(z) -> (State, energy terms)``. The Newton loop and the replaceable linear
 solve of a correction live in femb.solvers.nonlinear.step_newton.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -59,14 +61,62 @@ from numpy.typing import NDArray
 
 from femb.core.errors import InputError, ModelError
 from femb.solvers.dynamics import alpha3d
+from femb.solvers.dynamics.midpoint2d_kernels import (
+    cayley_configuration,
+    cayley_correction,
+    cayley_correction_chords,
+    cayley_gather,
+    midpoint_residual,
+    scatter_midpoint_residual,
+)
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
 from femb.solvers.dynamics.step_system import State, _StepSystem, solve_free_acceleration
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
+from femb.solvers.linalg.turn import chord_turn
 from femb.solvers.nonlinear.norms import vector_norm
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     from femb.solvers.dynamics.problem import DynamicProblem
+
+
+def _planar_constants(problem, h):
+    """Constants of the planar mid-point steps of ``problem`` (cached on it): int64 index
+    arrays (rotational variables, free equations, the full mass's CSR pattern), work
+    arrays, and the mass part (2/h²) M_eq.data of the step matrix for the step ``h``."""
+    c = problem.__dict__.get("_midpoint2d")
+    M = problem.M_full
+    if c is None or c["M"] is not M:
+        rot = np.flatnonzero(problem.rot).astype(np.int64)
+        ev = np.ascontiguousarray(problem.table.eq_var, dtype=np.int64)
+        c = dict(M=M, rot=rot, ev=ev, indptr=M.indptr.astype(np.int64), indices=M.indices.astype(np.int64),
+                 rot_eq_in_rot=np.searchsorted(rot, ev[problem.rot_eq]), a=np.empty(problem.table.n_var),
+                 d=np.empty(problem.table.n_var), h=None, mass_data=None, block=None, chords=None)
+        # a single planar element block with internal forces: its kernel is called directly
+        # (midpoint2d_kernels.cayley_gather / scatter_midpoint_residual), not through the
+        # problem's ElementLoop pass (unless midpoint_force is replaced on the problem)
+        # (the blocks DynamicProblem.midpoint_force assembles: internal forces, no whole-step kernel)
+        force_blocks = [b for b in problem.table.blocks if getattr(b.spec, "internal_forces", True)
+                        and getattr(b.spec.kernels, "midpoint_step", None) is None]
+        if len(force_blocks) == 1 and not force_blocks[0].spec.oriented and force_blocks[0].spec.kernels.midpoint_force is not None \
+                and "midpoint_force" not in problem.__dict__:
+            b = force_blocks[0]
+            i = problem.table.blocks.index(b)
+            buf = problem.assembler.loop.buffers[i]
+            c["block"] = (b.spec.kernels.midpoint_force, b.X, b.props, np.ascontiguousarray(b.var, dtype=np.int64),
+                          np.ascontiguousarray(b.pos, dtype=np.int64), np.zeros(b.var.shape), np.zeros(b.var.shape), buf.f, buf.K)
+        # the element chords of the turn limit when one block has them (one compiled call)
+        chords = [(b, tc, X21) for b, (tc, X21) in zip(problem.table.blocks, problem.chord_columns) if tc is not None]
+        if len(chords) == 1:
+            b, tc, X21 = chords[0]
+            c["chords"] = (np.ascontiguousarray(b.var, dtype=np.int64), np.asarray(tc[0], dtype=np.int64),
+                           np.asarray(tc[1], dtype=np.int64), np.ascontiguousarray(X21, dtype=np.float64))
+        elif not chords:
+            c["chords"] = ()
+        problem._midpoint2d = c
+    if c["h"] != h:
+        c["h"], c["mass_data"] = h, (2.0 / (h * h)) * problem.M_eq.data
+    return c
 
 
 def _kappa(tau):
@@ -146,23 +196,24 @@ class _MidPointSystem(_StepSystem):
     def __init__(self, problem, state, h):
         super().__init__(problem, state, h)
         t_m = state.t + 0.5 * h
-        self.f_s = problem.scaled_loads(t_m)
-        self.f_ext = problem.f_const + self.f_s
+        self.f_s = problem.scaled_loads(t_m) if problem._timed else None
+        self.f_ext = problem.f_const if self.f_s is None else problem.f_const + self.f_s
         z = h * state.v
         rot = problem.rot
-        for vars_, dz in self.z_prescribed:  # rotations: Cayley parameter of the increment
-            r = rot[vars_]
-            dz = dz.copy()
-            dz[r] = 2.0 * np.tan(0.5 * dz[r])
-            z[vars_] = dz
-        self.z_prescribed = [(vars_, z[vars_].copy()) for vars_, _ in self.z_prescribed]
+        if self.z_prescribed:
+            for vars_, dz in self.z_prescribed:  # rotations: Cayley parameter of the increment
+                r = rot[vars_]
+                dz = dz.copy()
+                dz[r] = 2.0 * np.tan(0.5 * dz[r])
+                z[vars_] = dz
+            self.z_prescribed = [(vars_, z[vars_].copy()) for vars_, _ in self.z_prescribed]
         self.z0 = self._impose(z)
-        rot_vars = np.flatnonzero(problem.rot)
-        self.rot_eq_in_rot = np.searchsorted(rot_vars, self.eq_var[problem.rot_eq])
-        # constant over the step: the mass part of the step matrix and, without loaded
-        # rotations (whose Cayley factor makes f_ext depend on z), the external force norm
-        self.mass_data = (2.0 / (h * h)) * problem.M_eq.data
-        self.fext_norm = None if problem.rot_loaded else vector_norm(self.f_ext[self.eq_var])
+        # per-problem constants (index arrays, the mass part of the step matrix for this h)
+        self._c = c = _planar_constants(problem, h)
+        self.rot_eq_in_rot = c["rot_eq_in_rot"]
+        self.mass_data = c["mass_data"]
+        self.damped = problem.damping.active
+        self._r = self._r_norm = None
 
     def rotation_change(self, z, z_new):
         rot = self.p.rot
@@ -170,37 +221,76 @@ class _MidPointSystem(_StepSystem):
 
     def configuration(self, z):
         """u_{n+1} (n_var,) of the increment z (rotations from their Cayley parameter)."""
-        u1 = self.s.u + z
-        rot = self.p.rot
-        u1[rot] = self.s.u[rot] + 2.0 * np.arctan(0.5 * z[rot])
+        u1 = np.empty_like(self.s.u)
+        cayley_configuration(self.s.u, z, self._c["rot"], u1)
         return u1
 
     def evaluate(self, z):
-        p, h = self.p, self.h
+        p, h, c = self.p, self.h, self._c
         u0 = self.s.u
-        u1 = self.configuration(z)
-        f, K = p.midpoint_force(u0, u1)
-        inert = p.M_full @ ((2.0 / (h * h)) * z - (2.0 / h) * self.s.v)
         fext = self.f_ext
         if p.rot_loaded:
             kap, dkap = _kappa(z[p.rot])
             fext = fext.copy()
             fext[p.rot] *= kap
-        R = f + inert - fext
+        # R = f + M (2z/h² − 2v/h) − fext, r = R over the equations, K += 2M/h², force norms
+        R = np.empty(u0.size)
+        r = np.empty(c["ev"].size)
+        u1 = np.empty_like(u0)
+        block = c["block"]
+        if block is not None:  # one planar block: its kernel called directly
+            fn, X, props, var, pos, u0e, u1e, fe, ke = block
+            cayley_gather(u0, z, c["rot"], u1, var, u0e, u1e)
+            fn(X, u0e, u1e, props, fe, ke)
+            f, K = p.force, p.K
+            sf, si, se, sr = scatter_midpoint_residual(var, pos, fe, ke, f, K.data, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"],
+                                                   c["indices"], p.M_full.data, fext, c["ev"], self.mass_data, R, r)
+        else:
+            cayley_configuration(u0, z, c["rot"], u1)
+            f, K = p.midpoint_force(u0, u1)
+            sf, si, se, sr = midpoint_residual(f, z, self.s.v, 2.0 / (h * h), 2.0 / h, c["indptr"], c["indices"], p.M_full.data,
+                                           fext, c["ev"], K.data, self.mass_data, R, r)
         data = K.data
-        data += self.mass_data
         fd = None
-        if p.damping.active:
+        self._r, self._r_norm = r, math.sqrt(sr)
+        if self.damped:
             fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
             R += fd
             data += Cd / h
+            r = R[self.eq_var]
         if p.rot_loaded and self.rot_eq_in_rot.size:  # d(f_ext,θ·κ(τ))/dτ on the free rotational equations
             data[p.diag_pos[p.rot_eq]] -= self.f_ext[p.rot][self.rot_eq_in_rot] * dkap[self.rot_eq_in_rot]
-        self.last = dict(R=R, fd=fd, u1=u1)
-        ev = self.eq_var
-        fext_norm = vector_norm(fext[ev]) if self.fext_norm is None else self.fext_norm
-        scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), fext_norm, 1e-300)
-        return R[ev], K, scale
+        self.last = dict(R=R, fd=fd, u1=u1, z=z)
+        scale = max(math.sqrt(sf), math.sqrt(si), math.sqrt(se), 1e-300)
+        return r, K, scale
+
+    def residual_norm(self, r):
+        """‖r‖ of the residual of the last ``evaluate`` (summed there), else vector_norm."""
+        return self._r_norm if r is self._r else vector_norm(r)
+
+    def step(self, z, dz):
+        """The correction dz (n_eq,) applied to z, scaled down when it would turn a nodal
+        rotation or an element chord by more than ``max_turn`` (as ``limit`` + ``apply``):
+        (z_new, the applied correction)."""
+        c = self._c
+        z_new = np.empty_like(z)
+        a, d = c["a"], c["d"]
+        cap = self.p.max_turn
+        chords = c["chords"]
+        if chords and cap and cap < np.inf:  # one block with chords: one call
+            turn = cayley_correction_chords(self.s.u, z, dz, c["ev"], c["rot"], z_new, a, d, *chords)
+        else:
+            turn = cayley_correction(self.s.u, z, dz, c["ev"], c["rot"], z_new, a, d)
+            if not cap or not np.isfinite(cap):
+                return z_new, dz
+            if chords is None:
+                for b, (tc, X21) in zip(self.p.table.blocks, self.p.chord_columns):
+                    if tc is not None:
+                        turn = max(turn, chord_turn(b.var, tc[0], tc[1], X21, a, d))
+        if turn <= cap:
+            return z_new, dz
+        dz = dz * (cap / turn)
+        return self.apply(z, dz), dz
 
     def _joint_equations(self, z):
         """Joint equations of the step at the increment z:
@@ -235,10 +325,10 @@ class _MidPointSystem(_StepSystem):
     def finish(self, z):
         """New state and the step's energy terms after convergence at z (the joint
         multipliers of the accepted state, ``self.multipliers``, enter the constraint work)."""
-        u1 = self.configuration(z)
+        u1 = self.last["u1"] if self.last.get("z") is z else self.configuration(z)
         v1 = (2.0 / self.h) * z - self.s.v
         R, fd = self.last["R"], self.last["fd"]
-        terms = dict(work=float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
+        terms = dict(work=0.0 if self.f_s is None else float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(R, z) + self.joint_work(z, self.multipliers))
         extra = {} if self.multipliers is None else {"multipliers": np.asarray(self.multipliers, dtype=np.float64)}
         return State(self.t1, u1, v1, extra=extra), terms

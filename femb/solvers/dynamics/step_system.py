@@ -41,8 +41,11 @@ class _StepSystem:
         self.t1 = state.t + h
         t = problem.table
         self.eq_var = t.eq_var
-        u1p = problem.apply_prescribed(state.u.copy(), self.t1)
-        self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
+        if problem.prescribed:
+            u1p = problem.apply_prescribed(state.u.copy(), self.t1)
+            self.z_prescribed = [(vars_, u1p[vars_] - state.u[vars_]) for vars_, _ in problem.prescribed]
+        else:
+            self.z_prescribed = []
         self.last = {}
         self.multipliers = None  # joint multipliers of the accepted state (set by the driver before finish)
         self.Gbar_full = None  # discrete joint Jacobian of the last ``constraints`` call (n_rows × n_var)
@@ -75,6 +78,12 @@ class _StepSystem:
         out = z.copy()
         out[self.eq_var] += dz
         return out
+
+    def step(self, z, dz):
+        """(z_new, η·dz): the correction dz (n_eq,) scaled by ``limit`` and applied to z
+        (``apply``); the Newton loop's update (femb.solvers.nonlinear.step_newton.iterate)."""
+        dz = dz * self.limit(z, dz)
+        return self.apply(z, dz), dz
 
     def rotation_change(self, z, z_new):
         """Change of the nodal rotations (rad) from increment z to z_new (n_rot,)."""
@@ -120,7 +129,10 @@ class _StepSystem:
         return out
 
     def size(self, z):
-        return max(vector_norm(z), vector_norm(self.s.u), self.p.length_scale)
+        u_norm = self.__dict__.get("_u_norm")
+        if u_norm is None:  # the start of the step: constant over its iterations
+            u_norm = self._u_norm = vector_norm(self.s.u)
+        return max(vector_norm(z), u_norm, self.p.length_scale)
 
     def absolute_coordinates(self, z):
         """(n_eq,) magnitudes of the absolute end-of-step coordinates the residual is
@@ -135,6 +147,8 @@ class _StepSystem:
 
     def prescribed_work(self, R, z):
         """Work of the reactions R on the prescribed variables over the increment z."""
+        if not self.p.prescribed:
+            return 0.0
         return float(sum(R[vars_] @ z[vars_] for vars_, _ in self.p.prescribed))
 
     def joint_work(self, z, multipliers):

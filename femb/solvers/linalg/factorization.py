@@ -189,6 +189,32 @@ def _pivot_ratio(diag):
     return lo / hi if hi > 0.0 else 0.0
 
 
+@jit
+def _band_refactor(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshold):
+    """``_band_fill``, ``_band_factor`` and ``_pivot_ratio`` in one call (one dispatch
+    instead of three: small Newton matrices are refactorized at every iteration).
+    Returns (status, pivot ratio): status −2 for a NaN or Inf entry, else the result of
+    ``_band_factor`` (−1 on success); the ratio is set on success only (else 0)."""
+    if not _band_fill(indptr, indices, data, kl, ab):
+        return -2, 0.0
+    bad = _band_factor(ab, kl, ku, piv, diag, reach, threshold)
+    if bad >= 0:
+        return bad, 0.0
+    return -1, _pivot_ratio(diag)
+
+
+@jit
+def _band_refactor_solve(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshold, b, x):
+    """``_band_refactor`` followed, on success, by x = −A⁻¹ b (``_band_solve``, negated):
+    the Newton correction of a band matrix in one call. Returns (status, pivot ratio)."""
+    status, ratio = _band_refactor(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshold)
+    if status == -1:
+        _band_solve(ab, kl, piv, reach, b, x)
+        for i in range(x.size):
+            x[i] = -x[i]
+    return status, ratio
+
+
 class BandLU:
     """LU factorization with partial pivoting of a square band matrix given in CSR.
 
@@ -231,15 +257,30 @@ class BandLU:
             raise ValueError(f"BandLU was built for {self.n} equations, got a matrix of shape {K.shape}")
         if self.n == 0:
             return self
-        if not _band_fill(K.indptr, K.indices, np.asarray(K.data, dtype=np.float64), self.kl, self.ab):
+        status, ratio = _band_refactor(K.indptr, K.indices, np.asarray(K.data, dtype=np.float64), self.kl, self.ku, self.ab,
+                                       self.piv, self.diag, self.reach, self.threshold)
+        if status == -2:
             raise FembError(f"{self.context} matrix contains NaN or Inf entries (a diverged state or bad input)")
-        bad = _band_factor(self.ab, self.kl, self.ku, self.piv, self.diag, self.reach, self.threshold)
-        if bad >= 0:
+        if status >= 0:
             self.pivot_ratio = 0.0
             dofs = _suspect_dofs(K.tocsr(), self.table) if self.table is not None else []
-            raise SingularSystemError(f"{self.context} matrix is singular (zero pivot column at equation {bad})", dofs)
-        self.pivot_ratio = _pivot_ratio(self.diag)
+            raise SingularSystemError(f"{self.context} matrix is singular (zero pivot column at equation {status})", dofs)
+        self.pivot_ratio = ratio
         return self
+
+    def factorize_solve(self, K, b):
+        """Refactorize with K (as ``factorize``) and return −K⁻¹ b (b (n,) float64): a
+        Newton correction in one compiled call."""
+        if K.shape[0] != self.n or self.n == 0:
+            self.factorize(K)
+            return -self.solve(b)
+        x = np.empty(self.n)
+        status, ratio = _band_refactor_solve(K.indptr, K.indices, np.asarray(K.data, dtype=np.float64), self.kl, self.ku, self.ab,
+                                             self.piv, self.diag, self.reach, self.threshold, np.asarray(b, dtype=np.float64), x)
+        if status != -1:
+            self.factorize(K)  # raises with the diagnostics
+        self.pivot_ratio = ratio
+        return x
 
     def solve(self, b, out=None):
         """K⁻¹ b for b (n,) (float64); ``out`` (n,) optional."""

@@ -7,9 +7,13 @@ import math
 
 import numpy as np
 
+_F64 = np.dtype(np.float64)
+
 
 def vector_norm(x):
     """‖x‖₂ of a real array (flattened), as a Python float (identical to float(np.linalg.norm(x)))."""
-    if type(x) is not np.ndarray or x.ndim != 1 or not x.flags.c_contiguous or x.dtype != np.float64:
-        return float(np.linalg.norm(np.ravel(x, order="K")))
-    return math.sqrt(x.dot(x))
+    # fast path: a contiguous 1-D float64 ndarray (strides (8,); the dtype object compared by
+    # identity, a non-native byte order is another object and takes the general path)
+    if type(x) is np.ndarray and x.dtype is _F64 and x.strides == (8,):
+        return math.sqrt(x.dot(x))
+    return float(np.linalg.norm(np.ravel(x, order="K")))

@@ -5,6 +5,7 @@ solve of each correction goes through one replaceable callable ``solve_correctio
 -> δz`` over the equations (K None: reuse the last factorization), ``DirectCorrection``
 by default, so that a null-space projection for eliminated constraints can be plugged in.
 """
+import math
 import warnings
 
 import numpy as np
@@ -51,6 +52,7 @@ class DirectCorrection:
         self.factor = None
         self._pattern = None
         self._band = None
+        self._fast = None
 
     @property
     def has_factor(self):
@@ -114,6 +116,19 @@ class DirectCorrection:
 
     def __call__(self, K, r):
         if K is not None:
+            lu, pat = self._band, self._pattern
+            fast = self._fast  # (K, its indices, its indptr, lu) of the last check that passed
+            if (fast is not None and K is fast[0] and K.indices is fast[1] and K.indptr is fast[2] and lu is fast[3]) or (
+                    lu is not None and pat is not None and lu.n > 0 and (lu.n, lu.kl, lu.ku) == (K.shape[0], pat[2], pat[3])
+                    and pat[0] == (K.shape[0], K.indptr.size, K.indices.size, id(K.indices))):
+                self._fast = (K, K.indices, K.indptr, lu)
+                # the band matrix of the last factorization, refactorized and solved in one call
+                self.factor = None  # (set again once the factorization succeeded)
+                dz = lu.factorize_solve(K, r)
+                if not lu.pivot_ratio > 1e-13:
+                    self._singular(K, f"pivot ratio {lu.pivot_ratio:.1e}")
+                self.factor = ("bandlu", lu)
+                return dz
             self.factorize(K)
         kind, fac = self.factor
         if kind == "empty":
@@ -128,7 +143,9 @@ class DirectCorrection:
 def iterate(system, settings, correction, reuse=False):
     """Newton iteration of one step from the predictor ``system.z0``.
 
-    ``system.evaluate(z) -> (r (n_eq,), K CSR, scale)``; ``system.apply(z, dz)``.
+    ``system.evaluate(z) -> (r (n_eq,), K CSR, scale)``; ``system.step(z, dz) -> (z_new, dz)``
+    (the correction scaled by ``system.limit`` and applied); optionally
+    ``system.residual_norm(r)`` (‖r‖ of its last residual, else ``vector_norm``).
     Converged when ‖r‖ ≤ tolerance·scale, or when ‖r‖ ≤ 1e-4·scale and the correction is
     at round-off (‖δz‖ ≤ increment_tolerance·system.size(z)). A correction that would turn
     a nodal rotation or an element chord by more than ``system.max_turn`` is scaled down
@@ -154,16 +171,18 @@ def iterate(system, settings, correction, reuse=False):
     r = None
     floor = getattr(system, "noise_floor", None)
     coordinates = getattr(system, "absolute_coordinates", None)
+    threshold = settings.residual_threshold
+    residual_norm = getattr(system, "residual_norm", vector_norm)  # ‖r‖, from the system when it has it
     for it in range(settings.max_iterations + 1):
         r, K, scale = system.evaluate(z)
-        norm = vector_norm(r)
+        norm = residual_norm(r)
         history.append(norm)
-        if not np.isfinite(norm):
+        if not math.isfinite(norm):
             return NewtonReport(False, it, history, r, "residual is not finite")
-        if norm <= settings.residual_threshold(scale):
+        if norm <= threshold(scale):
             return NewtonReport(True, it, history, r, "converged", state=z)
         rounding = (lambda: rounding_residual(K, coordinates(z))) if coordinates is not None else None
-        if at_noise_floor(history, scale, floor, rounding):
+        if len(history) >= 4 and at_noise_floor(history, scale, floor, rounding):  # (False before 4 residuals)
             # the residual has stopped falling at a level the system declares as its noise
             # floor (e.g. rounding amplified by an energy-consistent correction)
             return NewtonReport(True, it, history, r, "converged (residual at its noise floor)", state=z)
@@ -174,8 +193,7 @@ def iterate(system, settings, correction, reuse=False):
         keep = settings.modified and correction.has_factor and (
             (it == 0 and reuse) or (it > 0 and norm <= settings.refactor_ratio * history[-2]))
         dz = correction(None if keep else K, r)
-        dz = dz * system.limit(z, dz)
-        z = system.apply(z, dz)
+        z, dz = system.step(z, dz)  # system.limit's step length applied (system.apply)
         if norm <= 1e-4 * scale and vector_norm(dz) <= settings.increment_tolerance * system.size(z):
             system.evaluate(z)  # leave the system's bookkeeping at the accepted state
             return NewtonReport(True, it + 1, history, r, "converged (correction at round-off)", state=z)
