@@ -16,10 +16,26 @@ derivative J̄_j of χ_j, so kinetic plus strain energy and both momenta balance
 - ``assemble``: the elements' step forces and Newton matrices of one step;
 - ``finish``: the points' positions and velocities at the end of an accepted step;
 - ``kinetic_energy`` and ``momenta`` of the points for the energy account.
+
+Cost (benchmarks/cb_exudyn.py). The superelement kernel returns its step force with its
+Newton matrix by central differences: 2m + 1 force evaluations of O(m²) each, plus the
+velocity moments of all its points, O(n_p·m), per call. A Newton step evaluates at least
+twice (the predictor, then the corrected increment, whose matrix is not used once that
+residual passes the test), so ``assemble`` keeps the element matrices of a step's first
+evaluation and, at a later evaluation of the same step whose increment has moved by at
+most ``reuse_change`` (1e-4 rad, or of the body's mass radius) from the one they were
+computed at, reuses them and evaluates the force alone: one force evaluation per element,
+the start-of-step quantities (frame, deformation, velocity moments) computed once per step.
+The force is always exact, so a converged step is the same; the reused matrix is off by
+about reuse_change relative, so Newton's convergence is kept (a larger change recomputes
+the matrices). ``reuse_step_matrix = False`` computes them at every evaluation.
 """
 import numpy as np
 
 from femb.core.errors import InputError
+from femb.core.scatter import scatter_matrix, scatter_vector
+from femb.elements import superelement_step as se_step
+from femb.elements.superelement_frame import deformation
 from femb.elements.superelement_step import n_points, point_masses
 
 
@@ -31,7 +47,16 @@ class PointInertia:
     blocks : list of int, indices of those blocks in ``table.blocks``
     counts : (len(blocks),) points per element of each block
     offsets : (len(blocks) + 1,) start of each block's points in the model-wide arrays
+    reuse_step_matrix : keep the element matrices of a step's first evaluation for its
+        later evaluations (module docstring); class default True
+    reuse_change : largest change of the element increment (rotations in rad;
+        translations and modal amplitudes relative to the body's mass radius) since the
+        matrices were computed for which they are reused (class default 1e-4: a Newton
+        matrix off by about that fraction)
     """
+
+    reuse_step_matrix = True
+    reuse_change = 1e-4
 
     def __init__(self, table, loop):
         self.table = table
@@ -52,6 +77,7 @@ class PointInertia:
         sizes = [table.blocks[i].n_elements * c for i, c in zip(self.blocks, self.counts)]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._masses = None
+        self._step = None  # (state, h, element matrices, their increments, mass radii, start-of-step data) per block
 
     def __bool__(self):
         return bool(self.blocks)
@@ -86,13 +112,103 @@ class PointInertia:
         """Add the elements' step forces (n_var,) into ``force`` and their Newton matrices
         into ``matrix`` (CSR data over the equations) for the step of size h from
         ``state``; ``oriented`` = (u0, R0, u1, R1, um, Rm, ψ, D) as for the mid-point
-        kernels."""
+        kernels. A later evaluation of the same step (same ``state`` object and h) whose
+        increment is within ``reuse_change`` of the one the element matrices were computed
+        at reuses them (``reuse_step_matrix``, module docstring); ``matrix`` None: forces
+        only."""
+        step = self._step
+        same = step is not None and step[0] is state and step[1] == h
+        if self.reuse_step_matrix and self._force_only_ok():
+            dz = self._increments(oriented)
+            if matrix is None or (same and self._close(dz, step[3], step[4])):
+                if same:
+                    start = step[5]
+                else:
+                    start = self._start_data(oriented, state)
+                self._assemble_force_only(h, dz, start, force, None if matrix is None else step[2], matrix)
+                return
         v_blocks = self._split(state.extra["points_v"])
         inputs = [None] * len(self.table.blocks)
         for i, vb in zip(self.blocks, v_blocks):
             inputs[i] = np.ascontiguousarray(vb)
         self.loop.run("midpoint_step", oriented, oriented, constants=(float(h),), block_inputs=inputs,
                       only=self.blocks, force=force, matrix=matrix)
+        if self.reuse_step_matrix and self._force_only_ok():
+            start = step[5] if same else self._start_data(oriented, state)
+            scales = [np.array([el[-1] for el in blk]) for blk in start]
+            self._step = (state, h, [self.loop.buffers[i].K.copy() for i in self.blocks], dz, scales, start)
+
+    def _force_only_ok(self):
+        """Whether every block's kernel is the superelement's (whose force alone this
+        module can evaluate)."""
+        return all(self.table.blocks[i].spec.kernels.midpoint_step is se_step.midpoint_step for i in self.blocks)
+
+    def _increments(self, oriented):
+        """Per block: the elements' increments z (n_el, m) (Δx, ψ, Δq̂) of ``oriented``."""
+        u0, u1, psi = oriented[0], oriented[2], oriented[6]
+        out = []
+        for i in self.blocks:
+            block = self.table.blocks[i]
+            z = u1[block.var] - u0[block.var]
+            n = block.X.shape[1]
+            for a in range(n):
+                z[:, 6 * a + 3: 6 * a + 6] = psi[block.cells[:, a]]
+            out.append(z)
+        return out
+
+    def _close(self, dz, dz_ref, scales):
+        """Whether every element's increment differs from the reference one by at most
+        ``reuse_change`` (translations and modal amplitudes over the body's mass radius,
+        rotations in radians)."""
+        for k, i in enumerate(self.blocks):
+            n = self.table.blocks[i].X.shape[1]
+            diff = np.abs(dz[k] - dz_ref[k])
+            rot = np.zeros(diff.shape[1], dtype=bool)
+            for a in range(n):
+                rot[6 * a + 3: 6 * a + 6] = True
+            if np.any(diff[:, rot] > self.reuse_change) or np.any(diff[:, ~rot] > self.reuse_change * scales[k][:, None]):
+                return False
+        return True
+
+    def _start_data(self, oriented, state):
+        """Per block, per element: the start-of-step quantities of the force evaluation
+        and the body's mass radius √(Σ m_j |Y_j|² / Σ m_j) about its interface centroid."""
+        out = []
+        v_blocks = self._split(state.extra["points_v"])
+        for (block, _, args), vb in zip(self.loop.each(oriented, oriented, only=self.blocks), v_blocks):
+            X, u0, R0 = args[0], args[1], args[2]
+            n, m = X.shape[1], u0.shape[1]
+            elems = []
+            for e in range(X.shape[0]):
+                p = block.props[e]
+                mass, pos, modes = se_step._points(p, m)
+                moments = se_step._moments(p, m)
+                P0, V, Vd = np.zeros(3), np.zeros((3, 3)), np.zeros((3, m, 3))
+                se_step._velocity_moments(mass, pos, modes, moments[0], np.ascontiguousarray(vb[e]), P0, V, Vd)
+                X1 = np.ascontiguousarray(X[e: e + 1])
+                ue0 = u0[e: e + 1].copy()
+                Re0 = R0[e: e + 1].copy()
+                d0, Rs0 = np.zeros(m), np.zeros((3, 3))
+                Xt, Y, Rb, _, th, *_ = se_step._work(n, m)
+                o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
+                Kr = np.ascontiguousarray(p[: m * m].reshape((m, m)))
+                radius = float(np.sqrt(np.trace(moments[4]) / max(moments[1], 1e-300)))
+                elems.append((X1, ue0, Re0, Kr, moments, P0, V, Vd, d0, Rs0, o0, radius))
+            out.append(elems)
+        return out
+
+    def _assemble_force_only(self, h, dz, start, force, matrices, matrix):
+        """The elements' forces at the increments ``dz`` (one evaluation each) and, when
+        ``matrix`` is given, the element ``matrices`` kept from the step's first evaluation."""
+        for k, i in enumerate(self.blocks):
+            block, buf = self.table.blocks[i], self.loop.buffers[i]
+            f = buf.work("force_only", (block.n_elements, block.spec.n_edof))
+            for e, (X1, ue0, Re0, Kr, moments, P0, V, Vd, d0, Rs0, o0, _) in enumerate(start[k]):
+                se_step.step_residual_moments(X1, ue0, Re0, np.ascontiguousarray(dz[k][e]), float(h), Kr, moments, P0, V, Vd,
+                                              d0, Rs0, o0, f[e])
+            scatter_vector(block.var, f, force)
+            if matrix is not None:
+                scatter_matrix(block.pos, matrices[k], matrix)
 
     def finish(self, state, u1, R1, h):
         """(points_x, points_v) at the end of the step of size h from ``state`` to (u1, R1)."""
