@@ -88,10 +88,12 @@ exu = None
 
 
 def load():
+    """The load averages of the machine."""
     return "load %.2f/%.2f/%.2f" % os.getloadavg()
 
 
 def median(xs):
+    """Median, NaN for no samples."""
     return statistics.median(xs) if xs else float("nan")
 
 
@@ -121,6 +123,7 @@ def component(nx, ny):
 
 
 def theta():
+    """The prescribed root angle θ(t)."""
     return spin_up_angle(DRIVE["omega"], DRIVE["T"])
 
 
@@ -151,15 +154,18 @@ def reduced_model(rc):
 
 
 def full_model(nx, ny):
+    """The unreduced strip, driven."""
     return drive(component(nx, ny))
 
 
 def femb_settings(abs_tol, rel_tol, record_every=1, modified=False):
+    """femb's dynamic settings: mid-point scheme, the absolute Newton threshold."""
     return DynamicSettings(record_every=record_every, newton=NewtonSettings(
         tolerance=rel_tol, absolute_tolerance=abs_tol, max_iterations=MAX_ITERATIONS, modified=modified))
 
 
 def femb_run(build, dt, t_end, settings):
+    """(CPU s, wall s, results) of one solve_dynamic of a fresh model (set-up included)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = build()
@@ -177,6 +183,7 @@ def femb_per_step(build, dt, t_end, settings):
 
 
 def rotating_deflection(t, x_tip, x_root):
+    """w(t) = (x_tip − x_root)·n(θ(t)), the deflection out of the rotating plane."""
     th = np.array([theta()(tt) for tt in t])
     n = np.stack([np.sin(th), np.zeros_like(th), np.cos(th)], axis=1)
     return np.einsum("ij,ij->i", np.asarray(x_tip) - np.asarray(x_root), n)
@@ -200,6 +207,7 @@ def femb_tip(res, reduced):
 
 
 def femb_energy_error(res):
+    """max |E − E₀ − W| / max E of a femb run."""
     E = np.asarray(res.series("total_energy"))
     return float(np.abs(np.asarray(res.series("energy_residual"))).max() / max(np.abs(E).max(), 1e-300))
 
@@ -249,6 +257,7 @@ def exudyn_body(rc, k):
 
 
 def exudyn_settings(dt, t_end, rel_tol, abs_tol, modified):
+    """Exudyn's simulation settings (module docstring)."""
     s = exu.SimulationSettings()
     ti = s.timeIntegration
     ti.numberOfSteps = int(round(t_end / dt))
@@ -268,8 +277,17 @@ def exudyn_settings(dt, t_end, rel_tol, abs_tol, modified):
 
 
 def exudyn_build(cms, Xr, sensors=False, n_nodes=0, tip=0):
-    from exudyn.itemInterface import (GenericJoint, MarkerBodyRigid, MarkerNodeRigid, ObjectGround, SensorNode, SensorObject,
-                                      SensorSuperElement)
+    """(SC, mbs, sensors) of the driven FFRF body; ``sensors``: tip position, the velocity
+    of every mesh node, the modal coordinates and the joint torque."""
+    from exudyn.itemInterface import (
+        GenericJoint,
+        MarkerBodyRigid,
+        MarkerNodeRigid,
+        ObjectGround,
+        SensorNode,
+        SensorObject,
+        SensorSuperElement,
+    )
     SC = exu.SystemContainer()
     mbs = SC.AddSystem()
     th = theta()
@@ -297,6 +315,7 @@ def exudyn_build(cms, Xr, sensors=False, n_nodes=0, tip=0):
 
 
 def exudyn_solve(cms, Xr, dt, t_end, rel_tol, abs_tol, modified):
+    """(CPU s, wall s, Newton counts) of one SolveDynamic (set-up excluded)."""
     SC, mbs, _ = exudyn_build(cms, Xr)
     s = exudyn_settings(dt, t_end, rel_tol, abs_tol, modified)
     c0, w0 = time.process_time(), time.perf_counter()
@@ -307,6 +326,7 @@ def exudyn_solve(cms, Xr, dt, t_end, rel_tol, abs_tol, modified):
 
 
 def exudyn_batched(cms, Xr, dt, t_end, rel_tol, abs_tol, modified):
+    """Mean CPU and wall s of back-to-back solves lasting MIN_SAMPLE."""
     cpus, walls, info = [], [], None
     while not walls or (sum(walls) < MIN_SAMPLE and len(walls) < 1000):
         cpu, wall, info = exudyn_solve(cms, Xr, dt, t_end, rel_tol, abs_tol, modified)
@@ -316,6 +336,7 @@ def exudyn_batched(cms, Xr, dt, t_end, rel_tol, abs_tol, modified):
 
 
 def exudyn_per_step(cms, Xr, dt, t_end, rel_tol, abs_tol, modified):
+    """(CPU s/step, wall s/step, counts): a run of t_end minus a 10-step run."""
     cpu, wall, info = exudyn_batched(cms, Xr, dt, t_end, rel_tol, abs_tol, modified)
     cpu10, wall10, info10 = exudyn_batched(cms, Xr, dt, 10 * dt, rel_tol, abs_tol, modified)
     n = max(info["steps"] - info10["steps"], 1)
@@ -363,6 +384,7 @@ def history_error(t, w, t_ref, w_ref):
 
 
 def profile_femb(build, dt, t_end, settings, top=18):
+    """(results, text) of a cProfile'd femb run (after a warm-up)."""
     femb_run(build, dt, 3 * dt, settings)
     pr = cProfile.Profile()
     with warnings.catch_warnings():
@@ -378,6 +400,7 @@ def profile_femb(build, dt, t_end, settings, top=18):
 
 
 def main(argv=None):
+    """Run the comparison (module docstring)."""
     global exu
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nx", type=int, default=20)
