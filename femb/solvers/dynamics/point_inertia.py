@@ -77,6 +77,7 @@ class PointInertia:
         sizes = [table.blocks[i].n_elements * c for i, c in zip(self.blocks, self.counts)]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._masses = None
+        self._const = None  # per block, per element: data that do not change (``_constants``)
         self._step = None  # (state, h, element matrices, their increments, mass radii, start-of-step data) per block
 
     def __bool__(self):
@@ -170,29 +171,43 @@ class PointInertia:
                 return False
         return True
 
+    def _constants(self):
+        """Per block, per element: the step-independent data of the force evaluation
+        (reference coordinates, K_r, mass moments, points, mass radius), built once."""
+        if self._const is None:
+            out = []
+            for i in self.blocks:
+                block = self.table.blocks[i]
+                n, m = block.X.shape[1], block.spec.n_edof
+                elems = []
+                for e in range(block.n_elements):
+                    p = block.props[e]
+                    moments = se_step._moments(p, m)
+                    radius = float(np.sqrt(np.trace(moments[4]) / max(moments[1], 1e-300)))
+                    elems.append((np.ascontiguousarray(block.X[e: e + 1]), np.ascontiguousarray(p[: m * m].reshape((m, m))),
+                                  moments, se_step._points(p, m), radius, se_step._work(n, m)))
+                out.append(elems)
+            self._const = out
+        return self._const
+
     def _start_data(self, oriented, state):
         """Per block, per element: the start-of-step quantities of the force evaluation
         and the body's mass radius √(Σ m_j |Y_j|² / Σ m_j) about its interface centroid."""
         out = []
+        u0, R0 = oriented[0], oriented[1]
         v_blocks = self._split(state.extra["points_v"])
-        for (block, _, args), vb in zip(self.loop.each(oriented, oriented, only=self.blocks), v_blocks):
-            X, u0, R0 = args[0], args[1], args[2]
-            n, m = X.shape[1], u0.shape[1]
+        for k, (i, vb) in enumerate(zip(self.blocks, v_blocks)):
+            block = self.table.blocks[i]
+            m = block.spec.n_edof
             elems = []
-            for e in range(X.shape[0]):
-                p = block.props[e]
-                mass, pos, modes = se_step._points(p, m)
-                moments = se_step._moments(p, m)
+            for e, (X1, Kr, moments, (mass, pos, modes), radius, work) in enumerate(self._constants()[k]):
                 P0, V, Vd = np.zeros(3), np.zeros((3, 3)), np.zeros((3, m, 3))
                 se_step._velocity_moments(mass, pos, modes, moments[0], np.ascontiguousarray(vb[e]), P0, V, Vd)
-                X1 = np.ascontiguousarray(X[e: e + 1])
-                ue0 = u0[e: e + 1].copy()
-                Re0 = R0[e: e + 1].copy()
+                ue0 = u0[block.var[e]][None, :]
+                Re0 = R0[block.cells[e]][None]
                 d0, Rs0 = np.zeros(m), np.zeros((3, 3))
-                Xt, Y, Rb, _, th, *_ = se_step._work(n, m)
+                Xt, Y, Rb, _, th = work[:5]
                 o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
-                Kr = np.ascontiguousarray(p[: m * m].reshape((m, m)))
-                radius = float(np.sqrt(np.trace(moments[4]) / max(moments[1], 1e-300)))
                 elems.append((X1, ue0, Re0, Kr, moments, P0, V, Vd, d0, Rs0, o0, radius))
             out.append(elems)
         return out
