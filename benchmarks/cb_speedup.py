@@ -5,7 +5,7 @@ Body and motion: the strip of benchmarks/cb_exudyn.py (L = 1, b = 0.1, t = 0.005
 ``shell4``, a 1000× stiffer first column as the root patch) with a finer mesh (default
 48 × 8 elements: 441 nodes, 2646 DOF), its root node clamped and spun up about y by
 θ(t) = spin_up_angle(Ω = 4 rad/s, T = 0.5 s); Δt = 1e-3 to t_end = 0.3 s (the spin-up's
-largest angular acceleration is at t = 0.25 s, the tip deflection peaks near 0.3 s).
+largest angular acceleration is at t = 0.25 s, where the tip deflection peaks).
 Reduced: ``femb.reduce_component(strip, root, k, mass="lumped")`` on the root node alone
 (m = 6 + k element coordinates; k = 6 by default, --k to change). Both femb's mid-point
 scheme, full Newton, ``absolute_tolerance`` τ_a = 1e-6 on the free equations.
