@@ -84,7 +84,7 @@ from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_d
 from .base import ElementKernels, ElementSpec
 from .shell_eicr import force_turn, material_part
 from .superelement_frame import _frame_work, _spin, deformation, reduced_energy, shadow_frame
-from .superelement_step import midpoint_step, point_moments, point_state
+from .superelement_step import midpoint_step, midpoint_step_force, point_moments, point_state
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
 
@@ -362,7 +362,7 @@ def geometric_stiffness(X, u, R, p, s, K):
 
 KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resultants=resultants,
                          geometric_stiffness=geometric_stiffness, strain_energy=strain_energy, mass=mass,
-                         midpoint_step=midpoint_step, point_state=point_state)
+                         midpoint_step=midpoint_step, midpoint_step_force=midpoint_step_force, point_state=point_state)
 
 
 def _properties(material, section):

@@ -592,6 +592,69 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
 
 
 @jit
+def _element_step(X1, ue0, Re0, dz, h, p_row, v0e, f, K, want_K):
+    """One element's step force f (m,) at the increment dz (m,) and, when ``want_K``, its
+    central-difference derivative K (m, m): from the mass moments (``step_residual_moments``)
+    or, for points with second-order rows, point by point (``step_residual``)."""
+    n = X1.shape[1]
+    m = ue0.shape[1]
+    mass, pos, modes = _points(p_row, m)
+    moments = _moments(p_row, m)
+    origin = moments[0]
+    has2, second = _second(p_row, m, m - 6 * n)
+    d0 = np.zeros(m)
+    Rs0 = np.zeros((3, 3))
+    y0 = np.zeros((mass.shape[0] if has2 != 0.0 else 0, 3))
+    P0 = np.zeros(3)
+    V = np.zeros((3, 3))
+    Vd = np.zeros((3, m, 3))
+    if has2 != 0.0:
+        o0 = _start(X1, ue0, Re0, mass, pos, modes, second, True, origin, d0, Rs0, y0)
+    else:
+        _velocity_moments(mass, pos, modes, origin, v0e, P0, V, Vd)
+        Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
+        o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
+    columns = m if want_K else 0
+    r = np.zeros(m)
+    w = 0.0
+    for a in range(n):
+        for c in range(3):
+            w += (X1[0, a, c] - origin[c]) ** 2 / n
+    ell = math.sqrt(w) if w > 0.0 else 1.0  # the interface's RMS radius (1 for a single node)
+    for j in range(-1, 2 * columns):
+        col = j // 2
+        step = 0.0
+        if j >= 0:
+            step = 1e-6 if (col < 6 * n and (col % 6) >= 3) else 1e-6 * ell
+            step = step if j % 2 == 0 else -step
+            dz[col] += step
+        if has2 != 0.0:
+            step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, origin, v0e, d0, Rs0, y0, o0, r)
+        else:
+            step_residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, r)
+        if j < 0:
+            for i in range(m):
+                f[i] = r[i]
+            continue
+        dz[col] -= step
+        for i in range(m):
+            if j % 2 == 0:
+                K[i, col] = r[i]
+            else:
+                K[i, col] = (K[i, col] - r[i]) / (-2.0 * step)
+
+
+@jit
+def _increment(u0, u1, psi, e, n, dz):
+    """The element's step increment dz (m,): Δx and Δq̂ from u0, u1, Cayley vectors ψ."""
+    for i in range(dz.shape[0]):
+        dz[i] = u1[e, i] - u0[e, i]
+    for a in range(n):
+        for c in range(3):
+            dz[6 * a + 3 + c] = psi[e, a, c]
+
+
+@jit
 def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
     """Generalized force f (n_el, m) of the step (elastic discrete gradient plus the
     inertia of the mass points; module docstring) and its derivative K (n_el, m, m) with
@@ -599,82 +662,22 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
     mid-point kernels (elements.base; um, Rm, D are recomputed here), h the step and v0
     (n_el, n_p, 3) the points' velocities at the start of the step."""
     n_el, n = X.shape[0], X.shape[1]
-    m = u0.shape[1]
-    P0 = np.zeros(3)
-    V = np.zeros((3, 3))
-    Vd = np.zeros((3, m, 3))
-    rp = np.zeros(m)
-    rm = np.zeros(m)
+    dz = np.zeros(u0.shape[1])
     for e in range(n_el):
-        mass, pos, modes = _points(p[e], m)
-        moments = _moments(p[e], m)
-        has2, second = _second(p[e], m, m - 6 * n)
-        if has2 != 0.0:
-            _step_points(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), u1[e], psi[e], h, p[e], mass, pos,
-                         modes, second, moments[0], v0[e], f[e], K[e])
-            continue
-        _velocity_moments(mass, pos, modes, moments[0], v0[e], P0, V, Vd)
-        X1 = X[e: e + 1]
-        ue0 = u0[e: e + 1].copy()
-        Re0 = R0[e: e + 1].copy()
-        d0 = np.zeros(m)
-        Rs0 = np.zeros((3, 3))
-        Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
-        o0, w = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
-        dz = np.zeros(m)
-        for i in range(m):
-            dz[i] = u1[e, i] - u0[e, i]
-        for a in range(n):
-            for c in range(3):
-                dz[6 * a + 3 + c] = psi[e, a, c]
-        step_residual_moments(X1, ue0, Re0, dz, h, p[e], moments, P0, V, Vd, d0, Rs0, o0, f[e])
-        ell = math.sqrt(w)  # the interface's RMS radius (1 for a single node)
-        for j in range(m):
-            step = 1e-6 if (j < 6 * n and (j % 6) >= 3) else 1e-6 * ell
-            keep = dz[j]
-            dz[j] = keep + step
-            step_residual_moments(X1, ue0, Re0, dz, h, p[e], moments, P0, V, Vd, d0, Rs0, o0, rp)
-            dz[j] = keep - step
-            step_residual_moments(X1, ue0, Re0, dz, h, p[e], moments, P0, V, Vd, d0, Rs0, o0, rm)
-            dz[j] = keep
-            for i in range(m):
-                K[e, i, j] = (rp[i] - rm[i]) / (2.0 * step)
+        _increment(u0, u1, psi, e, n, dz)
+        _element_step(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), dz, h, p[e], v0[e], f[e], K[e], True)
 
 
 @jit
-def _step_points(X1, ue0, Re0, u1e, psie, h, p_row, mass, pos, modes, second, Xc, ve, fe, Ke):
-    """``midpoint_step`` of one element whose points have second-order rows: the
-    point-by-point force (``step_residual``) and its central-difference derivative."""
-    n = X1.shape[1]
-    m = ue0.shape[1]
-    d0 = np.zeros(m)
-    Rs0 = np.zeros((3, 3))
-    y0 = np.zeros((mass.shape[0], 3))
-    o0 = _start(X1, ue0, Re0, mass, pos, modes, second, True, Xc, d0, Rs0, y0)
-    dz = np.zeros(m)
-    for i in range(m):
-        dz[i] = u1e[i] - ue0[0, i]
-    for a in range(n):
-        for c in range(3):
-            dz[6 * a + 3 + c] = psie[a, c]
-    step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, fe)
-    w = 0.0
-    for a in range(n):
-        for c in range(3):
-            w += (X1[0, a, c] - Xc[c]) ** 2 / n
-    ell = math.sqrt(w) if w > 0.0 else 1.0
-    rp = np.zeros(m)
-    rm = np.zeros(m)
-    for j in range(m):
-        step = 1e-6 if (j < 6 * n and (j % 6) >= 3) else 1e-6 * ell
-        keep = dz[j]
-        dz[j] = keep + step
-        step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rp)
-        dz[j] = keep - step
-        step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, Xc, ve, d0, Rs0, y0, o0, rm)
-        dz[j] = keep
-        for i in range(m):
-            Ke[i, j] = (rp[i] - rm[i]) / (2.0 * step)
+def midpoint_step_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f):
+    """The force f (n_el, m) of ``midpoint_step`` alone (one evaluation per element): for
+    Newton iterations that keep the step's first matrix."""
+    n_el, n = X.shape[0], X.shape[1]
+    dz = np.zeros(u0.shape[1])
+    K = np.zeros((1, 1))
+    for e in range(n_el):
+        _increment(u0, u1, psi, e, n, dz)
+        _element_step(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), dz, h, p[e], v0[e], f[e], K, False)
 
 
 @jit
@@ -743,5 +746,5 @@ def point_masses(p_row, m):
     return np.array(_points(np.ascontiguousarray(p_row, dtype=np.float64), int(m))[0])
 
 
-__all__ = ["midpoint_step", "point_state", "step_residual", "step_residual_moments", "point_moments", "frame_maps",
+__all__ = ["midpoint_step", "midpoint_step_force", "point_state", "step_residual", "step_residual_moments", "point_moments", "frame_maps",
            "n_points", "point_masses"]

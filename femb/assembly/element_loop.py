@@ -61,6 +61,7 @@ OUTPUTS = {
     "velocity_force": ("f",),
     "midpoint_force": ("f", "K"),
     "midpoint_step": ("f", "K"),
+    "midpoint_step_force": ("f",),
     "area_load": ("f", "K"),
 }
 

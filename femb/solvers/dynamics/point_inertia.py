@@ -16,10 +16,24 @@ derivative J̄_j of χ_j, so kinetic plus strain energy and both momenta balance
 - ``assemble``: the elements' step forces and Newton matrices of one step;
 - ``finish``: the points' positions and velocities at the end of an accepted step;
 - ``kinetic_energy`` and ``momenta`` of the points for the energy account.
+
+Cost (benchmarks/cb_exudyn.py). The superelement kernel returns its step force with its
+Newton matrix by central differences: 2m + 1 force evaluations of O(m²) each, plus the
+velocity moments of all its points, O(n_p·m), per call. A Newton step evaluates at least
+twice (the predictor, then the corrected increment, whose matrix is not used once that
+residual passes the test), so ``assemble`` keeps the element matrices of a step's first
+evaluation and, at a later evaluation of the same step whose increment has moved by at
+most ``reuse_change`` (1e-4 rad, or of the interface radius) from the one they were
+computed at, reuses them and evaluates the force alone (the kernel ``midpoint_step_force``):
+one force evaluation per element.
+The force is always exact, so a converged step is the same; the reused matrix is off by
+about reuse_change relative, so Newton's convergence is kept (a larger change recomputes
+the matrices). ``reuse_step_matrix = False`` computes them at every evaluation.
 """
 import numpy as np
 
 from femb.core.errors import InputError
+from femb.core.scatter import scatter_matrix
 from femb.elements.superelement_step import n_points, point_masses
 
 
@@ -31,7 +45,16 @@ class PointInertia:
     blocks : list of int, indices of those blocks in ``table.blocks``
     counts : (len(blocks),) points per element of each block
     offsets : (len(blocks) + 1,) start of each block's points in the model-wide arrays
+    reuse_step_matrix : keep the element matrices of a step's first evaluation for its
+        later evaluations (module docstring); class default True
+    reuse_change : largest change of the element increment (rotations in rad;
+        translations and modal amplitudes relative to the body's mass radius) since the
+        matrices were computed for which they are reused (class default 1e-4: a Newton
+        matrix off by about that fraction)
     """
+
+    reuse_step_matrix = True
+    reuse_change = 1e-4
 
     def __init__(self, table, loop):
         self.table = table
@@ -52,6 +75,8 @@ class PointInertia:
         sizes = [table.blocks[i].n_elements * c for i, c in zip(self.blocks, self.counts)]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._masses = None
+        self._const = None  # per block: the elements' interface radii (``_radii``)
+        self._step = None  # (state, h, element matrices, their increments) of the last step
 
     def __bool__(self):
         return bool(self.blocks)
@@ -86,13 +111,68 @@ class PointInertia:
         """Add the elements' step forces (n_var,) into ``force`` and their Newton matrices
         into ``matrix`` (CSR data over the equations) for the step of size h from
         ``state``; ``oriented`` = (u0, R0, u1, R1, um, Rm, ψ, D) as for the mid-point
-        kernels."""
-        v_blocks = self._split(state.extra["points_v"])
+        kernels. A later evaluation of the same step (same ``state`` object and h) whose
+        increment is within ``reuse_change`` of the one the element matrices were computed
+        at reuses them and evaluates the forces alone (``midpoint_step_force``;
+        ``reuse_step_matrix``, module docstring); ``matrix`` None: forces only."""
         inputs = [None] * len(self.table.blocks)
-        for i, vb in zip(self.blocks, v_blocks):
+        for i, vb in zip(self.blocks, self._split(state.extra["points_v"])):
             inputs[i] = np.ascontiguousarray(vb)
+        step = self._step
+        same = step is not None and step[0] is state and step[1] == h
+        reusable = self.reuse_step_matrix and all(self.table.blocks[i].spec.kernels.midpoint_step_force is not None
+                                                  for i in self.blocks)
+        dz = self._increments(oriented) if reusable else None
+        if reusable and (matrix is None or (same and self._close(dz, step[3]))):
+            self.loop.run("midpoint_step_force", oriented, oriented, constants=(float(h),), block_inputs=inputs,
+                          only=self.blocks, force=force)
+            if matrix is not None:
+                for i, Ke in zip(self.blocks, step[2]):
+                    scatter_matrix(self.table.blocks[i].pos, Ke, matrix)
+            return
         self.loop.run("midpoint_step", oriented, oriented, constants=(float(h),), block_inputs=inputs,
                       only=self.blocks, force=force, matrix=matrix)
+        if reusable:
+            self._step = (state, h, [self.loop.buffers[i].K.copy() for i in self.blocks], dz)
+
+    def _increments(self, oriented):
+        """Per block: the elements' increments z (n_el, m) (Δx, ψ, Δq̂) of ``oriented``."""
+        u0, u1, psi = oriented[0], oriented[2], oriented[6]
+        out = []
+        for i in self.blocks:
+            block = self.table.blocks[i]
+            z = u1[block.var] - u0[block.var]
+            for a in range(block.X.shape[1]):
+                z[:, 6 * a + 3: 6 * a + 6] = psi[block.cells[:, a]]
+            out.append(z)
+        return out
+
+    def _radii(self):
+        """Per block: each element's interface RMS radius (1 for a single node), the length
+        scale of its translations and modal amplitudes."""
+        if self._const is None:
+            radii = []
+            for i in self.blocks:
+                X = self.table.blocks[i].X
+                r = np.sqrt(((X - X.mean(axis=1, keepdims=True)) ** 2).sum(axis=2).mean(axis=1))
+                radii.append(np.where(r > 0.0, r, 1.0))
+            self._const = radii
+        return self._const
+
+    def _close(self, dz, dz_ref):
+        """Whether every element's increment differs from the reference one by at most
+        ``reuse_change`` (rotations in rad; translations and modal amplitudes relative to the
+        interface radius)."""
+        for k, i in enumerate(self.blocks):
+            n = self.table.blocks[i].X.shape[1]
+            diff = np.abs(dz[k] - dz_ref[k])
+            rot = np.zeros(diff.shape[1], dtype=bool)
+            for a in range(n):
+                rot[6 * a + 3: 6 * a + 6] = True
+            if np.any(diff[:, rot] > self.reuse_change) or \
+                    np.any(diff[:, ~rot] > self.reuse_change * self._radii()[k][:, None]):
+                return False
+        return True
 
     def finish(self, state, u1, R1, h):
         """(points_x, points_v) at the end of the step of size h from ``state`` to (u1, R1)."""
