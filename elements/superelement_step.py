@@ -57,7 +57,7 @@ import math
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import cayley, cayley_vector, left_jacobian_inverse
+from femb.core.rotations import cayley, cayley_vector, left_jacobian_inverse, mat3
 
 from .superelement_frame import _spin, deformation, reduced_energy
 
@@ -129,13 +129,6 @@ def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
                         acc += Rs[i, k] * Om[k, 3 * b + q] * Rs[c, q]
                 Fg[i, 3 * b + c] = acc
     return o, w
-
-
-@jit
-def _mat3(A, B, out):
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
 @jit
@@ -259,13 +252,20 @@ def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
 
 
 @jit
-def _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv):
-    """The end configuration and the discrete maps of a step (module docstring): writes d1,
-    Rs1, the mid derivatives Dg (m, m), Fg (3, m), the frame's Cayley increment φ and the
-    correction direction yv = W z_p (m,); returns (o1, den) with den = z_pᵀ W z_p, or 0
-    when the correction is dropped."""
+def _geometry(X1, u0, R0, dz, d0, Rs0):
+    """The end configuration and the discrete maps of a step (module docstring): returns
+    (o1, den, d1, Rs1, Dg, Fg, φ, yv) — the end centroid, den = z_pᵀ W z_p (0 when the
+    correction is dropped), the end deformation d1 (m,) and frame Rs1, the mid derivatives
+    Dg (m, m) and Fg (3, m), the frame's Cayley increment φ and the correction direction
+    yv = W z_p (m,)."""
     n = X1.shape[1]
     m = u0.shape[1]
+    d1 = np.zeros(m)
+    Rs1 = np.zeros((3, 3))
+    Dg = np.zeros((m, m))
+    Fg = np.zeros((3, m))
+    phi = np.zeros(3)
+    yv = np.zeros(m)
     u1 = u0.copy()
     um = u0.copy()
     for i in range(m):
@@ -279,9 +279,9 @@ def _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv):
         for c in range(3):
             psi[c] = dz[6 * a + 3 + c]
         cayley(psi, C)
-        _mat3(C, R0[0, a], R1[0, a])
+        mat3(C, R0[0, a], R1[0, a])
         _half_cayley(psi, C)
-        _mat3(C, R0[0, a], Rm[0, a])
+        mat3(C, R0[0, a], Rm[0, a])
     Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
     o1, _ = deformation(X1, u1, R1, 0, Xt, Y, Rb, Rs1, th, d1)
     dm = np.zeros(m)
@@ -324,7 +324,7 @@ def _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv):
         full += dz[k] * Wd[k] * dz[k]
     if not den > 1e-16 * full:
         den = 0.0
-    return o1, den
+    return o1, den, d1, Rs1, Dg, Fg, phi, yv
 
 
 @jit
@@ -383,13 +383,7 @@ def step_residual(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, Xc, 
     the mean modal amplitudes on the modal columns (½ qᵀS q is quadratic)."""
     n = X1.shape[1]
     m = u0.shape[1]
-    d1 = np.zeros(m)
-    Rs1 = np.zeros((3, 3))
-    Dg = np.zeros((m, m))
-    Fg = np.zeros((3, m))
-    phi = np.zeros(3)
-    yv = np.zeros(m)
-    o1, den = _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv)
+    o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0)
     Gs = np.zeros(3)
     L = np.zeros(3)
     H = np.zeros(m)
@@ -493,13 +487,7 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
     n = X1.shape[1]
     m = u0.shape[1]
     _, m_tot, s0, S1, I0, I1, I2 = moments
-    d1 = np.zeros(m)
-    Rs1 = np.zeros((3, 3))
-    Dg = np.zeros((m, m))
-    Fg = np.zeros((3, m))
-    phi = np.zeros(3)
-    yv = np.zeros(m)
-    o1, den = _geometry(X1, u0, R0, dz, d0, Rs0, d1, Rs1, Dg, Fg, phi, yv)
+    o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0)
     do = np.zeros(3)
     for i in range(3):
         do[i] = o1[i] - o0[i]
@@ -516,7 +504,7 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
     _bilinear(I0, I1, I2, d0, d1, Q)
     Cab = np.zeros((3, 3))
     T1 = np.zeros((3, 3))
-    _mat3(Rs0, Q, T1)
+    mat3(Rs0, Q, T1)
     for i in range(3):
         for j in range(3):
             Cab[i, j] = T1[i, 0] * Rs1[j, 0] + T1[i, 1] * Rs1[j, 1] + T1[i, 2] * Rs1[j, 2]
@@ -533,8 +521,8 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
             W1[p, l] = acc1
     Ca = np.zeros((3, 3))
     Cb = np.zeros((3, 3))
-    _mat3(Rs0, W0, Ca)
-    _mat3(Rs1, W1, Cb)
+    mat3(Rs0, W0, Ca)
+    mat3(Rs1, W1, Cb)
     # L = (1/h²)[(Σ m (a + b)) × Δo + 2 Σ m a × b] − (1/h) Σ m (a + b) × v0
     L = np.zeros(3)
     ab = np.zeros(3)
@@ -558,11 +546,11 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
     for i in range(3):
         for j in range(3):
             Rt[i, j] = Rs0[j, i]
-    _mat3(Rt, Hm, Wm)
+    mat3(Rt, Hm, Wm)
     A1 = np.zeros((3, 3))
     A0 = np.zeros((3, 3))
-    _mat3(Wm, Rs1, A1)
-    _mat3(Wm, Rs0, A0)
+    mat3(Wm, Rs1, A1)
+    mat3(Wm, Rs0, A0)
     H = np.zeros(m)
     H1 = np.zeros(m)
     H0 = np.zeros(m)

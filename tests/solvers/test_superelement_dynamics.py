@@ -49,28 +49,35 @@ def free_body(rc):
     return model
 
 
+def random_step(data, rng, modal):
+    """(X (1, n, 3), u0 (1, m), R0 (1, n, 3, 3), v0 (n_p, 3), dz (m,)): a large rigid motion
+    plus deformation of a two-node superelement, modal amplitudes of size ``modal``, random
+    point velocities and a random increment of every coordinate."""
+    m, n = data.K.shape[0], 2
+    X = data.positions[None].copy()
+    Q = rotation(rng.normal(size=3))
+    u0 = np.zeros((1, m))
+    R0 = np.zeros((1, n, 3, 3))
+    for a in range(n):
+        u0[0, 6 * a:6 * a + 3] = Q @ X[0, a] - X[0, a] + 0.02 * rng.normal(size=3)
+        R0[0, a] = Q @ rotation(0.05 * rng.normal(size=3))
+    u0[0, 6 * n:] = modal * rng.normal(size=m - 6 * n)
+    return X, u0, R0, rng.normal(size=(data.points.mass.size, 3)), 0.05 * rng.normal(size=m)
+
+
 def test_step_force_balances_strain_and_kinetic_energy_exactly():
     """r·z = ΔV + ΔT for a large rigid motion plus deformation, random point velocities
     and a random increment of every coordinate (nodal rotations by Cayley vectors); the
     kernel's evaluation from the points' mass moments equals the point-by-point sums."""
     data = reduced(3).superelement()
-    m, n = data.K.shape[0], 2
+    m = data.K.shape[0]
     pts = data.points
     row = superelement_row(data.K, data.M, None, pts, data.positions)
     moments = _moments(row, m)
     origin = moments[0]
     rng = np.random.default_rng(1)
-    X = data.positions[None].copy()
     for trial in range(3):
-        Q = rotation(rng.normal(size=3))
-        u0 = np.zeros((1, m))
-        R0 = np.zeros((1, n, 3, 3))
-        for a in range(n):
-            u0[0, 6 * a:6 * a + 3] = Q @ X[0, a] - X[0, a] + 0.02 * rng.normal(size=3)
-            R0[0, a] = Q @ rotation(0.05 * rng.normal(size=3))
-        u0[0, 6 * n:] = 0.02 * rng.normal(size=m - 6 * n)
-        v0 = rng.normal(size=(pts.mass.size, 3))
-        dz = 0.05 * rng.normal(size=m)
+        X, u0, R0, v0, dz = random_step(data, rng, 0.02)
         d0, Rs0, y0 = np.zeros(m), np.zeros((3, 3)), np.zeros((pts.mass.size, 3))
         none = np.zeros((0, 3, 0, 0))
         o0 = _start(X, u0, R0, pts.mass, pts.positions, pts.modes, none, False, origin, d0, Rs0, y0)
@@ -195,21 +202,11 @@ def test_step_force_with_second_order_points_balances_energy_exactly():
     amplitudes; its exact difference keeps r·z = ΔV + ΔT to round-off."""
     rc = reduced(3)
     data = rc.superelement(foreshortening=True)
-    m, n = data.K.shape[0], 2
+    m = data.K.shape[0]
     pts = data.points
     assert pts.second is not None and np.abs(pts.second).max() > 0.0
     origin = np.asarray(data.positions).mean(axis=0)
-    rng = np.random.default_rng(3)
-    X = data.positions[None].copy()
-    Q = rotation(rng.normal(size=3))
-    u0 = np.zeros((1, m))
-    R0 = np.zeros((1, n, 3, 3))
-    for a in range(n):
-        u0[0, 6 * a:6 * a + 3] = Q @ X[0, a] - X[0, a] + 0.02 * rng.normal(size=3)
-        R0[0, a] = Q @ rotation(0.05 * rng.normal(size=3))
-    u0[0, 6 * n:] = 0.05 * rng.normal(size=m - 6 * n)
-    v0 = rng.normal(size=(pts.mass.size, 3))
-    dz = 0.05 * rng.normal(size=m)
+    X, u0, R0, v0, dz = random_step(data, np.random.default_rng(3), 0.05)
     d0, Rs0, y0 = np.zeros(m), np.zeros((3, 3)), np.zeros((pts.mass.size, 3))
     o0 = _start(X, u0, R0, pts.mass, pts.positions, pts.modes, pts.second, True, origin, d0, Rs0, y0)
     r = np.zeros(m)
