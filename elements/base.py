@@ -166,14 +166,15 @@ class ElementKernels(NamedTuple):
     f, K)``: the energy-exact algorithmic force of a step and its derivative; None: no
     energy-conserving form."""
     midpoint_step: Optional[Kernel] = None
-    """Oriented ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K)``: for elements that
+    """Oriented ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, g, v0, f, K)``: for elements that
     carry their inertia as mass points with their own velocities v0 (n_el, n_p, 3) (the
     superelement, elements.superelement_step): the algorithmic internal force plus the
-    points' mid-point inertia of a step of size h, and its derivative; such elements have
-    no ``midpoint_force`` and no mass in the nodal mass matrices of dynamics."""
+    points' mid-point inertia of a step of size h, less their weight in the gravity field
+    g (3,), and its derivative; such elements have no ``midpoint_force`` and no mass in the
+    nodal mass matrices (nor in the nodal gravity loads) of dynamics."""
     midpoint_step_force: Optional[Kernel] = None
-    """``midpoint_step`` without the matrix: ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0,
-    f)``, for Newton iterations that keep a step's first matrix."""
+    """``midpoint_step`` without the matrix: ``(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, g,
+    v0, f)``, for Newton iterations that keep a step's first matrix."""
     point_state: Optional[Kernel] = None
     """``(X, u, R, p, v, x, w)``: positions x and velocities w (n_el, n_p, 3) of the mass
     points of ``midpoint_step`` elements at configuration (u, R) and element velocities v."""

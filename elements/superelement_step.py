@@ -580,10 +580,13 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
 
 
 @jit
-def _element_step(X1, ue0, Re0, dz, h, p_row, v0e, f, K, want_K):
+def _element_step(X1, ue0, Re0, dz, h, grav, p_row, v0e, f, K, want_K):
     """One element's step force f (m,) at the increment dz (m,) and, when ``want_K``, its
     central-difference derivative K (m, m): from the mass moments (``step_residual_moments``)
-    or, for points with second-order rows, point by point (``step_residual``)."""
+    or, for points with second-order rows, point by point (``step_residual``). ``grav``
+    (3,): a uniform acceleration field (gravity) at the step's mid-time, whose weight m_j g
+    acts on every point: m_j (v1 − v0)/h − m_j g = m_j (2Δx/h − 2 v0 − h g)/h, i.e. the
+    inertia of start velocities v0 + h g/2."""
     n = X1.shape[1]
     m = ue0.shape[1]
     mass, pos, modes = _points(p_row, m)
@@ -596,10 +599,14 @@ def _element_step(X1, ue0, Re0, dz, h, p_row, v0e, f, K, want_K):
     P0 = np.zeros(3)
     V = np.zeros((3, 3))
     Vd = np.zeros((3, m, 3))
+    v0g = v0e.copy()
+    for j in range(v0g.shape[0]):
+        for c in range(3):
+            v0g[j, c] += 0.5 * h * grav[c]
     if has2 != 0.0:
         o0 = _start(X1, ue0, Re0, mass, pos, modes, second, True, origin, d0, Rs0, y0)
     else:
-        _velocity_moments(mass, pos, modes, origin, v0e, P0, V, Vd)
+        _velocity_moments(mass, pos, modes, origin, v0g, P0, V, Vd)
         Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
         o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
     columns = m if want_K else 0
@@ -617,7 +624,7 @@ def _element_step(X1, ue0, Re0, dz, h, p_row, v0e, f, K, want_K):
             step = step if j % 2 == 0 else -step
             dz[col] += step
         if has2 != 0.0:
-            step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, origin, v0e, d0, Rs0, y0, o0, r)
+            step_residual(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, origin, v0g, d0, Rs0, y0, o0, r)
         else:
             step_residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, r)
         if j < 0:
@@ -643,21 +650,22 @@ def _increment(u0, u1, psi, e, n, dz):
 
 
 @jit
-def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f, K):
+def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, grav, v0, f, K):
     """Generalized force f (n_el, m) of the step (elastic discrete gradient plus the
     inertia of the mass points; module docstring) and its derivative K (n_el, m, m) with
     respect to the increment (Δx, ψ, Δq̂) by central differences. Inputs as the oriented
-    mid-point kernels (elements.base; um, Rm, D are recomputed here), h the step and v0
-    (n_el, n_p, 3) the points' velocities at the start of the step."""
+    mid-point kernels (elements.base; um, Rm, D are recomputed here), h the step, grav (3,)
+    the gravity field at the step's mid-time acting on the points, v0 (n_el, n_p, 3) the
+    points' velocities at the start of the step."""
     n_el, n = X.shape[0], X.shape[1]
     dz = np.zeros(u0.shape[1])
     for e in range(n_el):
         _increment(u0, u1, psi, e, n, dz)
-        _element_step(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), dz, h, p[e], v0[e], f[e], K[e], True)
+        _element_step(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), dz, h, grav, p[e], v0[e], f[e], K[e], True)
 
 
 @jit
-def midpoint_step_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f):
+def midpoint_step_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, grav, v0, f):
     """The force f (n_el, m) of ``midpoint_step`` alone (one evaluation per element): for
     Newton iterations that keep the step's first matrix."""
     n_el, n = X.shape[0], X.shape[1]
@@ -665,7 +673,7 @@ def midpoint_step_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, v0, f):
     K = np.zeros((1, 1))
     for e in range(n_el):
         _increment(u0, u1, psi, e, n, dz)
-        _element_step(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), dz, h, p[e], v0[e], f[e], K, False)
+        _element_step(X[e: e + 1], u0[e: e + 1].copy(), R0[e: e + 1].copy(), dz, h, grav, p[e], v0[e], f[e], K, False)
 
 
 @jit

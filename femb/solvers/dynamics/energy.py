@@ -113,6 +113,8 @@ class EnergyAccount:
             T += points.kinetic_energy(state)
         V = problem.assembler.strain_energy(u, R=R)
         P = problem.potential(u)
+        if points is not None:
+            P += points.potential(state)
         E = T + V + P
         out = dict(kinetic_energy=T, strain_energy=V, potential_energy=P, total_energy=E,
                    external_work=self.external_work, constraint_work=self.constraint_work,

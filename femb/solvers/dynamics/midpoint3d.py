@@ -155,7 +155,7 @@ class MidPoint3DSystem(_StepSystem):
         f, K = p.midpoint_force(u0, u1, oriented=oriented)
         data = K.data
         if p.point_inertia:  # elements with mass points: internal force and inertia of the step
-            p.point_inertia.assemble(oriented, h, self.s, f, data)
+            p.point_inertia.assemble(oriented, h, self.s, f, data, self.s.t + 0.5 * h)
         fd = None
         if p.damping.active:
             # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
@@ -276,6 +276,7 @@ class MidPoint3DSystem(_StepSystem):
         extra = {"R": R1, "pi": pi1}
         if p.point_inertia:
             extra["points_x"], extra["points_v"] = p.point_inertia.finish(self.s, u1, R1, h)
+            terms["work"] += p.point_inertia.gravity_work(self.s, extra["points_x"], self.s.t + 0.5 * h)
         if self.multipliers is not None:
             extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
         return State(self.t1, u1, v1, extra=extra), terms

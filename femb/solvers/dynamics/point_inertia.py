@@ -76,10 +76,49 @@ class PointInertia:
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._masses = None
         self._const = None  # per block: the elements' interface radii (``_radii``)
+        self.gravity = np.zeros(3)  # the constant gravity field acting on the points
+        self.gravity_timed = []  # (amplitude(t), field (3,)) of gravity loads with an amplitude
+        self._reference = None
         self._step = None  # (state, h, element matrices, their increments) of the last step
 
     def __bool__(self):
         return bool(self.blocks)
+
+    def add_gravity(self, g, amplitude=None):
+        """A gravity load g (its dim components, acceleration units) acting on the points:
+        constant (``amplitude`` None; its potential −Σ m_j g·(x_j − X_j) joins the energy)
+        or scaled by ``amplitude(t)`` (its work is booked as external work)."""
+        field = np.zeros(3)
+        field[: len(g)] = np.asarray(g, dtype=np.float64)
+        if amplitude is None:
+            self.gravity = self.gravity + field
+        else:
+            self.gravity_timed.append((amplitude, field))
+
+    def gravity_at(self, t):
+        """The gravity field (3,) at time t."""
+        g = self.gravity.copy()
+        for amplitude, field in self.gravity_timed:
+            g += float(amplitude(t)) * field
+        return g
+
+    def gravity_work(self, state, points_x1, t_mid):
+        """Work of the timed gravity loads on the points over a step (mid-time t_mid)."""
+        if not self.gravity_timed:
+            return 0.0
+        g = sum(float(a(t_mid)) * f for a, f in self.gravity_timed)
+        return float(g @ (self.masses() @ (points_x1 - state.extra["points_x"])))
+
+    def potential(self, state):
+        """−Σ m_j g·(x_j − X_j) of the constant gravity field on the points of ``state``
+        (X_j the points at the reference configuration)."""
+        if not np.any(self.gravity):
+            return 0.0
+        if self._reference is None:
+            n_nodes = self.table.node_var.shape[0]
+            self._reference = self._point_state(np.zeros(self.table.n_var), np.tile(np.eye(3), (n_nodes, 1, 1)),
+                                                np.zeros(self.table.n_var))[0]
+        return -float(self.gravity @ (self.masses() @ (state.extra["points_x"] - self._reference)))
 
     def parts(self):
         """Names of the parts with mass points."""
@@ -107,11 +146,12 @@ class PointInertia:
         (n_nodes, 3, 3) (rotational slots of v: spatial angular velocities)."""
         return self._point_state(u, R, v)
 
-    def assemble(self, oriented, h, state, force, matrix):
+    def assemble(self, oriented, h, state, force, matrix, t_mid=0.0):
         """Add the elements' step forces (n_var,) into ``force`` and their Newton matrices
         into ``matrix`` (CSR data over the equations) for the step of size h from
         ``state``; ``oriented`` = (u0, R0, u1, R1, um, Rm, ψ, D) as for the mid-point
-        kernels. A later evaluation of the same step (same ``state`` object and h) whose
+        kernels, ``t_mid`` the step's mid-time (gravity). A later evaluation of the same step
+        (same ``state`` object and h) whose
         increment is within ``reuse_change`` of the one the element matrices were computed
         at reuses them and evaluates the forces alone (``midpoint_step_force``;
         ``reuse_step_matrix``, module docstring); ``matrix`` None: forces only."""
@@ -124,13 +164,13 @@ class PointInertia:
                                                   for i in self.blocks)
         dz = self._increments(oriented) if reusable else None
         if reusable and (matrix is None or (same and self._close(dz, step[3]))):
-            self.loop.run("midpoint_step_force", oriented, oriented, constants=(float(h),), block_inputs=inputs,
+            self.loop.run("midpoint_step_force", oriented, oriented, constants=(float(h), self.gravity_at(t_mid)), block_inputs=inputs,
                           only=self.blocks, force=force)
             if matrix is not None:
                 for i, Ke in zip(self.blocks, step[2]):
                     scatter_matrix(self.table.blocks[i].pos, Ke, matrix)
             return
-        self.loop.run("midpoint_step", oriented, oriented, constants=(float(h),), block_inputs=inputs,
+        self.loop.run("midpoint_step", oriented, oriented, constants=(float(h), self.gravity_at(t_mid)), block_inputs=inputs,
                       only=self.blocks, force=force, matrix=matrix)
         if reusable:
             self._step = (state, h, [self.loop.buffers[i].K.copy() for i in self.blocks], dz)

@@ -218,10 +218,6 @@ class DynamicProblem(ProblemSetup):
         # (femb.solvers.dynamics.point_inertia), not part of the nodal mass matrices
         self.point_inertia = PointInertia(t, self.assembler.loop)
         points = set(self.point_inertia.blocks)
-        if points and any(isinstance(load, Gravity) for load, _ in self.loads._vectors):
-            raise InputError("gravity on a model with superelements is not supported by solve_dynamic yet (the weight of "
-                             "a reduced body turns into its modal coordinates as it rotates); superelement part(s) "
-                             + ", ".join(map(repr, self.point_inertia.parts())), "gravity")
         bad = [name for name in bad if name not in {t.blocks[i].part for i in points}]
         if bad:
             raise ModelError([f"part {name!r}: mass kind {mass!r} depends on the configuration; time integration needs a constant mass "
@@ -243,7 +239,16 @@ class DynamicProblem(ProblemSetup):
         # joins the potential P = −f_const·u. Only loads with an amplitude do external work.
         self.f_const = self.loads.constant()
         self._timed = []
+        masses = self.assembler.element_masses(self.mass_kind, R=self.rotations.identity())
         for load, vec in self.loads._vectors:  # (load record, vector over variables)
+            if isinstance(load, Gravity) and points:
+                # the weight of mass-point elements acts on their points (femb.solvers.dynamics.point_inertia),
+                # not through their reference mass matrix on the nodal and modal variables
+                share = self._gravity_share(load.g, masses, points)
+                if load.constant:
+                    self.f_const = self.f_const - share
+                vec = vec - share
+                self.point_inertia.add_gravity(load.g, None if load.constant else load.amplitude)
             if load.constant:
                 continue
             if load.amplitude is None:
@@ -252,7 +257,7 @@ class DynamicProblem(ProblemSetup):
                 self._timed.append((load.amplitude, vec))
         self.element_mass = []
         rotary = []
-        for i, (b, Me) in enumerate(zip(t.blocks, self.assembler.element_masses(self.mass_kind, R=self.rotations.identity()))):
+        for i, (b, Me) in enumerate(zip(t.blocks, masses)):
             if i in variable or i in points:  # re-assembled by the α step / carried by mass points
                 Me = np.zeros_like(Me)
             if self.oriented:
@@ -298,6 +303,19 @@ class DynamicProblem(ProblemSetup):
         self.force = np.zeros(t.n_var)
         self.K = t.csr(t.new_matrix_data())  # persistent Newton-matrix buffer on the table's pattern
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
+
+    def _gravity_share(self, g, masses, blocks):
+        """The nodal gravity load (n_var,) of the field g that the element masses of
+        ``blocks`` contribute (M·g over their variables)."""
+        t = self.table
+        field = np.zeros(t.n_var)
+        for k, value in enumerate(g):
+            col = t.node_var[:, k]
+            field[col[col >= 0]] = value
+        out = np.zeros(t.n_var)
+        for i in blocks:
+            matvec_blocks(t.blocks[i].var, masses[i], field, out)
+        return out
 
     # ------------------------------------------------------------------ joints
     def joint_state(self, u, t, rotations=None):
