@@ -34,6 +34,16 @@ _MOMENT_FUNCTIONS = {
 }
 
 
+def gravity_field(table, g):
+    """(n_var,) the uniform acceleration field g (its dim components) over the translational
+    variables of ``table`` (zero on the others): M·field is the weight of the masses."""
+    field = np.zeros(table.n_var)
+    for k, value in enumerate(g):
+        col = table.node_var[:, k]
+        field[col[col >= 0]] = value
+    return field
+
+
 def _is_configuration_dependent(load, dim):
     return isinstance(load, PointLoad) and dim == 3 and load.moment_type != "dead" and any(k in load.values for k in ROTATIONS)
 
@@ -207,11 +217,7 @@ class LoadAssembler:
                     if dof not in skip:
                         out[t.var_of(int(node), dof)] += val
         elif isinstance(load, Gravity):
-            field = np.zeros(t.n_var)
-            for k, g in enumerate(load.g):
-                col = t.node_var[:, k]
-                field[col[col >= 0]] = g
-            out += self.assembler.mass_times(field, self.mass_kind)
+            out += self.assembler.mass_times(gravity_field(t, load.g), self.mass_kind)
         elif isinstance(load, DistributedLoad):
             out += self._distributed(load)
         elif isinstance(load, Pressure) and load.kind == "dead":

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly.element_loop import material_stiffness
+from femb.assembly.loads import gravity_field
 from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
@@ -308,10 +309,7 @@ class DynamicProblem(ProblemSetup):
         """The nodal gravity load (n_var,) of the field g that the element masses of
         ``blocks`` contribute (M·g over their variables)."""
         t = self.table
-        field = np.zeros(t.n_var)
-        for k, value in enumerate(g):
-            col = t.node_var[:, k]
-            field[col[col >= 0]] = value
+        field = gravity_field(t, g)
         out = np.zeros(t.n_var)
         for i in blocks:
             matvec_blocks(t.blocks[i].var, masses[i], field, out)
