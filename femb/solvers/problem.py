@@ -87,6 +87,21 @@ def split_rotary_mass(block, Me):
     return Mt, Mr
 
 
+def node_blocks(matrix, var):
+    """(k, 3, 3) the diagonal 3 × 3 blocks matrix[var_a, var_a] of a sparse matrix over
+    variables, var (k, 3) three variables per node; entries with a variable −1 are 0."""
+    var = np.asarray(var, dtype=np.int64).reshape(-1, 3)
+    k = var.shape[0]
+    if not k:
+        return np.zeros((0, 3, 3))
+    rows, cols = np.repeat(var, 3, axis=1).ravel(), np.tile(var, (1, 3)).ravel()
+    ok = (rows >= 0) & (cols >= 0)
+    out = np.zeros(9 * k)
+    if ok.any():
+        out[ok] = np.asarray(matrix.tocsr()[rows[ok], cols[ok]]).ravel()
+    return out.reshape(k, 3, 3)
+
+
 def nodal_body_inertia(J_full, layout):
     """(J0 (k, 3, 3), owner (k,) bool): the rotary inertia block of each oriented node of
     ``layout`` from the assembled rotary part ``J_full`` (sparse (n_var, n_var)) of the
@@ -97,8 +112,7 @@ def nodal_body_inertia(J_full, layout):
     owner = np.zeros(k, dtype=bool)
     if k:
         owner[np.unique(V, axis=0, return_index=True)[1]] = True
-    rows, cols = np.repeat(V, 3, axis=1).ravel(), np.tile(V, (1, 3)).ravel()
-    J0 = np.asarray(J_full.tocsr()[rows, cols]).reshape(k, 3, 3) if k else np.zeros((0, 3, 3))
+    J0 = node_blocks(J_full, V)
     J0[~owner] = 0.0
     return 0.5 * (J0 + J0.transpose(0, 2, 1)), owner
 

@@ -17,7 +17,7 @@ from femb.core.errors import InputError, ModelError
 from femb.elements import MASS_KINDS
 from femb.model.superelements import SuperelementData
 from femb.solvers.configuration import split_state
-from femb.solvers.problem import StaticProblem, full_matrix
+from femb.solvers.problem import StaticProblem, full_matrix, node_blocks
 from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
 from femb.solvers.reduction.modal_derivatives import modal_derivatives
@@ -128,19 +128,17 @@ class ReducedComponent:
         tv = np.stack([t.node_var[:, names.index(k)] if k in names else np.full(n_nodes, -1) for k in ("ux", "uy", "uz")], 1)
         rv = np.stack([t.node_var[:, names.index(k)] if k in names else np.full(n_nodes, -1) for k in ("rx", "ry", "rz")], 1)
         out_m, out_x, out_rows = [], [], []
+        masses = node_blocks(M, tv).sum(axis=(1, 2)) / 3.0  # row sums over the node's translations
+        inertias = node_blocks(M, rv)
+        inertias[np.any(rv < 0, axis=1)] = 0.0
         for j in range(n_nodes):
-            mj = 0.0
+            mj = float(masses[j])
             Phi_u = np.zeros((3, n_c))
             for c in range(3):
                 if tv[j, c] >= 0:
-                    mj += float(M[tv[j, c]][:, tv[j][tv[j] >= 0]].sum()) / 3.0
                     Phi_u[c] = basis[tv[j, c]]
-            J = np.zeros((3, 3))
-            Phi_r = np.zeros((3, n_c))
-            if np.all(rv[j] >= 0):
-                J = M[rv[j]][:, rv[j]].toarray()
-                J = 0.5 * (J + J.T)
-                Phi_r = basis[rv[j]]
+            J = 0.5 * (inertias[j] + inertias[j].T)
+            Phi_r = basis[rv[j]] if np.all(rv[j] >= 0) else np.zeros((3, n_c))
             if mj <= 0.0 and not np.any(J):
                 continue
             lam, V = np.linalg.eigh(J)
