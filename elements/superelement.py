@@ -79,11 +79,11 @@ import re
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative
+from femb.core.rotations import left_jacobian_inverse_T_derivative
 
 from .base import ElementKernels, ElementSpec
 from .shell_eicr import force_turn, material_part
-from .superelement_frame import _frame_work, _spin, deformation, reduced_energy, shadow_frame
+from .superelement_frame import _frame_work, deformation, deformation_derivatives, reduced_energy, shadow_frame
 from .superelement_step import midpoint_step, midpoint_step_force, point_moments, point_state
 
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
@@ -248,11 +248,8 @@ def _evaluate(X, u, R, p, f, K, want_K):
     colw = np.zeros(m)
     Hd = np.zeros((m, m))
     for e in range(n_el):
-        _, w = deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
+        _, w = deformation_derivatives(X, u, R, e, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, Ai)
         reduced_energy(p[e], d, g, Hd, want_K)
-        for a in range(n):
-            left_jacobian_inverse(th[a], Jinv[a])
-        _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai)
         _local_force(Xt, Y, Rb, w, Jinv, Ai, g, ft, mu, s)
         for j in range(M, m):
             ft[j] = g[j]

@@ -8,7 +8,7 @@ module docstring.
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import log_so3
+from femb.core.rotations import left_jacobian_inverse, log_so3
 
 from .shell_eicr import deformation_jacobian
 
@@ -161,6 +161,19 @@ def geometric_layout(p_row, m):
     pseudo-inverse K⁺ (m, m) of K_r sit in a property row (elements.superelement)."""
     base = 2 * m * m
     return base + 2, base + 2 + m * m * m, p_row[base] != 0.0
+
+
+
+@jit
+def deformation_derivatives(X, u, R, e, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, Ai):
+    """``deformation`` of element ``e`` and its derivatives at that configuration: Jinv
+    (n, 3, 3) = J⁻¹(θ̄_a), the frame spin Om (3, 6n) and Bt (6n, 6n) = ∂(ū, θ̄)/∂z̃
+    (``_spin``); returns (o, c) of ``shadow_frame``."""
+    o, w = deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d)
+    for a in range(X.shape[1]):
+        left_jacobian_inverse(th[a], Jinv[a])
+    _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai)
+    return o, w
 
 
 @jit

@@ -57,9 +57,9 @@ import math
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import cayley, cayley_vector, left_jacobian_inverse, mat3
+from femb.core.rotations import cayley, cayley_vector, half_cayley_vector, mat3
 
-from .superelement_frame import _spin, deformation, reduced_energy
+from .superelement_frame import deformation, deformation_derivatives, reduced_energy
 
 
 # --------------------------------------------------------------------------- data
@@ -104,10 +104,7 @@ def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
     m = ue.shape[1]
     M = 6 * n
     Xt, Y, Rb, _, th, Jinv, Om, Bt, A, Ai = _work(n, m)
-    o, w = deformation(X1, ue, Re, 0, Xt, Y, Rb, Rs, th, d)
-    for a in range(n):
-        left_jacobian_inverse(th[a], Jinv[a])
-    _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai)
+    o, w = deformation_derivatives(X1, ue, Re, 0, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, Ai)
     for i in range(m):
         for j in range(m):
             Dg[i, j] = 0.0
@@ -129,16 +126,6 @@ def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
                         acc += Rs[i, k] * Om[k, 3 * b + q] * Rs[c, q]
                 Fg[i, 3 * b + c] = acc
     return o, w
-
-
-@jit
-def _half_cayley(psi, out):
-    """out = cay(ψ_h) with cay(ψ_h)² = cay(ψ): ψ_h = ψ/(1 + √(1 + |ψ|²/4))."""
-    s = 1.0 + math.sqrt(1.0 + 0.25 * (psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2]))
-    half = np.empty(3)
-    for i in range(3):
-        half[i] = psi[i] / s
-    cayley(half, out)
 
 
 # --------------------------------------------------------------------------- moments
@@ -275,12 +262,14 @@ def _geometry(X1, u0, R0, dz, d0, Rs0):
     Rm = np.empty_like(R0)
     C = np.empty((3, 3))
     psi = np.empty(3)
+    half = np.empty(3)
     for a in range(n):
         for c in range(3):
             psi[c] = dz[6 * a + 3 + c]
         cayley(psi, C)
         mat3(C, R0[0, a], R1[0, a])
-        _half_cayley(psi, C)
+        half_cayley_vector(psi, half)
+        cayley(half, C)
         mat3(C, R0[0, a], Rm[0, a])
     Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
     o1, _ = deformation(X1, u1, R1, 0, Xt, Y, Rb, Rs1, th, d1)

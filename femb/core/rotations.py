@@ -361,6 +361,16 @@ def mat3(A, B, out):
 
 
 @jit
+def half_cayley_vector(psi, half):
+    """half (3,) = ψ_h = ψ/(1 + s), the Cayley vector of the half rotation (cay(ψ_h)² =
+    cay(ψ), the geodesic mid-point); returns s = √(1 + |ψ|²/4)."""
+    s = math.sqrt(1.0 + 0.25 * (psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2]))
+    for b in range(3):
+        half[b] = psi[b] / (1.0 + s)
+    return s
+
+
+@jit
 def cayley_step_batch(psi, R0, J, pi0, h, C, R1, Rm, D, pi1, dr):
     """Rotation kinematics and rotary inertia of a Cayley step, per node i (k nodes):
 
@@ -385,9 +395,7 @@ def cayley_step_batch(psi, R0, J, pi0, h, C, R1, Rm, D, pi1, dr):
         s2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2]
         cayley(p, C[i])
         mat3(C[i], R0[i], R1[i])
-        sq = math.sqrt(1.0 + 0.25 * s2)
-        for b in range(3):
-            half[b] = p[b] / (1.0 + sq)
+        sq = half_cayley_vector(p, half)
         cayley(half, Ch)
         mat3(Ch, R0[i], Rm[i])
         q = 4.0 * sq * (1.0 + sq) ** 2
