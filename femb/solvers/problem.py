@@ -117,29 +117,34 @@ def nodal_body_inertia(J_full, layout):
     return 0.5 * (J0 + J0.transpose(0, 2, 1)), owner
 
 
+def ray_states(u, layout=None, relative_step=1e-7):
+    """((u₊, R₊), (u₋, R₋), ε): the states ±ε u (n_var,) from the reference, the two ends of
+    a central difference along u, ε = relative_step/max|u|; with a RotationLayout holding
+    rotations their rotational slots become R = exp(±ε θ̂) (R None otherwise)."""
+    size = float(np.max(np.abs(u))) or 1.0
+    eps = relative_step / size
+    if layout is None or layout.n == 0:
+        return (eps * u, None), (-eps * u, None), eps
+    cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
+    return (cp.u, cp.R), (cm.u, cm.R), eps
+
+
 def linear_resultants(asm, u, layout=None):
     """Resultants of the linearized problem at ``u`` (n_var,): derivative of the
     co-rotational resultants along u at the reference state (central difference, exact for
     linear kernels up to round-off), as the Assembler's dict part -> (n_el, n_resultants).
     With a RotationLayout the rotations along the ray are R = exp(±ε θ̂), θ the rotational
     slots of u. Used for linear pre-stress states (buckling, stress-stiffening kernels)."""
-    size = float(np.max(np.abs(u))) or 1.0
-    eps = 1e-7 / size
-    if layout is None or layout.n == 0:
-        plus, minus = asm.resultants(eps * u), asm.resultants(-eps * u)
-    else:
-        cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
-        plus, minus = asm.resultants(cp.u, R=cp.R), asm.resultants(cm.u, R=cm.R)
+    (up, Rp), (um, Rm), eps = ray_states(u, layout)
+    plus, minus = asm.resultants(up, R=Rp), asm.resultants(um, R=Rm)
     return {k: (plus[k] - minus[k]) / (2.0 * eps) for k in plus}
 
 
 def linear_internal_force(asm, u, layout):
     """K0 u over all variables (n_var,) at the reference of an oriented model (central
     difference along (ε u, exp(ε θ̂)))."""
-    size = float(np.max(np.abs(u))) or 1.0
-    eps = 1e-7 / size
-    cp, cm = Configuration.from_vector(layout, eps * u), Configuration.from_vector(layout, -eps * u)
-    return (asm.internal_force(cp.u, R=cp.R) - asm.internal_force(cm.u, R=cm.R)) / (2.0 * eps)
+    (up, Rp), (um, Rm), eps = ray_states(u, layout)
+    return (asm.internal_force(up, R=Rp) - asm.internal_force(um, R=Rm)) / (2.0 * eps)
 
 
 def reference_coordinates(model, table):

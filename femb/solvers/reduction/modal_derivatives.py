@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from femb.solvers.configuration import Configuration, split_state
+from femb.solvers.configuration import split_state
+from femb.solvers.problem import ray_states
 
 
 def modal_derivatives(rc) -> np.ndarray:
@@ -44,15 +45,8 @@ def modal_derivatives(rc) -> np.ndarray:
     for a in range(k):
         ua = np.zeros(t.n_var)
         ua[t.eq_var] = Phi[:, a]
-        eps = 1e-6 / (float(np.abs(ua).max()) or 1.0)
-        K = []
-        for sign in (1.0, -1.0):
-            if layout is None or layout.n == 0:
-                K.append(asm.tangent(sign * eps * ua)[1])
-            else:
-                c = Configuration.from_vector(layout, sign * eps * ua)
-                K.append(asm.tangent(c.u, R=c.R)[1])
-        F[:, a, :] = ((K[0] - K[1]) @ Phi) / (2.0 * eps)
+        (up, Rp), (um, Rm), eps = ray_states(ua, layout, relative_step=1e-6)
+        F[:, a, :] = ((asm.tangent(up, R=Rp)[1] - asm.tangent(um, R=Rm)[1]) @ Phi) / (2.0 * eps)
     F = 0.5 * (F + F.transpose(0, 2, 1))
     Psi = np.zeros((t.n_eq, k, k))
     if i.size:
