@@ -75,7 +75,7 @@ class PointInertia:
         sizes = [table.blocks[i].n_elements * c for i, c in zip(self.blocks, self.counts)]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._masses = None
-        self._const = None  # per block: the elements' interface radii (``_radii``)
+        self._const = None  # per block: the increment scales of ``_close`` (``_scales``)
         self.gravity = np.zeros(3)  # the constant gravity field acting on the points
         self.gravity_timed = []  # (amplitude(t), field (3,)) of gravity loads with an amplitude
         self._reference = None
@@ -151,10 +151,10 @@ class PointInertia:
         into ``matrix`` (CSR data over the equations) for the step of size h from
         ``state``; ``oriented`` = (u0, R0, u1, R1, um, Rm, ψ, D) as for the mid-point
         kernels, ``t_mid`` the step's mid-time (gravity). A later evaluation of the same step
-        (same ``state`` object and h) whose
-        increment is within ``reuse_change`` of the one the element matrices were computed
-        at reuses them and evaluates the forces alone (``midpoint_step_force``;
-        ``reuse_step_matrix``, module docstring); ``matrix`` None: forces only."""
+        (same ``state`` object and h) whose increment is within ``reuse_change`` of the one
+        the element matrices were computed at reuses them and evaluates the forces alone
+        (``midpoint_step_force``; ``reuse_step_matrix``, module docstring); ``matrix``
+        None: forces only."""
         inputs = [None] * len(self.table.blocks)
         for i, vb in zip(self.blocks, self._split(state.extra["points_v"])):
             inputs[i] = np.ascontiguousarray(vb)
@@ -163,14 +163,15 @@ class PointInertia:
         reusable = self.reuse_step_matrix and all(self.table.blocks[i].spec.kernels.midpoint_step_force is not None
                                                   for i in self.blocks)
         dz = self._increments(oriented) if reusable else None
+        constants = (float(h), self.gravity_at(t_mid))
         if reusable and (matrix is None or (same and self._close(dz, step[3]))):
-            self.loop.run("midpoint_step_force", oriented, oriented, constants=(float(h), self.gravity_at(t_mid)), block_inputs=inputs,
+            self.loop.run("midpoint_step_force", oriented, oriented, constants=constants, block_inputs=inputs,
                           only=self.blocks, force=force)
             if matrix is not None:
                 for i, Ke in zip(self.blocks, step[2]):
                     scatter_matrix(self.table.blocks[i].pos, Ke, matrix)
             return
-        self.loop.run("midpoint_step", oriented, oriented, constants=(float(h), self.gravity_at(t_mid)), block_inputs=inputs,
+        self.loop.run("midpoint_step", oriented, oriented, constants=constants, block_inputs=inputs,
                       only=self.blocks, force=force, matrix=matrix)
         if reusable:
             self._step = (state, h, [self.loop.buffers[i].K.copy() for i in self.blocks], dz)
@@ -187,32 +188,28 @@ class PointInertia:
             out.append(z)
         return out
 
-    def _radii(self):
-        """Per block: each element's interface RMS radius (1 for a single node), the length
-        scale of its translations and modal amplitudes."""
+    def _scales(self):
+        """Per block (n_el, m): the size against which an increment change counts — 1 on
+        the Cayley vectors (rad), each element's interface RMS radius (1 for a single node)
+        on translations and modal amplitudes."""
         if self._const is None:
-            radii = []
+            scales = []
             for i in self.blocks:
-                X = self.table.blocks[i].X
+                block = self.table.blocks[i]
+                X = block.X
                 r = np.sqrt(((X - X.mean(axis=1, keepdims=True)) ** 2).sum(axis=2).mean(axis=1))
-                radii.append(np.where(r > 0.0, r, 1.0))
-            self._const = radii
+                scale = np.repeat(np.where(r > 0.0, r, 1.0)[:, None], block.spec.n_edof, axis=1)
+                for a in range(X.shape[1]):
+                    scale[:, 6 * a + 3: 6 * a + 6] = 1.0
+                scales.append(scale)
+            self._const = scales
         return self._const
 
     def _close(self, dz, dz_ref):
         """Whether every element's increment differs from the reference one by at most
         ``reuse_change`` (rotations in rad; translations and modal amplitudes relative to the
         interface radius)."""
-        for k, i in enumerate(self.blocks):
-            n = self.table.blocks[i].X.shape[1]
-            diff = np.abs(dz[k] - dz_ref[k])
-            rot = np.zeros(diff.shape[1], dtype=bool)
-            for a in range(n):
-                rot[6 * a + 3: 6 * a + 6] = True
-            if np.any(diff[:, rot] > self.reuse_change) or \
-                    np.any(diff[:, ~rot] > self.reuse_change * self._radii()[k][:, None]):
-                return False
-        return True
+        return all(np.all(np.abs(a - b) <= self.reuse_change * scale) for a, b, scale in zip(dz, dz_ref, self._scales()))
 
     def finish(self, state, u1, R1, h):
         """(points_x, points_v) at the end of the step of size h from ``state`` to (u1, R1)."""
