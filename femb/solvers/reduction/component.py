@@ -185,7 +185,8 @@ class ReducedComponent:
 
 def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int, mass: str = "lumped",
                      dense_limit: int = DENSE_LIMIT, cache_dir: Optional[Union[str, Path]] = None,
-                     static_correction: bool = False, inertia_correction: bool = False) -> ReducedComponent:
+                     static_correction: bool = False, inertia_correction: bool = False,
+                     whole_pairs: bool = True) -> ReducedComponent:
     """Craig–Bampton reduction of ``model`` on the nodes ``interface`` (a node set name,
     marker, node index or indices) with ``n_modes`` fixed-interface modes.
 
@@ -206,6 +207,11 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     of the body under any rigid acceleration and spin — e.g. the axial stretch of a
     spinning blade, whose stress the geometric tensor G turns into centrifugal
     stiffening — is reproduced exactly for any ``n_modes``.
+    ``whole_pairs``: when the ``n_modes``-th fixed-interface mode belongs to a degenerate
+    set (relative frequency gap below 1e-6, e.g. the bending pairs of a beam with a
+    circular section), keep the whole set; ``basis.n_completed`` and ``basis.summary()`` report
+    the modes added. False: exactly ``n_modes`` (one mode of such a pair, its orientation
+    in the pair's plane decided by round-off).
     """
     where = f"interface {interface!r}"
     try:
@@ -244,5 +250,5 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
         fields = [a for group in unit_rigid_accelerations(t, model.mesh, origin) for a in group]
         loads = np.column_stack([-(M @ a[t.eq_var]) for a in fields])
         correction = loads if correction is None else np.column_stack([correction, loads])
-    basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction)
+    basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction, whole_pairs)
     return ReducedComponent(basis, prob, nodes, mass)

@@ -33,6 +33,7 @@ import scipy.sparse.linalg as spla
 from femb.core.errors import InputError, ModelError
 
 DENSE_LIMIT = 1500  # interior size up to which the fixed-interface eigenproblem is solved dense
+PAIR_TOLERANCE = 1e-6  # relative frequency gap below which two fixed-interface modes are one degenerate set
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class CraigBampton:
         A name for every DOF of the component (e.g. "node 4 uy"), used in messages.
     n_correction : int
         m, the number of static-correction modes at the end of ``normal_modes``.
+    n_completed : int
+        Fixed-interface modes kept beyond the k asked for because the k-th mode belonged to a
+        degenerate (or nearly degenerate) set whose other members would have been cut off
+        (``craig_bampton(..., whole_pairs=True)``); 0 when none were added.
     """
 
     K: np.ndarray
@@ -68,6 +73,7 @@ class CraigBampton:
     interior: np.ndarray
     labels: tuple
     n_correction: int = 0
+    n_completed: int = 0
 
     @property
     def n_boundary(self) -> int:
@@ -113,7 +119,9 @@ class CraigBampton:
         k = self.n_modes - self.n_correction
         top = f", highest retained fixed-interface frequency {self.frequencies[k - 1]:.6g} rad/s" if k else " (Guyan)"
         extra = f" + {self.n_correction} static-correction" if self.n_correction else ""
-        return (f"Craig–Bampton: {self.n_full} DOFs -> {self.n_boundary} boundary + {k} modal{extra} "
+        pairs = (f" ({self.n_completed} added to keep a degenerate set of fixed-interface modes whole)"
+                 if self.n_completed else "")
+        return (f"Craig–Bampton: {self.n_full} DOFs -> {self.n_boundary} boundary + {k} modal{pairs}{extra} "
                 f"= {self.K.shape[0]} reduced{top}")
 
 
@@ -226,6 +234,27 @@ def _fixed_interface_modes(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, k: int, den
     return np.sqrt(np.maximum(lam, 0.0)), phi
 
 
+def _whole_sets(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, k: int, dense_limit: int):
+    """The k lowest fixed-interface modes, completed by the rest of a degenerate set the k-th
+    mode belongs to: while the next mode's frequency lies within PAIR_TOLERANCE (relative)
+    of the last kept one, it is kept too (a cut through a degenerate pair keeps one mode of
+    an arbitrary orientation in the pair's plane). Returns (ω, Φ, number added)."""
+    n_i = K_ii.shape[0]
+    if k == 0 or k >= n_i:
+        omega, Phi = _fixed_interface_modes(K_ii, M_ii, k, dense_limit)
+        return omega, Phi, 0
+    extra = 2
+    while True:
+        want = min(k + extra, n_i)
+        omega, Phi = _fixed_interface_modes(K_ii, M_ii, want, dense_limit)
+        keep = k
+        while keep < want and omega[keep] - omega[keep - 1] <= PAIR_TOLERANCE * omega[keep]:
+            keep += 1
+        if keep < want or want == n_i:
+            return omega[:keep], Phi[:, :keep], keep - k
+        extra *= 2  # every mode computed belongs to the set: look further
+
+
 def _static_correction_modes(lu, K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, Phi: np.ndarray, F_i: np.ndarray):
     """Static-correction modes of interior load patterns F_i (n_i, m): the fixed-interface
     static responses K_ii⁻¹ F_i, M-orthogonalised against Φ (twice, for round-off), then
@@ -248,7 +277,7 @@ def _static_correction_modes(lu, K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, Phi: 
 
 
 def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] = None,
-                  dense_limit: int = DENSE_LIMIT, correction_loads=None) -> CraigBampton:
+                  dense_limit: int = DENSE_LIMIT, correction_loads=None, whole_pairs: bool = True) -> CraigBampton:
     """Reduce the component (K, M) to its ``boundary`` DOFs plus ``n_modes`` fixed-interface
     normal modes.
 
@@ -269,6 +298,12 @@ def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] 
         Load patterns (over all n DOFs; their interior rows are used) whose static response
         the reduction must reproduce exactly: m static-correction modes are appended after
         the k normal modes (fewer if a pattern is already represented). None: none.
+    whole_pairs : bool
+        When the k-th fixed-interface mode belongs to a degenerate or nearly degenerate set
+        (relative frequency gap below ``PAIR_TOLERANCE`` = 1e-6, e.g. the bending pairs of a
+        beam with a circular or square section), keep the whole set (k + 1 or more modes;
+        ``n_completed`` and ``summary()`` say how many were added). False: exactly k, one
+        mode of the set in an orientation that the eigensolver's round-off decides.
 
     Raises InputError for non-square, mismatched, non-symmetric or non-finite matrices, an
     indefinite mass, an empty or out-of-range boundary, or more modes than interior DOFs;
@@ -300,7 +335,12 @@ def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] 
         Psi = -lu.solve(K_ib)
     else:
         Psi = np.zeros((0, b.size))
-    omega, Phi = _fixed_interface_modes(K_ii, M_ii, k, dense_limit)
+    if whole_pairs:
+        omega, Phi, n_completed = _whole_sets(K_ii, M_ii, k, dense_limit)
+    else:
+        omega, Phi = _fixed_interface_modes(K_ii, M_ii, k, dense_limit)
+        n_completed = 0
+    k = omega.size
     n_corr = 0
     if correction_loads is not None:
         F = np.asarray(correction_loads, dtype=np.float64)
@@ -326,4 +366,4 @@ def craig_bampton(K, M, boundary, n_modes: int, labels: Optional[Sequence[str]] 
     M_r[:n_b, n_b:] = M_bq
     M_r[n_b:, :n_b] = M_bq.T
     M_r[n_b:, n_b:] = np.eye(k)
-    return CraigBampton(K_r, M_r, Psi, Phi, omega, b, i, labels, n_corr)
+    return CraigBampton(K_r, M_r, Psi, Phi, omega, b, i, labels, n_corr, n_completed)
