@@ -15,14 +15,25 @@ Follower pressures depend on the current positions of their faces in the same wa
 configuration-dependent load (these moments and the follower pressures, femb.core.surfaces)
 and its exact load stiffness. Dead pressures, tractions and edge loads are fixed vectors on
 the reference geometry.
+
+Gravity on bodies whose inertia is carried by mass points (Craig–Bampton superelements with
+a mass distribution, elements.superelement_inertia) is configuration-dependent too: their
+weight is the exact Σ_j m_j J_jᵀ g of the points x_j(q), which turns with the body, not the
+constant reference vector M_r·g. The fixed gravity vector keeps M·g of every element (the
+time integrators take those blocks' share out themselves and apply the weight to the
+points); ``state_forces`` adds the difference (exact weight − reference share) of those
+blocks and ``state_stiffness`` its load stiffness (``PointFields``).
 """
 import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly.assembler import Assembler
 from femb.core.errors import ModelError
+from femb.core.scatter import matvec_blocks, scatter_matrix
 from femb.core.surfaces import pressure_forces, pressure_stiffness, traction_forces
 from femb.elements.loads3d import follower_moment, follower_moment_stiffness, semitangential_moment, semitangential_moment_stiffness
+from femb.elements.superelement_inertia import field_force, field_force_derivative, point_matrices
+from femb.elements.superelement_step import n_points
 from femb.model.loads import DistributedLoad, EdgeLoad, Gravity, PointLoad, Pressure, Traction, evaluate_amplitude
 from femb.model.model import edge_nodes
 
@@ -42,6 +53,88 @@ def gravity_field(table, g):
         col = table.node_var[:, k]
         field[col[col >= 0]] = value
     return field
+
+
+class PointFields:
+    """Fields acting on the mass points of the blocks that carry them (superelements with a
+    mass distribution; elements.superelement_inertia): forces, their derivatives and the
+    points' mass and gyroscopic matrices, assembled over the table.
+
+    Attributes
+    ----------
+    blocks : list of int, the indices of those blocks in ``table.blocks``
+    """
+
+    def __init__(self, table, assembler):
+        self.table = table
+        self.assembler = assembler
+        self.blocks = [i for i, b in enumerate(table.blocks) if b.spec.kernels.midpoint_step is not None
+                       and any(n_points(row, b.spec.n_edof) for row in b.props)]
+
+    def __bool__(self):
+        return bool(self.blocks)
+
+    def parts(self):
+        """Names of the parts whose inertia is carried by mass points."""
+        return [self.table.blocks[i].part for i in self.blocks]
+
+    def _each(self, u, R):
+        """(block, X, ue, Re) of each point block at the state u (n_var,; None: reference)
+        and nodal rotations R (None: from u)."""
+        asm = self.assembler
+        u = np.zeros(self.table.n_var) if u is None else np.asarray(u, dtype=np.float64)
+        for block, _, args in asm.loop.each(*asm._state(u, R), only=self.blocks):
+            yield block, args[0], args[1], args[2]
+
+    def _scatter(self, matrices):
+        data = self.table.new_matrix_data()
+        for i, Ke in matrices:
+            scatter_matrix(self.table.blocks[i].pos, Ke, data)
+        return self.table.csr(data)
+
+    def force(self, u, R, a0, A=None):
+        """(f (n_var,), V): the generalized force Σ_j m_j J_jᵀ (a0 + A x_j) of the field on
+        the points and its potential −Σ_j m_j (a0·x_j + ½ x_jᵀ A x_j) (a0 (3,), A (3, 3)
+        symmetric, acceleration units; A None: uniform field)."""
+        a0 = np.asarray(a0, dtype=np.float64)
+        A = np.zeros((3, 3)) if A is None else np.asarray(A, dtype=np.float64)
+        out = np.zeros(self.table.n_var)
+        V = 0.0
+        for block, X, ue, Re in self._each(u, R):
+            f = np.zeros(ue.shape)
+            e = np.zeros(X.shape[0])
+            field_force(X, ue, Re, block.props, a0, A, f, e)
+            mask = block.var >= 0
+            np.add.at(out, block.var[mask], f[mask])
+            V += float(e.sum())
+        return out, V
+
+    def derivative(self, u, R, a0, A=None):
+        """∂f/∂q (CSR over the equations; spin columns per unit spatial spin) of ``force``:
+        minus the load stiffness."""
+        a0 = np.asarray(a0, dtype=np.float64)
+        A = np.zeros((3, 3)) if A is None else np.asarray(A, dtype=np.float64)
+        parts = []
+        for (block, X, ue, Re), i in zip(self._each(u, R), self.blocks):
+            f = np.zeros(ue.shape)
+            K = np.zeros((X.shape[0], ue.shape[1], ue.shape[1]))
+            field_force_derivative(X, ue, Re, block.props, a0, A, f, K)
+            parts.append((i, K))
+        return self._scatter(parts)
+
+    def matrices(self, u, R, omega=(0.0, 0.0, 0.0)):
+        """(M, G) CSR over the equations: the points' mass Σ m_j J_jᵀJ_j and gyroscopic
+        matrix Σ m_j J_jᵀ 2ω̂ J_j in a frame turning at ``omega`` (3,) [rad/time]."""
+        om = np.asarray(omega, dtype=np.float64)
+        Ms, Gs = [], []
+        for (block, X, ue, Re), i in zip(self._each(u, R), self.blocks):
+            m = ue.shape[1]
+            M = np.zeros((X.shape[0], m, m))
+            G = np.zeros_like(M)
+            point_matrices(X, ue, Re, block.props, om, M, G)
+            Ms.append((i, M))
+            Gs.append((i, G))
+        return self._scatter(Ms), self._scatter(Gs)
 
 
 def _is_configuration_dependent(load, dim):
@@ -67,6 +160,8 @@ class LoadAssembler:
         self._moments = self._moment_records()
         self._followers = [(load, *self._faces(load.cells, load.name)) for load in model.loads
                            if isinstance(load, Pressure) and load.kind == "follower"]
+        self.point_fields = PointFields(table, self.assembler) if table.dim == 3 else None
+        self._point_gravity = self._point_gravity_records()
 
     # ------------------------------------------------------------------ moment loads
     def _moment_records(self):
@@ -85,6 +180,54 @@ class LoadAssembler:
                     raise ModelError(f"{load.name}: a {load.moment_type} moment needs a node with 3-D rotations; node {int(node)} has none")
                 out.append((load, int(node), np.asarray(var, dtype=np.int64), M, *_MOMENT_FUNCTIONS[load.moment_type]))
         return out
+
+    # ------------------------------------------------------------------ gravity on mass points
+    def _point_gravity_records(self):
+        """(load, field g (3,), share (n_var,)) of every gravity load when the model has
+        blocks with mass points: the share is the part of the fixed gravity vector those
+        blocks' reference mass contributes (M_r·g), which ``state_forces`` replaces by the
+        exact weight of their points."""
+        pf = self.point_fields
+        if not pf or not any(isinstance(load, Gravity) for load in self.model.loads):
+            return []
+        masses = self.assembler.element_masses(self.mass_kind)
+        out = []
+        for load in self.model.loads:
+            if isinstance(load, Gravity):
+                field = gravity_field(self.table, load.g)
+                share = np.zeros(self.table.n_var)
+                for i in pf.blocks:
+                    matvec_blocks(self.table.blocks[i].var, masses[i], field, share)
+                g = np.zeros(3)
+                g[: len(load.g)] = load.g
+                out.append((load, g, share))
+        return out
+
+    def _point_gravity_field(self, lam, t, scaled, constant):
+        """(g (3,), share (n_var,)) of the gravity loads of the selected groups at their factors."""
+        g = np.zeros(3)
+        share = np.zeros(self.table.n_var)
+        for load, field, sh in self._point_gravity:
+            if (load.constant and not constant) or (not load.constant and not scaled):
+                continue
+            c = self._factor(load, lam, t)
+            g += c * field
+            share += c * sh
+        return g, share
+
+    def point_weight(self, u, R, lam=None, t=None, scaled=True, constant=True):
+        """(f (n_var,), V): the exact weight Σ_j m_j J_jᵀ g of the mass points at the state
+        (u, R) (None: reference) under the selected gravity loads at their factors (as in
+        ``moments``), and its potential −Σ_j m_j g·x_j."""
+        if not self._point_gravity:
+            return np.zeros(self.table.n_var), 0.0
+        g, _ = self._point_gravity_field(lam, t, scaled, constant)
+        return self.point_fields.force(u, R, g)
+
+    @property
+    def has_point_gravity(self):
+        """True when gravity acts on blocks whose inertia is carried by mass points."""
+        return bool(self._point_gravity)
 
     @property
     def has_moment_loads(self):
@@ -162,7 +305,7 @@ class LoadAssembler:
     def has_state_loads(self):
         """True when some load depends on the configuration (rotation-dependent moments,
         follower pressures): see ``state_forces`` and ``state_stiffness``."""
-        return bool(self._moments or self._followers)
+        return bool(self._moments or self._followers or self._point_gravity)
 
     def _follower_terms(self, u, lam, t, scaled, constant):
         for load, X, var in self._followers:
@@ -180,6 +323,10 @@ class LoadAssembler:
         out = self.moments(R, lam, t, scaled, constant) if self._moments else np.zeros(self.table.n_var)
         for p, x, var in self._follower_terms(u, lam, t, scaled, constant):
             np.add.at(out, var.ravel(), pressure_forces(x, p).ravel())
+        if self._point_gravity:  # the exact weight of the mass points replaces their blocks' share M_r·g
+            g, share = self._point_gravity_field(lam, t, scaled, constant)
+            if np.any(g):
+                out += self.point_fields.force(u, R, g)[0] - share
         return out
 
     def state_stiffness(self, u, R, lam=None, t=None, scaled=True, constant=True):
@@ -204,6 +351,10 @@ class LoadAssembler:
             vals.append(ke[keep])
         if rows:
             K = K + sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(tab.n_eq, tab.n_eq))
+        if self._point_gravity:
+            g, _ = self._point_gravity_field(lam, t, scaled, constant)
+            if np.any(g):
+                K = K - self.point_fields.derivative(u, R, g)
         return K
 
     # ------------------------------------------------------------------ fixed vectors
