@@ -20,7 +20,17 @@ Models with 3-D rotations: rotation increments (spatial spins about the operatin
 rotations) are the rotational coordinates, optionally in a frame turning at a constant rate
 (``spin``), where a rigidly turning steady motion is an equilibrium
 (femb.solvers.eigen.linearize3d). Driven (time-dependent prescribed) DOFs take their values,
-rates and accelerations at ``t``. femb.solvers.eigen.steady_spin gives the same steady-spin
+rates and accelerations at ``t``.
+
+Models with mass points (Craig–Bampton superelements with a mass distribution, whose
+inertia is carried by points x_j(q) moving with the body, elements.superelement_inertia)
+are linearized about rest or a steady spin (``spin``; the state must then be an
+equilibrium, resp. a relative equilibrium, e.g. from solve_static or steady_spin) with the
+points' exact inertia: mass Σ m_j J_jᵀJ_j, Coriolis matrix Σ m_j J_jᵀ 2ω̂ J_j and the
+centrifugal stiffness of their field (the matrices of femb.solvers.eigen.steady_spin in
+the rotating frame), plus the tangent stiffness, the load stiffness of configuration-
+dependent loads (gravity on the points included) and the joints' curvature with the
+multipliers that balance the operating state. femb.solvers.eigen.steady_spin gives the same steady-spin
 matrices sparse, over all equations (rotating or inertial frame).
 """
 from __future__ import annotations
@@ -296,6 +306,74 @@ def _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass
                              "spin": None if spin is None else np.asarray(spin, dtype=np.float64)})
 
 
+def _linearize_points(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point):
+    """linearize() of a model with mass-point bodies about rest or a steady spin (module
+    docstring): M, C, K from the rotating-frame operators of steady_spin at the given state."""
+    from femb.solvers.eigen.steady_spin import _SpinOperators
+
+    tab = prob.table
+    parts = ", ".join(map(repr, prob.loads.point_fields.parts()))
+    if any(rec.function is not None for _, rec in tab.prescribed):
+        raise InputError(f"parts {parts}: models with superelements are linearized about rest or a steady spin; "
+                         "time-dependent prescribed DOFs are not supported", "linearize")
+    cfg = u if isinstance(u, Configuration) else Configuration.from_vector(prob.rotations, np.asarray(u, dtype=np.float64))
+    omega = np.zeros(3) if spin is None else np.asarray(spin, dtype=np.float64).ravel()
+    if omega.shape != (3,) or not np.all(np.isfinite(omega)):
+        raise InputError(f"spin must be a finite 3-vector, got {spin!r}", "linearize")
+    if v is not None and np.any(np.asarray(v, dtype=np.float64)):
+        raise InputError(f"parts {parts}: models with superelements are linearized about rest or a steady spin; give "
+                         "v=None (with spin=... for a steady spin)", "linearize")
+    kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
+    ops = _SpinOperators(prob, model, omega, point, "rotating", kind, None)
+    uu, R = cfg.u, cfg.R
+    x = cfg
+    M = ops.mass(uu, R)
+    Gy, KO = ops.matrices(uu, R)
+    f_int, K = prob.assembler.tangent(uu, R=R)
+    f_ext = prob.external(1.0, x) if t is None else prob.loads.total(t) + (
+        prob.loads.state_forces(uu, R, t=t) if prob.loads.has_state_loads else 0.0)
+    if prob.loads.has_state_loads:
+        K = K + (prob.load_stiffness(x, 1.0) if t is None else prob.loads.state_stiffness(uu, R, t=t))
+    K = (K + KO).tocsr()
+    f_spin = ops.centrifugal(uu, R)
+    r = tab.free(f_int - f_ext - f_spin)
+    n = tab.n_eq
+    Gj = None
+    lam = np.zeros(0)
+    if prob.joints is not None:
+        Gj = prob.constraints(x, t or 0.0)[1]
+        lam = np.linalg.lstsq(Gj.toarray().T, -r, rcond=None)[0]  # r + Gᵀλ = 0 at the operating state
+        K = (K + prob.constraint_stiffness(lam)).tocsr()
+        r = r + Gj.T @ lam
+    dep, ind = _coordinates(prob, model, Gj, independent)
+    k = ind.size
+    Nf = np.zeros((n, k))
+    Nf[ind, np.arange(k)] = 1.0
+    if dep.size:
+        Nf[dep] = -np.linalg.solve(Gj[:, dep].toarray(), Gj[:, ind].toarray())
+    C_d = prob.assembler.damping_matrix()
+    C = Gy if C_d is None else Gy + C_d
+    Mr, Cr, Kr = (Nf.T @ (A @ Nf) for A in (M, C, K))
+    in_eq = _dof_equations(tab, inputs, model, "input") if len(inputs) else np.zeros(0, np.int64)
+    B_in = np.zeros((n, len(in_eq)))
+    B_in[in_eq, np.arange(len(in_eq))] = 1.0
+    Bf = Nf.T @ B_in
+    MK, MC, MB = (np.linalg.solve(Mr, A) for A in (Kr, Cr, Bf))
+    A = np.block([[np.zeros((k, k)), np.eye(k)], [-MK, -MC]])
+    B = np.vstack([np.zeros((k, len(in_eq))), MB])
+    N = np.zeros((tab.n_var, k))
+    N[tab.eq_var] = Nf
+    out_vars = [tab.var_of(model.node(node), dof) for node, dof in outputs]
+    Cout = np.hstack([N[out_vars], np.zeros((len(out_vars), k))]) if out_vars else np.zeros((0, 2 * k))
+    names = [tab.describe_var(tab.eq_var[i]) for i in ind]
+    scale = max(float(np.linalg.norm(f)) for f in (f_int, f_ext, f_spin))  # reactions included: all variables
+    scale = scale if scale > 0.0 else 1.0
+    return LinearModel(A, B, Cout, np.zeros((len(out_vars), len(in_eq))), Mr, Cr, Kr, Bf, names, N,
+                       info={"dependent": [tab.describe_var(tab.eq_var[i]) for i in dep],
+                             "spin": None if spin is None else omega, "mass_points": prob.loads.point_fields.parts(),
+                             "equilibrium_residual": float(np.linalg.norm(r) / scale)})
+
+
 def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Optional[float] = None,
               inputs: Sequence[tuple[Any, str]] = (), outputs: Sequence[tuple[Any, str]] = (),
               independent: Optional[Sequence[tuple[Any, str]]] = None, mass: Union[str, int] = "lumped",
@@ -327,6 +405,9 @@ def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Opti
         (origin); v then defaults to that rigid rotation, and a steady motion that is
         such a rotation (a sleeping top, a beam in steady spin) is an equilibrium of the
         reduced equations (femb.solvers.eigen.linearize3d).
+        Models with superelements (mass points): about rest or, with ``spin``, a steady
+        spin only (v None; module docstring); ``info["equilibrium_residual"]`` is the
+        relative force residual of the operating state.
 
     Notes
     -----
@@ -337,6 +418,8 @@ def linearize(model: Model, u: ArrayLike, v: Optional[ArrayLike] = None, t: Opti
     """
     prob = problem or StaticProblem(model)
     tab = prob.table
+    if prob.loads.point_fields:
+        return _linearize_points(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point)
     if prob.oriented:
         return _linearize_oriented(model, prob, u, v, t, inputs, outputs, independent, mass, spin, point)
     if spin is not None:

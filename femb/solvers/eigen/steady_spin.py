@@ -37,6 +37,19 @@ about the current triad: a disk's polar moment J_p gives the classical tilt coup
 ±Ω J_p). Forward and backward whirl frequencies (the Campbell diagram) follow from
 ``SteadySpin.modes``.
 
+Bodies with mass points (Craig–Bampton superelements with a mass distribution)
+-----------------------------------------------------------------------------
+A superelement carries its inertia as mass points x_j(q) that move with its shadow frame
+and its deformation (elements.superelement_inertia), not as a nodal mass matrix: the
+formulas above, which hold for nodal masses, are replaced for those blocks by the exact
+ones of the points. With J_j = ∂x_j/∂q the rotating-frame kinetic energy
+T = ½ Σ m_j |J_j q̇ + ω × (x_j − p)|² gives the mass Σ m_j J_jᵀJ_j, the Coriolis matrix
+Σ m_j J_jᵀ 2ω̂ J_j and the centrifugal force f_Ω = Σ m_j J_jᵀ (−ω × (ω × (x_j − p))), whose
+exact derivative (J depends on q: the centrifugal stiffening of a body with
+foreshortening, the spin softening of its points) is the points' part of K_Ω. Gravity on
+the points (femb.assembly.loads) joins the equilibrium and its load stiffness. Only the
+rotating frame is available for such models.
+
 Rigid nodal inertias the element library has no type for (a disk on a shaft) are passed
 as ``point_inertia``: a list of (node, m, J) with J (3,) principal moments about the
 global axes or a (3, 3) tensor in the reference orientation; they join M everywhere above.
@@ -54,6 +67,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.core.rotations import hat_batch
+from femb.core.scatter import matvec_blocks
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.eigen.complex_modes import (
@@ -242,10 +256,16 @@ class _PointInertia:
 
 
 class _SpinOperators:
-    """W, v_Ω, h, f_Ω, G and K_Ω of a model spinning at ω about ``point``."""
+    """W, v_Ω, h, f_Ω, G and K_Ω of a model spinning at ω about ``point``; blocks with mass
+    points (superelements) through their points (module docstring)."""
 
     def __init__(self, prob, model, omega, point, frame, kind, point_inertia):
         self.prob, self.omega, self.frame, self.kind = prob, omega, frame, kind
+        self.pf = prob.loads.point_fields
+        if self.pf and frame != "rotating":
+            raise InputError(f"parts {', '.join(map(repr, self.pf.parts()))}: bodies with mass points (superelements) "
+                             "are linearized in the rotating frame only (frame='rotating')", "steady spin")
+        self.nodal = [i for i in range(len(prob.table.blocks)) if not self.pf or i not in self.pf.blocks]
         self.blocks = _Blocks(prob.table, prob.rotations.nodes)
         self.point = np.zeros(3) if point is None else np.asarray(point, dtype=np.float64).ravel()
         if self.point.size != 3 and not (prob.table.dim == 2 and self.point.size == 2):
@@ -260,10 +280,30 @@ class _SpinOperators:
                   + self.blocks.block_matrix({a: self.w_hat for a in self.blocks.oriented_nodes}, "rots"))
         self.points = _PointInertia(model, self.blocks, point_inertia)
 
-    def mass(self, u, R):
-        M = self.prob.assembler.mass_matrix(self.kind, u, R=R)
+    def nodal_mass(self, u, R):
+        """The mass over the equations of every block but the mass-point ones, with the
+        rigid nodal inertias (CSR)."""
+        asm = self.prob.assembler
+        if self.pf:
+            data = self.prob.table.new_matrix_data()
+            asm.loop.run("mass", *asm._state(u, R), constants=(self.kind,), only=self.nodal, matrix=data)
+            M = self.prob.table.csr(data)
+        else:
+            M = asm.mass_matrix(self.kind, u, R=R)
         extra = self.points.matrix(R)
         return M if extra is None else (M + extra).tocsr()
+
+    def mass(self, u, R):
+        """The whole mass over the equations: nodal blocks plus Σ m_j J_jᵀJ_j of the points."""
+        M = self.nodal_mass(u, R)
+        if self.pf:
+            M = (M + self.pf.matrices(u, R)[0]).tocsr()
+        return M
+
+    def _field(self):
+        """(a0, A) of the centrifugal field a_j = a0 + A x_j = −ω × (ω × (x_j − p))."""
+        A = -(self.w_hat @ self.w_hat)
+        return -A @ self.point, A
 
     def rigid_velocity(self, u):
         """v_Ω over variables: ω × (x − p) on translations (rotating frame), ω on spins."""
@@ -279,7 +319,13 @@ class _SpinOperators:
     def momentum(self, u, R):
         """h = M v_Ω over variables (n_var,)."""
         v = self.rigid_velocity(u)
-        return self.prob.assembler.mass_times(v, self.kind, u, R=R) + self.points.times(v, R)
+        asm = self.prob.assembler
+        if not self.pf:
+            return asm.mass_times(v, self.kind, u, R=R) + self.points.times(v, R)
+        out = self.points.times(v, R)
+        for block, buf in asm.loop.evaluate("mass", *asm._state(u, R), constants=(self.kind,), only=self.nodal):
+            matvec_blocks(block.var, buf.K, v, out)
+        return out
 
     def centrifugal(self, u, R):
         """f_Ω = Wᵀ h (n_var,): −ω × h on every nodal 3-block (rotating frame)."""
@@ -290,6 +336,8 @@ class _SpinOperators:
         fr = np.zeros_like(hr)
         fr[self.blocks.oriented_nodes] = -np.cross(self.omega, hr[self.blocks.oriented_nodes])
         self.blocks.put(f, fr, "rots")
+        if self.pf and self.frame == "rotating":
+            f += self.pf.force(u, R, *self._field())[0]
         return f
 
     def _rotational_h(self, u, R):
@@ -297,8 +345,8 @@ class _SpinOperators:
         return self.blocks.get(h, "rots")
 
     def matrices(self, u, R, M=None):
-        """(G, K_Ω) over the equations at (u, R)."""
-        M = self.mass(u, R) if M is None else M
+        """(G, K_Ω) over the equations at (u, R) (``M``: the nodal mass, ``nodal_mass``)."""
+        M = self.nodal_mass(u, R) if M is None else M
         hr = self._rotational_h(u, R)
         H = self.blocks.block_matrix({a: hat_batch(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
         if self.frame == "inertial":
@@ -307,6 +355,9 @@ class _SpinOperators:
         G = M @ W - W.T @ M - H
         WH = self.blocks.block_matrix({a: self.w_hat @ hat_batch(hr[a]) for a in self.blocks.oriented_nodes}, "rots")
         K = -(W.T @ M @ W) - WH
+        if self.pf:
+            G = G + self.pf.matrices(u, R, self.omega)[1]
+            K = K - self.pf.derivative(u, R, *self._field())
         return G.tocsr(), K.tocsr()
 
 
@@ -400,7 +451,7 @@ def steady_spin(model: Model, omega: float, axis: Sequence[float] = (0.0, 0.0, 1
     _, K = prob.assembler.tangent(u, R=R)
     if prob.loads.has_state_loads:
         K = K + prob.load_stiffness(x, 1.0)
-    G, KO = ops.matrices(u, R, M)
+    G, KO = ops.matrices(u, R)
     K = (K + KO).tocsr()
     N = None
     if prob.joints is not None:

@@ -1,0 +1,117 @@
+"""Linearization and steady spin of models with Craig–Bampton superelements, whose inertia
+is carried by mass points (elements.superelement_inertia; femb.solvers.eigen.steady_spin,
+femb.solvers.eigen.linearize).
+
+Body: the spin-up B blade (Simo & Vu-Quoc data: L = 10, ρA = 1.2, EI = 1.4e4, EA = 2.8e7;
+16 beam3d_timoshenko elements, lumped mass) reduced on its root node with k = 4
+fixed-interface modes (the two lowest bending pairs), as in validation/cb-spinup.
+"""
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import femb
+from femb.core.errors import InputError
+from femb.elements.superelement_inertia import point_matrices
+from femb.mesh.mesh import Mesh
+from femb.solvers.problem import StaticProblem
+from femb.solvers.reduction.component import reduce_component
+from femb.validation.superelement_spinup_cases import blade_component
+
+OMEGA = 6.0
+FLAP_FREE_VIBRATION, CHORD_FREE_VIBRATION = 7.516, 4.527  # validation/cb-spinup, free vibration at steady spin
+FLAP_PAPER, CHORD_PAPER = 7.508, 4.513  # the rotating cantilever's Ritz solution (validation/rotating-beam-eigen)
+
+
+@pytest.fixture(scope="module")
+def blade():
+    comp = blade_component(16)
+    return reduce_component(comp, [comp.node("beam_start")], 4, mass="lumped")
+
+
+def blade_model(rc, foreshortening=True, hub_fixed=True):
+    model = femb.Model(Mesh(np.array([[0.0, 0.0, 0.0]])), name="blade superelement")
+    model.add_superelement("blade", rc.superelement(foreshortening=foreshortening), [0])
+    if hub_fixed:
+        model.fix(0, "all")
+    return model
+
+
+def test_point_mass_is_the_reduced_mass_at_the_reference(blade):
+    """Σ m_j J_jᵀJ_j of the mass points equals the Craig–Bampton mass M_r (element order)."""
+    model = blade_model(blade, hub_fixed=False)
+    data = blade.superelement()
+    prob = StaticProblem(model)
+    block = prob.table.blocks[prob.loads.point_fields.blocks[0]]
+    m = block.spec.n_edof
+    M = np.zeros((1, m, m))
+    G = np.zeros((1, m, m))
+    u = np.zeros((1, m))
+    R = np.tile(np.eye(3), (1, 1, 1, 1))
+    point_matrices(block.X, u, R, block.props, np.array([0.3, -0.2, 1.0]), M, G)
+    np.testing.assert_allclose(M[0], data.M, atol=1e-12 * np.abs(data.M).max())
+    np.testing.assert_allclose(G[0], -G[0].T, atol=1e-14 * np.abs(G).max())
+
+
+def test_free_superelement_at_rest_linearizes_to_its_modal_frequencies(blade):
+    """A free superelement at rest: linearize() has six rigid modes at zero and the elastic
+    frequencies of solve_modal (1e-8)."""
+    model = blade_model(blade, hub_fixed=False)
+    lm = femb.linearize(model, np.zeros(6 + 4))
+    w2 = np.sort(sla.eigvals(lm.K, lm.M).real)
+    modal = np.sort(femb.solve_modal(model, n_modes=10).omega)
+    assert np.all(np.abs(w2[:6]) <= 1e-10 * w2[6])
+    np.testing.assert_allclose(np.sqrt(w2[6:]), modal[6:], rtol=1e-8)
+
+
+def test_linear_body_in_steady_spin_closed_form(blade):
+    """Without foreshortening the reduced blade is a linear body in its frame: spinning about
+    z its in-plane (chord) bending has the spin softening −Ω² and no stiffening, so it
+    diverges at the rate √(Ω² − ω₁²) (ω₁ = 3.7908 < Ω), and its flap bending keeps ω₁ (the
+    centrifugal field has no z component; the nodes' rotary inertia, ρI/ρA = 4e-4, softens
+    it by 3e-5)."""
+    model = blade_model(blade, foreshortening=False)
+    s = femb.steady_spin(model, OMEGA)
+    ev = np.linalg.eigvals(s.first_order())
+    w1 = blade.basis.frequencies[0]
+    rate = np.sqrt(OMEGA ** 2 - w1 ** 2)
+    real = np.sort(ev.real)
+    assert real[-1] == pytest.approx(rate, rel=1e-8)
+    assert real[0] == pytest.approx(-rate, rel=1e-8)
+    flap = np.sort(np.abs(ev.imag[ev.imag > 1e-6]))[0]
+    assert flap == pytest.approx(w1, rel=1e-4) and flap < w1
+
+
+def test_spinning_blade_superelement_matches_free_vibration_and_paper(blade):
+    """Ω = 6 rad/s, blade with foreshortening on a fixed hub: steady_spin's and linearize()'s
+    first chord and flap frequencies agree with each other (1e-8), with the free vibration
+    at steady spin of validation/cb-spinup (0.5 %) and with the published rotating
+    cantilever (1 %)."""
+    model = blade_model(blade)
+    s = femb.steady_spin(model, OMEGA)
+    chord, flap = np.sort(s.modes(4).damped_frequency)[:2]
+    lm = femb.linearize(model, s.state, spin=(0.0, 0.0, OMEGA))
+    assert lm.info["equilibrium_residual"] <= 1e-10
+    lchord, lflap = np.sort(lm.complex_modes(4).damped_frequency)[:2]
+    assert lchord == pytest.approx(chord, rel=1e-8) and lflap == pytest.approx(flap, rel=1e-8)
+    assert chord == pytest.approx(CHORD_FREE_VIBRATION, rel=5e-3)
+    assert flap == pytest.approx(FLAP_FREE_VIBRATION, rel=5e-3)
+    assert chord == pytest.approx(CHORD_PAPER, rel=1e-2)
+    assert flap == pytest.approx(FLAP_PAPER, rel=1e-2)
+    # the unreduced beam3d_timoshenko blade (lumped mass) in the same steady spin
+    full = blade_component(16)
+    full.fix(full.node("beam_start"), "all")
+    fchord, fflap = np.sort(femb.steady_spin(full, OMEGA).modes(4).damped_frequency)[:2]
+    assert chord == pytest.approx(fchord, rel=1e-2) and flap == pytest.approx(fflap, rel=5e-3)
+
+
+def test_inertial_frame_and_moving_operating_points_are_refused(blade):
+    model = blade_model(blade)
+    with pytest.raises(InputError, match="'blade'.*rotating frame"):
+        femb.steady_spin(model, OMEGA, frame="inertial")
+    with pytest.raises(InputError, match="'blade'.*rest or a steady spin"):
+        femb.linearize(model, np.zeros(model_size(model)), v=np.ones(model_size(model)))
+
+
+def model_size(model):
+    return StaticProblem(model).table.n_var
