@@ -146,3 +146,51 @@ def test_hanging_superelement_pendulum_frequencies_from_its_weight():
     gap = w2[1:3] / np.sort([wx, wy]) - 1.0
     assert np.all(gap <= 0.0) and np.all(gap >= -1e-5)
     assert w2[3] > 5e4 * wx
+
+
+def test_superelement_on_a_distance_link_is_a_double_pendulum():
+    """The stiff superelement hanging from a massless rigid link (a distance joint from a
+    fixed point to its root node, free rotations there): linearize() about the static
+    equilibrium — whose joint multiplier is the link's tension m g, and whose stiffness in
+    the link's swing is all in the joint's curvature term — gives the double pendulum of a
+    massless link l and a rigid body (mass m, centre d below the root, inertia I_G):
+    M = [[m l², m l d], [m l d, m d² + I_G]], K = diag(m g l, m g d), in each vertical plane
+    (measured −4e-7 … −8e-5 relative: the coupling with the elastic modes, (ω/ω_e)² ≤ 4e-5)."""
+    g, link = 9.81, 0.7
+    comp = femb.Model(femb.mesh.line_mesh((0.0, 0.0, 0.0), (2.0, 0.0, 0.0), 8, "beam"), dim=3)
+    comp.add_part("beam", "beam3d", "beam", femb.Material(E=2.1e11, G=8.0e10, rho=7850.0),
+                  femb.Section(A=1e-2, Iy=2e-5, Iz=1e-5, J=3e-5))
+    rc = reduce_component(comp, [comp.node("beam_start")], 2, mass="lumped")
+    Q = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # x → −z: hanging
+    model = femb.Model(Mesh(np.zeros((1, 3))), name="superelement on a link")
+    model.add_superelement("body", rc, [0], placement=(Q, np.zeros(3)))
+    model.distance(None, 0, point=(0.0, 0.0, link))
+    model.gravity((0.0, 0.0, -g))
+    prob = StaticProblem(model)
+    res = femb.solve_static(model, steps=1, problem=prob)
+    lm = femb.linearize(model, prob.state_of(res), problem=prob)
+    assert lm.info["equilibrium_residual"] <= 1e-9
+    w2 = np.sort(sla.eigvals(lm.K, lm.M).real)
+    pts = rc.superelement().placed(Q).points
+    m, x = pts.mass, pts.positions
+    mt = m.sum()
+    d = m @ (-x[:, 2]) / mt
+    expected = []
+    for lateral in (1, 0):  # swing in the y–z plane (about x), then in the x–z plane (about y)
+        IG = m @ (x[:, lateral] ** 2 + x[:, 2] ** 2) - mt * d * d
+        Mm = np.array([[mt * link ** 2, mt * link * d], [mt * link * d, mt * d * d + IG]])
+        Kk = np.diag([mt * g * link, mt * g * d])
+        expected += list(sla.eigvalsh(Kk, Mm))
+    expected = np.sort(expected)
+    assert abs(w2[0]) <= 1e-9 * expected[0]  # the free turn about the vertical
+    np.testing.assert_allclose(w2[1:5], expected, rtol=1e-4)
+
+
+def test_superelement_without_mass_points_is_refused_by_steady_spin(blade):
+    from dataclasses import replace
+
+    model = femb.Model(Mesh(np.zeros((1, 3))))
+    model.add_superelement("bare", replace(blade.superelement(), points=None), [0])
+    model.fix(0, "all")
+    with pytest.raises(InputError, match="'bare'.*without mass points"):
+        femb.steady_spin(model, OMEGA)

@@ -266,6 +266,12 @@ class _SpinOperators:
             raise InputError(f"parts {', '.join(map(repr, self.pf.parts()))}: bodies with mass points (superelements) "
                              "are linearized in the rotating frame only (frame='rotating')", "steady spin")
         self.nodal = [i for i in range(len(prob.table.blocks)) if not self.pf or i not in self.pf.blocks]
+        bare = [prob.table.blocks[i].part for i in self.nodal if prob.table.blocks[i].spec.kernels.midpoint_step is not None]
+        if bare:
+            raise InputError(f"parts {', '.join(map(repr, bare))}: a superelement without mass points has no inertia "
+                             "that steady spin can turn with the body (its reduced mass couples its nodes and modes); "
+                             "reduce a femb component (femb.reduce_component) or give SuperelementData.points",
+                             "steady spin")
         self.blocks = _Blocks(prob.table, prob.rotations.nodes)
         self.point = np.zeros(3) if point is None else np.asarray(point, dtype=np.float64).ravel()
         if self.point.size != 3 and not (prob.table.dim == 2 and self.point.size == 2):
