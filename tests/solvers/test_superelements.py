@@ -343,13 +343,21 @@ def test_frequencies_of_a_rigidly_turned_free_superelement_are_unchanged():
     assert np.abs(turned[:6]).max() <= 1e-6 * ref[6]
 
 
-def test_alpha_schemes_and_linearization_refuse_superelements_by_name():
+def test_alpha_schemes_and_linearization_without_mass_points_refuse_superelements_by_name():
     """Superelements integrate in the energy-conserving mid-point scheme only (their mass
-    points carry a step state): the α schemes and 3-D linearization refuse a model with a
-    superelement, naming the part, instead of running a wrong mass."""
+    points carry a step state): the α schemes refuse a model with a superelement, naming
+    the part, instead of running a wrong mass. 3-D linearization works through the mass
+    points (tests/solvers/test_superelement_spin.py) and refuses a superelement without
+    them, whose reduced mass couples its nodes and modes."""
+    from dataclasses import replace
+
     model = two_node_assembly(reduced_beam(2))
     model.fix(0)
     with pytest.raises(InputError, match="'se'"):
         femb.solve_dynamic(model, 1e-3, 2e-3, scheme=femb.GeneralizedAlpha())
-    with pytest.raises(ModelError, match="superelement"):
-        femb.linearize(model, np.zeros(femb.build_table(model).n_var))
+    lm = femb.linearize(model, np.zeros(femb.build_table(model).n_var))
+    assert lm.M.shape == (8, 8)
+    bare = two_node_assembly(replace(reduced_beam(2).superelement(), points=None))
+    bare.fix(0)
+    with pytest.raises(ModelError, match="'se'.*superelement"):
+        femb.linearize(bare, np.zeros(femb.build_table(bare).n_var))
