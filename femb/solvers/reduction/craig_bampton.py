@@ -234,25 +234,41 @@ def _fixed_interface_modes(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, k: int, den
     return np.sqrt(np.maximum(lam, 0.0)), phi
 
 
+def _frequencies(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, count: int, dense_limit: int) -> np.ndarray:
+    """The ``count`` lowest fixed-interface circular frequencies, ascending (no vectors)."""
+    n_i = K_ii.shape[0]
+    if n_i <= dense_limit or count >= n_i - 1:
+        try:
+            lam = sla.eigh(K_ii.toarray(), M_ii.toarray(), subset_by_index=[0, count - 1], eigvals_only=True)
+        except np.linalg.LinAlgError:  # singular interior mass: the k largest μ = 1/ω² of M φ = μ K φ
+            mu = sla.eigh(M_ii.toarray(), K_ii.toarray(), subset_by_index=[n_i - count, n_i - 1], eigvals_only=True)
+            lam = 1.0 / np.maximum(mu[::-1], 1e-300)
+    else:
+        lam = np.sort(spla.eigsh(K_ii, k=count, M=M_ii, sigma=0.0, which="LM", return_eigenvectors=False))
+    return np.sqrt(np.maximum(lam, 0.0))
+
+
 def _whole_sets(K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, k: int, dense_limit: int):
     """The k lowest fixed-interface modes, completed by the rest of a degenerate set the k-th
     mode belongs to: while the next mode's frequency lies within PAIR_TOLERANCE (relative)
     of the last kept one, it is kept too (a cut through a degenerate pair keeps one mode of
-    an arbitrary orientation in the pair's plane). Returns (ω, Φ, number added)."""
+    an arbitrary orientation in the pair's plane). The frequencies beyond k are found first
+    (without vectors); the modes are then computed for the final count, so a reduction that
+    needs no completion is exactly the one of k modes. Returns (ω, Φ, number added)."""
     n_i = K_ii.shape[0]
-    if k == 0 or k >= n_i:
-        omega, Phi = _fixed_interface_modes(K_ii, M_ii, k, dense_limit)
-        return omega, Phi, 0
-    extra = 2
-    while True:
-        want = min(k + extra, n_i)
-        omega, Phi = _fixed_interface_modes(K_ii, M_ii, want, dense_limit)
-        keep = k
-        while keep < want and omega[keep] - omega[keep - 1] <= PAIR_TOLERANCE * omega[keep]:
-            keep += 1
-        if keep < want or want == n_i:
-            return omega[:keep], Phi[:, :keep], keep - k
-        extra *= 2  # every mode computed belongs to the set: look further
+    keep = k
+    if 0 < k < n_i:
+        extra = 2
+        while True:
+            want = min(k + extra, n_i)
+            omega = _frequencies(K_ii, M_ii, want, dense_limit)
+            while keep < want and omega[keep] - omega[keep - 1] <= PAIR_TOLERANCE * omega[keep]:
+                keep += 1
+            if keep < want or want == n_i:
+                break
+            extra *= 2  # every frequency found belongs to the set: look further
+    omega, Phi = _fixed_interface_modes(K_ii, M_ii, keep, dense_limit)
+    return omega, Phi, keep - k
 
 
 def _static_correction_modes(lu, K_ii: sp.csc_matrix, M_ii: sp.csc_matrix, Phi: np.ndarray, F_i: np.ndarray):
