@@ -452,4 +452,5 @@ class LoadAssembler:
         return self.constant() + self.scaled(t)
 
     def has_time_dependence(self):
+        """True when some scaled load has a time amplitude."""
         return any(load.amplitude is not None and not load.constant for load, _ in self._vectors)

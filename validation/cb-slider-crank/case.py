@@ -27,6 +27,7 @@ def in_plane_span(reduced):
 
 
 def run(quick, out_dir):
+    """Metrics of cb-slider-crank (validation/README.md)."""
     result = cb_slider_crank_case(quick)
     metrics = result["metrics"]
     rod1 = reduced_rod(1, 16 if quick else 32)

@@ -30,6 +30,7 @@ def linearized_frequencies(k=4, n=16):
 
 
 def run(quick, out_dir):
+    """Metrics of cb-spinup (validation/README.md)."""
     result = superelement_spinup_case(quick)
     (chord, flap), (fchord, fflap) = linearized_frequencies()
     result["metrics"].update({"chord_1_linearized": chord, "flap_1_linearized": flap,
