@@ -358,7 +358,11 @@ def _linearize_points(model, prob, u, v, t, inputs, outputs, independent, mass, 
     B_in = np.zeros((n, len(in_eq)))
     B_in[in_eq, np.arange(len(in_eq))] = 1.0
     Bf = Nf.T @ B_in
-    MK, MC, MB = (np.linalg.solve(Mr, A) for A in (Kr, Cr, Bf))
+    try:
+        MK, MC, MB = (np.linalg.solve(Mr, A) for A in (Kr, Cr, Bf))
+    except np.linalg.LinAlgError:
+        raise InputError(f"parts {parts}: the mass matrix in the independent coordinates is singular (DOFs without mass, "
+                         "e.g. nodal rotations without rotary inertia); fix them or give them inertia", "linearize") from None
     A = np.block([[np.zeros((k, k)), np.eye(k)], [-MK, -MC]])
     B = np.vstack([np.zeros((k, len(in_eq))), MB])
     N = np.zeros((tab.n_var, k))
