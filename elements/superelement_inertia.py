@@ -107,22 +107,62 @@ def _maps(X1, ue, Re, p_row, xs, J):
 
 
 @jit
-def _force(X1, ue, Re, p_row, a0, A, xs, J, f):
+def _force(X1, ue, Re, p_row, a0, A, f):
     """f (m,) = Σ m_j J_jᵀ (a0 + A x_j) of one element; returns its potential
-    −Σ m_j (a0·x_j + ½ x_jᵀ A x_j)."""
+    −Σ m_j (a0·x_j + ½ x_jᵀ A x_j). Summed as E_cᵀ Σ m_j a_j + Fᵀ Σ m_j c_j × a_j +
+    Dᵀ Σ_j (Φ_j + S_j)ᵀ R_sᵀ m_j a_j (J_jᵀ = E_cᵀ + Fᵀ ĉ_j + Dᵀ (Φ_j + S_j)ᵀ R_sᵀ), so one
+    evaluation costs O(n_p m + m²)."""
+    n = X1.shape[1]
     m = ue.shape[1]
-    mass = _points(p_row, m)[0]
-    _maps(X1, ue, Re, p_row, xs, J)
-    for k in range(m):
-        f[k] = 0.0
-    a = np.zeros(3)
+    mass, pos, modes = _points(p_row, m)
+    Xc = _moments(p_row, m)[0]
+    has2, second = _second(p_row, m, m - 6 * n)
+    kq = second.shape[2] if has2 != 0.0 else 0
+    Dg = np.zeros((m, m))
+    Fg = np.zeros((3, m))
+    d = np.zeros(m)
+    Rs = np.zeros((3, 3))
+    o, _ = frame_maps(X1, ue, Re, Dg, Fg, d, Rs)
+    y = np.zeros(3)
+    c = np.zeros(3)
+    ma = np.zeros(3)
+    w = np.zeros(3)
+    P = np.zeros(3)  # Σ m_j a_j
+    L = np.zeros(3)  # Σ m_j c_j × a_j
+    H = np.zeros(m)  # Σ_j (Φ_j + S_j)ᵀ R_sᵀ m_j a_j
     V = 0.0
     for j in range(mass.shape[0]):
+        _local(pos, modes, second, has2 != 0.0, Xc, d, j, y)
         for i in range(3):
-            a[i] = a0[i] + A[i, 0] * xs[j, 0] + A[i, 1] * xs[j, 1] + A[i, 2] * xs[j, 2]
-            V -= mass[j] * (a0[i] + 0.5 * (a[i] - a0[i])) * xs[j, i]
+            c[i] = Rs[i, 0] * y[0] + Rs[i, 1] * y[1] + Rs[i, 2] * y[2]
+        for i in range(3):
+            x = o[i] + c[i]
+            ax = A[i, 0] * (o[0] + c[0]) + A[i, 1] * (o[1] + c[1]) + A[i, 2] * (o[2] + c[2])
+            V -= mass[j] * (a0[i] + 0.5 * ax) * x
+            ma[i] = mass[j] * (a0[i] + ax)
+            P[i] += ma[i]
+        L[0] += c[1] * ma[2] - c[2] * ma[1]
+        L[1] += c[2] * ma[0] - c[0] * ma[2]
+        L[2] += c[0] * ma[1] - c[1] * ma[0]
+        for i in range(3):
+            w[i] = Rs[0, i] * ma[0] + Rs[1, i] * ma[1] + Rs[2, i] * ma[2]
         for k in range(m):
-            f[k] += mass[j] * (J[j, 0, k] * a[0] + J[j, 1, k] * a[1] + J[j, 2, k] * a[2])
+            H[k] += modes[j, 0, k] * w[0] + modes[j, 1, k] * w[1] + modes[j, 2, k] * w[2]
+        for a in range(kq):
+            acc = 0.0
+            for b in range(kq):
+                db = d[m - kq + b]
+                for i in range(3):
+                    acc += 0.5 * (second[j, i, a, b] + second[j, i, b, a]) * db * w[i]
+            H[m - kq + a] += acc
+    for k in range(m):
+        acc = Fg[0, k] * L[0] + Fg[1, k] * L[1] + Fg[2, k] * L[2]
+        for l in range(m):
+            acc += Dg[l, k] * H[l]
+        f[k] = acc
+    for a in range(n):
+        for i in range(3):
+            f[6 * a + i] += P[i] / n
     return V
 
 
@@ -153,12 +193,8 @@ def field_force(X, u, R, p, a0, A, f, e):
     docstring; a0 (3,) and A (3, 3) symmetric in acceleration units) and their potentials
     e (n_el,)."""
     n_el = X.shape[0]
-    m = u.shape[1]
     for el in range(n_el):
-        n_p = _points(p[el], m)[0].shape[0]
-        xs = np.zeros((n_p, 3))
-        J = np.zeros((n_p, 3, m))
-        e[el] = _force(X[el: el + 1], u[el: el + 1].copy(), R[el: el + 1].copy(), p[el], a0, A, xs, J, f[el])
+        e[el] = _force(X[el: el + 1], u[el: el + 1].copy(), R[el: el + 1].copy(), p[el], a0, A, f[el])
 
 
 @jit
@@ -172,9 +208,6 @@ def field_force_derivative(X, u, R, p, a0, A, f, K):
         p_row = p[el]
         mass, pos, _ = _points(p_row, m)
         ell = _radius(mass, pos, _moments(p_row, m)[0])
-        n_p = mass.shape[0]
-        xs = np.zeros((n_p, 3))
-        J = np.zeros((n_p, 3, m))
         X1 = X[el: el + 1]
         ue = u[el: el + 1].copy()
         Re = R[el: el + 1].copy()
@@ -183,15 +216,15 @@ def field_force_derivative(X, u, R, p, a0, A, f, K):
         fp = np.zeros(m)
         fm = np.zeros(m)
         d1 = np.zeros(m)
-        _force(X1, ue, Re, p_row, a0, A, xs, J, f[el])
+        _force(X1, ue, Re, p_row, a0, A, f[el])
         for col in range(m):
             h = 1e-3 if (col < 6 * n and col % 6 >= 3) else 1e-3 * ell
             for r in range(2):
                 s = h if r == 0 else 0.5 * h
                 _perturbed(ue, Re, col, s, n, u1, R1)
-                _force(X1, u1, R1, p_row, a0, A, xs, J, fp)
+                _force(X1, u1, R1, p_row, a0, A, fp)
                 _perturbed(ue, Re, col, -s, n, u1, R1)
-                _force(X1, u1, R1, p_row, a0, A, xs, J, fm)
+                _force(X1, u1, R1, p_row, a0, A, fm)
                 for i in range(m):
                     dc = (fp[i] - fm[i]) / (2.0 * s)
                     if r == 0:
