@@ -34,7 +34,7 @@ from femb.core.errors import InputError
 
 SOLVER_ENV = "FEMB_SPARSE_SOLVER"
 SOLVER_CHOICES = ("auto", "superlu", "pardiso")
-PARDISO_MIN_EQUATIONS = 20_000  # below this SuperLU's single-threaded factorization is as fast (benchmarks/sparse_solvers.py)
+PARDISO_MIN_EQUATIONS = 10_000  # below this SuperLU is as fast (benchmarks/sparse_solvers.py: equal at 7 260 and 9 840 equations, 3–4× slower from 19 000)
 
 _module: Optional[Any] = None
 
