@@ -124,35 +124,30 @@ class PlanarSteps:
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done)); the steps' external and constraint work are added to
         ``account``."""
-        last = n
-        while (last + 1) % every and last < n_steps - 1:
-            last += 1
-        hs, t_mid, t_one, targets = [], [], [], []
-        t = state.t
-        for k in range(n, last + 1):  # the step sizes of the driver's loop at full step
-            target = t_end if k == n_steps - 1 else t0 + (k + 1) * dt
-            tol_t = 1e-12 * max(1.0, abs(target))
-            if not target - t > tol_t:
-                break
-            h = min(dt, target - t)
-            if target - (t + h) <= tol_t:
-                h = target - t
-            else:
-                break
-            hs.append(h)
-            t_mid.append(t + 0.5 * h)
-            t_one.append(t + h)
-            targets.append(target)
-            t = target
-        k = len(hs)
+        last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
+        # the driver's step sizes at full step, in its floating-point operations (elementwise)
+        targets = t0 + (np.arange(n, last + 1) + 1) * dt
+        if last == n_steps - 1:
+            targets[-1] = t_end
+        starts = np.empty_like(targets)
+        starts[0] = state.t
+        starts[1:] = targets[:-1]
+        hs = np.minimum(dt, targets - starts)
+        tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
+        ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
+        hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
+        k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
         if not k:
             return 0, 0, state
-        amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in t_mid]).reshape(k, len(self.amplitudes))
+        hs, starts = hs[:k], starts[:k]
+        if self.amplitudes:
+            amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in (starts + 0.5 * hs).tolist()])
+        else:
+            amps = np.zeros((k, 0))
         if self.records:
             p = self.p
-            vals = np.empty((k, self.pres_var.size))
-            for j, t1 in enumerate(t_one):
-                vals[j] = np.repeat([p.prescribed_value(rec, t1) for rec in self.records], self.group_sizes)
+            values = [[p.prescribed_value(rec, t1) for rec in self.records] for t1 in (starts + hs).tolist()]
+            vals = np.repeat(np.array(values).reshape(k, len(self.records)), self.group_sizes, axis=1)
         else:
             vals = np.zeros((k, 0))
         u = np.array(state.u, dtype=np.float64)
@@ -164,10 +159,10 @@ class PlanarSteps:
         param[6] = cap if cap and np.isfinite(cap) else np.inf
         X, props, var, pos = self.block
         chords = self.chords if param[6] < np.inf else (False,) + self.chords[1:]
-        done, _ = beam2d_steps(u, v, np.array(hs), amps, self.timed, self.f_const, self.pres_var, self.pres_rot, self.pres_ptr, vals,
+        done, _ = beam2d_steps(u, v, np.ascontiguousarray(hs), amps, self.timed, self.f_const, self.pres_var, self.pres_rot, self.pres_ptr, vals,
                                self.fixed, self.rot, self.ev, X, props, var, pos, *self.mass, *self.pattern, *chords,
                                self.rot_loaded, *self.rot_terms, self.ref, param, int(self.newton.max_iterations), its, books)
         if not done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        return done, int(its[:done].sum()), State(targets[done - 1], u, v)
+        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v)
