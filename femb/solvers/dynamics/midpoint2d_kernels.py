@@ -299,11 +299,15 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
         # Newton (step_newton.iterate)
         u_norm = _norm(u0)
         done = False
+        at_round_off = False
         iterations = 0
         for it in range(max_iterations + 1):
             norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
                                            indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
                                            fext_k, u1, R, r)
+            if at_round_off:  # the last correction was at round-off: accepted (evaluated for u1, R)
+                done, iterations = True, it
+                break
             hist[it] = norm
             if not math.isfinite(norm):
                 break
@@ -340,10 +344,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             for i in range(n):
                 z[i] = z_new[i]
             if norm <= 1e-4 * scale and _norm(dz) <= inc_tol * max(_norm(z), u_norm, length):
-                _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m,
-                                 mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r)
-                done, iterations = True, it + 1
-                break
+                at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
         if not done:
             return step, 1
         # the accepted state and the step's energy terms (schemes._MidPointSystem.finish)

@@ -46,7 +46,13 @@ _I64 = np.int64
 
 
 def _ints(x: Any) -> NDArray[np.int64]:
-    return np.ascontiguousarray(x, dtype=_I64)
+    """A writable C-contiguous int64 copy (one type for the compiled step, whatever the source's flags)."""
+    return np.array(x, dtype=_I64, order="C", copy=True)
+
+
+def _floats(x: Any) -> NDArray[np.float64]:
+    """A writable C-contiguous float64 copy."""
+    return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
 class PlanarSteps:
@@ -59,21 +65,21 @@ class PlanarSteps:
         p, t = problem, problem.table
         self.p = p
         fn, X, props, var, pos = constants["block"][:5]
-        self.block = (np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(props, dtype=np.float64), var, pos)
-        self.rot = constants["rot"]
-        self.ev = constants["ev"]
-        self.mass = (constants["indptr"], constants["indices"], np.ascontiguousarray(p.M_full.data, dtype=np.float64),
-                     np.ascontiguousarray(p.M_eq.data, dtype=np.float64))
+        self.block = (_floats(X), _floats(props), _ints(var), _ints(pos))
+        self.rot = _ints(constants["rot"])
+        self.ev = _ints(constants["ev"])
+        self.mass = (_ints(constants["indptr"]), _ints(constants["indices"]), _floats(p.M_full.data), _floats(p.M_eq.data))
         self.pattern = (_ints(t.indptr), _ints(t.indices), int(kl), int(ku))
         chords = constants["chords"]
         if chords:
-            self.chords = (True,) + tuple(chords)
+            cvar, col_a, col_b, X21 = chords
+            self.chords = (True, _ints(cvar), _ints(col_a), _ints(col_b), _floats(X21))
         else:
             self.chords = (False, np.zeros((0, 2), dtype=_I64), np.zeros(0, dtype=_I64), np.zeros(0, dtype=_I64), np.zeros((0, 2)))
-        self.f_const = np.ascontiguousarray(p.f_const, dtype=np.float64)
+        self.f_const = _floats(p.f_const)
         timed = [np.asarray(vec, dtype=np.float64) for _, vec in p._timed]
         self.amplitudes = [amp for amp, _ in p._timed]
-        self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), t.n_var))
+        self.timed = _floats(np.array(timed).reshape(len(timed), t.n_var))
         groups = [_ints(np.atleast_1d(vars_)) for vars_, _ in p.prescribed]
         self.records = [rec for _, rec in p.prescribed]
         self.group_sizes = [g.size for g in groups]
@@ -83,7 +89,7 @@ class PlanarSteps:
         self.fixed = _ints(t.fixed_vars)
         self.rot_loaded = bool(p.rot_loaded)
         self.rot_terms = (_ints(p.rot_eq), _ints(constants["rot_eq_in_rot"]), _ints(p.diag_pos))
-        self.ref = np.ascontiguousarray(p.reference_coordinates, dtype=np.float64)
+        self.ref = _floats(p.reference_coordinates)
         nan = float("nan")
         self.newton = newton
         self.param = np.array([newton.tolerance, nan if newton.absolute_tolerance is None else float(newton.absolute_tolerance),
