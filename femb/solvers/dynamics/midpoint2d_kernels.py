@@ -8,6 +8,10 @@ norms, and the rotation/chord turn limit of the correction. Each kernel below do
 those chains in one pass over preallocated arrays, in the floating-point order of the numpy
 expressions it replaces (the norms excepted: plain sums of squares instead of BLAS dot).
 
+``beam2d_steps`` runs whole steps of a beam2d model with these pieces, the band LU and the
+Newton loop's tests in one call (femb.solvers.dynamics.planar_step); it names the beam2d
+element kernel, so this module imports femb.elements.beam2d and the band LU's kernels.
+
 Index arrays are int64, values float64 (femb.core.jit).
 """
 import math
