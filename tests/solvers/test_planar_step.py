@@ -124,3 +124,27 @@ def test_unsupported_models_take_the_general_path():
     truss.gravity((0.0, -9.81))
     res = run(truss, 1e-3, 0.01, True, mass="lumped")
     assert not res.info["compiled_step"] and res.info["steps"] == 10
+
+
+@pytest.mark.parametrize("tol, inc_tol, reason", [(1e-14, 1e-13, "converged (correction at round-off)"),
+                                                  (1e-16, 0.0, "converged (residual at its noise floor)")])
+def test_round_off_acceptances_equal_general_path(monkeypatch, tol, inc_tol, reason):
+    # tolerances below the residual's round-off: the steps are accepted by the loop's
+    # round-off tests (correction at round-off; stalled residual at the noise floor), which
+    # the compiled loop must take at the same iterations
+    from femb.solvers.dynamics import driver
+
+    reasons = []
+    iterate = driver.iterate
+
+    def counting(*args, **kwargs):
+        report = iterate(*args, **kwargs)
+        reasons.append(report.reason)
+        return report
+
+    monkeypatch.setattr(driver, "iterate", counting)
+    b = run(pendulum(), 1e-3, 0.1, False, every=10, tol=tol, increment_tolerance=inc_tol)
+    assert reasons.count(reason) > 50  # the general path's steps mostly end on that test
+    a = run(pendulum(), 1e-3, 0.1, True, every=10, tol=tol, increment_tolerance=inc_tol)
+    assert_same_run(a, b)
+    assert np.abs(a.series("energy_residual")).max() < 1e-11 * energy_scale(a)
