@@ -64,7 +64,7 @@ class PlanarSteps:
     def __init__(self, problem: DynamicProblem, newton: NewtonSettings, constants: dict[str, Any], kl: int, ku: int) -> None:
         p, t = problem, problem.table
         self.p = p
-        fn, X, props, var, pos = constants["block"][:5]
+        X, props, var, pos = constants["block"][1:5]
         self.block = (_floats(X), _floats(props), _ints(var), _ints(pos))
         self.rot = _ints(constants["rot"])
         self.ev = _ints(constants["ev"])
