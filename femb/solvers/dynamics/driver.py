@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
+from femb.solvers.dynamics.planar_step import PlanarSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.linalg.factorization import SingularSystemError
@@ -80,6 +81,10 @@ class DynamicSettings:
         record a frame (state and history) every k steps (the last one always).
     progress
         show a tqdm progress bar.
+    compiled_step
+        run the steps of small planar beam2d models (no joints, no damping, full Newton)
+        in one compiled call between recorded frames (femb.solvers.dynamics.planar_step;
+        the same results as the general path to round-off); False: always the general path.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
@@ -89,6 +94,7 @@ class DynamicSettings:
     max_turn: Optional[float] = 0.5
     record_every: int = 1
     progress: bool = False
+    compiled_step: bool = True
 
 
 def _probe_vars(table, model, probes):
@@ -204,8 +210,23 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
+    planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    res.info["compiled_step"] = planar is not None
+    skip = 0
     for n in range(n_steps):
+        if n < skip:  # done by the compiled planar steps
+            continue
         t_target = t_end if n == n_steps - 1 else t0 + (n + 1) * dt
+        if planar is not None and level == 0:  # the steps up to the next recorded one, compiled
+            done, its, state = planar.advance(state, n, n_steps, t0, dt, t_end, every, account)
+            if done:
+                n += done - 1
+                skip = n + 1
+                t_target = state.t
+                iters_since += its
+                last_h = None
+                if bar is not None:
+                    bar.update(done - 1)
         while t_target - state.t > 1e-12 * max(1.0, abs(t_target)):
             h = min(dt / 2 ** level, t_target - state.t)
             if t_target - (state.t + h) <= 1e-12 * max(1.0, abs(t_target)):
