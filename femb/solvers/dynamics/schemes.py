@@ -162,6 +162,8 @@ class MidPoint:
             extra = {"R": R, "pi": pi}
             if problem.point_inertia:  # mass points inside elements: their positions and velocities
                 extra["points_x"], extra["points_v"] = problem.point_inertia.start(u, R, v)
+            if problem.offset_points:  # mass points attached to nodes (offset mass centres)
+                extra["offset_x"], extra["offset_v"] = problem.offset_points.start(u, R, v)
             return State(t0, u, v, extra=extra)
         return State(t0, u, v)
 
@@ -384,6 +386,11 @@ class GeneralizedAlpha:
             raise InputError(f"the {self.name} scheme does not integrate elements that carry their inertia as mass points "
                              f"(superelement part(s) {', '.join(map(repr, points.parts()))}); use the energy-conserving "
                              "mid-point scheme (scheme 'midpoint', the default)")
+        offset = getattr(problem, "offset_points", None)
+        if offset:
+            raise InputError(f"the {self.name} scheme does not integrate sections whose mass centre is off the node line "
+                             f"(part(s) {', '.join(map(repr, offset.parts()))}); use the energy-conserving mid-point "
+                             "scheme (scheme 'midpoint', the default)")
         if getattr(problem, "oriented", False):
             return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table
