@@ -269,3 +269,36 @@ def _plain_table():
     model = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 2, "b"), dim=3)
     model.add_part("b", "beam3d", "b", values=BEAM3D)
     return build_table(model)
+
+
+CASE = """title = "offset mass centre"
+[model]
+dim = 3
+[mesh]
+line = [{ name = "b", start = [0.0, 0.0, 0.0], end = [1.0, 0.0, 0.0], elements = 8 }]
+[[parts]]
+cells = "b"
+element = "beam3d"
+values = { EA = 1e4, GJ = 0.2, EIy = 1.0, EIz = 100.0, rhoA = 1.0, rhoIp = 0.01, rhoIy = 1e-4, rhoIz = 1e-4, ym = 0.1 }
+[[fix]]
+nodes = "b_start"
+dofs = ["ux", "uy", "uz", "rx"]
+[[fix]]
+nodes = "b_end"
+dofs = ["uy", "uz", "rx"]
+[[steps]]
+type = "modal"
+n_modes = 4
+"""
+
+
+def test_case_file_values_give_the_mass_centre(tmp_path):
+    """``ym`` (and ``zm``) in a part's ``values`` of a case file: the model of the case has
+    the frequencies of the Python model with the same offset (and not those without)."""
+    from femb.case import load_case
+
+    path = tmp_path / "offset.toml"
+    path.write_text(CASE)
+    w_case = solve_modal(load_case(path).model, 4).omega
+    assert np.array_equal(w_case, solve_modal(simply_supported(8), 4).omega)
+    assert abs(w_case[0] / np.pi**2 - 1.0) > 0.2  # the offset lowers the first frequency by a fifth
