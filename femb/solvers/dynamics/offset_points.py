@@ -42,6 +42,7 @@ external work of a timed one), not through the reference masses on the nodal var
 import numpy as np
 
 from femb.core.rotations import cayley_spin_jacobian_batch, hat_batch
+from femb.elements.beam2d import mass_points as planar_mass_points
 from femb.elements.beam3d import mass_points
 from femb.solvers.problem import mass_centre_offsets
 
@@ -223,3 +224,153 @@ class OffsetPoints:
         """(Σ m v_p (3,), Σ x_p × m v_p (3,)) of the points of ``state``."""
         mv = self.m[:, None] * state.extra["offset_v"]
         return mv.sum(axis=0), np.cross(state.extra["offset_x"], mv).sum(axis=0)
+
+
+_PLANAR_KERNELS = {"beam2d": planar_mass_points, "beam2d_timoshenko": planar_mass_points}
+"""Planar element types with a mass-centre offset: ``kernel(X, p, m (n_el, 2), d (n_el, 2, 2))``."""
+
+
+def _perp(a):
+    """k × a (…, 2) for the unit normal k of the plane."""
+    return np.stack([-a[..., 1], a[..., 0]], axis=-1)
+
+
+class PlanarOffsetPoints:
+    """The node-attached mass points of planar blocks (beam2d, beam2d_timoshenko) whose
+    mass centre lies at ``ym`` along the section's y axis: per element end a mass
+    m = ρA l0/2 at x_p = x_a + R(θ_a) d, d = ym n0.
+
+    The planar mid-point scheme's rotational unknown is the Cayley parameter
+    τ = 2 tan(Δθ/2) (femb.solvers.dynamics.schemes), for which R(θ_{n+1}) − R(θ_n) =
+    τ k̂ (R(θ_n) + R(θ_{n+1}))/2 exactly, so Δx_p = Δx_a + τ k × r̄, r̄ = (R(θ_n) + R(θ_{n+1})) d/2,
+    and F = m (v_{p,n+1} − v_{p,n})/h − m g acts as F on the node's translations and as
+    (k × r̄)·F = r̄ × F on its rotation: energy, linear and angular momentum are exact as in
+    3-D (module docstring). With q = dθ_{n+1}/dτ = 1/(1 + τ²/4), c = R(θ_{n+1}) d and
+    k_m = 2m/h², the Newton matrix is
+    [[k_m I, k_m q k×c], [k_m (k×r̄)ᵀ, k_m q r̄·c − ½ q c·F]].
+
+    Attributes as ``OffsetPoints`` with 2-vectors; ``rvar`` (n_points,) the node's
+    rotational variable.
+    """
+
+    def __init__(self, table):
+        self.table = table
+        self.blocks = []
+        nodes, ms, ds, Xs, tv, rv, pos, self._block_masses = [], [], [], [], [], [], [], {}
+        for i, b in enumerate(table.blocks):
+            kernel = _PLANAR_KERNELS.get(b.spec.name)
+            offsets = mass_centre_offsets(b)
+            if kernel is None or offsets is None or not offsets.any():
+                continue
+            n_el = b.n_elements
+            m, d = np.zeros((n_el, 2)), np.zeros((n_el, 2, 2))
+            kernel(np.ascontiguousarray(b.X[:, :, :2], dtype=np.float64), np.ascontiguousarray(b.props), m, d)
+            self.blocks.append(i)
+            nodes.append(b.cells.reshape(-1))
+            ms.append(m.reshape(-1))
+            ds.append(d.reshape(-1, 2))
+            Xs.append(b.X[:, :, :2].reshape(-1, 2))
+            var = b.var.reshape(n_el, 2, 3)
+            tv.append(var[:, :, :2].reshape(-1, 2))
+            rv.append(var[:, :, 2].reshape(-1))
+            pos.append(np.stack([b.pos[:, 3 * a: 3 * a + 3, 3 * a: 3 * a + 3] for a in range(2)], axis=1).reshape(-1, 3, 3))
+            Me = np.zeros((n_el, 6, 6))
+            for a in range(2):
+                o, mm, dd = 3 * a, m[:, a], d[:, a]
+                Me[:, o, o] = Me[:, o + 1, o + 1] = mm
+                Me[:, o, o + 2] = Me[:, o + 2, o] = -mm * dd[:, 1]
+                Me[:, o + 1, o + 2] = Me[:, o + 2, o + 1] = mm * dd[:, 0]
+                Me[:, o + 2, o + 2] = mm * (dd[:, 0] ** 2 + dd[:, 1] ** 2)
+            self._block_masses[i] = Me
+
+        def cat(parts, shape):
+            return np.concatenate(parts) if parts else np.zeros(shape)
+
+        self.node = cat(nodes, (0,)).astype(np.int64)
+        self.m = cat(ms, (0,))
+        self.d = cat(ds, (0, 2))
+        self.X = cat(Xs, (0, 2))
+        self.tvar = cat(tv, (0, 2)).astype(np.int64)
+        self.rvar = cat(rv, (0,)).astype(np.int64)
+        self.pos = cat(pos, (0, 3, 3)).astype(np.int64)
+        self.gravity = np.zeros(2)
+        self.gravity_timed = []
+
+    __bool__ = OffsetPoints.__bool__
+    parts = OffsetPoints.parts
+    block_masses = OffsetPoints.block_masses
+    masses = OffsetPoints.masses
+    kinetic_energy = OffsetPoints.kinetic_energy
+    gravity_at = OffsetPoints.gravity_at
+    potential = OffsetPoints.potential
+    gravity_work = OffsetPoints.gravity_work
+
+    def add_gravity(self, g, amplitude=None):
+        """A gravity load g (2 components) on the points (see ``OffsetPoints.add_gravity``)."""
+        field = np.asarray(g, dtype=np.float64)[:2]
+        if amplitude is None:
+            self.gravity = self.gravity + field
+        else:
+            self.gravity_timed.append((amplitude, field))
+
+    def gravity_share(self, g):
+        """(n_var,) the nodal gravity load of the field g that the points' reference masses
+        contribute to M·g (m g on the translations, d × m g on the rotation)."""
+        out = np.zeros(self.table.n_var)
+        w = self.m[:, None] * np.asarray(g, dtype=np.float64)[:2]
+        np.add.at(out, self.tvar.ravel(), w.ravel())
+        np.add.at(out, self.rvar, self.d[:, 0] * w[:, 1] - self.d[:, 1] * w[:, 0])
+        return out
+
+    def _levers(self, u):
+        """R(θ_a) d (n_points, 2) at the variables u (θ the additive nodal angles)."""
+        th = u[self.rvar]
+        c, s = np.cos(th), np.sin(th)
+        return np.stack([c * self.d[:, 0] - s * self.d[:, 1], s * self.d[:, 0] + c * self.d[:, 1]], axis=1)
+
+    def positions(self, u):
+        """(n_points, 2) x_p = X_a + u_a + R(θ_a) d at the variables u (n_var,)."""
+        return self.X + u[self.tvar] + self._levers(u)
+
+    def start(self, u, v):
+        """(offset_x, offset_v) (n_points, 2) at u, v (n_var,): the rigid velocity
+        v_a + θ̇_a k × R(θ_a) d."""
+        r = self._levers(u)
+        return self.X + u[self.tvar] + r, v[self.tvar] + v[self.rvar][:, None] * _perp(r)
+
+    def finish(self, state, u1, h):
+        """(offset_x, offset_v) at the end of the step of size h from ``state`` to u1."""
+        x1 = self.positions(u1)
+        return x1, 2.0 * (x1 - state.extra["offset_x"]) / h - state.extra["offset_v"]
+
+    def assemble(self, u0, u1, z, h, state, force, matrix, t_mid=0.0):
+        """Add the points' step force (class docstring) into ``force`` (n_var,) and its exact
+        derivative with respect to the step unknowns (Δx, τ) into ``matrix`` (CSR data over
+        the equations; None: forces only) for the step u0 → u1 (z the unknowns: τ in the
+        rotational slots) of size h from ``state``."""
+        m = self.m
+        b, c = self._levers(u0), self._levers(u1)
+        rbar = 0.5 * (b + c)
+        dx = u1[self.tvar] - u0[self.tvar] + c - b
+        F = (2.0 * m / h)[:, None] * (dx / h - state.extra["offset_v"]) - m[:, None] * self.gravity_at(t_mid)
+        np.add.at(force, self.tvar.ravel(), F.ravel())
+        np.add.at(force, self.rvar, rbar[:, 0] * F[:, 1] - rbar[:, 1] * F[:, 0])
+        if matrix is None:
+            return
+        km = 2.0 * m / (h * h)
+        tau = z[self.rvar]
+        q = 1.0 / (1.0 + 0.25 * tau * tau)
+        kc, kr = _perp(c), _perp(rbar)
+        K = np.zeros((m.size, 3, 3))
+        K[:, 0, 0] = K[:, 1, 1] = km
+        K[:, :2, 2] = (km * q)[:, None] * kc
+        K[:, 2, :2] = km[:, None] * kr
+        K[:, 2, 2] = km * q * (rbar * c).sum(axis=1) - 0.5 * q * (c * F).sum(axis=1)
+        ok = self.pos >= 0
+        np.add.at(matrix, self.pos[ok], K[ok])
+
+    def momenta(self, state):
+        """(Σ m v_p (2,), (Σ x_p × m v_p,) (1,)) of the points of ``state``."""
+        mv = self.m[:, None] * state.extra["offset_v"]
+        x = state.extra["offset_x"]
+        return mv.sum(axis=0), np.array([float((x[:, 0] * mv[:, 1] - x[:, 1] * mv[:, 0]).sum())])

@@ -23,7 +23,7 @@ from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
 from femb.model.loads import Gravity
-from femb.solvers.dynamics.offset_points import OffsetPoints
+from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
@@ -228,7 +228,7 @@ class DynamicProblem(ProblemSetup):
         self.variable_mass = VariableMass(self, variable)
         # sections with their mass centre off the node line: node-attached mass points
         # (femb.solvers.dynamics.offset_points)
-        self.offset_points = OffsetPoints(t) if self.oriented else None
+        self.offset_points = OffsetPoints(t) if self.oriented else PlanarOffsetPoints(t)
         if self.oriented:
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
@@ -274,6 +274,8 @@ class DynamicProblem(ProblemSetup):
             if self.oriented:
                 Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i))
                 rotary.append(Mr)
+            elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
+                Me = Me - self.offset_points.block_masses(i)
             self.element_mass.append(Me)
         if self.oriented:
             # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
