@@ -156,6 +156,8 @@ class MidPoint3DSystem(_StepSystem):
         data = K.data
         if p.point_inertia:  # elements with mass points: internal force and inertia of the step
             p.point_inertia.assemble(oriented, h, self.s, f, data, self.s.t + 0.5 * h)
+        if getattr(p, "offset_points", None):  # mass points attached to nodes (femb.solvers.dynamics.offset_points)
+            p.offset_points.assemble(oriented, h, self.s, f, data, self.s.t + 0.5 * h)
         fd = None
         if p.damping.active:
             # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
@@ -277,6 +279,9 @@ class MidPoint3DSystem(_StepSystem):
         if p.point_inertia:
             extra["points_x"], extra["points_v"] = p.point_inertia.finish(self.s, u1, R1, h)
             terms["work"] += p.point_inertia.gravity_work(self.s, extra["points_x"], self.s.t + 0.5 * h)
+        if getattr(p, "offset_points", None):
+            extra["offset_x"], extra["offset_v"] = p.offset_points.finish(self.s, u1, R1, h)
+            terms["work"] += p.offset_points.gravity_work(self.s, extra["offset_x"], self.s.t + 0.5 * h)
         if self.multipliers is not None:
             extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
         return State(self.t1, u1, v1, extra=extra), terms

@@ -23,6 +23,7 @@ from femb.core.errors import InputError, ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
 from femb.model.loads import Gravity
+from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
@@ -225,6 +226,9 @@ class DynamicProblem(ProblemSetup):
                               f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)}) or, "
                               "for the α schemes, an element type with a velocity_force kernel" for name in bad])
         self.variable_mass = VariableMass(self, variable)
+        # sections with their mass centre off the node line: node-attached mass points
+        # (femb.solvers.dynamics.offset_points)
+        self.offset_points = OffsetPoints(t) if self.oriented else PlanarOffsetPoints(t)
         if self.oriented:
             if damping is not None and (damping.alpha or damping.beta):
                 raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
@@ -250,6 +254,12 @@ class DynamicProblem(ProblemSetup):
                     self.f_const = self.f_const - share
                 vec = vec - share
                 self.point_inertia.add_gravity(load.g, None if load.constant else load.amplitude)
+            if isinstance(load, Gravity) and self.offset_points:  # their weight acts on the offset points
+                share = self.offset_points.gravity_share(load.g)
+                if load.constant:
+                    self.f_const = self.f_const - share
+                vec = vec - share
+                self.offset_points.add_gravity(load.g, None if load.constant else load.amplitude)
             if load.constant:
                 continue
             if load.amplitude is None:
@@ -262,8 +272,10 @@ class DynamicProblem(ProblemSetup):
             if i in variable or i in points:  # re-assembled by the α step / carried by mass points
                 Me = np.zeros_like(Me)
             if self.oriented:
-                Me, Mr = split_rotary_mass(b, Me)
+                Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i))
                 rotary.append(Mr)
+            elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
+                Me = Me - self.offset_points.block_masses(i)
             self.element_mass.append(Me)
         if self.oriented:
             # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
