@@ -17,8 +17,8 @@ forces, of type ``beam2d`` or ``beam2d_timoshenko``, any mass kind (constant), p
 masses, supports, ties, prescribed DOFs (functions of t evaluated in Python once per
 step), constant and timed loads (amplitudes evaluated in Python once per step), gravity;
 full Newton with femb's band LU (DirectCorrection, no ``solve_correction`` given). Not
-here: joints, damping, other element types or several force blocks, configuration-
-dependent masses, modified Newton. A step that does not converge in the compiled loop is
+here: joints, damping, other element types or several force blocks, mass centres off the
+node line (offset mass points), configuration-dependent masses, modified Newton. A step that does not converge in the compiled loop is
 done again by the general path, which also owns the retry with shorter corrections and
 the cut-backs; compiled steps resume at the nominal step size.
 
@@ -104,6 +104,8 @@ class PlanarSteps:
         if type(scheme) is not MidPoint or getattr(p, "oriented", False) or p.table.dim != 2 or p.table.n_eq == 0:
             return None
         if p.joints is not None or p.damping.active or p.variable_mass or p.point_inertia or newton.modified:
+            return None
+        if getattr(p, "offset_points", None):  # mass centres off the node line: their points' step state
             return None
         if solve_correction is not None or "midpoint_force" in p.__dict__:
             return None
