@@ -38,9 +38,20 @@ iteration matrix as they are::
     B = [c_a J + c_v (ω̂ J − (J ω)^)] J_L(θ)⁻¹ − (J ω̇)^ + J (ω̇)^ + ω̂ (J ω̂ − (J ω)^)
 
 with c_a = (1 − α_m)/((1 − α_f) β h²), c_v = γ/(β h) and J_L the left Jacobian of exp
-(δθ = J_L⁻¹ δw): the exact derivative of the inertia terms with respect to the spin. Left
-out: the configuration dependence of discrete dampers and the rotation of their velocity
-columns (C_d per unit ω, exact up to O(|θ|)), and the skew part of the joints' curvature.
+(δθ = J_L⁻¹ δw): the exact derivative of the inertia terms with respect to the spin.
+
+Damping f_d = C(q) v (femb.solvers.dynamics.problem.DampingModel, spatial ω on the
+nodes) enters as c_v C_d with its rotational velocity columns turned by J_L(θ)⁻¹ (∂ω_{n+1}
+per unit spin), plus ∂f_d/∂q at fixed v: α (J ω̂ − (J ω)^) of the rotary mass damping and
+the discrete dampers' configuration derivative (element central differences of their
+kernels, DampingModel.configuration_derivative). Left out: the configuration derivative of
+β K_mat (a third derivative of the strain energy), and the skew part of the joints'
+curvature.
+
+Configuration-dependent loads (rotation-dependent moments, follower pressures) act at the
+end of the step, F(x_{n+1}, R_{n+1}, t_{n+1}), with their load stiffness −∂F/∂q per unit
+spin in S; their work is booked by the trapezoidal rule ½ (F_n + F_{n+1})·z (an O(h²)
+approximation, like the energy of the scheme).
 """
 import numpy as np
 
@@ -238,6 +249,7 @@ class AlphaLie3DSystem(_StepSystem):
             if lay.n and p.damping.alpha:
                 dJ = p.damping.rotary_spin_derivative(R1, w)
                 np.add.at(data, self.rot_pos, dJ[self.rot_ok])
+            data += p.damping.configuration_derivative(u1, v1, rotations=R1)
         fl, KL = p.end_state_loads(u1, R1, self.t1)  # rotation-dependent moments, follower pressures
         if fl is not None:
             data += KL

@@ -200,6 +200,64 @@ class DampingModel:
             scatter_matrix(b.pos, C, data)
         return force, data
 
+    def configuration_derivative(self, u, v, rotations=None):
+        """Data (nnz,) on the table's pattern of ∂f_d/∂q of the discrete damper elements at
+        fixed velocities v (n_var,): translations per unit displacement, the rotations of
+        oriented nodes per unit spatial spin of R (``rotations`` (n_nodes, 3, 3)). The damper
+        axes and frames turn with the configuration (a spring-damper along its current
+        chord, a rotational damper in the frame of its first node), so f_d = C(q) v changes
+        with q at fixed v.
+
+        Computed element by element by central differences of the damper kernels
+        (translations ± ε_x, nodal rotations exp(±ε ê_k) R), all elements of a block at
+        once: ε_x = 1e-6 × the model's length scale, ε = 1e-6 rad, so the truncation error is
+        O(1e-12) and the rounding O(1e-10) of the entries."""
+        p, t = self.p, self.p.table
+        data = t.new_matrix_data()
+        if not self._dampers:
+            return data
+        eps_x = 1e-6 * max(float(getattr(p, "length_scale", 1.0) or 1.0), 1e-300)
+        eps_r = 1e-6
+        oriented = None if rotations is None else (u, rotations, v)
+        for b, buf, args in p.assembler.loop.each((u, v), oriented, only=self._dampers):
+            lead, ve = args[:-1], args[-1]
+            X, ue = lead[0], lead[1].copy()
+            Re = lead[2].copy() if b.spec.oriented else None
+            n_el, n = ve.shape
+            names = b.spec.node_dofs
+            nd = len(names)
+            out = np.zeros((n_el, n, n))
+            for col in range(n):
+                if b.var.shape[1] > col and np.all(b.var[:, col] < 0):
+                    continue  # a column no element of the block moves
+                a, k = divmod(col, nd)
+                name = names[k] if a < b.spec.n_nodes else ""
+                if name in ("ux", "uy", "uz"):
+                    fp = self._damper_force(b, X, _shifted(ue, col, eps_x), Re, ve)
+                    fm = self._damper_force(b, X, _shifted(ue, col, -eps_x), Re, ve)
+                    out[:, :, col] = (fp - fm) / (2.0 * eps_x)
+                elif Re is not None and name in ("rx", "ry", "rz"):
+                    axis = ("rx", "ry", "rz").index(name)
+                    fp = self._damper_force(b, X, ue, _turned(Re, a, axis, eps_r), ve)
+                    fm = self._damper_force(b, X, ue, _turned(Re, a, axis, -eps_r), ve)
+                    out[:, :, col] = (fp - fm) / (2.0 * eps_r)
+            scatter_matrix(b.pos, out, data)
+        return data
+
+    @staticmethod
+    def _damper_force(block, X, ue, Re, ve):
+        """Element damper forces (n_el, n_edof) of one block at (ue, Re) and velocities ve."""
+        kernels = block.spec.kernels
+        lead = (X, ue) if Re is None else (X, ue, Re)
+        n_el, n = ve.shape
+        f = np.zeros((n_el, n))
+        C = np.zeros((n_el, n, n))
+        if kernels.damper_force is not None:
+            kernels.damper_force(*lead, ve, block.props, f, C)
+            return f
+        kernels.damping(*lead, block.props, C)
+        return np.einsum("eij,ej->ei", C, ve)
+
     def rotary_spin_derivative(self, R, w):
         """(k, 3, 3) derivative of the rotary mass damping α J(R) w of each oriented node
         with respect to the spatial spin of its rotation R (w fixed): α (J ŵ − (J w)^)
@@ -212,6 +270,25 @@ class DampingModel:
         out = self.alpha * (J @ hat_batch(w) - hat_batch(Jw))
         out[~rot.owner] = 0.0
         return out
+
+
+def _shifted(ue, col, eps):
+    """A copy of the element displacements ue (n_el, n_edof) with column ``col`` + eps."""
+    out = ue.copy()
+    out[:, col] += eps
+    return out
+
+
+def _turned(Re, a, axis, eps):
+    """A copy of the element nodal rotations Re (n_el, n_nodes, 3, 3) with node a turned
+    by exp(eps ê_axis) (a spatial spin)."""
+    c, s = np.cos(eps), np.sin(eps)
+    Q = np.eye(3)
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    Q[i, i], Q[i, j], Q[j, i], Q[j, j] = c, -s, s, c
+    out = Re.copy()
+    out[:, a] = Q @ Re[:, a]
+    return out
 
 
 def _rotation_columns(block):
