@@ -35,6 +35,12 @@ The Newton matrix: the element mid-point tangent, 2M/h² and the exact derivativ
 inertia residual (π_{n+1} − π_n)/h with respect to ψ. Moments about fixed axes act
 conjugate to ψ (their work m·ψ is booked as external work: in 3-D they have no potential).
 Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ).
+
+Damping (Rayleigh and discrete dampers, femb.solvers.dynamics.problem.DampingModel) acts at
+the mid configuration (x_m, R_m) on the step velocity v̄ = (Δx, ψ)/h; the step books
+fd·z = h v̄ᵀ C̄ v̄ as dissipation. Rotation-dependent moments act at R_m and follower
+pressures as the Simpson average along the step (DynamicProblem.midpoint_state_loads);
+their work F̄·z is booked as external work, their load stiffness is in the Newton matrix.
 """
 import numpy as np
 import scipy.sparse as sp
