@@ -38,7 +38,8 @@ Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t
 
 Damping (Rayleigh and discrete dampers, femb.solvers.dynamics.problem.DampingModel) acts at
 the mid configuration (x_m, R_m) on the step velocity v̄ = (Δx, ψ)/h; the step books
-fd·z = h v̄ᵀ C̄ v̄ as dissipation. Rotation-dependent moments act at R_m and follower
+fd·z = h v̄ᵀ C̄ v̄ as dissipation; the Newton matrix has C̄/h and the derivatives of α J_m ψ/h
+and of the dampers' forces with respect to the mid configuration. Rotation-dependent moments act at R_m and follower
 pressures as the Simpson average along the step (DynamicProblem.midpoint_state_loads);
 their work F̄·z is booked as external work, their load stiffness is in the Newton matrix.
 """
@@ -171,6 +172,8 @@ class MidPoint3DSystem(_StepSystem):
             if p.damping.alpha and k:  # α J_m ψ/h: the inertia turns with R_m (spin D per δψ)
                 dJ = p.damping.rotary_spin_derivative(Rm, psi / h) @ D
                 np.add.at(data, self.rot_pos, dJ[self.rot_ok])
+            # the dampers' axes turn with (x_m, R_m): ∂x_m/∂Δx = ½, spin of R_m per δψ = D
+            data += p.damping.configuration_derivative(um, z / h, rotations=Rm, translation_scale=0.5, column_map=D_n)
         zt = np.where(p.rot3d, 0.0, z)
         inert = p.M_full @ ((2.0 / (h * h)) * zt - self.v_term)
         data += self.mass_data

@@ -200,7 +200,7 @@ class DampingModel:
             scatter_matrix(b.pos, C, data)
         return force, data
 
-    def configuration_derivative(self, u, v, rotations=None):
+    def configuration_derivative(self, u, v, rotations=None, translation_scale=1.0, column_map=None):
         """Data (nnz,) on the table's pattern of ∂f_d/∂q of the discrete damper elements at
         fixed velocities v (n_var,): translations per unit displacement, the rotations of
         oriented nodes per unit spatial spin of R (``rotations`` (n_nodes, 3, 3)). The damper
@@ -211,7 +211,11 @@ class DampingModel:
         Computed element by element by central differences of the damper kernels
         (translations ± ε_x, nodal rotations exp(±ε ê_k) R), all elements of a block at
         once: ε_x = 1e-6 × the model's length scale, ε = 1e-6 rad, so the truncation error is
-        O(1e-12) and the rounding O(1e-10) of the entries."""
+        O(1e-12) and the rounding O(1e-10) of the entries.
+
+        Chain rule to the unknowns of a step: the translational columns are multiplied by
+        ``translation_scale`` (the mid-point step: ∂x_m/∂Δx = ½), the rotational columns
+        by ``column_map`` (n_nodes, 3, 3) (the mid-point step: the spin of R_m per unit ψ)."""
         p, t = self.p, self.p.table
         data = t.new_matrix_data()
         if not self._dampers:
@@ -235,12 +239,14 @@ class DampingModel:
                 if name in ("ux", "uy", "uz"):
                     fp = self._damper_force(b, X, _shifted(ue, col, eps_x), Re, ve)
                     fm = self._damper_force(b, X, _shifted(ue, col, -eps_x), Re, ve)
-                    out[:, :, col] = (fp - fm) / (2.0 * eps_x)
+                    out[:, :, col] = (fp - fm) * (translation_scale / (2.0 * eps_x))
                 elif Re is not None and name in ("rx", "ry", "rz"):
                     axis = ("rx", "ry", "rz").index(name)
                     fp = self._damper_force(b, X, ue, _turned(Re, a, axis, eps_r), ve)
                     fm = self._damper_force(b, X, ue, _turned(Re, a, axis, -eps_r), ve)
                     out[:, :, col] = (fp - fm) / (2.0 * eps_r)
+            if column_map is not None and Re is not None:
+                _map_rotation_columns(out, b, column_map)
             scatter_matrix(b.pos, out, data)
         return data
 
