@@ -369,6 +369,11 @@ class DynamicProblem(ProblemSetup):
                               f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)}) or, "
                               "for the α schemes, an element type with a velocity_force kernel" for name in bad])
         self.variable_mass = VariableMass(self, variable)
+        if damping is not None and (damping.alpha or damping.beta) and self.point_inertia:
+            raise InputError("Rayleigh damping is not available for the elements with mass points of part(s) "
+                             f"{', '.join(map(repr, self.point_inertia.parts()))} (superelements): alpha·M would miss their "
+                             "mass points, and their material tangent is not blind to rigid rotation at deformed states; "
+                             "use discrete dampers")
         if self.loads.has_follower_pressures and not self.oriented:
             raise InputError("follower pressures are integrated by solve_dynamic in models with 3-D rotations (shells); "
                              "this model has no oriented nodes: use a dead pressure (kind 'dead')")
