@@ -15,7 +15,7 @@ from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
 from femb.solvers import GeneralizedAlpha, linearize, solve_dynamic, solve_modal, solve_static
 from femb.solvers.dynamics.offset_points import OffsetPoints
-from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.step_system import State
 
 BEAM3D = {"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0, "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012}
@@ -256,8 +256,8 @@ def test_offset_points_newton_matrix_is_the_derivative_of_their_step_force():
 
 
 def test_schemes_and_kinds_that_do_not_carry_the_offset_refuse_it_naming_the_part():
-    """The α schemes, the consistent and invariant mass kinds and 3-D linearization do not
-    carry an offset mass centre: each refuses it, naming the part."""
+    """The α schemes, the consistent and invariant mass kinds, 3-D linearization and Rayleigh
+    damping's α·M do not carry an offset mass centre: each refuses it, naming the part."""
     model = free_offset_beam(n=2)
     with pytest.raises(InputError, match="'b'"):
         solve_dynamic(model, 0.05, 0.1, scheme=GeneralizedAlpha())
@@ -265,6 +265,8 @@ def test_schemes_and_kinds_that_do_not_carry_the_offset_refuse_it_naming_the_par
         solve_dynamic(model, 0.05, 0.1, mass="invariant")
     with pytest.raises(ModelError, match="'b'.*mass centre is off the node line"):
         linearize(simply_supported(4), np.zeros(build_table(simply_supported(4)).n_var))
+    with pytest.raises(InputError, match="alpha·M.*'b'"):
+        solve_dynamic(model, 0.05, 0.1, damping=Rayleigh(alpha=0.1, beta=0.0))
     assert not OffsetPoints(_plain_table())  # no offset: no points
 
 

@@ -17,9 +17,11 @@ from rotation-invariant bilinear invariants at the mid-point (elements.beam2d
 
 Baselines behind the same interface: ``Newmark`` (trapezoidal), ``HHT``,
 ``GeneralizedAlpha`` (Chung–Hulbert; for models with 3-D rotations the Lie-group form of
-femb.solvers.dynamics.alpha3d). Rayleigh damping (planar models) and discrete dampers for
-all; the energy balance books damping, the work of time-varying loads and of prescribed
-motions.
+femb.solvers.dynamics.alpha3d). Rayleigh damping and discrete dampers for all (models with
+3-D rotations: on spatial angular velocities, β times the co-rotated material tangent);
+rotation-dependent (semitangential, follower) moments and follower pressures in models with
+3-D rotations; the energy balance books damping, the work of time-varying and
+configuration-dependent loads and of prescribed motions.
 """
 from __future__ import annotations
 
@@ -153,8 +155,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     ------
     ConvergenceError when a step still fails after ``newton.max_cutbacks`` halvings (its
     ``results`` keep everything computed so far); ModelError/InputError for unsupported
-    models (configuration-dependent mass; models with 3-D rotations: Rayleigh damping,
-    follower moments). Joints (all kinds) are eliminated by the null-space
+    models (configuration-dependent mass; follower pressures in models without 3-D
+    rotations; a follower pressure on faces no element couples). Joints (all kinds) are eliminated by the null-space
     projection (docs/dynamics.md, "Joints"); their multipliers are recorded per frame in
     ``arrays["multipliers"]`` and a ``constraint_residual`` history.
     """

@@ -9,9 +9,12 @@ Energies (units of the model's force × length):
   points attached to nodes (femb.solvers.dynamics.offset_points);
 - strain V (element kernels);
 - potential of the constant loads P = −f_const·u (rotations additive);
-- external work W of the time-varying (scaled) loads, cumulative;
+- external work W of the time-varying (scaled) loads, cumulative (models with 3-D
+  rotations: also of every moment, which has no potential there, and of the
+  rotation-dependent moments and follower pressures, as the step applies them);
 - constraint work W_c done by the reactions of prescribed DOFs, cumulative;
-- dissipated energy D (viscous damping), cumulative.
+- dissipated energy D (viscous damping: Rayleigh and discrete dampers), cumulative; the
+  mid-point steps book h v̄ᵀ C̄ v̄ ≥ 0 per step with the step's own v̄ and C̄.
 
 The energy residual is (T + V + P)_n − (T + V + P)_0 − W − W_c + D: zero to the Newton
 tolerance for the energy-conserving scheme, the algorithmic energy error for the others.
