@@ -80,6 +80,11 @@ class DynamicSettings:
         record a frame (state and history) every k steps (the last one always).
     progress
         show a tqdm progress bar.
+    compiled_rigid_step
+        models made only of 3-D rigid bodies and point masses with 3-D joints take the
+        compiled mid-point step (all Newton iterations of a step in one compiled call,
+        femb.solvers.dynamics.rigid_step; the same motion as the general path to round-off);
+        False forces the general path.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
@@ -89,6 +94,7 @@ class DynamicSettings:
     max_turn: Optional[float] = 0.5
     record_every: int = 1
     progress: bool = False
+    compiled_rigid_step: bool = True
 
 
 def _probe_vars(table, model, probes):
@@ -161,6 +167,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                                      damping if damping is not None else settings.damping)
     prob.dt_hint = dt
     prob.max_turn = settings.max_turn
+    prob.compiled_rigid_step = settings.compiled_rigid_step
     tab = prob.table
     newton = settings.newton
     correction = solve_correction or DirectCorrection(tab)
@@ -215,7 +222,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
             system = sch.system(prob, state, h)
             system.multipliers_guess = joints["multipliers"] if len(joints["multipliers"]) else None
             try:
-                report = iterate(system, newton, correction, reuse=newton.modified and last_h == h)
+                report = _iterate(system, newton, correction, reuse=newton.modified and last_h == h)
                 failure = None
             except SingularSystemError as exc:
                 report, failure = None, exc
@@ -226,7 +233,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                 correction.reset()
                 system = sch.system(prob, state, h)
                 try:
-                    report = iterate(system, newton, correction)
+                    report = _iterate(system, newton, correction)
                 except SingularSystemError as exc:
                     report, failure = None, exc
                 prob.max_turn = settings.max_turn
@@ -274,6 +281,15 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                     time_per_step=wall / n_steps)
     log.info("%s: %d steps, %d Newton iterations, %d cut-backs, %.3f s", sch.name, n_steps, total_iterations, total_cutbacks, wall)
     return res
+
+
+def _iterate(system, newton, correction, reuse=False):
+    """The Newton iterations of one step: the system's own compiled loop when it has one
+    (``solve_step``, femb.solvers.dynamics.rigid_step), else ``iterate``."""
+    solve = getattr(system, "solve_step", None)
+    if solve is not None:
+        return solve(newton)
+    return iterate(system, newton, correction, reuse=reuse)
 
 
 def _check_dropped_rows(prob, state, joints, res, correction):

@@ -1,0 +1,243 @@
+"""Compiled mid-point step for jointed rigid-body models (one numba call per time step).
+
+Models made only of 3-D rigid bodies (``rigid_body3d``) and point masses (``point_mass3d``),
+with supports, constant or time-scaled loads (gravity, nodal forces, moments about fixed
+axes) and 3-D joints of every kind (spherical, revolute, universal, cylindrical, prismatic;
+attachment points anywhere on the bodies) are integrated by the energy-momentum mid-point
+scheme of femb.solvers.dynamics.midpoint3d. For such models the whole Newton loop of a
+step — residual, step matrix, joint equations, null-space elimination, convergence tests —
+runs in one compiled call (femb.solvers.dynamics.rigid_step_kernels.rigid_midpoint_step),
+which is the general loop (MidPoint3DSystem iterated by
+femb.solvers.nonlinear.newton.projected_newton) operation for operation: the motion, the
+Newton iteration counts, the multipliers and the energy books agree with the general path
+to round-off. The time grid, the damped retry and the cut-back of a failed step stay with
+the driver (femb.solvers.dynamics.driver).
+
+The compiled step is chosen automatically when the model qualifies (``unsupported_reason``
+returns None); ``DynamicSettings(compiled_rigid_step=False)`` forces the general path.
+Not covered (general path): other element types, damping, prescribed motions, mass points
+inside elements, rotational variables shared by tied nodes, joints of other families
+(scalar or planar kinds), joint rows dropped as redundant, models without joints, and
+more than ``newton.DENSE_LIMIT`` free equations.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from femb.assembly.joints.spatial import Joints3D
+from femb.solvers.dynamics.rigid_step_kernels import (
+    CONVERGED,
+    NOISE_FLOOR,
+    NOT_FINITE,
+    ROUND_OFF,
+    SINGULAR,
+    rigid_midpoint_step,
+    rigid_step_finish,
+)
+from femb.solvers.dynamics.step_system import State
+from femb.solvers.linalg.factorization import SingularSystemError
+from femb.solvers.nonlinear.newton import DENSE_LIMIT, NewtonReport, NewtonSettings
+from femb.solvers.nonlinear.norms import vector_norm
+
+RIGID_ELEMENTS = frozenset({"rigid_body3d", "point_mass3d"})
+"""Element types the compiled step takes (inertia only, no internal forces)."""
+
+_REASONS = {CONVERGED: "converged", ROUND_OFF: "converged (correction at round-off)",
+            NOISE_FLOOR: "converged (residual at its noise floor)", NOT_FINITE: "residual is not finite"}
+
+
+class RigidStepData(NamedTuple):
+    """Constant arrays of a qualifying model for the compiled step (n_var variables, n_eq
+    free equations, k oriented nodes, nj joints with m rows)."""
+
+    var_eq: NDArray[np.int64]  # (n_var,) equation of each variable, −1 when fixed
+    eq_var: NDArray[np.int64]  # (n_eq,) variable of each equation
+    rot3d: NDArray[np.bool_]  # (n_var,) rotational slots of oriented nodes
+    ref: NDArray[np.float64]  # (n_var,) reference coordinates (positions; 0 on rotations)
+    m_indptr: NDArray[np.int64]  # translational mass M_full (CSR, n_var × n_var)
+    m_indices: NDArray[np.int64]
+    m_data: NDArray[np.float64]
+    M_eq: NDArray[np.float64]  # (n_eq, n_eq) the same over the equations, dense
+    lay_nodes: NDArray[np.int64]  # (k,) oriented nodes
+    lay_var: NDArray[np.int64]  # (k, 3) their rotational variables
+    J0: NDArray[np.float64]  # (k, 3, 3) body-frame inertia
+    J0_pinv: NDArray[np.float64]  # (k, 3, 3) its pseudo-inverse
+    kind: NDArray[np.int64]  # joint arrays of femb.assembly.joints.spatial_kernels (nj,)
+    row0: NDArray[np.int64]
+    jac0: NDArray[np.int64]
+    blk0: NDArray[np.int64]
+    Xa: NDArray[np.float64]
+    Xb: NDArray[np.float64]
+    ta: NDArray[np.int64]
+    tb: NDArray[np.int64]
+    c: NDArray[np.float64]
+    cb: NDArray[np.float64]
+    has_cb: NDArray[np.bool_]
+    frame: NDArray[np.float64]
+    node_a: NDArray[np.int64]
+    node_b: NDArray[np.int64]
+    rot_a: NDArray[np.bool_]
+    rot_b: NDArray[np.bool_]
+    n_jac: int  # Jacobian values per evaluation
+    jac_rows: NDArray[np.int64]  # the Jacobian triplets at variables (kept entries)
+    jac_cols: NDArray[np.int64]
+    jac_keep: NDArray[np.int64]  # their positions among the n_jac values
+    st_total: int  # discrete-stiffness values per evaluation
+    st_rows: NDArray[np.int64]  # its triplets at variables (kept entries)
+    st_cols: NDArray[np.int64]
+    st_keep: NDArray[np.int64]
+    joint_vars: NDArray[np.int64]  # variables any joint involves (sorted)
+    joint_eqs: NDArray[np.int64]  # their free equations (sorted)
+
+
+def unsupported_reason(problem) -> Optional[str]:
+    """Why the compiled step does not take ``problem`` (a DynamicProblem), or None when it
+    qualifies (module docstring)."""
+    if not getattr(problem, "oriented", False):
+        return "no oriented nodes"
+    table = problem.table
+    other = sorted({b.spec.name for b in table.blocks} - RIGID_ELEMENTS)
+    if other:
+        return f"element types {other}"
+    if problem.prescribed:
+        return "prescribed motion"
+    if problem.damping.active:
+        return "damping"
+    if problem.point_inertia or problem.variable_mass:
+        return "mass points inside elements or configuration-dependent masses"
+    joints = problem.joints
+    if joints is None:
+        return "no joints"
+    if len(joints.evaluators) != 1 or not isinstance(joints.evaluators[0], Joints3D):
+        return "joints other than the 3-D kinds"
+    if problem.active_rows.size != joints.m:
+        return "joint rows dropped as redundant"
+    if not np.all(problem.rotary.owner):
+        return "rotational variables shared by tied nodes"
+    if table.n_eq > DENSE_LIMIT:
+        return f"more than {DENSE_LIMIT} free equations"
+    jv = joints.variables
+    if int(np.count_nonzero(table.var_eq[jv] >= 0)) < joints.m:
+        return "more joint rows than jointed free equations"
+    return None
+
+
+def rigid_step_data(problem) -> Optional[RigidStepData]:
+    """The RigidStepData of ``problem``, or None when it does not qualify (cached on the
+    problem)."""
+    cache = problem.__dict__.get("_rigid_step_data")
+    if cache is not None:
+        return cache[0]
+    data = None if unsupported_reason(problem) is not None else _build(problem)
+    problem.__dict__["_rigid_step_data"] = (data,)
+    return data
+
+
+def _build(problem) -> RigidStepData:
+    t = problem.table
+    lay = problem.rotary.layout
+    ev = problem.joints.evaluators[0]
+    M = problem.M_full.tocsr()
+    M.sort_indices()
+    rows, cols, keep = problem.joints.__dict__.get("_patterns", {}).get("G", (None, None, None))
+    if rows is None:  # the Jacobian's kept triplets: those at variables (cols ≥ 0)
+        keep = ev.jac_cols >= 0
+        rows, cols = ev.jac_rows[keep], ev.jac_cols[keep]
+    st_rows, st_cols, st_keep, st_total = ev._square["midpoint_stiffness"]
+    jv = np.asarray(problem.joints.variables, dtype=np.int64)
+    jeq = np.sort(t.var_eq[jv][t.var_eq[jv] >= 0]).astype(np.int64)
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    return RigidStepData(
+        var_eq=i64(t.var_eq), eq_var=i64(t.eq_var), rot3d=np.ascontiguousarray(problem.rot3d, dtype=np.bool_),
+        ref=f64(problem.reference_coordinates), m_indptr=i64(M.indptr), m_indices=i64(M.indices), m_data=f64(M.data),
+        M_eq=f64(problem.M_eq.toarray()), lay_nodes=i64(lay.nodes), lay_var=i64(lay.var).reshape(-1, 3),
+        J0=f64(problem.rotary.J0).reshape(-1, 3, 3), J0_pinv=f64(problem.rotary.J0_pinv).reshape(-1, 3, 3),
+        kind=i64(ev.kind), row0=i64(ev.row0), jac0=i64(ev.jac0), blk0=i64(ev.blk0), Xa=f64(ev.Xa), Xb=f64(ev.Xb),
+        ta=i64(ev.ta), tb=i64(ev.tb), c=f64(ev.c), cb=f64(ev.cb), has_cb=np.ascontiguousarray(ev.has_cb, dtype=np.bool_),
+        frame=f64(ev.frame), node_a=i64(ev.node_a), node_b=i64(ev.node_b),
+        rot_a=np.ascontiguousarray(ev.rot_a, dtype=np.bool_), rot_b=np.ascontiguousarray(ev.rot_b, dtype=np.bool_),
+        n_jac=int(ev.jac_rows.size), jac_rows=i64(rows), jac_cols=i64(cols), jac_keep=i64(np.flatnonzero(keep)),
+        st_total=int(st_total), st_rows=i64(st_rows), st_cols=i64(st_cols), st_keep=i64(st_keep),
+        joint_vars=jv, joint_eqs=jeq)
+
+
+class RigidStepSystem:
+    """One step of the mid-point scheme of a qualifying rigid-body model, solved by one
+    compiled call (``solve_step``); ``finish`` gives the new State and the step's energy
+    terms like MidPoint3DSystem.finish.
+
+    Parameters
+    ----------
+    problem : DynamicProblem (qualifying, ``rigid_step_data`` not None)
+    state : State at t_n (``extra``: R (n_nodes, 3, 3), π (k, 3))
+    h : step size
+    """
+
+    noise_floor = 1e-9  # as MidPoint3DSystem
+
+    def __init__(self, problem, state: State, h: float) -> None:
+        self.p = problem
+        self.s = state
+        self.h = h
+        self.t1 = state.t + h
+        self.data = rigid_step_data(problem)
+        self.f_s = problem.scaled_loads(state.t + 0.5 * h)
+        self.multipliers: Optional[NDArray[np.float64]] = None
+        self.multipliers_guess: Optional[NDArray[np.float64]] = None
+
+    def solve_step(self, settings: NewtonSettings) -> NewtonReport:
+        """All Newton iterations of the step (femb.solvers.nonlinear.newton.projected_newton's
+        algorithm and tests) in one compiled call; SingularSystemError when the reduced step
+        matrix is singular."""
+        p, s, d = self.p, self.s, self.data
+        m = p.joints.m
+        self.f_ext = f_ext = p.f_const + self.f_s
+        guess = self.multipliers_guess
+        lam0 = np.zeros(m) if guess is None else np.ascontiguousarray(guess, dtype=np.float64)
+        cap = p.max_turn
+        par = np.array([settings.tolerance, settings.absolute_tolerance or 0.0, settings.increment_tolerance,
+                        settings.constraint_tolerance * p.length_scale, self.noise_floor,
+                        cap if cap and np.isfinite(cap) else 0.0, p.length_scale, vector_norm(s.u)])
+        n_var = s.u.size
+        max_it = int(settings.max_iterations)
+        z = np.empty(n_var)
+        R1 = np.empty_like(s.extra["R"])
+        pi1 = np.empty_like(s.extra["pi"])
+        lam = np.empty(m)
+        hist = np.empty(max_it + 1)
+        r = np.empty(d.eq_var.size)
+        out = np.empty(4)
+        status = rigid_midpoint_step(d, s.u, s.v, s.extra["R"], s.extra["pi"], float(self.h), f_ext, lam0,
+                                     guess is not None, par, max_it, z, R1, pi1, lam, hist, r, out)
+        history = hist[: int(out[3])].tolist()
+        its = int(out[0])
+        if status == SINGULAR:
+            raise SingularSystemError(f"reduced (constrained) tangent matrix is numerically singular "
+                                      f"(at Newton iteration {its} of the step from t = {s.t:.6g})")
+        self._z, self._R1, self._pi1, self._lam_gz = z, R1, pi1, float(out[2])
+        if status in (CONVERGED, ROUND_OFF, NOISE_FLOOR):
+            return NewtonReport(True, its, history, r, _REASONS[status], state=z, multipliers=lam,
+                                constraint_residual=float(out[1]))
+        if status == NOT_FINITE:
+            return NewtonReport(False, its, history, r, _REASONS[status])
+        return NewtonReport(False, max_it, history, r, f"no convergence in {max_it} iterations")
+
+    def finish(self, z: NDArray[np.float64]) -> tuple[State, dict]:
+        """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
+        step's energy terms (external work of the scaled loads and of the moments, the
+        joints' constraint work −λ·Ḡz) at the accepted increment z of ``solve_step``."""
+        s, d = self.s, self.data
+        u1 = np.empty_like(s.u)
+        v1 = np.empty_like(s.v)
+        rigid_step_finish(d, s.u, s.v, z, self._R1, self._pi1, float(self.h), u1, v1)
+        rot = d.rot3d
+        work = float(self.f_s[~rot] @ z[~rot]) + float(self.f_ext[rot] @ z[rot])
+        terms = dict(work=work, dissipated=0.0, constraint=-self._lam_gz)
+        extra = {"R": self._R1, "pi": self._pi1}
+        if self.multipliers is not None:
+            extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
+        return State(self.t1, u1, v1, extra=extra), terms

@@ -1,0 +1,618 @@
+"""Compiled whole time step of the energy-momentum mid-point scheme for jointed rigid bodies.
+
+One call of ``rigid_midpoint_step`` runs every Newton iteration of one step t_n → t_n + h of
+femb.solvers.dynamics.midpoint3d for a model made only of 3-D rigid bodies and point masses
+(constant translational mass M, rotary inertia J0 per oriented node), loads given at the
+step's mid time, supports, and the 3-D joints of femb.assembly.joints.spatial. It is the
+same algorithm as the general path (MidPoint3DSystem iterated by
+femb.solvers.nonlinear.newton.projected_newton), operation for operation, on dense arrays:
+
+- residual over the free equations: M ((2/h²) Δx − (2/h) v_n) − f_ext on translations,
+  (π_{n+1} − π_n)/h − m_ext on rotations (Simo–Wong, ``cayley_step_batch``); step matrix
+  (2/h²) M plus the exact derivative of the rotary-inertia residual; force scale
+  max(‖inertia‖, ‖f_ext‖, |momentum|/h);
+- joint equations at the end of the step, Φ and G = ∂Φ/∂z (the spin Jacobian times the
+  Cayley chain T(ψ)), and the exact discrete Jacobian Ḡ (averaged directors), from the
+  compiled joint kernels (femb.assembly.joints.spatial_kernels); the joints' discrete
+  stiffness ∂(Ḡᵀλ)/∂z with the current multiplier estimate, at the discrete Jacobian of the
+  previous iterate (as the general loop, which asks for it before the joint equations of
+  the new iterate);
+- the null-space elimination of femb.solvers.linalg.nullspace.NullSpace: dependent
+  coordinates by QR with column pivoting of G (the greedy column choice of LAPACK's
+  dgeqp3/dlaqp2), X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by
+  LU with partial pivoting (singular when its pivot ratio is below 1e-13), multipliers
+  λ = −Ḡ_d⁻ᵀ(r + K δq)_d;
+- the tests of projected_newton: projected residual ‖N̄ᵀr‖ against the tolerance (relative
+  to the force scale, or absolute), ‖Φ‖ against the constraint tolerance, acceptance of a
+  correction at round-off, of a residual at the system's noise floor or at the round-off
+  level ε‖|K|·|x|‖, the iteration cap; the rotation-turn limit of a correction.
+
+The cut-back of a failed step stays with the Python driver. Arrays are float64 / int64 /
+bool with the shapes given in ``RigidStepData`` (femb.solvers.dynamics.rigid_step).
+"""
+import math
+
+import numpy as np
+
+from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
+from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
+from femb.core.jit import jit
+from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
+
+# status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
+NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR = 0, 1, 2, 3, 4, 5
+
+
+@jit
+def _norm(x):
+    s = 0.0
+    for i in range(x.size):
+        s += x[i] * x[i]
+    return math.sqrt(s)
+
+
+@jit
+def _pivoted_columns(A, m):
+    """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
+    first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
+    norms downdated and recomputed as dlaqp2 does)."""
+    k = A.shape[1]
+    W = A.copy()
+    vn1 = np.empty(k)
+    vn2 = np.empty(k)
+    piv = np.arange(k)
+    for j in range(k):
+        vn1[j] = _norm(W[:, j])
+        vn2[j] = vn1[j]
+    tol3z = math.sqrt(np.finfo(np.float64).eps)
+    v = np.empty(m)
+    for i in range(min(m, k)):
+        p = i
+        best = vn1[i]
+        for j in range(i + 1, k):
+            if vn1[j] > best:
+                best = vn1[j]
+                p = j
+        if p != i:
+            for r in range(m):
+                t = W[r, p]
+                W[r, p] = W[r, i]
+                W[r, i] = t
+            piv[p], piv[i] = piv[i], piv[p]
+            vn1[p] = vn1[i]
+            vn2[p] = vn2[i]
+        # Householder reflector of W[i:, i] (dlarfg)
+        alpha = W[i, i]
+        xnorm = _norm(W[i + 1:, i])
+        tau = 0.0
+        if xnorm != 0.0:
+            beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
+            tau = (beta - alpha) / beta
+            scal = 1.0 / (alpha - beta)
+            v[i] = 1.0
+            for r in range(i + 1, m):
+                v[r] = W[r, i] * scal
+                W[r, i] = v[r]
+            W[i, i] = beta
+            for j in range(i + 1, k):  # apply I − τ v vᵀ to the remaining columns
+                s = 0.0
+                for r in range(i, m):
+                    s += v[r] * W[r, j]
+                s *= tau
+                for r in range(i, m):
+                    W[r, j] -= s * v[r]
+        for j in range(i + 1, k):  # downdate the partial column norms
+            if vn1[j] != 0.0:
+                temp = 1.0 - (abs(W[i, j]) / vn1[j]) ** 2
+                temp = max(temp, 0.0)
+                temp2 = temp * (vn1[j] / vn2[j]) ** 2
+                if temp2 <= tol3z:
+                    if i < m - 1:
+                        vn1[j] = _norm(W[i + 1:, j])
+                        vn2[j] = vn1[j]
+                    else:
+                        vn1[j] = 0.0
+                        vn2[j] = 0.0
+                else:
+                    vn1[j] *= math.sqrt(temp)
+    return np.sort(piv[:m])
+
+
+@jit
+def _lu_solve(A, b, out):
+    """out = A⁻¹ b by LU with partial pivoting of A (n, n) (overwritten); returns the pivot
+    ratio min|u_ii| / max|u_ii| (0 for a zero pivot)."""
+    n = A.shape[0]
+    perm = np.arange(n)
+    for i in range(n):
+        p = i
+        best = abs(A[i, i])
+        for r in range(i + 1, n):
+            if abs(A[r, i]) > best:
+                best = abs(A[r, i])
+                p = r
+        if p != i:
+            for c in range(n):
+                t = A[i, c]
+                A[i, c] = A[p, c]
+                A[p, c] = t
+            perm[i], perm[p] = perm[p], perm[i]
+        if A[i, i] == 0.0:
+            continue
+        for r in range(i + 1, n):
+            f = A[r, i] / A[i, i]
+            A[r, i] = f
+            for c in range(i + 1, n):
+                A[r, c] -= f * A[i, c]
+    dmin, dmax = np.inf, 0.0
+    for i in range(n):
+        d = abs(A[i, i])
+        dmin = min(dmin, d)
+        dmax = max(dmax, d)
+    if n == 0:
+        return 1.0
+    if not dmin > 1e-13 * dmax:
+        return 0.0 if dmax == 0.0 else dmin / dmax
+    for i in range(n):
+        out[i] = b[perm[i]]
+    for i in range(n):
+        s = out[i]
+        for c in range(i):
+            s -= A[i, c] * out[c]
+        out[i] = s
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for c in range(i + 1, n):
+            s -= A[i, c] * out[c]
+        out[i] = s / A[i, i]
+    return dmin / dmax
+
+
+@jit
+def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K):
+    """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
+    the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
+    over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
+    nv = z.size
+    lay_var = d.lay_var
+    for k in range(lay_var.shape[0]):
+        for a in range(3):
+            psi[k, a] = z[lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    c2 = 2.0 / (h * h)
+    ch = 2.0 / h
+    w = np.empty(nv)
+    for i in range(nv):
+        w[i] = 0.0 if d.rot3d[i] else c2 * z[i] - ch * v0[i]
+    for i in range(nv):  # M_full @ w (CSR)
+        s = 0.0
+        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+            s += d.m_data[q] * w[d.m_indices[q]]
+        full[i] = s
+    for k in range(lay_var.shape[0]):
+        for a in range(3):
+            full[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
+    ne = d.eq_var.size
+    s = 0.0
+    for e in range(ne):
+        x = full[d.eq_var[e]]
+        s += x * x
+    inert_norm = math.sqrt(s)
+    for i in range(nv):
+        full[i] = full[i] - f_ext[i]
+    for e in range(ne):
+        r[e] = full[d.eq_var[e]]
+    for a in range(ne):
+        for b in range(ne):
+            K[a, b] = c2 * d.M_eq[a, b]
+    for k in range(lay_var.shape[0]):
+        for a in range(3):
+            ea = d.var_eq[lay_var[k, a]]
+            if ea < 0:
+                continue
+            for b in range(3):
+                eb = d.var_eq[lay_var[k, b]]
+                if eb >= 0:
+                    K[ea, eb] += dr[k, a, b]
+    return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
+
+
+@jit
+def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm):
+    """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
+    the increment z (R: the end-of-step nodal rotations); the discrete Jacobian's state
+    (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``."""
+    nv = z.size
+    m = phi.size
+    u1 = u0 + z
+    um = 0.5 * (u0 + u1)
+    frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
+    vals = np.empty(d.n_jac)
+    nj = d.kind.size
+    d1 = np.empty((nj, 3))
+    joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, u1, Ra1, Rb1, phi,
+                   vals, d1)
+    G = np.zeros((m, nv))
+    for q in range(d.jac_rows.size):
+        G[d.jac_rows[q], d.jac_cols[q]] += vals[d.jac_keep[q]]
+    midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
+    phim = np.zeros(m)
+    joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, um, Ram, Rbm, phim,
+                   vals, dm)
+    Gbar[:, :] = 0.0
+    for q in range(d.jac_rows.size):
+        Gbar[d.jac_rows[q], d.jac_cols[q]] += vals[d.jac_keep[q]]
+    T = np.empty((3, 3))
+    g = np.empty(3)
+    lay_var = d.lay_var
+    for k in range(lay_var.shape[0]):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
+        cayley_spin_jacobian(psi[k], T)
+        for i in range(m):
+            for b in range(3):
+                g[b] = G[i, lay_var[k, 0]] * T[0, b] + G[i, lay_var[k, 1]] * T[1, b] + G[i, lay_var[k, 2]] * T[2, b]
+            for b in range(3):
+                G[i, lay_var[k, b]] = g[b]
+    for e in range(d.eq_var.size):
+        v = d.eq_var[e]
+        for i in range(m):
+            Geq[i, e] = G[i, v]
+            Gbar_eq[i, e] = Gbar[i, v]
+
+
+@jit
+def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K):
+    """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
+    discrete-Jacobian state, multipliers λ fixed), summed per variable pair first."""
+    vals = np.empty(d.st_total)
+    midpoint_stiffness(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals)
+    nv = d.var_eq.size
+    H = np.zeros((nv, nv))
+    for q in range(d.st_rows.size):
+        H[d.st_rows[q], d.st_cols[q]] += vals[d.st_keep[q]]
+    jv = d.joint_vars
+    for a in range(jv.size):
+        ea = d.var_eq[jv[a]]
+        if ea < 0:
+            continue
+        for b in range(jv.size):
+            eb = d.var_eq[jv[b]]
+            if eb >= 0:
+                K[ea, eb] = K[ea, eb] + H[jv[a], jv[b]]
+
+
+@jit
+def _rounding(K, d, u0, z):
+    """ε‖|K|·|x|‖, x the absolute end-of-step coordinates over the equations (1 on the
+    slots of 3-D rotations): the round-off level of the residual."""
+    ne = d.eq_var.size
+    x = np.empty(ne)
+    for e in range(ne):
+        v = d.eq_var[e]
+        x[e] = 1.0 if d.rot3d[v] else abs(d.ref[v] + u0[v] + z[v])
+    s = 0.0
+    for a in range(ne):
+        t = 0.0
+        for b in range(ne):
+            t += abs(K[a, b]) * x[b]
+        s += t * t
+    return np.finfo(np.float64).eps * math.sqrt(s)
+
+
+@jit
+def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, r, out):
+    """All Newton iterations of one mid-point step of a jointed rigid-body model.
+
+    Inputs: ``d`` the model's RigidStepData; u0, v0 (n_var,) the state at t_n (rotational
+    slots of v: spatial angular velocities); R0 (n_nodes, 3, 3) nodal rotations; π0 (k, 3)
+    spatial angular momenta of the oriented nodes; h the step; f_ext (n_var,) the loads at
+    t_n + h/2 (moments about fixed axes on the rotational slots); λ0 (m,) the multiplier
+    guess (used when ``has_lam``); par (8,) = (tolerance, absolute tolerance or 0,
+    increment tolerance, constraint tolerance × length scale, noise floor, max turn or 0,
+    length scale, ‖u0‖); ``max_it`` the iteration cap.
+
+    Outputs (written): z (n_var,) the accepted increment (its Newton iterate when not
+    converged); R1 (n_nodes, 3, 3), π1 (k, 3) the end-of-step rotations and momenta at z;
+    λ (m,) the multipliers; hist (max_it + 1,) the projected residual norms; r (n_eq,) the
+    last residual over the equations; out (4,) =
+    (iterations, ‖Φ‖, λ·Ḡz, history length). Returns the status code (module constants).
+    """
+    nv = u0.size
+    ne = d.eq_var.size
+    m = lam.size
+    nk = d.lay_var.shape[0]
+    tol, abs_tol, inc_tol, c_tol, floor, max_turn, length_scale, u_norm = (par[0], par[1], par[2], par[3], par[4],
+                                                                         par[5], par[6], par[7])
+    # constant over the step
+    R0n = np.empty((nk, 3, 3))
+    Jn = np.empty((nk, 3, 3))
+    tmp = np.empty((3, 3))
+    for k in range(nk):
+        R0n[k] = R0[d.lay_nodes[k]]
+        for a in range(3):
+            for b in range(3):
+                tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
+        for a in range(3):
+            for b in range(3):
+                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+    s = 0.0
+    for e in range(ne):
+        s += f_ext[d.eq_var[e]] ** 2
+    fext_norm = math.sqrt(s)
+    # |momentum|/h over the equations
+    w = np.empty(nv)
+    for i in range(nv):
+        w[i] = 0.0 if d.rot3d[i] else v0[i]
+    pm = np.empty(nv)
+    for i in range(nv):
+        s = 0.0
+        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+            s += d.m_data[q] * w[d.m_indices[q]]
+        pm[i] = s
+    for k in range(nk):
+        for a in range(3):
+            pm[d.lay_var[k, a]] += pi0[k, a]
+    s = 0.0
+    for e in range(ne):
+        s += pm[d.eq_var[e]] ** 2
+    mom_scale = math.sqrt(s) / h
+    nj = d.kind.size
+    Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
+    frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
+    # the predictor: z = h v on the free variables
+    for i in range(nv):
+        z[i] = h * v0[i] if d.var_eq[i] >= 0 else 0.0
+    # work arrays
+    psi = np.empty((nk, 3))
+    psi_new = np.empty((nk, 3))
+    C = np.empty((nk, 3, 3))
+    R1n = np.empty((nk, 3, 3))
+    Rmn = np.empty((nk, 3, 3))
+    D = np.empty((nk, 3, 3))
+    dr = np.empty((nk, 3, 3))
+    full = np.empty(nv)
+    K = np.empty((ne, ne))
+    phi = np.empty(m)
+    Geq = np.empty((m, ne))
+    Gbar_eq = np.empty((m, ne))
+    Gbar = np.empty((m, nv))
+    # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
+    # equations, which the joints' stiffness of the next iteration uses (as the general loop)
+    Ra1 = np.empty((nj, 3, 3))
+    Rb1 = np.empty((nj, 3, 3))
+    Ram = np.empty((nj, 3, 3))
+    Rbm = np.empty((nj, 3, 3))
+    Ta = np.empty((nj, 3, 3))
+    Tb = np.empty((nj, 3, 3))
+    dm = np.empty((nj, 3))
+    n_ind = ne - m
+    dep_mask = np.zeros(ne, dtype=np.bool_)
+    dep = np.empty(m, dtype=np.int64)
+    ind = np.empty(n_ind, dtype=np.int64)
+    jcols = d.joint_eqs
+    lam_cur = lam0.copy()
+    have = has_lam
+    round_off = False
+    status = NOT_CONVERGED
+    n_hist = 0
+    c_norm = 0.0
+    it_done = max_it
+
+    # the joint equations at the predictor (the general loop evaluates them before the first residual)
+    for i in range(R0.shape[0]):
+        R1[i] = R0[i]
+    for k in range(nk):
+        for a in range(3):
+            psi[k, a] = z[d.lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    for k in range(nk):
+        R1[d.lay_nodes[k]] = R1n[k]
+    _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+    for it in range(max_it + 1):
+        scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
+                          full, r, K)
+        for i in range(R0.shape[0]):
+            R1[i] = R0[i]
+        for k in range(nk):
+            R1[d.lay_nodes[k]] = R1n[k]
+        lam_used = lam_cur.copy()
+        used = have
+        if have:  # at the discrete Jacobian of the previous iterate (of the predictor at it = 0)
+            _add_stiffness(d, lam_cur, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K)
+        if it > 0:  # (at it = 0 those of the predictor, evaluated above)
+            _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+        # null space: the dependent coordinates by pivoted QR of G over the jointed equations
+        A = np.empty((m, jcols.size))
+        for i in range(m):
+            for c in range(jcols.size):
+                A[i, c] = Geq[i, jcols[c]]
+        loc = _pivoted_columns(A, m)
+        dep_mask[:] = False
+        for i in range(m):
+            dep[i] = jcols[loc[i]]
+            dep_mask[dep[i]] = True
+        q = 0
+        for e in range(ne):
+            if not dep_mask[e]:
+                ind[q] = e
+                q += 1
+        Gd = np.empty((m, m))
+        Gbd = np.empty((m, m))
+        Gi = np.empty((m, n_ind))
+        Gbi = np.empty((m, n_ind))
+        for i in range(m):
+            for c in range(m):
+                Gd[i, c] = Geq[i, dep[c]]
+                Gbd[i, c] = Gbar_eq[i, dep[c]]
+            for c in range(n_ind):
+                Gi[i, c] = Geq[i, ind[c]]
+                Gbi[i, c] = Gbar_eq[i, ind[c]]
+        inv = np.linalg.inv(Gd)
+        inv_bar = np.linalg.inv(Gbd)
+        X = -(inv @ Gi)
+        Xbar = -(inv_bar @ Gbi)
+        # projected residual N̄ᵀr, ‖Φ‖
+        r_dep = np.empty(m)
+        for i in range(m):
+            r_dep[i] = r[dep[i]]
+        proj = np.empty(n_ind)
+        for c in range(n_ind):
+            s = 0.0
+            for i in range(m):
+                s += Xbar[i, c] * r_dep[i]
+            proj[c] = r[ind[c]] + s
+        norm = _norm(proj)
+        c_norm = _norm(phi)
+        hist[n_hist] = norm
+        n_hist += 1
+        if not math.isfinite(norm + c_norm):
+            status = NOT_FINITE
+            it_done = it
+            break
+        inv_bar_t = np.ascontiguousarray(inv_bar.T)
+        lam[:] = -(inv_bar_t @ r_dep)
+        c_ok = c_norm <= c_tol
+        threshold = abs_tol if abs_tol > 0.0 else tol * scale
+        if norm <= threshold and c_ok:
+            status = CONVERGED
+            it_done = it
+            break
+        if c_ok and round_off and norm <= 1e-4 * scale:
+            status = ROUND_OFF
+            it_done = it
+            break
+        if c_ok and n_hist >= 4:
+            low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
+            if not hist[n_hist - 1] < 0.25 * low:
+                if (floor > 0.0 and hist[n_hist - 1] <= floor * scale) or hist[n_hist - 1] <= _rounding(K, d, u0, z):
+                    status = NOISE_FLOOR
+                    it_done = it
+                    break
+        if it == max_it:
+            break
+        # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
+        dq_p = np.zeros(ne)
+        pd = -(inv @ phi)
+        for i in range(m):
+            dq_p[dep[i]] = pd[i]
+        rk = r + K @ dq_p
+        rhs = np.empty(n_ind)
+        for c in range(n_ind):
+            s = 0.0
+            for i in range(m):
+                s += Xbar[i, c] * rk[dep[i]]
+            rhs[c] = -(rk[ind[c]] + s)
+        Kii = np.empty((n_ind, n_ind))
+        Kid = np.empty((n_ind, m))
+        Kdi = np.empty((m, n_ind))
+        Kdd = np.empty((m, m))
+        for a in range(n_ind):
+            for b in range(n_ind):
+                Kii[a, b] = K[ind[a], ind[b]]
+            for b in range(m):
+                Kid[a, b] = K[ind[a], dep[b]]
+        for a in range(m):
+            for b in range(n_ind):
+                Kdi[a, b] = K[dep[a], ind[b]]
+            for b in range(m):
+                Kdd[a, b] = K[dep[a], dep[b]]
+        Kr = Kii + Kid @ X
+        Xbar_t = np.ascontiguousarray(Xbar.T)
+        B_i = Xbar_t @ Kdi
+        B_d = Xbar_t @ Kdd
+        Kr += B_i
+        Kr += B_d @ X
+        y = np.empty(n_ind)
+        ratio = _lu_solve(Kr, rhs, y)
+        if n_ind and not ratio > 1e-13:
+            status = SINGULAR
+            it_done = it
+            break
+        dx = dq_p.copy()
+        for c in range(n_ind):
+            dx[ind[c]] = y[c]
+        xy = X @ y
+        for i in range(m):
+            dx[dep[i]] = xy[i] + dq_p[dep[i]]
+        # the rotation-turn limit of the correction
+        eta = 1.0
+        if max_turn > 0.0 and math.isfinite(max_turn):
+            for k in range(nk):
+                for a in range(3):
+                    v = d.lay_var[k, a]
+                    e = d.var_eq[v]
+                    psi_new[k, a] = z[v] + (dx[e] if e >= 0 else 0.0)
+            turn = cayley_turn(psi, psi_new)
+            if turn > max_turn:
+                eta = max_turn / turn
+        # Newton's multiplier update for the next curvature term (damped with the step)
+        res_d = np.empty(m)
+        Kdx = K @ dx
+        for i in range(m):
+            res_d[i] = r[dep[i]] + Kdx[dep[i]]
+        lam_new = -(inv_bar_t @ res_d)
+        if not used or eta == 1.0:
+            lam_cur[:] = lam_new
+        else:
+            lam_cur[:] = lam_used + eta * (lam_new - lam_used)
+        have = True
+        for e in range(ne):
+            dx[e] = dx[e] * eta
+            z[d.eq_var[e]] += dx[e]
+        reference = max(_norm(z), u_norm, length_scale)
+        round_off = _norm(dx) <= inc_tol * reference
+    # the joint reactions' work term λ·Ḡz at the accepted state
+    s = 0.0
+    for i in range(m):
+        t = 0.0
+        for v in range(nv):
+            t += Gbar[i, v] * z[v]
+        s += lam[i] * t
+    out[0] = it_done
+    out[1] = c_norm
+    out[2] = s
+    out[3] = n_hist
+    return status
+
+
+@jit
+def rigid_step_finish(d, u0, v0, z, R1, pi1, h, u1, v1):
+    """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
+    with the spatial angular velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) of the oriented nodes
+    (J = R J0 Rᵀ at the end of the step)."""
+    nv = u0.size
+    for i in range(nv):
+        u1[i] = u0[i] + z[i]
+        v1[i] = (2.0 / h) * z[i] - v0[i]
+    nk = d.lay_var.shape[0]
+    Rn = np.empty((nk, 3, 3))
+    for k in range(nk):
+        Rn[k] = R1[d.lay_nodes[k]]
+    th = np.empty((nk, 3))
+    log_batch(Rn, th)
+    J = np.empty((3, 3))
+    Jp = np.empty((3, 3))
+    t1 = np.empty((3, 3))
+    fb = np.empty(3)
+    for k in range(nk):
+        R = Rn[k]
+        for a in range(3):
+            u1[d.lay_var[k, a]] = th[k, a]
+            fb[a] = (2.0 / h) * z[d.lay_var[k, a]] - v0[d.lay_var[k, a]]
+        for which in range(2):
+            S = d.J0[k] if which == 0 else d.J0_pinv[k]
+            for a in range(3):
+                for b in range(3):
+                    t1[a, b] = R[a, 0] * S[0, b] + R[a, 1] * S[1, b] + R[a, 2] * S[2, b]
+            for a in range(3):
+                for b in range(3):
+                    val = t1[a, 0] * R[b, 0] + t1[a, 1] * R[b, 1] + t1[a, 2] * R[b, 2]
+                    if which == 0:
+                        J[a, b] = val
+                    else:
+                        Jp[a, b] = val
+        for a in range(3):
+            wa = Jp[a, 0] * pi1[k, 0] + Jp[a, 1] * pi1[k, 1] + Jp[a, 2] * pi1[k, 2]
+            for b in range(3):
+                nab = (1.0 if a == b else 0.0) - (Jp[a, 0] * J[0, b] + Jp[a, 1] * J[1, b] + Jp[a, 2] * J[2, b])
+                wa += nab * fb[b]
+            v1[d.lay_var[k, a]] = wa
