@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from femb.assembly.joints.spatial import Joints3D
 from femb.solvers.dynamics.rigid_step_kernels import (
     CONVERGED,
+    DEP_SINGULAR,
     NOISE_FLOOR,
     NOT_FINITE,
     ROUND_OFF,
@@ -218,6 +219,8 @@ class RigidStepSystem:
         if status == SINGULAR:
             raise SingularSystemError(f"reduced (constrained) tangent matrix is numerically singular "
                                       f"(at Newton iteration {its} of the step from t = {s.t:.6g})")
+        if status == DEP_SINGULAR:  # as the general path's inverse of G_d (femb.solvers.linalg.nullspace)
+            raise np.linalg.LinAlgError("Singular matrix")
         self._z, self._R1, self._pi1, self._lam_gz = z, R1, pi1, float(out[2])
         if status in (CONVERGED, ROUND_OFF, NOISE_FLOOR):
             return NewtonReport(True, its, history, r, _REASONS[status], state=z, multipliers=lam,

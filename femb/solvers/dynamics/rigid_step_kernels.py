@@ -40,7 +40,7 @@ from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
 
 # status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
-NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR = 0, 1, 2, 3, 4, 5
+NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
 
 
 @jit
@@ -55,17 +55,20 @@ def _norm(x):
 def _pivoted_columns(A, m):
     """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
     first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
-    norms downdated and recomputed as dlaqp2 does)."""
+    norms downdated and recomputed as dlaqp2 does). Works on the transpose (columns
+    contiguous); the reflectors skip the exact zeros of the sparse joint Jacobians (no
+    change to the arithmetic on the non-zeros)."""
     k = A.shape[1]
-    W = A.copy()
+    W = np.ascontiguousarray(A.T)  # W[j] = column j
     vn1 = np.empty(k)
     vn2 = np.empty(k)
     piv = np.arange(k)
     for j in range(k):
-        vn1[j] = _norm(W[:, j])
+        vn1[j] = _norm(W[j])
         vn2[j] = vn1[j]
     tol3z = math.sqrt(np.finfo(np.float64).eps)
     v = np.empty(m)
+    nzr = np.empty(m, dtype=np.int64)
     for i in range(min(m, k)):
         p = i
         best = vn1[i]
@@ -75,40 +78,49 @@ def _pivoted_columns(A, m):
                 p = j
         if p != i:
             for r in range(m):
-                t = W[r, p]
-                W[r, p] = W[r, i]
-                W[r, i] = t
+                t = W[p, r]
+                W[p, r] = W[i, r]
+                W[i, r] = t
             piv[p], piv[i] = piv[i], piv[p]
             vn1[p] = vn1[i]
             vn2[p] = vn2[i]
-        # Householder reflector of W[i:, i] (dlarfg)
-        alpha = W[i, i]
-        xnorm = _norm(W[i + 1:, i])
-        tau = 0.0
+        # Householder reflector of column i below the diagonal (dlarfg)
+        wi = W[i]
+        alpha = wi[i]
+        xnorm = _norm(wi[i + 1:])
         if xnorm != 0.0:
             beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
             tau = (beta - alpha) / beta
             scal = 1.0 / (alpha - beta)
+            nz = 0
             v[i] = 1.0
+            nzr[nz] = i
+            nz += 1
             for r in range(i + 1, m):
-                v[r] = W[r, i] * scal
-                W[r, i] = v[r]
-            W[i, i] = beta
+                v[r] = wi[r] * scal
+                wi[r] = v[r]
+                if v[r] != 0.0:
+                    nzr[nz] = r
+                    nz += 1
+            wi[i] = beta
             for j in range(i + 1, k):  # apply I − τ v vᵀ to the remaining columns
-                s = 0.0
-                for r in range(i, m):
-                    s += v[r] * W[r, j]
-                s *= tau
-                for r in range(i, m):
-                    W[r, j] -= s * v[r]
+                wj = W[j]
+                sj = 0.0
+                for q in range(nz):
+                    sj += v[nzr[q]] * wj[nzr[q]]
+                if sj == 0.0:
+                    continue
+                sj *= tau
+                for q in range(nz):
+                    wj[nzr[q]] -= sj * v[nzr[q]]
         for j in range(i + 1, k):  # downdate the partial column norms
             if vn1[j] != 0.0:
-                temp = 1.0 - (abs(W[i, j]) / vn1[j]) ** 2
+                temp = 1.0 - (abs(W[j, i]) / vn1[j]) ** 2
                 temp = max(temp, 0.0)
                 temp2 = temp * (vn1[j] / vn2[j]) ** 2
                 if temp2 <= tol3z:
                     if i < m - 1:
-                        vn1[j] = _norm(W[i + 1:, j])
+                        vn1[j] = _norm(W[j, i + 1:])
                         vn2[j] = vn1[j]
                     else:
                         vn1[j] = 0.0
@@ -119,11 +131,14 @@ def _pivoted_columns(A, m):
 
 
 @jit
-def _lu_solve(A, b, out):
-    """out = A⁻¹ b by LU with partial pivoting of A (n, n) (overwritten); returns the pivot
-    ratio min|u_ii| / max|u_ii| (0 for a zero pivot)."""
+def _lu(A, perm):
+    """LU with partial pivoting of A (n, n) in place (PA = LU, the row order in ``perm``),
+    skipping zero multipliers and zero entries of the pivot rows (sparse joint Jacobians);
+    returns the pivot ratio min|u_ii| / max|u_ii| (0 with a zero pivot)."""
     n = A.shape[0]
-    perm = np.arange(n)
+    cols = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        perm[i] = i
     for i in range(n):
         p = i
         best = abs(A[i, i])
@@ -137,35 +152,64 @@ def _lu_solve(A, b, out):
                 A[i, c] = A[p, c]
                 A[p, c] = t
             perm[i], perm[p] = perm[p], perm[i]
-        if A[i, i] == 0.0:
-            continue
+        piv = A[i, i]
+        if piv == 0.0:
+            return 0.0
+        nc = 0
+        for c in range(i + 1, n):
+            if A[i, c] != 0.0:
+                cols[nc] = c
+                nc += 1
         for r in range(i + 1, n):
-            f = A[r, i] / A[i, i]
+            if A[r, i] == 0.0:
+                continue
+            f = A[r, i] / piv
             A[r, i] = f
-            for c in range(i + 1, n):
-                A[r, c] -= f * A[i, c]
+            for q in range(nc):
+                A[r, cols[q]] -= f * A[i, cols[q]]
+    if n == 0:
+        return 1.0
     dmin, dmax = np.inf, 0.0
     for i in range(n):
         d = abs(A[i, i])
         dmin = min(dmin, d)
         dmax = max(dmax, d)
-    if n == 0:
-        return 1.0
-    if not dmin > 1e-13 * dmax:
-        return 0.0 if dmax == 0.0 else dmin / dmax
+    return dmin / dmax
+
+
+@jit
+def _lu_solve(LU, perm, b, out):
+    """out (n,) = A⁻¹ b from ``_lu``'s factors."""
+    n = LU.shape[0]
     for i in range(n):
-        out[i] = b[perm[i]]
-    for i in range(n):
-        s = out[i]
+        s = b[perm[i]]
         for c in range(i):
-            s -= A[i, c] * out[c]
+            s -= LU[i, c] * out[c]
         out[i] = s
     for i in range(n - 1, -1, -1):
         s = out[i]
         for c in range(i + 1, n):
-            s -= A[i, c] * out[c]
-        out[i] = s / A[i, i]
-    return dmin / dmax
+            s -= LU[i, c] * out[c]
+        out[i] = s / LU[i, i]
+
+
+@jit
+def _lu_solve_t(LU, perm, b, out):
+    """out (n,) = A⁻ᵀ b from ``_lu``'s factors (Uᵀ y = b, Lᵀ w = y, out = Pᵀ w)."""
+    n = LU.shape[0]
+    y = np.empty(n)
+    for i in range(n):
+        s = b[i]
+        for c in range(i):
+            s -= LU[c, i] * y[c]
+        y[i] = s / LU[i, i]
+    for i in range(n - 1, -1, -1):
+        s = y[i]
+        for c in range(i + 1, n):
+            s -= LU[c, i] * y[c]
+        y[i] = s
+    for i in range(n):
+        out[perm[i]] = y[i]
 
 
 @jit
@@ -385,6 +429,11 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
     Tb = np.empty((nj, 3, 3))
     dm = np.empty((nj, 3))
     n_ind = ne - m
+    perm = np.empty(m, dtype=np.int64)
+    perm_bar = np.empty(m, dtype=np.int64)
+    perm_red = np.empty(n_ind, dtype=np.int64)
+    col = np.empty(m)
+    col_bar = np.empty(m)
     dep_mask = np.zeros(ne, dtype=np.bool_)
     dep = np.empty(m, dtype=np.int64)
     ind = np.empty(n_ind, dtype=np.int64)
@@ -446,10 +495,20 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
             for c in range(n_ind):
                 Gi[i, c] = Geq[i, ind[c]]
                 Gbi[i, c] = Gbar_eq[i, ind[c]]
-        inv = np.linalg.inv(Gd)
-        inv_bar = np.linalg.inv(Gbd)
-        X = -(inv @ Gi)
-        Xbar = -(inv_bar @ Gbi)
+        # G_d and Ḡ_d are chosen by pivoting, hence well conditioned (an exact zero pivot:
+        # the general path's LinAlgError)
+        if _lu(Gd, perm) == 0.0 or _lu(Gbd, perm_bar) == 0.0:
+            status = DEP_SINGULAR
+            it_done = it
+            break
+        X = np.empty((m, n_ind))
+        Xbar = np.empty((m, n_ind))
+        for c in range(n_ind):
+            _lu_solve(Gd, perm, Gi[:, c].copy(), col)
+            _lu_solve(Gbd, perm_bar, Gbi[:, c].copy(), col_bar)
+            for i in range(m):
+                X[i, c] = -col[i]
+                Xbar[i, c] = -col_bar[i]
         # projected residual N̄ᵀr, ‖Φ‖
         r_dep = np.empty(m)
         for i in range(m):
@@ -468,8 +527,9 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
             status = NOT_FINITE
             it_done = it
             break
-        inv_bar_t = np.ascontiguousarray(inv_bar.T)
-        lam[:] = -(inv_bar_t @ r_dep)
+        _lu_solve_t(Gbd, perm_bar, r_dep, col_bar)
+        for i in range(m):
+            lam[i] = -col_bar[i]
         c_ok = c_norm <= c_tol
         threshold = abs_tol if abs_tol > 0.0 else tol * scale
         if norm <= threshold and c_ok:
@@ -491,9 +551,9 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
             break
         # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
         dq_p = np.zeros(ne)
-        pd = -(inv @ phi)
+        _lu_solve(Gd, perm, phi, col)
         for i in range(m):
-            dq_p[dep[i]] = pd[i]
+            dq_p[dep[i]] = -col[i]
         rk = r + K @ dq_p
         rhs = np.empty(n_ind)
         for c in range(n_ind):
@@ -522,11 +582,12 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
         Kr += B_i
         Kr += B_d @ X
         y = np.empty(n_ind)
-        ratio = _lu_solve(Kr, rhs, y)
-        if n_ind and not ratio > 1e-13:
-            status = SINGULAR
-            it_done = it
-            break
+        if n_ind:
+            if not _lu(Kr, perm_red) > 1e-13:
+                status = SINGULAR
+                it_done = it
+                break
+            _lu_solve(Kr, perm_red, rhs, y)
         dx = dq_p.copy()
         for c in range(n_ind):
             dx[ind[c]] = y[c]
@@ -549,7 +610,8 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
         Kdx = K @ dx
         for i in range(m):
             res_d[i] = r[dep[i]] + Kdx[dep[i]]
-        lam_new = -(inv_bar_t @ res_d)
+        _lu_solve_t(Gbd, perm_bar, res_d, col_bar)
+        lam_new = -col_bar
         if not used or eta == 1.0:
             lam_cur[:] = lam_new
         else:
