@@ -22,7 +22,7 @@ more than ``newton.DENSE_LIMIT`` free equations.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,8 +35,8 @@ from femb.solvers.dynamics.rigid_step_kernels import (
     NOT_FINITE,
     ROUND_OFF,
     SINGULAR,
+    RigidStepData,
     rigid_midpoint_step,
-    rigid_step_finish,
 )
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.linalg.factorization import SingularSystemError
@@ -48,50 +48,6 @@ RIGID_ELEMENTS = frozenset({"rigid_body3d", "point_mass3d"})
 
 _REASONS = {CONVERGED: "converged", ROUND_OFF: "converged (correction at round-off)",
             NOISE_FLOOR: "converged (residual at its noise floor)", NOT_FINITE: "residual is not finite"}
-
-
-class RigidStepData(NamedTuple):
-    """Constant arrays of a qualifying model for the compiled step (n_var variables, n_eq
-    free equations, k oriented nodes, nj joints with m rows)."""
-
-    var_eq: NDArray[np.int64]  # (n_var,) equation of each variable, −1 when fixed
-    eq_var: NDArray[np.int64]  # (n_eq,) variable of each equation
-    rot3d: NDArray[np.bool_]  # (n_var,) rotational slots of oriented nodes
-    ref: NDArray[np.float64]  # (n_var,) reference coordinates (positions; 0 on rotations)
-    m_indptr: NDArray[np.int64]  # translational mass M_full (CSR, n_var × n_var)
-    m_indices: NDArray[np.int64]
-    m_data: NDArray[np.float64]
-    M_eq: NDArray[np.float64]  # (n_eq, n_eq) the same over the equations, dense
-    lay_nodes: NDArray[np.int64]  # (k,) oriented nodes
-    lay_var: NDArray[np.int64]  # (k, 3) their rotational variables
-    J0: NDArray[np.float64]  # (k, 3, 3) body-frame inertia
-    J0_pinv: NDArray[np.float64]  # (k, 3, 3) its pseudo-inverse
-    kind: NDArray[np.int64]  # joint arrays of femb.assembly.joints.spatial_kernels (nj,)
-    row0: NDArray[np.int64]
-    jac0: NDArray[np.int64]
-    blk0: NDArray[np.int64]
-    Xa: NDArray[np.float64]
-    Xb: NDArray[np.float64]
-    ta: NDArray[np.int64]
-    tb: NDArray[np.int64]
-    c: NDArray[np.float64]
-    cb: NDArray[np.float64]
-    has_cb: NDArray[np.bool_]
-    frame: NDArray[np.float64]
-    node_a: NDArray[np.int64]
-    node_b: NDArray[np.int64]
-    rot_a: NDArray[np.bool_]
-    rot_b: NDArray[np.bool_]
-    n_jac: int  # Jacobian values per evaluation
-    jac_rows: NDArray[np.int64]  # the Jacobian triplets at variables (kept entries)
-    jac_cols: NDArray[np.int64]
-    jac_keep: NDArray[np.int64]  # their positions among the n_jac values
-    st_total: int  # discrete-stiffness values per evaluation
-    st_rows: NDArray[np.int64]  # its triplets at variables (kept entries)
-    st_cols: NDArray[np.int64]
-    st_keep: NDArray[np.int64]
-    joint_vars: NDArray[np.int64]  # variables any joint involves (sorted)
-    joint_eqs: NDArray[np.int64]  # their free equations (sorted)
 
 
 def unsupported_reason(problem) -> Optional[str]:
@@ -133,7 +89,7 @@ def rigid_step_data(problem) -> Optional[RigidStepData]:
     if cache is not None:
         return cache[0]
     data = None if unsupported_reason(problem) is not None else _build(problem)
-    problem.__dict__["_rigid_step_data"] = (data,)
+    problem.__dict__["_rigid_step_data"] = (data, None if data is None else tuple(data))
     return data
 
 
@@ -166,6 +122,29 @@ def _build(problem) -> RigidStepData:
         joint_vars=jv, joint_eqs=jeq)
 
 
+def _zeros(problem):
+    """A zero vector over the variables (n_var,), kept on the problem (read only)."""
+    out = problem.__dict__.get("_rigid_step_zeros")
+    if out is None:
+        out = problem.__dict__["_rigid_step_zeros"] = np.zeros(problem.table.n_var)
+    return out
+
+
+def _parameters(problem, settings):
+    """The kernel's parameter vector (8,) for ``settings`` (kept per settings object and turn
+    limit; the last entry, ‖u_n‖, is set per step)."""
+    cap = problem.max_turn
+    key = (id(settings), cap)
+    hit = problem.__dict__.get("_rigid_step_par")
+    if hit is not None and hit[0] == key and hit[1] is settings:
+        return hit[2]
+    par = np.array([settings.tolerance, settings.absolute_tolerance or 0.0, settings.increment_tolerance,
+                    settings.constraint_tolerance * problem.length_scale, RigidStepSystem.noise_floor,
+                    cap if cap and np.isfinite(cap) else 0.0, problem.length_scale, 0.0])
+    problem.__dict__["_rigid_step_par"] = (key, settings, par)
+    return par
+
+
 class RigidStepSystem:
     """One step of the mid-point scheme of a qualifying rigid-body model, solved by one
     compiled call (``solve_step``); ``finish`` gives the new State and the step's energy
@@ -186,7 +165,13 @@ class RigidStepSystem:
         self.h = h
         self.t1 = state.t + h
         self.data = rigid_step_data(problem)
-        self.f_s = problem.scaled_loads(state.t + 0.5 * h)
+        self.packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
+        if problem._timed:  # the loads with an amplitude, at the mid time of the step
+            self.f_s = problem.scaled_loads(state.t + 0.5 * h)
+            self.f_ext = problem.f_const + self.f_s
+        else:
+            self.f_s = _zeros(problem)
+            self.f_ext = problem.f_const
         self.multipliers: Optional[NDArray[np.float64]] = None
         self.multipliers_guess: Optional[NDArray[np.float64]] = None
 
@@ -196,24 +181,21 @@ class RigidStepSystem:
         matrix is singular."""
         p, s, d = self.p, self.s, self.data
         m = p.joints.m
-        self.f_ext = f_ext = p.f_const + self.f_s
         guess = self.multipliers_guess
         lam0 = np.zeros(m) if guess is None else np.ascontiguousarray(guess, dtype=np.float64)
-        cap = p.max_turn
-        par = np.array([settings.tolerance, settings.absolute_tolerance or 0.0, settings.increment_tolerance,
-                        settings.constraint_tolerance * p.length_scale, self.noise_floor,
-                        cap if cap and np.isfinite(cap) else 0.0, p.length_scale, vector_norm(s.u)])
+        par = _parameters(p, settings)
+        par[7] = vector_norm(s.u)
         n_var = s.u.size
         max_it = int(settings.max_iterations)
-        z = np.empty(n_var)
+        z, u1, v1 = np.empty(n_var), np.empty(n_var), np.empty(n_var)
         R1 = np.empty_like(s.extra["R"])
         pi1 = np.empty_like(s.extra["pi"])
         lam = np.empty(m)
         hist = np.empty(max_it + 1)
         r = np.empty(d.eq_var.size)
-        out = np.empty(4)
-        status = rigid_midpoint_step(d, s.u, s.v, s.extra["R"], s.extra["pi"], float(self.h), f_ext, lam0,
-                                     guess is not None, par, max_it, z, R1, pi1, lam, hist, r, out)
+        out = np.empty(5)
+        status = rigid_midpoint_step(self.packed, s.u, s.v, s.extra["R"], s.extra["pi"], float(self.h), self.f_ext,
+                                     self.f_s, lam0, guess is not None, par, max_it, z, R1, pi1, lam, hist, r, out, u1, v1)
         history = hist[: int(out[3])].tolist()
         its = int(out[0])
         if status == SINGULAR:
@@ -221,7 +203,8 @@ class RigidStepSystem:
                                       f"(at Newton iteration {its} of the step from t = {s.t:.6g})")
         if status == DEP_SINGULAR:  # as the general path's inverse of G_d (femb.solvers.linalg.nullspace)
             raise np.linalg.LinAlgError("Singular matrix")
-        self._z, self._R1, self._pi1, self._lam_gz = z, R1, pi1, float(out[2])
+        self._z, self._R1, self._pi1, self._u1, self._v1 = z, R1, pi1, u1, v1
+        self._lam_gz, self._work = float(out[2]), float(out[4])
         if status in (CONVERGED, ROUND_OFF, NOISE_FLOOR):
             return NewtonReport(True, its, history, r, _REASONS[status], state=z, multipliers=lam,
                                 constraint_residual=float(out[1]))
@@ -233,14 +216,10 @@ class RigidStepSystem:
         """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
         step's energy terms (external work of the scaled loads and of the moments, the
         joints' constraint work −λ·Ḡz) at the accepted increment z of ``solve_step``."""
-        s, d = self.s, self.data
-        u1 = np.empty_like(s.u)
-        v1 = np.empty_like(s.v)
-        rigid_step_finish(d, s.u, s.v, z, self._R1, self._pi1, float(self.h), u1, v1)
-        rot = d.rot3d
-        work = float(self.f_s[~rot] @ z[~rot]) + float(self.f_ext[rot] @ z[rot])
-        terms = dict(work=work, dissipated=0.0, constraint=-self._lam_gz)
+        if z is not self._z:
+            raise ValueError("RigidStepSystem.finish takes the increment its solve_step accepted")
+        terms = dict(work=self._work, dissipated=0.0, constraint=-self._lam_gz)
         extra = {"R": self._R1, "pi": self._pi1}
         if self.multipliers is not None:
             extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
-        return State(self.t1, u1, v1, extra=extra), terms
+        return State(self.t1, self._u1, self._v1, extra=extra), terms

@@ -31,8 +31,10 @@ The cut-back of a failed step stays with the Python driver. Arrays are float64 /
 bool with the shapes given in ``RigidStepData`` (femb.solvers.dynamics.rigid_step).
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
 from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
@@ -41,6 +43,52 @@ from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_
 
 # status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
+
+
+class RigidStepData(NamedTuple):
+    """Constant arrays of a qualifying model for the compiled step (n_var variables, n_eq
+    free equations, k oriented nodes, nj joints with m rows). The entry points take it as
+    a plain tuple (``tuple(data)``: numba types a plain tuple of arrays at a fraction of
+    the cost of a named one) and rebuild it inside."""
+
+    var_eq: NDArray[np.int64]  # (n_var,) equation of each variable, −1 when fixed
+    eq_var: NDArray[np.int64]  # (n_eq,) variable of each equation
+    rot3d: NDArray[np.bool_]  # (n_var,) rotational slots of oriented nodes
+    ref: NDArray[np.float64]  # (n_var,) reference coordinates (positions; 0 on rotations)
+    m_indptr: NDArray[np.int64]  # translational mass M_full (CSR, n_var × n_var)
+    m_indices: NDArray[np.int64]
+    m_data: NDArray[np.float64]
+    M_eq: NDArray[np.float64]  # (n_eq, n_eq) the same over the equations, dense
+    lay_nodes: NDArray[np.int64]  # (k,) oriented nodes
+    lay_var: NDArray[np.int64]  # (k, 3) their rotational variables
+    J0: NDArray[np.float64]  # (k, 3, 3) body-frame inertia
+    J0_pinv: NDArray[np.float64]  # (k, 3, 3) its pseudo-inverse
+    kind: NDArray[np.int64]  # joint arrays of femb.assembly.joints.spatial_kernels (nj,)
+    row0: NDArray[np.int64]
+    jac0: NDArray[np.int64]
+    blk0: NDArray[np.int64]
+    Xa: NDArray[np.float64]
+    Xb: NDArray[np.float64]
+    ta: NDArray[np.int64]
+    tb: NDArray[np.int64]
+    c: NDArray[np.float64]
+    cb: NDArray[np.float64]
+    has_cb: NDArray[np.bool_]
+    frame: NDArray[np.float64]
+    node_a: NDArray[np.int64]
+    node_b: NDArray[np.int64]
+    rot_a: NDArray[np.bool_]
+    rot_b: NDArray[np.bool_]
+    n_jac: int  # Jacobian values per evaluation
+    jac_rows: NDArray[np.int64]  # the Jacobian triplets at variables (kept entries)
+    jac_cols: NDArray[np.int64]
+    jac_keep: NDArray[np.int64]  # their positions among the n_jac values
+    st_total: int  # discrete-stiffness values per evaluation
+    st_rows: NDArray[np.int64]  # its triplets at variables (kept entries)
+    st_cols: NDArray[np.int64]
+    st_keep: NDArray[np.int64]
+    joint_vars: NDArray[np.int64]  # variables any joint involves (sorted)
+    joint_eqs: NDArray[np.int64]  # their free equations (sorted)
 
 
 @jit
@@ -343,13 +391,15 @@ def _rounding(K, d, u0, z):
 
 
 @jit
-def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, r, out):
+def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, r, out, u1,
+                        v1):
     """All Newton iterations of one mid-point step of a jointed rigid-body model.
 
-    Inputs: ``d`` the model's RigidStepData; u0, v0 (n_var,) the state at t_n (rotational
+    Inputs: ``data`` the model's RigidStepData as a plain tuple; u0, v0 (n_var,) the state at t_n (rotational
     slots of v: spatial angular velocities); R0 (n_nodes, 3, 3) nodal rotations; π0 (k, 3)
     spatial angular momenta of the oriented nodes; h the step; f_ext (n_var,) the loads at
-    t_n + h/2 (moments about fixed axes on the rotational slots); λ0 (m,) the multiplier
+    t_n + h/2 (moments about fixed axes on the rotational slots), f_s (n_var,) their
+    time-scaled part (the constant forces have a potential); λ0 (m,) the multiplier
     guess (used when ``has_lam``); par (8,) = (tolerance, absolute tolerance or 0,
     increment tolerance, constraint tolerance × length scale, noise floor, max turn or 0,
     length scale, ‖u0‖); ``max_it`` the iteration cap.
@@ -358,8 +408,11 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
     converged); R1 (n_nodes, 3, 3), π1 (k, 3) the end-of-step rotations and momenta at z;
     λ (m,) the multipliers; hist (max_it + 1,) the projected residual norms; r (n_eq,) the
     last residual over the equations; out (4,) =
-    (iterations, ‖Φ‖, λ·Ḡz, history length). Returns the status code (module constants).
+    (iterations, ‖Φ‖, λ·Ḡz, history length, external work f_s·Δx + f_ext·ψ of the step
+    (forces with an amplitude, all moments: they have no potential in 3-D)); once converged, u1, v1 (n_var,) the state at
+    t_n + h (``_finish``). Returns the status code (module constants).
     """
+    d = RigidStepData(*data)
     nv = u0.size
     ne = d.eq_var.size
     m = lam.size
@@ -633,11 +686,17 @@ def rigid_midpoint_step(d, u0, v0, R0, pi0, h, f_ext, lam0, has_lam, par, max_it
     out[1] = c_norm
     out[2] = s
     out[3] = n_hist
+    s = 0.0
+    for i in range(nv):
+        s += (f_ext[i] if d.rot3d[i] else f_s[i]) * z[i]
+    out[4] = s
+    if status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR:
+        _finish(d, u0, v0, z, R1, pi1, h, u1, v1)
     return status
 
 
 @jit
-def rigid_step_finish(d, u0, v0, z, R1, pi1, h, u1, v1):
+def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
     with the spatial angular velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) of the oriented nodes
     (J = R J0 Rᵀ at the end of the step)."""
