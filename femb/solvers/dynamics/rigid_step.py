@@ -118,8 +118,8 @@ def _build(problem) -> RigidStepData:
         frame=f64(ev.frame), node_a=i64(ev.node_a), node_b=i64(ev.node_b),
         rot_a=np.ascontiguousarray(ev.rot_a, dtype=np.bool_), rot_b=np.ascontiguousarray(ev.rot_b, dtype=np.bool_),
         n_jac=int(ev.jac_rows.size), jac_rows=i64(rows), jac_cols=i64(cols), jac_keep=i64(np.flatnonzero(keep)),
-        st_total=int(st_total), st_rows=i64(st_rows), st_cols=i64(st_cols), st_keep=i64(st_keep),
-        joint_vars=jv, joint_eqs=jeq)
+        st_total=int(st_total), st_eq_rows=i64(t.var_eq[st_rows]), st_eq_cols=i64(t.var_eq[st_cols]),
+        st_keep=i64(st_keep), joint_eqs=jeq)
 
 
 def _zeros(problem):

@@ -84,10 +84,9 @@ class RigidStepData(NamedTuple):
     jac_cols: NDArray[np.int64]
     jac_keep: NDArray[np.int64]  # their positions among the n_jac values
     st_total: int  # discrete-stiffness values per evaluation
-    st_rows: NDArray[np.int64]  # its triplets at variables (kept entries)
-    st_cols: NDArray[np.int64]
-    st_keep: NDArray[np.int64]
-    joint_vars: NDArray[np.int64]  # variables any joint involves (sorted)
+    st_eq_rows: NDArray[np.int64]  # its triplets at variables (kept entries): their equations (−1: fixed)
+    st_eq_cols: NDArray[np.int64]
+    st_keep: NDArray[np.int64]  # their positions among the st_total values
     joint_eqs: NDArray[np.int64]  # their free equations (sorted)
 
 
@@ -344,32 +343,23 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
                 g[b] = G[i, lay_var[k, 0]] * T[0, b] + G[i, lay_var[k, 1]] * T[1, b] + G[i, lay_var[k, 2]] * T[2, b]
             for b in range(3):
                 G[i, lay_var[k, b]] = g[b]
-    for e in range(d.eq_var.size):
-        v = d.eq_var[e]
-        for i in range(m):
-            Geq[i, e] = G[i, v]
-            Gbar_eq[i, e] = Gbar[i, v]
+    for i in range(m):
+        for e in range(d.eq_var.size):
+            Geq[i, e] = G[i, d.eq_var[e]]
+            Gbar_eq[i, e] = Gbar[i, d.eq_var[e]]
 
 
 @jit
 def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
-    discrete-Jacobian state, multipliers λ fixed), summed per variable pair first."""
+    discrete-Jacobian state, multipliers λ fixed)."""
     vals = np.empty(d.st_total)
     midpoint_stiffness(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals)
-    nv = d.var_eq.size
-    H = np.zeros((nv, nv))
-    for q in range(d.st_rows.size):
-        H[d.st_rows[q], d.st_cols[q]] += vals[d.st_keep[q]]
-    jv = d.joint_vars
-    for a in range(jv.size):
-        ea = d.var_eq[jv[a]]
-        if ea < 0:
-            continue
-        for b in range(jv.size):
-            eb = d.var_eq[jv[b]]
-            if eb >= 0:
-                K[ea, eb] = K[ea, eb] + H[jv[a], jv[b]]
+    for q in range(d.st_eq_rows.size):
+        ea = d.st_eq_rows[q]
+        eb = d.st_eq_cols[q]
+        if ea >= 0 and eb >= 0:
+            K[ea, eb] += vals[d.st_keep[q]]
 
 
 @jit
@@ -409,8 +399,8 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     λ (m,) the multipliers; hist (max_it + 1,) the projected residual norms; r (n_eq,) the
     last residual over the equations; out (4,) =
     (iterations, ‖Φ‖, λ·Ḡz, history length, external work f_s·Δx + f_ext·ψ of the step
-    (forces with an amplitude, all moments: they have no potential in 3-D)); once converged, u1, v1 (n_var,) the state at
-    t_n + h (``_finish``). Returns the status code (module constants).
+    (forces with an amplitude, all moments: they have no potential in 3-D)); once converged,
+    u1, v1 (n_var,) the state at t_n + h (``_finish``). Returns the status code (module constants).
     """
     d = RigidStepData(*data)
     nv = u0.size
@@ -481,6 +471,13 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     Ta = np.empty((nj, 3, 3))
     Tb = np.empty((nj, 3, 3))
     dm = np.empty((nj, 3))
+    pRa1 = np.empty((nj, 3, 3))  # the same of the previous iterate
+    pRb1 = np.empty((nj, 3, 3))
+    pRam = np.empty((nj, 3, 3))
+    pRbm = np.empty((nj, 3, 3))
+    pTa = np.empty((nj, 3, 3))
+    pTb = np.empty((nj, 3, 3))
+    pdm = np.empty((nj, 3))
     n_ind = ne - m
     perm = np.empty(m, dtype=np.int64)
     perm_bar = np.empty(m, dtype=np.int64)
@@ -509,6 +506,13 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     for k in range(nk):
         R1[d.lay_nodes[k]] = R1n[k]
     _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+    pRa1[:] = Ra1
+    pRb1[:] = Rb1
+    pRam[:] = Ram
+    pRbm[:] = Rbm
+    pTa[:] = Ta
+    pTb[:] = Tb
+    pdm[:] = dm
     for it in range(max_it + 1):
         scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
                           full, r, K)
@@ -516,12 +520,22 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             R1[i] = R0[i]
         for k in range(nk):
             R1[d.lay_nodes[k]] = R1n[k]
-        lam_used = lam_cur.copy()
         used = have
-        if have:  # at the discrete Jacobian of the previous iterate (of the predictor at it = 0)
-            _add_stiffness(d, lam_cur, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K)
         if it > 0:  # (at it = 0 those of the predictor, evaluated above)
+            # keep the discrete-Jacobian state of the previous iterate for the stiffness term
+            pRa1, Ra1 = Ra1, pRa1
+            pRb1, Rb1 = Rb1, pRb1
+            pRam, Ram = Ram, pRam
+            pRbm, Rbm = Rbm, pRbm
+            pTa, Ta = Ta, pTa
+            pTb, Tb = Tb, pTb
+            pdm, dm = dm, pdm
             _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+        # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
+        # previous iterate (of the predictor at it = 0); added when a correction or the
+        # round-off test needs K
+        lam_used = lam_cur.copy()
+        stiff = used  # pending
         # null space: the dependent coordinates by pivoted QR of G over the jointed equations
         A = np.empty((m, jcols.size))
         for i in range(m):
@@ -554,13 +568,10 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             status = DEP_SINGULAR
             it_done = it
             break
-        X = np.empty((m, n_ind))
         Xbar = np.empty((m, n_ind))
         for c in range(n_ind):
-            _lu_solve(Gd, perm, Gi[:, c].copy(), col)
             _lu_solve(Gbd, perm_bar, Gbi[:, c].copy(), col_bar)
             for i in range(m):
-                X[i, c] = -col[i]
                 Xbar[i, c] = -col_bar[i]
         # projected residual N̄ᵀr, ‖Φ‖
         r_dep = np.empty(m)
@@ -596,13 +607,26 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
         if c_ok and n_hist >= 4:
             low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
             if not hist[n_hist - 1] < 0.25 * low:
-                if (floor > 0.0 and hist[n_hist - 1] <= floor * scale) or hist[n_hist - 1] <= _rounding(K, d, u0, z):
+                at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
+                if not at_floor:
+                    if stiff:
+                        _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+                        stiff = False
+                    at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
+                if at_floor:
                     status = NOISE_FLOOR
                     it_done = it
                     break
         if it == max_it:
             break
         # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
+        if stiff:
+            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+        X = np.empty((m, n_ind))
+        for c in range(n_ind):
+            _lu_solve(Gd, perm, Gi[:, c].copy(), col)
+            for i in range(m):
+                X[i, c] = -col[i]
         dq_p = np.zeros(ne)
         _lu_solve(Gd, perm, phi, col)
         for i in range(m):
