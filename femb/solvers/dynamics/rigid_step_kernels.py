@@ -99,14 +99,13 @@ def _norm(x):
 
 
 @jit
-def _pivoted_columns(A, m):
+def _pivoted_columns(W, m):
     """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
     first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
-    norms downdated and recomputed as dlaqp2 does). Works on the transpose (columns
-    contiguous); the reflectors skip the exact zeros of the sparse joint Jacobians (no
-    change to the arithmetic on the non-zeros)."""
-    k = A.shape[1]
-    W = np.ascontiguousarray(A.T)  # W[j] = column j
+    norms downdated and recomputed as dlaqp2 does). Takes W = Aᵀ (k, m) (columns
+    contiguous; overwritten); the reflectors skip the exact zeros of the sparse joint
+    Jacobians (no change to the arithmetic on the non-zeros)."""
+    k = W.shape[0]
     vn1 = np.empty(k)
     vn2 = np.empty(k)
     piv = np.arange(k)
@@ -174,7 +173,15 @@ def _pivoted_columns(A, m):
                         vn2[j] = 0.0
                 else:
                     vn1[j] *= math.sqrt(temp)
-    return np.sort(piv[:m])
+    out = piv[:m].copy()
+    for i in range(1, m):  # insertion sort (m small)
+        x = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
+    return out
 
 
 @jit
@@ -315,8 +322,11 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
     (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``."""
     nv = z.size
     m = phi.size
-    u1 = u0 + z
-    um = 0.5 * (u0 + u1)
+    u1 = np.empty(nv)
+    um = np.empty(nv)
+    for i in range(nv):
+        u1[i] = u0[i] + z[i]
+        um[i] = 0.5 * (u0[i] + u1[i])
     frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
     vals = np.empty(d.n_jac)
     nj = d.kind.size
@@ -537,11 +547,11 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
         lam_used = lam_cur.copy()
         stiff = used  # pending
         # null space: the dependent coordinates by pivoted QR of G over the jointed equations
-        A = np.empty((m, jcols.size))
+        W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
         for i in range(m):
             for c in range(jcols.size):
-                A[i, c] = Geq[i, jcols[c]]
-        loc = _pivoted_columns(A, m)
+                W[c, i] = Geq[i, jcols[c]]
+        loc = _pivoted_columns(W, m)
         dep_mask[:] = False
         for i in range(m):
             dep[i] = jcols[loc[i]]
@@ -553,15 +563,15 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
                 q += 1
         Gd = np.empty((m, m))
         Gbd = np.empty((m, m))
-        Gi = np.empty((m, n_ind))
-        Gbi = np.empty((m, n_ind))
+        GiT = np.empty((n_ind, m))  # G_i and Ḡ_i transposed (columns contiguous)
+        GbiT = np.empty((n_ind, m))
         for i in range(m):
             for c in range(m):
                 Gd[i, c] = Geq[i, dep[c]]
                 Gbd[i, c] = Gbar_eq[i, dep[c]]
             for c in range(n_ind):
-                Gi[i, c] = Geq[i, ind[c]]
-                Gbi[i, c] = Gbar_eq[i, ind[c]]
+                GiT[c, i] = Geq[i, ind[c]]
+                GbiT[c, i] = Gbar_eq[i, ind[c]]
         # G_d and Ḡ_d are chosen by pivoting, hence well conditioned (an exact zero pivot:
         # the general path's LinAlgError)
         if _lu(Gd, perm) == 0.0 or _lu(Gbd, perm_bar) == 0.0:
@@ -570,7 +580,7 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             break
         Xbar = np.empty((m, n_ind))
         for c in range(n_ind):
-            _lu_solve(Gbd, perm_bar, Gbi[:, c].copy(), col_bar)
+            _lu_solve(Gbd, perm_bar, GbiT[c], col_bar)
             for i in range(m):
                 Xbar[i, c] = -col_bar[i]
         # projected residual N̄ᵀr, ‖Φ‖
@@ -624,40 +634,39 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
         X = np.empty((m, n_ind))
         for c in range(n_ind):
-            _lu_solve(Gd, perm, Gi[:, c].copy(), col)
+            _lu_solve(Gd, perm, GiT[c], col)
             for i in range(m):
                 X[i, c] = -col[i]
-        dq_p = np.zeros(ne)
-        _lu_solve(Gd, perm, phi, col)
-        for i in range(m):
-            dq_p[dep[i]] = -col[i]
-        rk = r + K @ dq_p
-        rhs = np.empty(n_ind)
-        for c in range(n_ind):
-            s = 0.0
+        _lu_solve(Gd, perm, phi, col)  # δq_p on the dependent coordinates: −col
+        rk = np.empty(ne)  # r + K δq_p
+        KX = np.empty((ne, n_ind))  # K_·d X
+        for e in range(ne):
+            s = r[e]
             for i in range(m):
-                s += Xbar[i, c] * rk[dep[i]]
-            rhs[c] = -(rk[ind[c]] + s)
-        Kii = np.empty((n_ind, n_ind))
-        Kid = np.empty((n_ind, m))
-        Kdi = np.empty((m, n_ind))
-        Kdd = np.empty((m, m))
+                s -= K[e, dep[i]] * col[i]
+            rk[e] = s
+            for b in range(n_ind):
+                KX[e, b] = 0.0
+            for i in range(m):
+                kv = K[e, dep[i]]
+                if kv != 0.0:
+                    for b in range(n_ind):
+                        KX[e, b] += kv * X[i, b]
+        rhs = np.empty(n_ind)
+        Kr = np.empty((n_ind, n_ind))  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
         for a in range(n_ind):
+            s = rk[ind[a]]
+            for i in range(m):
+                s += Xbar[i, a] * rk[dep[i]]
+            rhs[a] = -s
             for b in range(n_ind):
-                Kii[a, b] = K[ind[a], ind[b]]
-            for b in range(m):
-                Kid[a, b] = K[ind[a], dep[b]]
-        for a in range(m):
-            for b in range(n_ind):
-                Kdi[a, b] = K[dep[a], ind[b]]
-            for b in range(m):
-                Kdd[a, b] = K[dep[a], dep[b]]
-        Kr = Kii + Kid @ X
-        Xbar_t = np.ascontiguousarray(Xbar.T)
-        B_i = Xbar_t @ Kdi
-        B_d = Xbar_t @ Kdd
-        Kr += B_i
-        Kr += B_d @ X
+                Kr[a, b] = K[ind[a], ind[b]] + KX[ind[a], b]
+        for i in range(m):
+            for a in range(n_ind):
+                xa = Xbar[i, a]
+                if xa != 0.0:
+                    for b in range(n_ind):
+                        Kr[a, b] += xa * (K[dep[i], ind[b]] + KX[dep[i], b])
         y = np.empty(n_ind)
         if n_ind:
             if not _lu(Kr, perm_red) > 1e-13:
@@ -665,12 +674,14 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
                 it_done = it
                 break
             _lu_solve(Kr, perm_red, rhs, y)
-        dx = dq_p.copy()
+        dx = np.empty(ne)
         for c in range(n_ind):
             dx[ind[c]] = y[c]
-        xy = X @ y
         for i in range(m):
-            dx[dep[i]] = xy[i] + dq_p[dep[i]]
+            s = -col[i]
+            for c in range(n_ind):
+                s += X[i, c] * y[c]
+            dx[dep[i]] = s
         # the rotation-turn limit of the correction
         eta = 1.0
         if max_turn > 0.0 and math.isfinite(max_turn):
@@ -684,15 +695,17 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
                 eta = max_turn / turn
         # Newton's multiplier update for the next curvature term (damped with the step)
         res_d = np.empty(m)
-        Kdx = K @ dx
         for i in range(m):
-            res_d[i] = r[dep[i]] + Kdx[dep[i]]
+            s = 0.0
+            for e in range(ne):
+                s += K[dep[i], e] * dx[e]
+            res_d[i] = r[dep[i]] + s
         _lu_solve_t(Gbd, perm_bar, res_d, col_bar)
-        lam_new = -col_bar
-        if not used or eta == 1.0:
-            lam_cur[:] = lam_new
-        else:
-            lam_cur[:] = lam_used + eta * (lam_new - lam_used)
+        for i in range(m):  # λ_new = −col_bar
+            if not used or eta == 1.0:
+                lam_cur[i] = -col_bar[i]
+            else:
+                lam_cur[i] = lam_used[i] + eta * (-col_bar[i] - lam_used[i])
         have = True
         for e in range(ne):
             dx[e] = dx[e] * eta
