@@ -174,6 +174,7 @@ class RigidStepSystem:
             self.f_ext = problem.f_const
         self.multipliers: Optional[NDArray[np.float64]] = None
         self.multipliers_guess: Optional[NDArray[np.float64]] = None
+        self.force_scales: Optional[NDArray[np.float64]] = None  # set by solve_step
 
     def solve_step(self, settings: NewtonSettings) -> NewtonReport:
         """All Newton iterations of the step (femb.solvers.nonlinear.newton.projected_newton's
@@ -191,12 +192,13 @@ class RigidStepSystem:
         R1 = np.empty_like(s.extra["R"])
         pi1 = np.empty_like(s.extra["pi"])
         lam = np.empty(m)
-        hist = np.empty(max_it + 1)
+        hist, scales = np.empty(max_it + 1), np.empty(max_it + 1)
         r = np.empty(d.eq_var.size)
         out = np.empty(5)
         status = rigid_midpoint_step(self.packed, s.u, s.v, s.extra["R"], s.extra["pi"], float(self.h), self.f_ext,
-                                     self.f_s, lam0, guess is not None, par, max_it, z, R1, pi1, lam, hist, r, out, u1, v1)
+                                     self.f_s, lam0, guess is not None, par, max_it, z, R1, pi1, lam, hist, scales, r, out, u1, v1)
         history = hist[: int(out[3])].tolist()
+        self.force_scales = scales[: int(out[3])]  # of each convergence test (diagnostics)
         its = int(out[0])
         if status == SINGULAR:
             raise SingularSystemError(f"reduced (constrained) tangent matrix is numerically singular "

@@ -391,8 +391,8 @@ def _rounding(K, d, u0, z):
 
 
 @jit
-def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, r, out, u1,
-                        v1):
+def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, scales, r, out,
+                        u1, v1):
     """All Newton iterations of one mid-point step of a jointed rigid-body model.
 
     Inputs: ``data`` the model's RigidStepData as a plain tuple; u0, v0 (n_var,) the state at t_n (rotational
@@ -406,7 +406,8 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
 
     Outputs (written): z (n_var,) the accepted increment (its Newton iterate when not
     converged); R1 (n_nodes, 3, 3), π1 (k, 3) the end-of-step rotations and momenta at z;
-    λ (m,) the multipliers; hist (max_it + 1,) the projected residual norms; r (n_eq,) the
+    λ (m,) the multipliers; hist, scales (max_it + 1,) the projected residual norms and the
+    force scales of the convergence tests; r (n_eq,) the
     last residual over the equations; out (4,) =
     (iterations, ‖Φ‖, λ·Ḡz, history length, external work f_s·Δx + f_ext·ψ of the step
     (forces with an amplitude, all moments: they have no potential in 3-D)); once converged,
@@ -596,6 +597,7 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
         norm = _norm(proj)
         c_norm = _norm(phi)
         hist[n_hist] = norm
+        scales[n_hist] = scale
         n_hist += 1
         if not math.isfinite(norm + c_norm):
             status = NOT_FINITE
