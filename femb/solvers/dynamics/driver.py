@@ -167,7 +167,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                                      damping if damping is not None else settings.damping)
     prob.dt_hint = dt
     prob.max_turn = settings.max_turn
-    prob.compiled_rigid_step = settings.compiled_rigid_step
+    setattr(prob, "compiled_rigid_step", settings.compiled_rigid_step)  # read by MidPoint.system
     tab = prob.table
     newton = settings.newton
     correction = solve_correction or DirectCorrection(tab)

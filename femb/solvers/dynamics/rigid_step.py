@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from femb.assembly.joints.spatial import Joints3D
+from femb.core.errors import InputError
 from femb.solvers.dynamics.rigid_step_kernels import (
     CONVERGED,
     DEP_SINGULAR,
@@ -164,7 +165,10 @@ class RigidStepSystem:
         self.s = state
         self.h = h
         self.t1 = state.t + h
-        self.data = rigid_step_data(problem)
+        data = rigid_step_data(problem)
+        if data is None:
+            raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
+        self.data = data
         self.packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
         if problem._timed:  # the loads with an amplitude, at the mid time of the step
             self.f_s = problem.scaled_loads(state.t + 0.5 * h)
