@@ -232,17 +232,38 @@ def _lu(A, perm):
 
 
 @jit
-def _lu_solve(LU, perm, b, out):
-    """out (n,) = A⁻¹ b from ``_lu``'s factors."""
+def _lu_bands(LU, lo, hi):
+    """The non-zero range of each row of ``_lu``'s factors: L[i, lo[i]:i] and
+    U[i, i + 1:hi[i]] (the elimination of the sparse joint Jacobians keeps narrow bands)."""
+    n = LU.shape[0]
+    for i in range(n):
+        a = i
+        for c in range(i):
+            if LU[i, c] != 0.0:
+                a = c
+                break
+        lo[i] = a
+        e = i + 1
+        for c in range(n - 1, i, -1):
+            if LU[i, c] != 0.0:
+                e = c + 1
+                break
+        hi[i] = e
+
+
+@jit
+def _lu_solve(LU, perm, lo, hi, b, out):
+    """out (n,) = A⁻¹ b from ``_lu``'s factors and their row ranges (``_lu_bands``; the
+    terms outside them are exact zeros)."""
     n = LU.shape[0]
     for i in range(n):
         s = b[perm[i]]
-        for c in range(i):
+        for c in range(lo[i], i):
             s -= LU[i, c] * out[c]
         out[i] = s
     for i in range(n - 1, -1, -1):
         s = out[i]
-        for c in range(i + 1, n):
+        for c in range(i + 1, hi[i]):
             s -= LU[i, c] * out[c]
         out[i] = s / LU[i, i]
 
@@ -493,6 +514,12 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     perm = np.empty(m, dtype=np.int64)
     perm_bar = np.empty(m, dtype=np.int64)
     perm_red = np.empty(n_ind, dtype=np.int64)
+    lo = np.empty(m, dtype=np.int64)
+    hi = np.empty(m, dtype=np.int64)
+    lo_bar = np.empty(m, dtype=np.int64)
+    hi_bar = np.empty(m, dtype=np.int64)
+    lo_red = np.empty(n_ind, dtype=np.int64)
+    hi_red = np.empty(n_ind, dtype=np.int64)
     col = np.empty(m)
     col_bar = np.empty(m)
     dep_mask = np.zeros(ne, dtype=np.bool_)
@@ -579,9 +606,11 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             status = DEP_SINGULAR
             it_done = it
             break
+        _lu_bands(Gd, lo, hi)
+        _lu_bands(Gbd, lo_bar, hi_bar)
         Xbar = np.empty((m, n_ind))
         for c in range(n_ind):
-            _lu_solve(Gbd, perm_bar, GbiT[c], col_bar)
+            _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
             for i in range(m):
                 Xbar[i, c] = -col_bar[i]
         # projected residual N̄ᵀr, ‖Φ‖
@@ -636,10 +665,10 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
         X = np.empty((m, n_ind))
         for c in range(n_ind):
-            _lu_solve(Gd, perm, GiT[c], col)
+            _lu_solve(Gd, perm, lo, hi, GiT[c], col)
             for i in range(m):
                 X[i, c] = -col[i]
-        _lu_solve(Gd, perm, phi, col)  # δq_p on the dependent coordinates: −col
+        _lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
         rk = np.empty(ne)  # r + K δq_p
         KX = np.empty((ne, n_ind))  # K_·d X
         for e in range(ne):
@@ -675,7 +704,8 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
                 status = SINGULAR
                 it_done = it
                 break
-            _lu_solve(Kr, perm_red, rhs, y)
+            _lu_bands(Kr, lo_red, hi_red)
+            _lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
         dx = np.empty(ne)
         for c in range(n_ind):
             dx[ind[c]] = y[c]
