@@ -1,6 +1,6 @@
 """The compiled mid-point step of jointed rigid-body models (femb.solvers.dynamics.rigid_step).
 
-Models made of rigid_body3d / point_mass3d with 3-D joints take one compiled call per step
+Models made of rigid_body3d / point_mass3d with 3-D joints (and supports) take one compiled call per step
 for all Newton iterations. It is the general loop (MidPoint3DSystem + projected_newton)
 operation for operation, so the motion must agree with the general path
 (``DynamicSettings(compiled_rigid_step=False)``) to round-off: end positions, velocities
@@ -89,8 +89,24 @@ def spatial_four_bar():
     return model
 
 
+def supported_hub():
+    """A hub on a support that leaves only its spin about z free (ux, uy, uz, rx, ry fixed),
+    carrying a body on a revolute joint (axis x, attachment point offset from both nodes)."""
+    mesh = Mesh(np.array([[0.0, 0.0, 0.0], [1.0, 0.2, 0.0]]), {}, {"hub": [0], "body": [1]})
+    model = Model(mesh, dim=3, name="supported hub")
+    model.add_discrete("hub", "rigid_body3d", "hub", m=1.0, Jxx=0.1, Jyy=0.1, Jzz=0.2)
+    model.add_discrete("body", "rigid_body3d", "body", m=2.0, Jxx=0.3, Jyy=0.1, Jzz=0.2, Jxy=0.05)
+    model.joint3d("revolute", "hub", "body", axis=(1.0, 0.0, 0.0), point=(0.6, 0.1, 0.05), name="arm")
+    model.fix("hub", ("ux", "uy", "uz", "rx", "ry"))
+    model.gravity((0.0, 0.0, -9.81))
+    model.initial_velocity("hub", rz=1.5)
+    model.initial_velocity("body", rx=1.0)
+    return model
+
+
 MODELS = {"mixed chain": (mixed_chain, 0.02, 1.0), "revolute body": (revolute_body, 0.02, 2.0),
-          "rod chain": (rod_chain, 2e-3, 0.2), "spatial four-bar": (spatial_four_bar, 0.01, 1.0)}
+          "rod chain": (rod_chain, 2e-3, 0.2), "spatial four-bar": (spatial_four_bar, 0.01, 1.0),
+          "supported hub": (supported_hub, 0.02, 1.0)}
 
 
 def run(build, dt, t_end, compiled, **newton):
