@@ -129,11 +129,18 @@ def femb_force_scales(scales):
             system.residual = residual
         return nw0(system, *a, **k)
 
-    femb_driver.iterate, femb_static.newton = iterate, newton
+    iterate0 = femb_driver._iterate  # the driver's dispatch: a compiled step (``solve_step``), else ``iterate``
+
+    def dispatch(system, *a, **k):
+        report = iterate0(system, *a, **k)
+        if getattr(system, "solve_step", None) is not None:  # the scales of the compiled step's tests
+            scales.extend(float(s) for s in system.force_scales)
+        return report
+    femb_driver.iterate, femb_static.newton, femb_driver._iterate = iterate, newton, dispatch
     try:
         yield scales
     finally:
-        femb_driver.iterate, femb_static.newton = it0, nw0
+        femb_driver.iterate, femb_static.newton, femb_driver._iterate = it0, nw0, iterate0
 
 
 def median(xs):

@@ -38,6 +38,7 @@ from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.planar_step import PlanarSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.rigid_step import rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
@@ -84,9 +85,12 @@ class DynamicSettings:
     progress
         show a tqdm progress bar.
     compiled_step
-        run the steps of small planar beam2d models (no joints, no damping, full Newton)
-        in one compiled call between recorded frames (femb.solvers.dynamics.planar_step;
-        the same results as the general path to round-off); False: always the general path.
+        take compiled whole steps where a model qualifies — small planar beam2d models
+        (no joints, no damping, full Newton): the steps between two recorded frames in
+        one compiled call (femb.solvers.dynamics.planar_step); models made only of 3-D
+        rigid bodies and point masses with 3-D joints: all Newton iterations of a step in
+        one compiled call (femb.solvers.dynamics.rigid_step). The same results as the
+        general path to round-off; False: always the general path.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
@@ -169,6 +173,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                                      damping if damping is not None else settings.damping)
     prob.dt_hint = dt
     prob.max_turn = settings.max_turn
+    setattr(prob, "compiled_rigid_step", settings.compiled_step)  # read by MidPoint.system
     tab = prob.table
     newton = settings.newton
     correction = solve_correction or DirectCorrection(tab)
@@ -213,7 +218,9 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     last_h = None
     level = 0
     planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
-    res.info["compiled_step"] = planar is not None
+    rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
+             and rigid_step_data(prob) is not None)
+    res.info["compiled_step"] = planar is not None or rigid  # which path ran (compiled or general)
     skip = 0
     for n in range(n_steps):
         if n < skip:  # done by the compiled planar steps
@@ -238,7 +245,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
             system = sch.system(prob, state, h)
             system.multipliers_guess = joints["multipliers"] if len(joints["multipliers"]) else None
             try:
-                report = iterate(system, newton, correction, reuse=newton.modified and last_h == h)
+                report = _iterate(system, newton, correction, reuse=newton.modified and last_h == h)
                 failure = None
             except SingularSystemError as exc:
                 report, failure = None, exc
@@ -249,7 +256,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                 correction.reset()
                 system = sch.system(prob, state, h)
                 try:
-                    report = iterate(system, newton, correction)
+                    report = _iterate(system, newton, correction)
                 except SingularSystemError as exc:
                     report, failure = None, exc
                 prob.max_turn = settings.max_turn
@@ -297,6 +304,15 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                     time_per_step=wall / n_steps)
     log.info("%s: %d steps, %d Newton iterations, %d cut-backs, %.3f s", sch.name, n_steps, total_iterations, total_cutbacks, wall)
     return res
+
+
+def _iterate(system, newton, correction, reuse=False):
+    """The Newton iterations of one step: the system's own compiled loop when it has one
+    (``solve_step``, femb.solvers.dynamics.rigid_step), else ``iterate``."""
+    solve = getattr(system, "solve_step", None)
+    if solve is not None:
+        return solve(newton)
+    return iterate(system, newton, correction, reuse=reuse)
 
 
 def _check_dropped_rows(prob, state, joints, res, correction):
