@@ -16,7 +16,7 @@ LINT_PATHS := femb/__init__.py femb/model femb/results femb/solvers femb/mesh ex
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,plot,lint,docs]"
+	$(PY) -m pip install --quiet -e ".[test,plot,lint,docs,pardiso]"
 	touch $(STAMP)
 
 demo: $(STAMP)

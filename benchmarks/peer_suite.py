@@ -84,6 +84,7 @@ from femb.validation.dynamic3d_cases import spin_up_beam_3d  # noqa: E402
 from femb.validation.models import spin_up_angle, spin_up_beam  # noqa: E402
 
 MAX_ITERATIONS = 25
+COMPILED_STEP = True  # femb's compiled planar steps where a model qualifies (--general-step: off)
 exu = None  # the exudyn module, imported in main()
 
 
@@ -128,11 +129,18 @@ def femb_force_scales(scales):
             system.residual = residual
         return nw0(system, *a, **k)
 
-    femb_driver.iterate, femb_static.newton = iterate, newton
+    iterate0 = femb_driver._iterate  # the driver's dispatch: a compiled step (``solve_step``), else ``iterate``
+
+    def dispatch(system, *a, **k):
+        report = iterate0(system, *a, **k)
+        if getattr(system, "solve_step", None) is not None:  # the scales of the compiled step's tests
+            scales.extend(float(s) for s in system.force_scales)
+        return report
+    femb_driver.iterate, femb_static.newton, femb_driver._iterate = iterate, newton, dispatch
     try:
         yield scales
     finally:
-        femb_driver.iterate, femb_static.newton = it0, nw0
+        femb_driver.iterate, femb_static.newton, femb_driver._iterate = it0, nw0, iterate0
 
 
 def median(xs):
@@ -205,8 +213,9 @@ def exudyn_per_step(build, dt, t_end, tol, abs_tol, modified):
     return (full_wall - short_wall) / steps, full
 
 
-def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None, scheme="midpoint"):
-    settings = DynamicSettings(mass=mass, record_every=record_every, scheme=scheme,
+def femb_dynamic_run(build, dt, t_end, tol, mass, record_every=50, probes=None, scheme="midpoint", compiled_step=None):
+    compiled_step = COMPILED_STEP if compiled_step is None else compiled_step
+    settings = DynamicSettings(mass=mass, record_every=record_every, scheme=scheme, compiled_step=compiled_step,
                                newton=NewtonSettings(tolerance=tol, max_iterations=MAX_ITERATIONS))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -219,8 +228,9 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
     (``femb_scheme``: femb's time integrator, the mid-point scheme by default)."""
     print(f"\n[{label}, {size}] {load()}", flush=True)
     scales = []
-    with femb_force_scales(scales):  # pilot run: femb's force scale (not timed), accuracy
-        res = femb_dynamic_run(femb_build, dt, t_end, tol, mass, record_every=1, scheme=femb_scheme)
+    with femb_force_scales(scales):  # pilot run: femb's force scale (not timed), accuracy; the general
+        # path's step systems show their scales (the compiled planar steps give the same run)
+        res = femb_dynamic_run(femb_build, dt, t_end, tol, mass, record_every=1, scheme=femb_scheme, compiled_step=False)
     s_med = median(scales)
     abs_tol = max(tol * s_med, floor)  # Exudyn cannot go below the round-off level of its residual
     exu_rel = tol
@@ -777,16 +787,21 @@ def main(argv=None):
     ap.add_argument("--spin-t-end", type=float, default=10.0, help="spin-up duration (s); the hub reaches full speed at 15 s")
     ap.add_argument("--chain-t-end", type=float, default=0.5)
     ap.add_argument("--no-exudyn", action="store_true")
+    ap.add_argument("--general-step", action="store_true",
+                    help="femb without its compiled planar steps (DynamicSettings(compiled_step=False)), for before/after runs")
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     args = ap.parse_args(argv)
     for name in args.rows:
         if name not in ROWS:
             ap.error(f"unknown row {name!r}: choose from {', '.join(ROWS)}")
+    global COMPILED_STEP
+    COMPILED_STEP = not args.general_step
     exu = None if args.no_exudyn else fp.import_exudyn(fast=True)
     if exu is None and not args.no_exudyn:
         print("exudyn is not installed (pip install exudyn, or the 'bench' extra): femb rows only")
     head = (f"femb vs Exudyn {getattr(exu, '__version__', '(none)')}, {os.cpu_count()} CPUs, {load()} at start, "
-            f"repeat {args.repeat} (median), τ dynamic {args.tol:g}, static {args.static_tol:g}")
+            f"repeat {args.repeat} (median), τ dynamic {args.tol:g}, static {args.static_tol:g}"
+            + (", femb general step" if args.general_step else ""))
     print(head, flush=True)
     rows = []
     t0 = time.perf_counter()

@@ -22,7 +22,7 @@ which keeps small stretches exact (no cancellation in l − l0).
 The local bending stiffness is ``K_b = EI/(l0(1+Φ)) [[4+Φ, 2−Φ], [2−Φ, 4+Φ]]`` with
 ``Φ = 12 EI/(GAs l0²)`` for ``beam2d_timoshenko`` (exact for the linear Timoshenko beam,
 free of shear locking) and ``Φ = 0`` for ``beam2d``. One set of kernels serves both
-element types; they tell them apart by the number of property columns (4 or 5).
+element types; they tell them apart by the number of property columns (``is_timoshenko``).
 
 With r = (−c, −s, 0, c, s, 0), z = (s, −c, 0, −s, c, 0) and e3, e6 the unit vectors of
 θ1, θ2, the variations are δl = rᵀδu and δα = zᵀδu / l, hence
@@ -49,6 +49,17 @@ configuration u (so it depends on u; the Timoshenko element interpolates transve
 displacement and section rotation as its exact stiffness does, elements.timoshenko_mass);
 2 invariant: linear interpolation of translations and rotations, ρA l0/6 [[2,1],[1,2]]⊗I₂
 and ρI l0/6 [[2,1],[1,2]] (constant, exact mass and rotary inertia).
+
+Mass centre off the node line (parameter ``ym``, default 0; a direct value): the section's
+mass centre lies at ym along its y axis (the chord normal n0 = (−sin α0, cos α0) of the
+reference, turning with the nodes), and rhoI is the rotary inertia about it. The lumped
+mass (kind 0 only; kinds 1 and 2 refuse it) then puts each end's half ρA l0/2 on a point
+rigidly attached to the node at r = R(θ_a) ym n0: the nodal block is
+[[m, 0, −m r_y], [0, m, m r_x], [−m r_y, m r_x, ρI l0/2 + m |r|²]], configuration-dependent
+through θ_a; ``mass_points`` gives (m, ym n0) per end, which the mid-point dynamics
+integrates as node-attached mass points (femb.solvers.dynamics.offset_points). Property
+rows: (EA, EI, rhoA, rhoI, ym) for beam2d, (EA, EI, GAs, rhoA, rhoI, ym) for
+beam2d_timoshenko (``is_timoshenko``: 6 columns); beam2d rows of 4 columns have ym = 0.
 """
 import math
 
@@ -101,16 +112,30 @@ def _rotation_minus(theta, ca, sa):
 
 
 @jit
+def is_timoshenko(p):
+    """Rows p of beam2d_timoshenko: 6 columns (EA, EI, GAs, rhoA, rhoI, ym); beam2d rows
+    have 5 (EA, EI, rhoA, rhoI, ym) or, without the mass-centre column, 4."""
+    return p.shape[1] == 6
+
+
+@jit
+def mass_centre(p, e):
+    """The mass-centre offset ym of element e along the section's y axis (the last column
+    of rows of 5 or 6 columns; 0 for rows of 4)."""
+    return p[e, p.shape[1] - 1] if p.shape[1] >= 5 else 0.0
+
+
+@jit
 def _section(p, e, l0):
     """Properties of element ``e``: ``(EA, k11, k12, rhoA, rhoI)`` where K_b =
     [[k11, k12], [k12, k11]] is the local bending stiffness (moment per radian).
 
-    ``p`` has columns (EA, EI, rhoA, rhoI) for beam2d and (EA, EI, GAs, rhoA, rhoI) for
-    beam2d_timoshenko.
+    ``p`` has columns (EA, EI, rhoA, rhoI[, ym]) for beam2d and (EA, EI, GAs, rhoA, rhoI,
+    ym) for beam2d_timoshenko (``is_timoshenko``).
     """
     EA = p[e, 0]
     EI = p[e, 1]
-    if p.shape[1] == 5:
+    if is_timoshenko(p):
         phi = 12.0 * EI / (p[e, 2] * l0 * l0)
         rhoA = p[e, 3]
         rhoI = p[e, 4]
@@ -163,7 +188,7 @@ def _write_force(f, e, c, s, l, N, M1, M2):
 def internal_force(X, u, p, f):
     """Internal nodal forces f = dV/du.
 
-    X: (n_el, 2, 2) reference coordinates; u: (n_el, 6) element DOFs; p: (n_el, 4 or 5)
+    X: (n_el, 2, 2) reference coordinates; u: (n_el, 6) element DOFs; p: (n_el, 4, 5 or 6)
     properties; f: (n_el, 6) output, forces (force units) and moments (force·length).
     """
     for e in range(X.shape[0]):
@@ -260,6 +285,9 @@ def mass(X, u, p, kind, M):
         for i in range(6):
             for j in range(6):
                 M[e, i, j] = 0.0
+        ym = mass_centre(p, e)
+        if ym != 0.0 and kind != LUMPED:
+            raise ValueError("beam2d mass: a mass centre off the node line (ym) needs the lumped mass kind")
         if kind == LUMPED:
             mt = 0.5 * rhoA * l0
             mr = 0.5 * rhoI * l0
@@ -267,6 +295,15 @@ def mass(X, u, p, kind, M):
                 M[e, 3 * a, 3 * a] = mt
                 M[e, 3 * a + 1, 3 * a + 1] = mt
                 M[e, 3 * a + 2, 3 * a + 2] = mr
+                if ym != 0.0:  # the end's mass at r = R(θ_a) d, d = ym n0: v_p = v + θ̇ (−r_y, r_x)
+                    dx, dy = _lever(X, e, ym)
+                    ca, sa = math.cos(u[e, 3 * a + 2]), math.sin(u[e, 3 * a + 2])
+                    rx, ry = ca * dx - sa * dy, sa * dx + ca * dy
+                    M[e, 3 * a, 3 * a + 2] = -mt * ry
+                    M[e, 3 * a + 2, 3 * a] = -mt * ry
+                    M[e, 3 * a + 1, 3 * a + 2] = mt * rx
+                    M[e, 3 * a + 2, 3 * a + 1] = mt * rx
+                    M[e, 3 * a + 2, 3 * a + 2] += mt * (rx * rx + ry * ry)
         elif kind == INVARIANT:
             mt = rhoA * l0 / 6.0
             mr = rhoI * l0 / 6.0
@@ -277,7 +314,7 @@ def mass(X, u, p, kind, M):
                     M[e, 3 * a + 1, 3 * b + 1] = w * mt
                     M[e, 3 * a + 2, 3 * b + 2] = w * mr
         else:
-            phi = 12.0 * p[e, 1] / (p[e, 2] * l0 * l0) if p.shape[1] == 5 else 0.0
+            phi = 12.0 * p[e, 1] / (p[e, 2] * l0 * l0) if is_timoshenko(p) else 0.0
             _consistent_local(rhoA, rhoI, l0, phi, Ml)
             # M = Tᵀ Ml T, T = diag(R, R), R = [[c, s, 0], [−s, c, 0], [0, 0, 1]] (global -> chord)
             R[0, 0] = c
@@ -293,6 +330,36 @@ def mass(X, u, p, kind, M):
                                 for m in range(3):
                                     acc += R[k, i] * Ml[3 * a + k, 3 * b + m] * R[m, j]
                             M[e, 3 * a + i, 3 * b + j] = acc
+
+
+@jit
+def _lever(X, e, ym):
+    """(dx, dy) = ym n0, the mass centre's lever from the nodes of element e in the
+    reference configuration (n0 = (−sin α0, cos α0) the reference chord normal, the
+    section's y axis)."""
+    X21x = X[e, 1, 0] - X[e, 0, 0]
+    X21y = X[e, 1, 1] - X[e, 0, 1]
+    l0 = math.hypot(X21x, X21y)
+    return -ym * X21y / l0, ym * X21x / l0
+
+
+@jit
+def mass_points(X, p, m, d):
+    """The translational mass of each element end as a point rigidly attached to its node
+    (lumped mass with the mass centre at ym along the section's y axis): m (n_el, 2) half
+    the element's mass ρA l0/2 at each end; d (n_el, 2, 2) its lever ym n0 in the reference
+    configuration; at a nodal rotation θ_a the point is at x_a + R(θ_a) d. X (n_el, 2, 2),
+    p property rows."""
+    for e in range(X.shape[0]):
+        X21x = X[e, 1, 0] - X[e, 0, 0]
+        X21y = X[e, 1, 1] - X[e, 0, 1]
+        l0 = math.hypot(X21x, X21y)
+        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
+        dx, dy = _lever(X, e, mass_centre(p, e))
+        for a in range(2):
+            m[e, a] = 0.5 * rhoA * l0
+            d[e, a, 0] = dx
+            d[e, a, 1] = dy
 
 
 @jit
@@ -362,7 +429,7 @@ def midpoint_force(X, u0, u1, p, f, K):
     u0 == u1 the force equals ``internal_force``. θ̄_i,n+1 is taken as θ̄_i,n plus the
     angle from w_i,n to w_i,n+1, so the deformation angles never wrap within a step.
 
-    X (n_el, 2, 2); p (n_el, 4 or 5) as for ``internal_force``.
+    X (n_el, 2, 2); p (n_el, 4, 5 or 6) as for ``internal_force``.
     """
     # per node i (first index) values and derivatives over (δx21_x, δx21_y, δτ1, δτ2)
     tb0 = np.empty(2)
@@ -558,11 +625,21 @@ KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resulta
 _COMMON = dict(cell_type="line", n_nodes=2, dim=2, node_dofs=("ux", "uy", "rz"),
                resultant_names=("N", "V", "M1", "M2"), kernels=KERNELS, constant_mass=(LUMPED, INVARIANT))
 
+def _with_mass_centre(properties):
+    """The properties with the mass centre on the node line (ym = 0; a 2-D section's offset
+    mass centre is given as the direct value ``ym``)."""
+    def wrapped(material, section):
+        return {**properties(material, section), "ym": 0.0}
+    wrapped.__doc__ = (properties.__doc__ or "") + " The mass centre ym = 0 (on the node line)."
+    return wrapped
+
+
 SPECS = {
-    "beam2d": ElementSpec(name="beam2d", params=("EA", "EI", "rhoA", "rhoI"), properties=properties_euler_bernoulli,
+    "beam2d": ElementSpec(name="beam2d", params=("EA", "EI", "rhoA", "rhoI", "ym"),
+                          properties=_with_mass_centre(properties_euler_bernoulli), defaults={"ym": 0.0},
                           description="2-D co-rotational Euler–Bernoulli beam (Oran/Crisfield)", **_COMMON),
-    "beam2d_timoshenko": ElementSpec(name="beam2d_timoshenko", params=("EA", "EI", "GAs", "rhoA", "rhoI"),
-                                     properties=properties_timoshenko,
+    "beam2d_timoshenko": ElementSpec(name="beam2d_timoshenko", params=("EA", "EI", "GAs", "rhoA", "rhoI", "ym"),
+                                     properties=_with_mass_centre(properties_timoshenko), defaults={"ym": 0.0},
                                      description="2-D co-rotational Timoshenko beam (shear-flexible, locking-free)",
                                      **_COMMON),
 }

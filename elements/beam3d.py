@@ -83,11 +83,15 @@ centroid strain is ē1 + zc (θ̄2y − θ̄1y) − yc (θ̄2z − θ̄1z) and t
 rotations relative to its chord are θ̄_ay + ys a2/l0, θ̄_az + zs a2/l0 (a2 the twist): a
 force through the node line twists the section by its lever arm to the shear centre. The
 strain energy equals the linked lines' to O(ε⁴) for deformations of size ε, and the
-linear stiffness equals theirs exactly (tests/elements/test_beam3d_eccentric.py). The
-mass stays on the node line (rhoA, rotary inertia about it): put the nodes on the line of
-mass centres — for a homogeneous section the centroid line, with the shear-centre offset
-only — since a mass centre off the nodes would couple translational and rotary inertia,
-which the 3-D dynamics does not integrate (femb.solvers.problem.split_rotary_mass).
+linear stiffness equals theirs exactly (tests/elements/test_beam3d_eccentric.py).
+
+Mass centre off the node line: the section's mass centre lies at (ym, zm) in the section
+axes (parameters ``ym, zm``, default 0; from a Material with a density and a Section, the
+centroid (yc, zc): a homogeneous section). The lumped mass puts each end's half of the
+element's mass ρA l0/2 on a point rigidly attached to the node at the lever
+r_a = Q_a (0, ym, zm), and rhoIp, rhoIy, rhoIz are the rotary inertia per length about the
+axes through the mass centre (parallel to e1, e2, e3; a Section's Ip, Iy, Iz, which are
+about its centroid): see "Mass" below. Only the lumped kind carries the offset.
 
 Generalized stresses σ = S ρ; with m̄_a = ∂V/∂θ̄_a, N = ∂V/∂u_l, μ_a = J(θ̄_a)⁻ᵀ m̄_a
 (J the left Jacobian), M_a = E μ_a and Ms = M1 + M2, the nodal forces are::
@@ -118,10 +122,16 @@ removed, evaluated with σ from ``s`` (N, T, My1, Mz1, My2, Mz2; Vy, Vz are not 
 linear in s, and tangent = material part + geometric_stiffness(resultants).
 
 Mass (kinds of elements.base; rhoA mass per length, rhoIp/rhoIy/rhoIz rotary inertia per
-length about the section axes x, y, z):
+length about the section axes x, y, z through the mass centre):
 
 - 0 lumped: ρA l0/2 on each translation; (l0/2) Q_a diag(rhoIp, rhoIy, rhoIz) Q_aᵀ on
-  the rotations of node a (the section inertia about the *current* nodal triad).
+  the rotations of node a (the section inertia about the *current* nodal triad). With a
+  mass centre (ym, zm) off the node line, each end is the rigid body of a point of mass
+  m = ρA l0/2 at r = Q_a (0, ym, zm) plus that rotary inertia J_c about the point: the
+  nodal block is [[m I, −m r̂], [m r̂, J_c − m r̂²]] (kinetic energy ½ m |v − r̂ ω|² + ½ ω·J_c ω),
+  configuration-dependent through r; ``mass_points`` gives (m, R0 (0, ym, zm)) per end,
+  which the mid-point dynamics integrates as node-attached mass points
+  (femb.solvers.dynamics.offset_points). Kinds 1 and 2 refuse a mass-centre offset.
 - 1 consistent: the textbook 3-D beam mass (linear axial and torsion, Hermite-cubic
   bending with rotary inertia ∫ρI N′ᵀN′) of length l0, in the current element frame E;
   beam3d_timoshenko interpolates each bending plane as its exact stiffness does
@@ -144,19 +154,21 @@ Properties (``properties(material, section)``): EA = E·A, GJ = G·J, EIy = E·I
 EIz = E·Iz, rhoA = ρA, rhoIp = ρ·Ip (section.Ip, default Iy + Iz), rhoIy = ρ·Iy,
 rhoIz = ρ·Iz, (vx, vy, vz) from an optional ``section.orientation`` (3 numbers; zeros
 select the default above), (yc, zc) = ``section.centroid`` and (ys, zs) =
-``section.shear_centre`` (default 0; a centroid off the node line is refused with a
-density, see "Eccentric sections") and, for beam3d_timoshenko, GAy = GAz = G·k·A
+``section.shear_centre`` (default 0), the mass centre (ym, zm) = (yc, zc) when the
+material has a density (0 without) and, for beam3d_timoshenko, GAy = GAz = G·k·A
 (k = section.shear_factor). Property rows: the 11 columns above, (GAy, GAz) for
-beam3d_timoshenko, then the offsets (yc, zc, ys, zs) as the last four; rows without the
-offset columns (11 or 13) are plain sections.
+beam3d_timoshenko, then the offsets (yc, zc, ys, zs) and the mass centre (ym, zm) as the
+last two (17 columns for beam3d, 19 for beam3d_timoshenko); rows of 11 or 13 columns are
+plain sections, beam3d rows of 15 carry the offsets without a mass centre
+(``beam3d_local.offset_column``, ``mass_centre_column``).
 """
 import numpy as np
 
 from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
-from .beam3d_corotational import _kinematics, _scratch, _transform
-from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko, offset_scratch
+from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
+from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko, mass_centre_column, offset_scratch
 from .beam3d_midpoint import midpoint_force_oriented
 from .timoshenko_mass import bending_mass
 
@@ -253,6 +265,7 @@ def mass(X, u, R, p, kind, M):
     docstring. Rotational rows/columns refer to spatial angular velocities."""
     if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
         raise ValueError("beam3d mass: kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
+    mc = mass_centre_column(p)
     R0 = np.empty((3, 3))
     F = np.empty((3, 3))
     RR = np.empty((2, 3, 3))
@@ -264,6 +277,10 @@ def mass(X, u, R, p, kind, M):
         for i in range(12):
             for j in range(12):
                 M[e, i, j] = 0.0
+        ym = p[e, mc] if mc >= 0 else 0.0
+        zm = p[e, mc + 1] if mc >= 0 else 0.0
+        if (ym != 0.0 or zm != 0.0) and kind != LUMPED:
+            raise ValueError("beam3d mass: a mass centre off the node line (ym, zm) needs the lumped mass kind")
         if kind == CONSISTENT:
             _consistent_local(p, e, l0, Ml)
             # M = T Ml Tᵀ with T = diag(E, E, E, E), E[i, k] = F[k, i]
@@ -295,6 +312,47 @@ def mass(X, u, R, p, kind, M):
                     for k in range(3):
                         acc += Q[i, k] * p[e, 5 + k] * Q[j, k]
                     M[e, 6 * a + 3 + i, 6 * a + 3 + j] = 0.5 * l0 * acc
+            if ym != 0.0 or zm != 0.0:  # the end's mass at r = Q (0, ym, zm): v_p = v − r̂ ω
+                r = qa[0]
+                for i in range(3):
+                    r[i] = Q[i, 1] * ym + Q[i, 2] * zm
+                _add_offset_point(M[e], 6 * a, diag, r)
+
+
+@jit
+def _add_offset_point(Me, o, m, r):
+    """Add the coupling of a mass m at the lever r (3,) from the node whose DOFs start at
+    row ``o`` of Me (12, 12): [[0, −m r̂], [m r̂, m (|r|² I − r rᵀ)]] (the translational
+    m I is already there), the kinetic energy ½ m |v − r̂ ω|² of the point."""
+    rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
+    for i in range(3):
+        for j in range(3):
+            Me[o + 3 + i, o + 3 + j] += m * ((rr if i == j else 0.0) - r[i] * r[j])
+    for (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):  # r̂[i, j] = −r_k, r̂[j, i] = r_k
+        Me[o + i, o + 3 + j] += m * r[k]  # −m r̂
+        Me[o + j, o + 3 + i] -= m * r[k]
+        Me[o + 3 + i, o + j] -= m * r[k]  # m r̂
+        Me[o + 3 + j, o + i] += m * r[k]
+
+
+@jit
+def mass_points(X, p, m, d):
+    """The translational mass of each element end as a point rigidly attached to its node
+    (lumped mass of a section whose mass centre is off the node line): m (n_el, 2) half the
+    element's mass ρA l0/2 at each end; d (n_el, 2, 3) its lever from the node in the
+    reference configuration, d = R0 (0, ym, zm) (zero without a mass-centre offset); in a
+    configuration with nodal rotation R_a the point is at x_a + R_a d. X (n_el, 2, 3), p
+    property rows."""
+    R0 = np.empty((3, 3))
+    mc = mass_centre_column(p)
+    for e in range(X.shape[0]):
+        l0 = _reference_triad(X, p, e, R0)
+        ym = p[e, mc] if mc >= 0 else 0.0
+        zm = p[e, mc + 1] if mc >= 0 else 0.0
+        for a in range(2):
+            m[e, a] = 0.5 * (p[e, 4] * l0)
+            for i in range(3):
+                d[e, a, i] = R0[i, 1] * ym + R0[i, 2] * zm
 
 
 @jit
@@ -373,18 +431,17 @@ def _properties(material, section, name):
         if len(c) != 2:
             raise ValueError(f"section {key} must have 2 components (y, z) for {name}, got {len(c)}")
         out[names[0]], out[names[1]] = c
-    if (out["yc"] != 0.0 or out["zc"] != 0.0) and rho != 0.0:
-        raise ValueError(f"section centroid off the node line for {name}: the mass centre would be off the "
-                         "nodes, which the beam masses do not support; put the nodes on the centroid line "
-                         "(offset the shear centre instead) or give the parameters as values")
+    # a homogeneous section: its mass centre is its centroid (ρIp, ρIy, ρIz are about it)
+    out["ym"], out["zm"] = (out["yc"], out["zc"]) if rho != 0.0 else (0.0, 0.0)
     return out
 
 
 def properties_euler_bernoulli(material, section):
     """EA = E·A, GJ = G·J, EIy = E·Iy, EIz = E·Iz, rhoA = ρ·A, rhoIp = ρ·Ip (Ip defaults to
     Iy + Iz), rhoIy = ρ·Iy, rhoIz = ρ·Iz, the section y direction (vx, vy, vz) from the
-    optional ``section.orientation`` (zeros: default orientation) and the offsets
-    (yc, zc) = ``section.centroid``, (ys, zs) = ``section.shear_centre`` (default 0) for
+    optional ``section.orientation`` (zeros: default orientation), the offsets
+    (yc, zc) = ``section.centroid``, (ys, zs) = ``section.shear_centre`` (default 0) and
+    the mass centre (ym, zm) = (yc, zc) with a density (homogeneous section) for
     ``beam3d``."""
     return _properties(material, section, "beam3d")
 
@@ -406,19 +463,21 @@ KERNELS = ElementKernels(internal_force=internal_force, tangent=tangent, resulta
                          midpoint_force=midpoint_force_oriented)
 
 PARAMS = ("EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy", "vz")
-OFFSETS = ("yc", "zc", "ys", "zs")  # the last N_OFFSETS columns of p
+OFFSETS = ("yc", "zc", "ys", "zs")  # N_OFFSETS columns from beam3d_local.offset_column(p)
+MASS_CENTRE = ("ym", "zm")  # the last two columns (beam3d_local.mass_centre_column)
 _COMMON = dict(cell_type="line", n_nodes=2, dim=3, node_dofs=("ux", "uy", "uz", "rx", "ry", "rz"),
                resultant_names=("N", "Vy", "Vz", "T", "My1", "Mz1", "My2", "Mz2"), kernels=KERNELS,
                constant_mass=(), oriented=True,
-               defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0, "yc": 0.0, "zc": 0.0, "ys": 0.0, "zs": 0.0},
+               defaults={"vx": 0.0, "vy": 0.0, "vz": 0.0, "yc": 0.0, "zc": 0.0, "ys": 0.0, "zs": 0.0,
+                         "ym": 0.0, "zm": 0.0},
                rotary_kinds=(LUMPED, INVARIANT))
 
 SPECS = {
-    "beam3d": ElementSpec(name="beam3d", params=PARAMS + OFFSETS, properties=properties_euler_bernoulli,
+    "beam3d": ElementSpec(name="beam3d", params=PARAMS + OFFSETS + MASS_CENTRE, properties=properties_euler_bernoulli,
                           description="3-D co-rotational Euler–Bernoulli beam with second-order "
                                       "bending–torsion refinement (Battini–Pacoste frame, Meijaard strains)",
                           **_COMMON),
-    "beam3d_timoshenko": ElementSpec(name="beam3d_timoshenko", params=PARAMS + ("GAy", "GAz") + OFFSETS,
+    "beam3d_timoshenko": ElementSpec(name="beam3d_timoshenko", params=PARAMS + ("GAy", "GAz") + OFFSETS + MASS_CENTRE,
                                      properties=properties_timoshenko,
                                      description="3-D co-rotational Timoshenko beam (shear-flexible, "
                                                  "locking-free) with second-order refinement",

@@ -7,14 +7,38 @@ import numpy as np
 
 from femb.core import jit
 
-N_OFFSETS = 4  # the last columns of p: centroid (yc, zc) and shear centre (ys, zs)
+N_OFFSETS = 4  # centroid (yc, zc) and shear centre (ys, zs), from column ``offset_column(p)``
 
 
 @jit
 def is_timoshenko(p):
-    """p holds beam3d_timoshenko rows: 17 columns (11 + GAy, GAz + offsets), or 13 for
-    rows without the offset columns (plain sections; beam3d: 15 or 11)."""
-    return p.shape[1] == 17 or p.shape[1] == 13
+    """p holds beam3d_timoshenko rows: 19 columns (11 + GAy, GAz + the four section offsets
+    + the mass centre), or 13 for rows without the offset columns (plain sections; beam3d:
+    17, or 15 without the mass-centre columns, or 11)."""
+    return p.shape[1] == 19 or p.shape[1] == 13
+
+
+@jit
+def offset_column(p):
+    """First column of the section offsets (yc, zc, ys, zs) in rows p, or −1 for plain
+    rows (11 or 13 columns): 11 for beam3d rows of 15 or 17 columns, 13 for
+    beam3d_timoshenko rows of 19."""
+    n = p.shape[1]
+    if n == 15 or n == 17:
+        return 11
+    if n == 19:
+        return 13
+    return -1
+
+
+@jit
+def mass_centre_column(p):
+    """First column of the mass centre (ym, zm) in rows p (the last two of full rows of 17
+    or 19 columns), or −1 for rows without it."""
+    n = p.shape[1]
+    if n == 17 or n == 19:
+        return n - 2
+    return -1
 
 
 def _quadratic_terms():
@@ -176,14 +200,14 @@ def _offset_line(l0, dy, dz, Lq, Hq, k0, k1, Lo, Ho, A, B, P0, Pi, q, w):
 def _strain_forms(l0, p, e, Lq, Hq, ow):
     """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the section strains of
     element ``e``, ρ(q) = Lq q + ½ qᵀ Hq q: the node line's refined strains
-    (``_node_line_forms``) or, for an eccentric section (offsets in the last
-    ``N_OFFSETS`` columns of p), the axial strain ē1 of the centroid line and the twist and
+    (``_node_line_forms``) or, for an eccentric section (offsets in the ``N_OFFSETS``
+    columns of p from ``offset_column``), the axial strain ē1 of the centroid line and the twist and
     bending strains ρ2 … ρ6 of the shear-centre line (``_offset_line``); ow the work
     arrays of ``offset_scratch``."""
     _node_line_forms(l0, Lq, Hq)
-    if p.shape[1] < 15:
+    o = offset_column(p)
+    if o < 0:
         return  # rows without offset columns: a plain section
-    o = p.shape[1] - N_OFFSETS
     yc, zc, ys, zs = p[e, o], p[e, o + 1], p[e, o + 2], p[e, o + 3]
     if yc == 0.0 and zc == 0.0 and ys == 0.0 and zs == 0.0:
         return

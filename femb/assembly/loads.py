@@ -255,10 +255,12 @@ class LoadAssembler:
                 out[var] += force(c * M, np.eye(3) if R is None else R[node])
         return out
 
-    def moment_stiffness(self, R, lam=None, t=None, scaled=True, constant=True):
+    def moment_stiffness(self, R, lam=None, t=None, scaled=True, constant=True, spin_map=None):
         """Load stiffness (CSR over the equations, n_eq × n_eq) of the rotation-dependent
         moments, K_L = −∂F/∂w (to be added to the tangent of f_int − f_ext); None when the
-        model has no such moments. Arguments as in ``moments``."""
+        model has no such moments. Arguments as in ``moments``; ``spin_map`` (n_nodes, 3, 3),
+        optional: the spin of each node's R per unit of the unknowns of a step (the
+        columns become K_L · spin_map[node])."""
         if not self._moments:
             return None
         tab = self.table
@@ -271,6 +273,8 @@ class LoadAssembler:
             if c == 0.0 or np.all(eq < 0):
                 continue
             KL = stiffness(c * M, np.eye(3) if R is None else R[node])
+            if spin_map is not None:
+                KL = KL @ spin_map[node]
             for i in range(3):
                 for j in range(3):
                     if eq[i] >= 0 and eq[j] >= 0:
@@ -304,7 +308,8 @@ class LoadAssembler:
     @property
     def has_state_loads(self):
         """True when some load depends on the configuration (rotation-dependent moments,
-        follower pressures): see ``state_forces`` and ``state_stiffness``."""
+        follower pressures, gravity on mass points): see ``state_forces`` and
+        ``state_stiffness``."""
         return bool(self._moments or self._followers or self._point_gravity)
 
     def _follower_terms(self, u, lam, t, scaled, constant):
@@ -316,29 +321,19 @@ class LoadAssembler:
                 x = X if u is None else X + u[var]
                 yield c * load.p, x, var
 
-    def state_forces(self, u, R, lam=None, t=None, scaled=True, constant=True):
-        """Generalized forces (n_var,) of the configuration-dependent loads at the state
-        (u, R) (None: the reference): the rotation-dependent moments (``moments``) plus the
-        follower pressures on the current faces x = X + u. Factors as in ``moments``."""
-        out = self.moments(R, lam, t, scaled, constant) if self._moments else np.zeros(self.table.n_var)
+    def follower_pressure_forces(self, u, lam=None, t=None, scaled=True, constant=True):
+        """Generalized forces (n_var,) of the follower pressures on the current faces
+        x = X + u (u None: the reference). Factors as in ``moments``."""
+        out = np.zeros(self.table.n_var)
         for p, x, var in self._follower_terms(u, lam, t, scaled, constant):
             np.add.at(out, var.ravel(), pressure_forces(x, p).ravel())
-        if self._point_gravity:  # the exact weight of the mass points replaces their blocks' share M_r·g
-            g, share = self._point_gravity_field(lam, t, scaled, constant)
-            if np.any(g):
-                out += self.point_fields.force(u, R, g)[0] - share
         return out
 
-    def state_stiffness(self, u, R, lam=None, t=None, scaled=True, constant=True):
-        """Load stiffness (CSR over equations) K_L = −∂F/∂q of the configuration-dependent
-        loads at (u, R), to be added to the tangent of f_int − f_ext; None without such
-        loads. The follower-pressure part is the exact derivative (femb.core.surfaces),
-        non-symmetric face by face, symmetric once assembled over a closed surface or one
-        with held edges."""
-        if not self.has_state_loads:
-            return None
+    def follower_pressure_stiffness(self, u, lam=None, t=None, scaled=True, constant=True):
+        """Load stiffness (CSR over equations) K_L = −∂F/∂u of the follower pressures at u,
+        the exact derivative (femb.core.surfaces): non-symmetric face by face, symmetric once
+        assembled over a closed surface or one with held edges."""
         tab = self.table
-        K = self.moment_stiffness(R, lam, t, scaled, constant) if self._moments else sp.csr_matrix((tab.n_eq, tab.n_eq))
         rows, cols, vals = [], [], []
         for p, x, var in self._follower_terms(u, lam, t, scaled, constant):
             ke = -pressure_stiffness(x, p)  # (n, 3k, 3k)
@@ -349,8 +344,34 @@ class LoadAssembler:
             rows.append(r[keep])
             cols.append(c[keep])
             vals.append(ke[keep])
-        if rows:
-            K = K + sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(tab.n_eq, tab.n_eq))
+        if not rows:
+            return sp.csr_matrix((tab.n_eq, tab.n_eq))
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(tab.n_eq, tab.n_eq))
+
+    def state_forces(self, u, R, lam=None, t=None, scaled=True, constant=True):
+        """Generalized forces (n_var,) of the configuration-dependent loads at the state
+        (u, R) (None: the reference): the rotation-dependent moments (``moments``) plus the
+        follower pressures on the current faces x = X + u. Factors as in ``moments``."""
+        out = self.moments(R, lam, t, scaled, constant) if self._moments else np.zeros(self.table.n_var)
+        if self._followers:
+            out += self.follower_pressure_forces(u, lam, t, scaled, constant)
+        if self._point_gravity:  # the exact weight of the mass points replaces their blocks' share M_r·g
+            g, share = self._point_gravity_field(lam, t, scaled, constant)
+            if np.any(g):
+                out += self.point_fields.force(u, R, g)[0] - share
+        return out
+
+    def state_stiffness(self, u, R, lam=None, t=None, scaled=True, constant=True):
+        """Load stiffness (CSR over equations) K_L = −∂F/∂q of the configuration-dependent
+        loads at (u, R), to be added to the tangent of f_int − f_ext; None without such
+        loads (``moment_stiffness`` + ``follower_pressure_stiffness`` + the load stiffness of
+        gravity on mass points, ``PointFields.derivative``)."""
+        if not self.has_state_loads:
+            return None
+        tab = self.table
+        K = self.moment_stiffness(R, lam, t, scaled, constant) if self._moments else sp.csr_matrix((tab.n_eq, tab.n_eq))
+        if self._followers:
+            K = K + self.follower_pressure_stiffness(u, lam, t, scaled, constant)
         if self._point_gravity:
             g, _ = self._point_gravity_field(lam, t, scaled, constant)
             if np.any(g):

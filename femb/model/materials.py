@@ -79,9 +79,11 @@ class Section:
     vertical members). centroid, shear_centre: for 3-D beams, the (y, z) section
     coordinates of the centroid (where the axial force acts) and of the shear centre
     (about which the section twists and through which the shear forces pass) measured from
-    the node line (length units; default (0, 0): both on the node line). The mass centre
-    is the centroid: with a density, an offset centroid is refused (put the nodes on the
-    centroid line and offset the shear centre).
+    the node line (length units; default (0, 0): both on the node line). The section is
+    homogeneous: with a density its mass centre is the centroid, and its rotary inertia
+    ρIp, ρIy, ρIz is about the centroid's axes; a centroid off the node line puts the
+    mass centre there (3-D beams: the lumped mass only; see femb.elements.beam3d, and
+    the direct values ``ym``, ``zm`` for a mass centre elsewhere).
     """
 
     A: Optional[float] = None

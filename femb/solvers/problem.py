@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from femb.assembly import Assembler, LoadAssembler
 from femb.assembly.joints import ConstraintSet
-from femb.core.errors import ModelError
+from femb.core.errors import InputError, ModelError
 from femb.correlation import build_table
 from femb.solvers.configuration import Configuration, RotationLayout, split_state
 from femb.solvers.linalg.nullspace import check_redundancy
@@ -60,10 +60,41 @@ def full_matrix(table, matrices):
         return sp.csr_matrix((n, n))
     return sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
 
-def split_rotary_mass(block, Me):
+def mass_centre_offsets(block):
+    """(n_el,) bool: the elements of a block whose section mass centre is off the node line
+    (a nonzero ``ym`` or ``zm`` property: beam3d, beam3d_timoshenko, beam2d), or None when
+    the element type has no mass-centre offset."""
+    params = block.spec.params
+    cols = [params.index(k) for k in ("ym", "zm") if k in params]
+    if not cols:
+        return None
+    return np.any(block.props[:, cols] != 0.0, axis=1)
+
+
+def check_mass_centre_offsets(table, kind):
+    """InputError naming the parts whose section mass centre is off the node line when the
+    mass kind ``kind`` is not lumped (elements.base.LUMPED = 0): only the lumped mass
+    carries the offset (half the element's mass at each end, rigidly attached to the node)."""
+    if int(kind) == 0:
+        return
+    bad = [b.part for b in table.blocks if (m := mass_centre_offsets(b)) is not None and m.any()]
+    if bad:
+        raise InputError(f"part(s) {', '.join(map(repr, bad))}: a section mass centre off the node line (ym, zm) is "
+                         "carried by the lumped mass only; use mass 'lumped' or put the nodes on the mass-centre line",
+                         "mass")
+
+
+def split_rotary_mass(block, Me, points=None):
     """(translational, rotational) parts (n_el, n, n) of element masses of a 3-D model: the
     rotational rows and columns (rx, ry, rz) go to the second; ModelError when the mass
-    couples translations and rotations (a centre of mass off the node)."""
+    couples translations and rotations (a centre of mass off the node).
+
+    ``points`` (n_el, n, n), optional: the element masses of mass points rigidly attached
+    to the nodes (femb.solvers.dynamics.offset_points, a section mass centre off the node
+    line), integrated as points by the caller: they are taken out of Me before the split,
+    which leaves the rotary inertia about the points' mass centres on the nodes."""
+    if points is not None:
+        Me = Me - points
     names = block.spec.node_dofs
     nd = len(names)
     rot = np.zeros(block.spec.n_edof, dtype=bool)
@@ -78,6 +109,12 @@ def split_rotary_mass(block, Me):
                              "nodes' translations, rotations and modal amplitudes; 3-D linearization of superelements "
                              "is not available yet (statics, modal analysis, buckling and the mid-point time "
                              "integration are)")
+        offsets = mass_centre_offsets(block)
+        if offsets is not None and offsets.any():
+            raise ModelError(f"part {block.part!r}: its section mass centre is off the node line (ym, zm), which couples "
+                             "the translational and rotary inertia of its nodes; of the 3-D time integrators only the "
+                             "energy-conserving mid-point scheme integrates it (3-D linearization and the α schemes do "
+                             "not yet)")
         raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics and 3-D "
                          "linearization need the rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
     Mt, Mr = Me.copy(), np.zeros_like(Me)
@@ -213,6 +250,7 @@ class ProblemSetup:
         self.prescribed = list(self.table.prescribed)
         self.joints = None
         self.active_rows = np.zeros(0, dtype=np.int64)
+        check_mass_centre_offsets(self.table, mass_kind)
         if model.joints:
             self.joints = ConstraintSet(model, self.table)
             u0 = self.apply_prescribed(np.zeros(self.table.n_var), 0.0)

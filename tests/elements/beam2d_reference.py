@@ -16,9 +16,9 @@ def wrap(a):
 def unpack(p):
     """(EA, EI, GAs, rhoA, rhoI) of one property row; GAs = inf for beam2d."""
     p = np.asarray(p, dtype=float)
-    if p.size == 5:
-        return tuple(p)
-    EA, EI, rhoA, rhoI = p
+    if p.size == 6:  # beam2d_timoshenko: (EA, EI, GAs, rhoA, rhoI, ym)
+        return tuple(p[:5])
+    EA, EI, rhoA, rhoI = p[:4]  # beam2d: (EA, EI, rhoA, rhoI[, ym])
     return EA, EI, np.inf, rhoA, rhoI
 
 

@@ -60,7 +60,7 @@ def unpack(p):
     p = np.asarray(p, dtype=float)
     keys = ["EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy", "vz"]
     out = dict(zip(keys, p[:11]))
-    out["GAy"], out["GAz"] = (p[11], p[12]) if p.size == 17 else (np.inf, np.inf)  # beam3d: 15 columns
+    out["GAy"], out["GAz"] = (p[11], p[12]) if p.size in (13, 19) else (np.inf, np.inf)  # beam3d: 17 (or 11) columns
     return out
 
 

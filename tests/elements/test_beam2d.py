@@ -19,7 +19,7 @@ NEAR_PI = [np.pi - 1e-3, -np.pi + 1e-3, np.pi]
 
 def params(name, n, EA=EA, EI=EI, GAs=GAS, rhoA=RHOA, rhoI=RHOI):
     """(n, n_params) property rows of element type ``name``."""
-    row = [EA, EI, rhoA, rhoI] if name == "beam2d" else [EA, EI, GAs, rhoA, rhoI]
+    row = [EA, EI, rhoA, rhoI, 0.0] if name == "beam2d" else [EA, EI, GAs, rhoA, rhoI, 0.0]  # ym = 0
     return np.tile(np.array(row, dtype=float), (n, 1))
 
 
@@ -136,8 +136,9 @@ def test_spec_declares_the_contract(name):
 def test_properties_from_material_and_section():
     mat = Material(E=200.0, nu=0.25, rho=3.0)
     sec = Section(A=2.0, Iz=0.5, I=9.0, shear_factor=0.8)
-    assert np.array_equal(get_spec("beam2d").property_row(mat, sec), [400.0, 100.0, 6.0, 1.5])
-    assert np.array_equal(get_spec("beam2d_timoshenko").property_row(mat, sec), [400.0, 100.0, 80.0 * 0.8 * 2.0, 6.0, 1.5])
+    # the last column: the mass centre ym on the node line (a direct value only)
+    assert np.array_equal(get_spec("beam2d").property_row(mat, sec), [400.0, 100.0, 6.0, 1.5, 0.0])
+    assert np.array_equal(get_spec("beam2d_timoshenko").property_row(mat, sec), [400.0, 100.0, 80.0 * 0.8 * 2.0, 6.0, 1.5, 0.0])
 
 
 @pytest.mark.parametrize("name, mat, sec, fragment", [

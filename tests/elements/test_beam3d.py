@@ -26,7 +26,7 @@ NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 def params(name, n, v=(0.0, 0.0, 0.0), **kw):
     """(n, n_params) property rows; keyword arguments override single columns."""
     vals = dict(EA=EA, GJ=GJ, EIy=EIY, EIz=EIZ, rhoA=RHOA, rhoIp=RHOIP, rhoIy=RHOIY, rhoIz=RHOIZ,
-                vx=v[0], vy=v[1], vz=v[2], GAy=GAY, GAz=GAZ, yc=0.0, zc=0.0, ys=0.0, zs=0.0)
+                vx=v[0], vy=v[1], vz=v[2], GAy=GAY, GAz=GAZ, yc=0.0, zc=0.0, ys=0.0, zs=0.0, ym=0.0, zm=0.0)
     vals.update(kw)
     row = [vals[k] for k in get_spec(name).params]
     return np.tile(np.array(row, dtype=float), (n, 1))
@@ -157,7 +157,7 @@ def test_spec_declares_the_contract(name):
     assert spec.node_dofs == ("ux", "uy", "uz", "rx", "ry", "rz") and spec.n_edof == 12
     assert spec.resultant_names == ("N", "Vy", "Vz", "T", "My1", "Mz1", "My2", "Mz2")
     assert spec.params[:11] == ("EA", "GJ", "EIy", "EIz", "rhoA", "rhoIp", "rhoIy", "rhoIz", "vx", "vy", "vz")
-    assert spec.params[11:] == (("GAy", "GAz") if name == "beam3d_timoshenko" else ()) + ("yc", "zc", "ys", "zs")
+    assert spec.params[11:] == (("GAy", "GAz") if name == "beam3d_timoshenko" else ()) + ("yc", "zc", "ys", "zs", "ym", "zm")
     assert spec.constant_mass == ()
     assert spec.kernels.midpoint_force is not None and spec.kernels.damping is None  # energy-momentum dynamics
 
@@ -166,13 +166,13 @@ def test_properties_from_material_and_section():
     mat = Material(E=200.0, nu=0.25, rho=3.0)
     sec = Section(A=2.0, Iy=0.5, Iz=0.25, J=0.6, shear_factor=0.8)
     row = get_spec("beam3d").property_row(mat, sec)
-    assert np.array_equal(row, [400.0, 80.0 * 0.6, 100.0, 50.0, 6.0, 2.25, 1.5, 0.75, 0.0, 0.0, 0.0] + [0.0] * 4)
+    assert np.array_equal(row, [400.0, 80.0 * 0.6, 100.0, 50.0, 6.0, 2.25, 1.5, 0.75, 0.0, 0.0, 0.0] + [0.0] * 6)
     oriented = SimpleNamespace(A=2.0, second_moment_y=0.5, second_moment_z=0.25, J=0.6, Ip=0.9, shear_factor=0.8,
                                orientation=(0.0, 0.0, 2.0))
     row = get_spec("beam3d_timoshenko").property_row(mat, oriented)
     assert row[5] == pytest.approx(2.7, rel=1e-15) and row[8:13] == pytest.approx([0.0, 0.0, 2.0, 128.0, 128.0], rel=1e-15)
     direct = get_spec("beam3d").property_row(None, None, dict(zip(get_spec("beam3d").params[:8], range(1, 9))))
-    assert np.array_equal(direct[8:], [0.0] * 7)  # orientation and offsets default to zeros
+    assert np.array_equal(direct[8:], [0.0] * 9)  # orientation, offsets and mass centre default to zeros
 
 
 @pytest.mark.parametrize("name, mat, sec, fragment", [

@@ -35,10 +35,10 @@ def eccentric_states(name, seed=7, amplitude=0.4, n=12):
     """``deformed_states`` of test_beam3d with an eccentric section (offsets of 2–5 % of
     the element length, every combination of centroid and shear-centre offset)."""
     X, u, R, p = deformed_states(seed=seed, n=n, amplitude=amplitude, name=name)
-    o = p.shape[1] - 4
-    p[:, o:] = [OFFSETS[k] for k in ("yc", "zc", "ys", "zs")]
+    o = p.shape[1] - 6  # (yc, zc, ys, zs), then the mass centre (ym, zm) = 0
+    p[:, o:o + 4] = [OFFSETS[k] for k in ("yc", "zc", "ys", "zs")]
     p[1::3, o:o + 2] = 0.0  # shear-centre offset only
-    p[2::3, o + 2:] = 0.0  # centroid offset only
+    p[2::3, o + 2:o + 4] = 0.0  # centroid offset only
     return X, u, R, p
 
 
@@ -49,7 +49,7 @@ def test_zero_offsets_reproduce_the_plain_section():
     line's strain forms (the identity map) to round-off."""
     for name in NAMES:
         X, u, R, p = deformed_states(seed=2, name=name)
-        short = np.ascontiguousarray(p[:, :-4])  # rows without the offset columns
+        short = np.ascontiguousarray(p[:, :-6])  # rows without the offset and mass-centre columns
         f, K = tangent(name, X, u, R, p)
         f0, K0 = tangent(name, X, u, R, short)
         assert np.array_equal(f, f0) and np.array_equal(K, K0)
@@ -66,7 +66,7 @@ def _linked_energy(name, X, u, R, p):
     """Strain energy of Meijaard's linked lines: a beam with the axial stiffness only on
     the centroid line and one with the torsion, bending (and shear) stiffness only on the
     shear-centre line, their ends rigidly attached to the nodal triads (exact kinematics)."""
-    o = p.shape[1] - 4
+    o = p.shape[1] - 6
     out = np.zeros(len(X))
     for cols, zero in (((o, o + 1), (1, 2, 3)), ((o + 2, o + 3), (0,))):
         pl = p.copy()
@@ -117,7 +117,7 @@ def test_linear_stiffness_equals_the_linked_lines(name):
     _, K = tangent(name, X, u, R, p)
     R0 = np.empty((3, 3))
     _reference_triad(X, p, 0, R0)
-    o = p.shape[1] - 4
+    o = p.shape[1] - 6
     K_linked = np.zeros((12, 12))
     for cols, zero in (((o, o + 1), (1, 2, 3)), ((o + 2, o + 3), (0,))):
         pl = p.copy()
@@ -281,8 +281,9 @@ def test_section_offsets_become_element_parameters():
         row = dict(zip(spec.params, spec.property_row(mat, sec)))
         assert (row["yc"], row["zc"], row["ys"], row["zs"]) == (0.01, -0.02, 0.0, 0.03)
     assert Section(A=1.0, centroid=(0.0, 1.0, 2.0)).problems()
-    with pytest.raises(ValueError, match="centroid"):  # the mass centre would be off the nodes
-        get_spec("beam3d").property_row(Material(E=200.0, nu=0.25, rho=1.0), sec)
+    for rho, centre in ((1.0, (0.01, -0.02)), (0.0, (0.0, 0.0))):  # with a density the mass centre is the centroid
+        row = dict(zip(get_spec("beam3d").params, get_spec("beam3d").property_row(Material(E=200.0, nu=0.25, rho=rho), sec)))
+        assert (row["ym"], row["zm"]) == centre
 
 
 @pytest.mark.slow

@@ -7,10 +7,10 @@ import pytest
 
 from femb.elements import beam3d, beam3d_corotational, beam3d_midpoint
 
-P_EB = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0] + [0.0] * 4  # no offsets
-P_TIM = P_EB[:11] + [2e3, 2.5e3] + [0.0] * 4
-P_ECC = P_EB[:11] + [0.05, -0.03, -0.02, 0.04]  # centroid (yc, zc), shear centre (ys, zs)
-P_TIM_ECC = P_TIM[:13] + [0.05, -0.03, -0.02, 0.04]
+P_EB = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0] + [0.0] * 6  # no offsets, mass centre (ym, zm) = 0
+P_TIM = P_EB[:11] + [2e3, 2.5e3] + [0.0] * 6
+P_ECC = P_EB[:11] + [0.05, -0.03, -0.02, 0.04, 0.0, 0.0]  # centroid (yc, zc), shear centre (ys, zs)
+P_TIM_ECC = P_TIM[:13] + [0.05, -0.03, -0.02, 0.04, 0.0, 0.0]
 
 
 def cayley(psi):

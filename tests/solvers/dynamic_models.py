@@ -100,7 +100,7 @@ def bending_rotations(res, frame):
     p = block.props
     l0 = np.linalg.norm(block.X[:, 1] - block.X[:, 0], axis=1)
     EI = p[:, 1]
-    phi = 12.0 * EI / (p[:, 2] * l0**2) if p.shape[1] == 5 else np.zeros_like(EI)
+    phi = 12.0 * EI / (p[:, 2] * l0**2) if p.shape[1] == 6 else np.zeros_like(EI)  # beam2d_timoshenko rows: 6 columns
     k = EI / (l0 * (1.0 + phi))
     k11, k12 = k * (4.0 + phi), k * (2.0 - phi)
     det = k11**2 - k12**2

@@ -160,7 +160,9 @@ def test_3d_step_constraints_equal_the_sparse_chain_rule(monkeypatch):
         return original(evaluate, system, x, *args, **kwargs)
 
     monkeypatch.setattr(step_newton, "projected_newton", capture)
-    solve_dynamic(model, 0.05, 0.1)
+    from femb.solvers.dynamics.driver import DynamicSettings
+
+    solve_dynamic(model, 0.05, 0.1, DynamicSettings(compiled_step=False))  # the general step system
     system, z0 = systems[-1]
     p, ev = system.p, system.eq_var
     rng = np.random.default_rng(3)

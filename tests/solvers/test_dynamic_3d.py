@@ -1,14 +1,14 @@
 """Energy-momentum conserving dynamics of models with 3-D rotations (beam3d, rigid_body3d):
 exact energy balance at any step size, exact linear and angular momentum in free flight,
 no strain from rigid spin, second order, agreement with the planar beam in a plane,
-prescribed rotations, and the clear refusals (baselines, damping)."""
+prescribed rotations, and the clear refusal of configuration-dependent masses (Rayleigh
+damping: tests/solvers/test_damping3d.py)."""
 import numpy as np
 import pytest
 
-from femb.core.errors import InputError
 from femb.mesh import Mesh, line_mesh
 from femb.model import Model
-from femb.solvers import Rayleigh, solve_dynamic
+from femb.solvers import solve_dynamic
 
 BEAM3D = {"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0, "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012}
 
@@ -317,8 +317,6 @@ def test_prescribed_hub_rotation_is_followed_and_its_work_is_booked():
 def test_unsupported_combinations_are_refused_clearly():
     model = free_beam()
     model.initial_velocity("b_end", uy=1.0)
-    with pytest.raises(InputError, match="damping"):
-        solve_dynamic(model, 0.01, 0.02, damping=Rayleigh(alpha=0.1))
     with pytest.raises(Exception, match="mass"):
         solve_dynamic(model, 0.01, 0.02, mass="consistent")
 

@@ -38,9 +38,20 @@ iteration matrix as they are::
     B = [c_a J + c_v (ω̂ J − (J ω)^)] J_L(θ)⁻¹ − (J ω̇)^ + J (ω̇)^ + ω̂ (J ω̂ − (J ω)^)
 
 with c_a = (1 − α_m)/((1 − α_f) β h²), c_v = γ/(β h) and J_L the left Jacobian of exp
-(δθ = J_L⁻¹ δw): the exact derivative of the inertia terms with respect to the spin. Left
-out: the configuration dependence of discrete dampers and the rotation of their velocity
-columns (C_d per unit ω, exact up to O(|θ|)), and the skew part of the joints' curvature.
+(δθ = J_L⁻¹ δw): the exact derivative of the inertia terms with respect to the spin.
+
+Damping f_d = C(q) v (femb.solvers.dynamics.problem.DampingModel, spatial ω on the
+nodes) enters as c_v C_d with its rotational velocity columns turned by J_L(θ)⁻¹ (∂ω_{n+1}
+per unit spin), plus ∂f_d/∂q at fixed v: α (J ω̂ − (J ω)^) of the rotary mass damping and
+the discrete dampers' configuration derivative (element central differences of their
+kernels, DampingModel.configuration_derivative). Left out: the configuration derivative of
+β K_mat (a third derivative of the strain energy), and the skew part of the joints'
+curvature.
+
+Configuration-dependent loads (rotation-dependent moments, follower pressures) act at the
+end of the step, F(x_{n+1}, R_{n+1}, t_{n+1}), with their load stiffness −∂F/∂q per unit
+spin in S; their work is booked by the trapezoidal rule ½ (F_n + F_{n+1})·z (an O(h²)
+approximation, like the energy of the scheme).
 """
 import numpy as np
 
@@ -93,6 +104,9 @@ def start(scheme, problem, t0, u, v):
     gyro, _, _ = rotary_inertia_force(problem, R, w, acc[lay.var])  # J ω̇_p + ω × J ω
     inert = problem.M_full @ np.where(problem.rot3d, 0.0, acc)
     np.add.at(inert, lay.var[problem.rotary.owner].ravel(), gyro[problem.rotary.owner].ravel())
+    fl = problem.end_state_loads(u, R, t0)[0]
+    if fl is not None:
+        g -= fl
     rhs = problem.f_const + problem.scaled_loads(t0) - g - inert
     data = tab.new_matrix_data()
     data += problem.M_eq.data
@@ -112,19 +126,22 @@ def start(scheme, problem, t0, u, v):
         lam, G = scheme._constrained_acceleration(problem, t0, v, acc, rhs, M, joint_at)
     elif tab.n_eq:
         solve_free_acceleration(scheme.name, M, tab, rhs, acc)
-    state = State(t0, u, v, a=acc.copy(), extra={"R": R, "pi": pi, "acc": acc, "fd": fd, "lam": lam})
-    state.extra["reaction"] = _reaction(problem, state, t0, f, fd, lam, G)
+    state = State(t0, u, v, a=acc.copy(), extra={"R": R, "pi": pi, "acc": acc, "fd": fd, "fl": fl, "lam": lam})
+    state.extra["reaction"] = _reaction(problem, state, t0, f, fd, lam, G, fl)
     return state
 
 
-def _reaction(problem, state, t, f, fd, lam, G):
+def _reaction(problem, state, t, f, fd, lam, G, fl=None):
     """Generalized reactions (n_var,) f + f_d + Gᵀλ + inertia − f_ext at a state (the
-    forces the supports of prescribed variables must apply)."""
+    forces the supports of prescribed variables must apply; ``fl`` the configuration-dependent
+    loads of the state)."""
     lay = problem.rotary.layout
     acc = state.extra["acc"]
     out = f + problem.M_full @ np.where(problem.rot3d, 0.0, acc) - problem.f_const - problem.scaled_loads(t)
     if fd is not None:
         out = out + fd
+    if fl is not None:
+        out = out - fl
     if lam is not None and G is not None:
         out = out + G.T @ lam
     r_rot, _, _ = rotary_inertia_force(problem, state.extra["R"], state.v[lay.var], acc[lay.var])
@@ -217,17 +234,29 @@ class AlphaLie3DSystem(_StepSystem):
         data = K.data
         data += self.mass_data
         inert = p.M_full @ np.where(p.rot3d, 0.0, acc1)
+        theta, w, wdot = z[lay.var], v1[lay.var], acc1[lay.var]
+        Jinv = np.empty((lay.n, 3, 3))
+        if lay.n:
+            left_jacobian_inverse_batch(np.ascontiguousarray(theta), Jinv)
         fd = None
         if p.damping.active:
-            fd, Cd = p.damping.evaluate(u1, v1, rotations=R1)
+            # ∂ω_{n+1}/∂(spin) = c_v J_L(θ)⁻¹: the rotational velocity columns of C_d turn with it;
+            # the mass part α J ω turns with R_{n+1}; the dampers' configuration derivative
+            spin_cols = np.broadcast_to(np.eye(3), self.R0.shape).copy()
+            spin_cols[lay.nodes] = Jinv
+            fd, Cd = p.damping.evaluate(u1, v1, rotations=R1, column_map=spin_cols)
             data += self.c_v * Cd
-        theta, w, wdot = z[lay.var], v1[lay.var], acc1[lay.var]
+            if lay.n and p.damping.alpha:
+                dJ = p.damping.rotary_spin_derivative(R1, w)
+                np.add.at(data, self.rot_pos, dJ[self.rot_ok])
+            data += p.damping.configuration_derivative(u1, v1, rotations=R1)
+        fl, KL = p.end_state_loads(u1, R1, self.t1)  # rotation-dependent moments, follower pressures
+        if fl is not None:
+            data += KL
         r_rot, pi1, J = rotary_inertia_force(p, R1, w, wdot)
         r_rot[~rot.owner] = 0.0
         np.add.at(inert, lay.var.ravel(), r_rot.ravel())
         if lay.n:
-            Jinv = np.empty((lay.n, 3, 3))
-            left_jacobian_inverse_batch(np.ascontiguousarray(theta), Jinv)
             W, Pi = hat_batch(w), hat_batch(pi1)
             B = (self.c_a * J + self.c_v * (W @ J - Pi)) @ Jinv - hat_batch(_matvec(J, wdot)) + J @ hat_batch(wdot) \
                 + W @ (J @ W - Pi)
@@ -235,9 +264,12 @@ class AlphaLie3DSystem(_StepSystem):
         R = f + inert - self.fe1
         if fd is not None:
             R += fd
-        self.last = dict(u1=u1, R1=R1, a1=a1, v1=v1, acc1=acc1, pi1=pi1, f=f.copy(), fd=fd)
+        if fl is not None:
+            R -= fl
+        self.last = dict(u1=u1, R1=R1, a1=a1, v1=v1, acc1=acc1, pi1=pi1, f=f.copy(), fd=fd, fl=fl)
         ev = self.eq_var
-        scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), self.fext_norm, self.momentum_scale, 1e-300)
+        scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), self.fext_norm, self.momentum_scale, 1e-300,
+                    0.0 if fl is None else vector_norm(fl[ev]))
         return R[ev], K, scale
 
     # ---------------------------------------------------------------- joints
@@ -267,11 +299,11 @@ class AlphaLie3DSystem(_StepSystem):
         u1, R1 = last["u1"], last["R1"]
         lay.write_vectors(u1, R1)
         lam = None if self.multipliers is None else np.asarray(self.multipliers, dtype=np.float64)
-        extra = {"R": R1, "pi": last["pi1"], "acc": last["acc1"], "fd": last["fd"], "lam": lam}
+        extra = {"R": R1, "pi": last["pi1"], "acc": last["acc1"], "fd": last["fd"], "fl": last["fl"], "lam": lam}
         if lam is not None:
             extra["multipliers"] = lam
         state = State(self.t1, u1, last["v1"], a=last["a1"], extra=extra)
-        reaction = _reaction(p, state, self.t1, last["f"], last["fd"], lam, self.G1)
+        reaction = _reaction(p, state, self.t1, last["f"], last["fd"], lam, self.G1, last["fl"])
         extra["reaction"] = reaction
         rheonomic = 0.0
         lam0 = s.extra.get("lam")
@@ -283,6 +315,9 @@ class AlphaLie3DSystem(_StepSystem):
         load = 0.5 * (self.fs0 + self.fs1)
         load[rot] += p.f_const[rot]
         fd0, fd1 = s.extra.get("fd"), last["fd"]
+        fl0, fl1 = s.extra.get("fl"), last["fl"]
+        if fl0 is not None and fl1 is not None:  # configuration-dependent loads: trapezoidal work
+            load += 0.5 * (fl0 + fl1)
         terms = dict(work=float(load @ z),
                      dissipated=0.0 if fd1 is None or fd0 is None else 0.5 * float((fd0 + fd1) @ z),
                      constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z) + rheonomic)

@@ -17,9 +17,11 @@ from rotation-invariant bilinear invariants at the mid-point (elements.beam2d
 
 Baselines behind the same interface: ``Newmark`` (trapezoidal), ``HHT``,
 ``GeneralizedAlpha`` (Chung–Hulbert; for models with 3-D rotations the Lie-group form of
-femb.solvers.dynamics.alpha3d). Rayleigh damping (planar models) and discrete dampers for
-all; the energy balance books damping, the work of time-varying loads and of prescribed
-motions.
+femb.solvers.dynamics.alpha3d). Rayleigh damping and discrete dampers for all (models with
+3-D rotations: on spatial angular velocities, β times the co-rotated material tangent);
+rotation-dependent (semitangential, follower) moments and follower pressures in models with
+3-D rotations; the energy balance books damping, the work of time-varying and
+configuration-dependent loads and of prescribed motions.
 """
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ from numpy.typing import ArrayLike
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
+from femb.solvers.dynamics.planar_step import PlanarSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.rigid_step import rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
@@ -80,6 +84,13 @@ class DynamicSettings:
         record a frame (state and history) every k steps (the last one always).
     progress
         show a tqdm progress bar.
+    compiled_step
+        take compiled whole steps where a model qualifies — small planar beam2d models
+        (no joints, no damping, full Newton): the steps between two recorded frames in
+        one compiled call (femb.solvers.dynamics.planar_step); models made only of 3-D
+        rigid bodies and point masses with 3-D joints: all Newton iterations of a step in
+        one compiled call (femb.solvers.dynamics.rigid_step). The same results as the
+        general path to round-off; False: always the general path.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
@@ -89,6 +100,7 @@ class DynamicSettings:
     max_turn: Optional[float] = 0.5
     record_every: int = 1
     progress: bool = False
+    compiled_step: bool = True
 
 
 def _probe_vars(table, model, probes):
@@ -147,8 +159,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     ------
     ConvergenceError when a step still fails after ``newton.max_cutbacks`` halvings (its
     ``results`` keep everything computed so far); ModelError/InputError for unsupported
-    models (configuration-dependent mass; models with 3-D rotations: Rayleigh damping,
-    follower moments). Joints (all kinds) are eliminated by the null-space
+    models (configuration-dependent mass; follower pressures in models without 3-D
+    rotations; a follower pressure on faces no element couples). Joints (all kinds) are eliminated by the null-space
     projection (docs/dynamics.md, "Joints"); their multipliers are recorded per frame in
     ``arrays["multipliers"]`` and a ``constraint_residual`` history.
     """
@@ -161,6 +173,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                                      damping if damping is not None else settings.damping)
     prob.dt_hint = dt
     prob.max_turn = settings.max_turn
+    setattr(prob, "compiled_rigid_step", settings.compiled_step)  # read by MidPoint.system
     tab = prob.table
     newton = settings.newton
     correction = solve_correction or DirectCorrection(tab)
@@ -204,8 +217,25 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
+    planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
+             and rigid_step_data(prob) is not None)
+    res.info["compiled_step"] = planar is not None or rigid  # which path ran (compiled or general)
+    skip = 0
     for n in range(n_steps):
+        if n < skip:  # done by the compiled planar steps
+            continue
         t_target = t_end if n == n_steps - 1 else t0 + (n + 1) * dt
+        if planar is not None and level == 0:  # the steps up to the next recorded one, compiled
+            done, its, state = planar.advance(state, n, n_steps, t0, dt, t_end, every, account)
+            if done:
+                n += done - 1
+                skip = n + 1
+                t_target = state.t
+                iters_since += its
+                last_h = None
+                if bar is not None:
+                    bar.update(done - 1)
         while t_target - state.t > 1e-12 * max(1.0, abs(t_target)):
             h = min(dt / 2 ** level, t_target - state.t)
             if t_target - (state.t + h) <= 1e-12 * max(1.0, abs(t_target)):
@@ -215,7 +245,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
             system = sch.system(prob, state, h)
             system.multipliers_guess = joints["multipliers"] if len(joints["multipliers"]) else None
             try:
-                report = iterate(system, newton, correction, reuse=newton.modified and last_h == h)
+                report = _iterate(system, newton, correction, reuse=newton.modified and last_h == h)
                 failure = None
             except SingularSystemError as exc:
                 report, failure = None, exc
@@ -226,7 +256,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                 correction.reset()
                 system = sch.system(prob, state, h)
                 try:
-                    report = iterate(system, newton, correction)
+                    report = _iterate(system, newton, correction)
                 except SingularSystemError as exc:
                     report, failure = None, exc
                 prob.max_turn = settings.max_turn
@@ -274,6 +304,15 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                     time_per_step=wall / n_steps)
     log.info("%s: %d steps, %d Newton iterations, %d cut-backs, %.3f s", sch.name, n_steps, total_iterations, total_cutbacks, wall)
     return res
+
+
+def _iterate(system, newton, correction, reuse=False):
+    """The Newton iterations of one step: the system's own compiled loop when it has one
+    (``solve_step``, femb.solvers.dynamics.rigid_step), else ``iterate``."""
+    solve = getattr(system, "solve_step", None)
+    if solve is not None:
+        return solve(newton)
+    return iterate(system, newton, correction, reuse=reuse)
 
 
 def _check_dropped_rows(prob, state, joints, res, correction):

@@ -5,12 +5,16 @@ Energies (units of the model's force × length):
 - kinetic T = ½ vᵀ M v over all variables (2-D rotational entries: ½ I ω²; 3-D: the
   translational mass, plus ½ π·J⁻¹π of every oriented node, π = R J0 Rᵀ ω its spatial
   angular momentum; configuration-dependent masses: ½ vᵀ M(u) v), plus Σ ½ m_j |v_j|² of
-  the mass points inside elements (femb.solvers.dynamics.point_inertia);
+  the mass points inside elements (femb.solvers.dynamics.point_inertia) and of the mass
+  points attached to nodes (femb.solvers.dynamics.offset_points);
 - strain V (element kernels);
 - potential of the constant loads P = −f_const·u (rotations additive);
-- external work W of the time-varying (scaled) loads, cumulative;
+- external work W of the time-varying (scaled) loads, cumulative (models with 3-D
+  rotations: also of every moment, which has no potential there, and of the
+  rotation-dependent moments and follower pressures, as the step applies them);
 - constraint work W_c done by the reactions of prescribed DOFs, cumulative;
-- dissipated energy D (viscous damping), cumulative.
+- dissipated energy D (viscous damping: Rayleigh and discrete dampers), cumulative; the
+  mid-point steps book h v̄ᵀ C̄ v̄ ≥ 0 per step with the step's own v̄ and C̄.
 
 The energy residual is (T + V + P)_n − (T + V + P)_0 − W − W_c + D: zero to the Newton
 tolerance for the energy-conserving scheme, the algorithmic energy error for the others.
@@ -111,10 +115,16 @@ class EnergyAccount:
             T += rotary_kinetic_energy(problem, R, pi)
         if points is not None:
             T += points.kinetic_energy(state)
+        offset = getattr(problem, "offset_points", None)
+        offset = offset if offset and state is not None and "offset_v" in state.extra else None
+        if offset is not None:
+            T += offset.kinetic_energy(state)
         V = problem.assembler.strain_energy(u, R=R)
         P = problem.potential(u)
         if points is not None:
             P += points.potential(state)
+        if offset is not None:
+            P += offset.potential(state)
         E = T + V + P
         out = dict(kinetic_energy=T, strain_energy=V, potential_energy=P, total_energy=E,
                    external_work=self.external_work, constraint_work=self.constraint_work,
@@ -127,6 +137,10 @@ class EnergyAccount:
             p_points, l_points = points.momenta(state)
             lin = lin + p_points
             ang = ang + l_points
+        if offset is not None:
+            p_offset, l_offset = offset.momenta(state)
+            lin = lin + p_offset
+            ang = ang + l_offset
         for k, c in enumerate("xyz"[: lin.size]):
             out[f"linear_momentum_{c}"] = lin[k]
         if ang.size == 1:

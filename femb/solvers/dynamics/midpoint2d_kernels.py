@@ -8,6 +8,10 @@ norms, and the rotation/chord turn limit of the correction. Each kernel below do
 those chains in one pass over preallocated arrays, in the floating-point order of the numpy
 expressions it replaces (the norms excepted: plain sums of squares instead of BLAS dot).
 
+``beam2d_steps`` runs whole steps of a beam2d model with these pieces, the band LU and the
+Newton loop's tests in one call (femb.solvers.dynamics.planar_step); it names the beam2d
+element kernel, so this module imports femb.elements.beam2d and the band LU's kernels.
+
 Index arrays are int64, values float64 (femb.core.jit).
 """
 import math
@@ -15,6 +19,8 @@ import math
 import numpy as np
 
 from femb.core.jit import jit
+from femb.elements.beam2d import midpoint_force as beam2d_midpoint_force
+from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
 
 
@@ -138,3 +144,230 @@ def cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, var, col_a, col_b,
     turn = cayley_correction(u0, z, dz, ev, rot, z_new, a, d)
     chord = chord_turn(var, col_a, col_b, X21, a, d)
     return chord if chord > turn else turn
+
+
+# --------------------------------------------------------------------------- whole steps (beam2d)
+# A model of one beam2d block (plus point masses, supports, prescribed DOFs, constant and
+# timed loads) runs whole steps in one call: the predictor, every Newton iteration of
+# femb.solvers.nonlinear.step_newton.iterate (residual, band LU, rotation/chord limit, the
+# same convergence tests) and the step's energy terms, step after step until a record step
+# or the first step that does not converge (that one is done again by the general path,
+# which also owns the cut-backs). numba cannot take the element kernel as an argument of a
+# cached function, so the element kernel is named here: beam2d (both of its types).
+@jit
+def _kappa_into(z, rot, k, dk):
+    """κ(τ) = 2 atan(τ/2)/τ and κ'(τ) of the rotational entries τ = z[rot] (as
+    schemes._kappa: a series for |τ| < 1e-2)."""
+    for j in range(rot.size):
+        tau = z[rot[j]]
+        if abs(tau) < 1e-2:
+            t2 = tau * tau
+            k[j] = 1.0 - t2 / 12.0 + t2 * t2 / 80.0 - t2 * t2 * t2 / 448.0
+            dk[j] = tau * (-1.0 / 6.0 + t2 / 20.0 - 3.0 * t2 * t2 / 224.0)
+        else:
+            at = 2.0 * math.atan(0.5 * tau)
+            k[j] = at / tau
+            dk[j] = (tau / (1.0 + 0.25 * tau * tau) - at) / (tau * tau)
+
+
+@jit
+def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m, mdata,
+                     mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r):
+    """Residual r (n_eq,), R (n_var,), Newton-matrix data ``kdata`` and u1 of the increment z
+    (schemes._MidPointSystem.evaluate without damping). Returns (‖r‖, force scale)."""
+    fx = fext
+    if rot_loaded:  # moments on rotations: m·Δθ/τ, and its derivative on the free rotational equations
+        _kappa_into(z, rot, kap, dkap)
+        for i in range(fext.size):
+            fext_k[i] = fext[i]
+        for j in range(rot.size):
+            fext_k[rot[j]] *= kap[j]
+        fx = fext_k
+    cayley_gather(u0, z, rot, u1, var, u0e, u1e)
+    beam2d_midpoint_force(X, u0e, u1e, props, fe, ke)
+    sf, si, se, sr = scatter_midpoint_residual(var, pos, fe, ke, f, kdata, z, v0, 2.0 / (h * h), 2.0 / h, indptr_m, indices_m, mdata,
+                                               fx, ev, mass_data, R, r)
+    if rot_loaded:
+        for k in range(rot_eq.size):
+            j = rot_eq_in_rot[k]
+            kdata[diag_pos[rot_eq[k]]] -= fext[rot[j]] * dkap[j]
+    scale = max(math.sqrt(sf), math.sqrt(si), math.sqrt(se), 1e-300)
+    return math.sqrt(sr), scale
+
+
+@jit
+def _norm(x):
+    s = 0.0
+    for i in range(x.size):
+        s += x[i] * x[i]
+    return math.sqrt(s)
+
+
+@jit
+def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev):
+    """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations (newton.rounding_residual of
+    _StepSystem.absolute_coordinates, planar)."""
+    s = 0.0
+    for i in range(ev.size):
+        row = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = ev[indices[p]]
+            row += abs(kdata[p]) * abs(ref[j] + u0[j] + z[j])
+        s += row * row
+    return 2.220446049250313e-16 * math.sqrt(s)
+
+
+@jit
+def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, pres_val, fixed, rot, ev,
+                 X, props, var, pos, indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku,
+                 chords, cvar, col_a, col_b, X21, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, ref,
+                 param, max_iterations, its, books):
+    """Mid-point steps of a beam2d model from the state u, v (n_var,), overwritten step by
+    step with each accepted state.
+
+    Step j has the size ``hs[j]`` (k,); the timed loads are Σ_i
+    ``amps[j, i]``·``timed[i]`` (amplitudes at the mid-point t + h/2; timed (n_timed,
+    n_var)), the constant ones ``f_const``; the prescribed variables ``pres_var`` (m,)
+    take the values ``pres_val[j]`` at t + h (groups pres_ptr (n_groups + 1,), rotations
+    flagged by ``pres_rot``), the ``fixed`` ones stay. Element block: X, props, var, pos
+    of the beam2d block; M_full in CSR (indptr_m, indices_m, mdata), M_eq's data on the
+    table's pattern (indptr_k, indices_k; band widths kl, ku); the chord-turn columns when
+    ``chords``; the Cayley factor of loaded rotations when ``rot_loaded``; ``ref`` the
+    reference coordinates (n_var,). ``param`` = (tolerance, absolute tolerance (NaN: none),
+    increment tolerance, divergence factor, noise floor, length scale, max_turn (inf: no
+    limit)). Writes each step's Newton iterations to ``its`` and adds its
+    external and constraint work to ``books`` [W, W_c].
+
+    Returns (steps done, status of the next one: 0 all done, 1 no convergence, 2 singular or
+    non-finite matrix)."""
+    n = u.size
+    neq = ev.size
+    n_steps = hs.size
+    tol, atol, inc_tol, div, floor, length, cap = param[0], param[1], param[2], param[3], param[4], param[5], param[6]
+    u0 = np.empty(n)
+    v0 = np.empty(n)
+    z = np.empty(n)
+    z_new = np.empty(n)
+    u1 = np.empty(n)
+    R = np.empty(n)
+    f = np.empty(n)
+    fs = np.zeros(n)
+    fext = np.empty(n)
+    fext_k = np.empty(n)
+    a = np.empty(n)
+    d = np.empty(n)
+    r = np.empty(neq)
+    dz = np.empty(neq)
+    kdata = np.empty(indices_k.size)
+    mass_data = np.empty(meq_data.size)
+    kap = np.empty(rot.size)
+    dkap = np.empty(rot.size)
+    n_el, n_dof = var.shape
+    u0e = np.empty((n_el, n_dof))
+    u1e = np.empty((n_el, n_dof))
+    fe = np.empty((n_el, n_dof))
+    ke = np.empty((n_el, n_dof, n_dof))
+    ab = np.zeros((neq, 2 * kl + ku + 1))
+    piv = np.zeros(neq, dtype=np.int64)
+    diag = np.zeros(neq)
+    reach = np.zeros(neq, dtype=np.int64)
+    hist = np.empty(max_iterations + 1)
+    h_mass = np.nan
+    n_timed = timed.shape[0]
+    for step in range(n_steps):
+        h = hs[step]
+        for i in range(n):
+            u0[i] = u[i]
+            v0[i] = v[i]
+        if h != h_mass:  # (2/h²) M_eq of this h
+            c = 2.0 / (h * h)
+            for p in range(meq_data.size):
+                mass_data[p] = c * meq_data[p]
+            h_mass = h
+        # loads at the mid-point, the predictor z = h v with the prescribed increments
+        for i in range(n):
+            fs[i] = 0.0
+        for m in range(n_timed):
+            am = amps[step, m]
+            for i in range(n):
+                fs[i] += am * timed[m, i]
+        for i in range(n):
+            fext[i] = f_const[i] + fs[i] if n_timed else f_const[i]
+            z[i] = h * v0[i]
+        for k in range(pres_var.size):
+            i = pres_var[k]
+            dzp = pres_val[step, k] - u0[i]
+            z[i] = 2.0 * math.tan(0.5 * dzp) if pres_rot[k] else dzp
+        for k in range(fixed.size):
+            z[fixed[k]] = 0.0
+        # Newton (step_newton.iterate)
+        u_norm = _norm(u0)
+        done = False
+        at_round_off = False
+        iterations = 0
+        for it in range(max_iterations + 1):
+            norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
+                                           indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
+                                           fext_k, u1, R, r)
+            if at_round_off:  # the last correction was at round-off: accepted (evaluated for u1, R)
+                done, iterations = True, it
+                break
+            hist[it] = norm
+            if not math.isfinite(norm):
+                break
+            threshold = tol * scale if atol != atol else atol
+            if norm <= threshold:
+                done, iterations = True, it
+                break
+            if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
+                low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
+                if not norm < 0.25 * low:
+                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev):
+                        done, iterations = True, it
+                        break
+            if it == max_iterations:
+                break
+            if it >= 2 and norm > div * max(hist[0], 1e-300):
+                break
+            status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
+            if status != -1 or not ratio > 1e-13:
+                return step, 2
+            # the correction, limited to turn no rotation or chord by more than max_turn
+            if chords:
+                turn = cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, cvar, col_a, col_b, X21)
+            else:
+                turn = cayley_correction(u0, z, dz, ev, rot, z_new, a, d)
+            if cap < np.inf and not turn <= cap:
+                eta = cap / turn
+                for k in range(neq):
+                    dz[k] = dz[k] * eta
+                for i in range(n):
+                    z_new[i] = z[i]
+                for k in range(neq):
+                    z_new[ev[k]] += dz[k]
+            for i in range(n):
+                z[i] = z_new[i]
+            if norm <= 1e-4 * scale and _norm(dz) <= inc_tol * max(_norm(z), u_norm, length):
+                at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
+        if not done:
+            return step, 1
+        # the accepted state and the step's energy terms (schemes._MidPointSystem.finish)
+        work = 0.0
+        if n_timed:
+            for i in range(n):
+                work += fs[i] * (u1[i] - u0[i])
+        con = 0.0
+        for g in range(pres_ptr.size - 1):
+            s = 0.0
+            for k in range(pres_ptr[g], pres_ptr[g + 1]):
+                i = pres_var[k]
+                s += R[i] * z[i]
+            con += s
+        books[0] += work
+        books[1] += con
+        c1 = 2.0 / h
+        for i in range(n):
+            u[i] = u1[i]
+            v[i] = c1 * z[i] - v0[i]
+        its[step] = iterations
+    return n_steps, 0

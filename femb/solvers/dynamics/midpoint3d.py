@@ -35,6 +35,13 @@ The Newton matrix: the element mid-point tangent, 2M/h² and the exact derivativ
 inertia residual (π_{n+1} − π_n)/h with respect to ψ. Moments about fixed axes act
 conjugate to ψ (their work m·ψ is booked as external work: in 3-D they have no potential).
 Prescribed rotations (about fixed axes, time functions) give ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ).
+
+Damping (Rayleigh and discrete dampers, femb.solvers.dynamics.problem.DampingModel) acts at
+the mid configuration (x_m, R_m) on the step velocity v̄ = (Δx, ψ)/h; the step books
+fd·z = h v̄ᵀ C̄ v̄ as dissipation; the Newton matrix has C̄/h and the derivatives of α J_m ψ/h
+and of the dampers' forces with respect to the mid configuration. Rotation-dependent moments act at R_m and follower
+pressures as the Simpson average along the step (DynamicProblem.midpoint_state_loads);
+their work F̄·z is booked as external work, their load stiffness is in the Newton matrix.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -156,12 +163,19 @@ class MidPoint3DSystem(_StepSystem):
         data = K.data
         if p.point_inertia:  # elements with mass points: internal force and inertia of the step
             p.point_inertia.assemble(oriented, h, self.s, f, data, self.s.t + 0.5 * h)
+        if getattr(p, "offset_points", None):  # mass points attached to nodes (femb.solvers.dynamics.offset_points)
+            p.offset_points.assemble(oriented, h, self.s, f, data, self.s.t + 0.5 * h)
         fd = None
         if p.damping.active:
             # discrete dampers at the mid configuration (translations u_m, rotations R_m) with
             # the step velocity z/h (ψ/h on the rotations); their work fd·z is the dissipation
             fd, Cd = p.damping.evaluate(um, z / h, rotations=Rm)
             data += Cd / h
+            if p.damping.alpha and k:  # α J_m ψ/h: the inertia turns with R_m (spin D per δψ)
+                dJ = p.damping.rotary_spin_derivative(Rm, psi / h) @ D
+                np.add.at(data, self.rot_pos, dJ[self.rot_ok])
+            # the dampers' axes turn with (x_m, R_m): ∂x_m/∂Δx = ½, spin of R_m per δψ = D
+            data += p.damping.configuration_derivative(um, z / h, rotations=Rm, translation_scale=0.5, column_map=D_n)
         zt = np.where(p.rot3d, 0.0, z)
         inert = p.M_full @ ((2.0 / (h * h)) * zt - self.v_term)
         data += self.mass_data
@@ -174,10 +188,16 @@ class MidPoint3DSystem(_StepSystem):
         R = f + inert - self.f_ext
         if fd is not None:
             R += fd
-        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd, z=z, z_copy=z.copy())
+        # rotation-dependent moments at R_m, follower pressures averaged by Simpson's rule;
+        # their work fl·z is booked as external work
+        fl, KL = p.midpoint_state_loads(u0, u1, Rm, D_n, self.s.t + 0.5 * h)
+        if fl is not None:
+            R -= fl
+            data += KL
+        self.last = dict(R=R, u1=u1, R1=R1, pi1=pi1, psi=psi, fd=fd, fl=fl, z=z, z_copy=z.copy())
         ev = self.eq_var
         scale = max(vector_norm(f[ev]), vector_norm(inert[ev]), self.fext_norm,
-                    self.momentum_scale, 1e-300)
+                    self.momentum_scale, 1e-300, 0.0 if fl is None else vector_norm(fl[ev]))
         return R[ev], K, scale
 
     # ---------------------------------------------------------------- joints
@@ -270,6 +290,8 @@ class MidPoint3DSystem(_StepSystem):
         rot = p.rot3d
         moments = p.f_const + self.f_s
         work = float(self.f_s[~rot] @ z[~rot]) + float(moments[rot] @ z[rot])
+        if last.get("fl") is not None:
+            work += float(last["fl"] @ z)
         fd = last.get("fd")
         terms = dict(work=work, dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(last["R"], z) + self.joint_work(z, self.multipliers))
@@ -277,6 +299,9 @@ class MidPoint3DSystem(_StepSystem):
         if p.point_inertia:
             extra["points_x"], extra["points_v"] = p.point_inertia.finish(self.s, u1, R1, h)
             terms["work"] += p.point_inertia.gravity_work(self.s, extra["points_x"], self.s.t + 0.5 * h)
+        if getattr(p, "offset_points", None):
+            extra["offset_x"], extra["offset_v"] = p.offset_points.finish(self.s, u1, R1, h)
+            terms["work"] += p.offset_points.gravity_work(self.s, extra["offset_x"], self.s.t + 0.5 * h)
         if self.multipliers is not None:
             extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
         return State(self.t1, u1, v1, extra=extra), terms

@@ -20,9 +20,11 @@ import scipy.sparse as sp
 from femb.assembly.element_loop import material_stiffness
 from femb.assembly.loads import gravity_field
 from femb.core.errors import InputError, ModelError
+from femb.core.rotations import hat_batch
 from femb.core.scatter import matvec_blocks, scatter_matrix, scatter_vector
 from femb.elements import MASS_KINDS
 from femb.model.loads import Gravity
+from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
@@ -128,6 +130,15 @@ class DampingModel:
     the element's own (possibly nonlinear) force for types with a ``damper_force`` kernel
     (e.g. spring-dampers with a damper law F_d(v)). The solvers book f_d·Δu as the
     dissipated energy of a step, so it equals the work of the forces they apply.
+
+    Models with 3-D rotations: the velocity measure of the rotational slots is the spatial
+    angular velocity ω (rad/time) of each oriented node, so that v is conjugate to the
+    spatial spins of the element tangents. The mass part is ``alpha`` times the
+    translational mass on the translations and α J ω on the nodes, J = R J0 Rᵀ (3, 3) the
+    spatial rotary inertia at the configuration where the force acts; the stiffness part is
+    ``beta`` times the material tangent of the co-rotated elements (per unit spin), whose
+    null space holds every infinitesimal rigid motion (w × x + c, w): a rigid motion is
+    not damped by ``beta``.
     """
 
     def __init__(self, problem, rayleigh):
@@ -142,17 +153,31 @@ class DampingModel:
     def active(self):
         return self.alpha != 0.0 or self.beta != 0.0 or bool(self._dampers)
 
-    def evaluate(self, u, v, rotations=None):
+    def evaluate(self, u, v, rotations=None, column_map=None):
         """Damping force (n_var,) and matrix data (nnz,) at configuration u, velocity v
         (models with 3-D rotations: nodal ``rotations`` (n_nodes, 3, 3) for the oriented
-        dampers, whose kernels take R after u; v holds angular velocities in the rotational
-        slots)."""
+        blocks and the rotary inertia, whose kernels take R after u; v holds spatial angular
+        velocities in the rotational slots).
+
+        ``column_map`` (n_nodes, 3, 3), optional: the derivative of the nodal angular
+        velocities with respect to the unknowns of a step; the rotational columns of the
+        returned matrix are multiplied by it (the force is unchanged)."""
         p, t = self.p, self.p.table
         force = np.zeros(t.n_var)
         data = t.new_matrix_data()
         if self.alpha:
             force += self.alpha * (p.M_full @ v)
             data += self.alpha * p.M_eq.data
+            if rotations is not None and p.rotary is not None and p.rotary.layout.n:
+                rot = p.rotary
+                J = rot.spatial(rotations)
+                w = v[rot.layout.var]
+                m = self.alpha * np.einsum("kij,kj->ki", J, w)
+                m[~rot.owner] = 0.0
+                np.add.at(force, rot.layout.var.ravel(), m.ravel())
+                Jc = J if column_map is None else J @ column_map[rot.layout.nodes]
+                ok = rot.pos >= 0
+                np.add.at(data, rot.pos[ok], self.alpha * Jc[ok])
         oriented = None if rotations is None else (u, rotations, v)
         for b, buf, args in p.assembler.loop.each((u, v), oriented, only=self._blocks):
             lead, ve = args[:-1], args[-1]  # (X, u[, R]) and the element velocities
@@ -171,8 +196,128 @@ class DampingModel:
                 kernels.damper_force(*lead, ve, b.props, buf.f, Kd)
                 scatter_vector(b.var, buf.f, force)
                 C += Kd
+            if column_map is not None and b.spec.oriented:
+                _map_rotation_columns(C, b, column_map)
             scatter_matrix(b.pos, C, data)
         return force, data
+
+    def configuration_derivative(self, u, v, rotations=None, translation_scale=1.0, column_map=None):
+        """Data (nnz,) on the table's pattern of ∂f_d/∂q of the discrete damper elements at
+        fixed velocities v (n_var,): translations per unit displacement, the rotations of
+        oriented nodes per unit spatial spin of R (``rotations`` (n_nodes, 3, 3)). The damper
+        axes and frames turn with the configuration (a spring-damper along its current
+        chord, a rotational damper in the frame of its first node), so f_d = C(q) v changes
+        with q at fixed v.
+
+        Computed element by element by central differences of the damper kernels
+        (translations ± ε_x, nodal rotations exp(±ε ê_k) R), all elements of a block at
+        once: ε_x = 1e-6 × the model's length scale, ε = 1e-6 rad, so the truncation error is
+        O(1e-12) and the rounding O(1e-10) of the entries.
+
+        Chain rule to the unknowns of a step: the translational columns are multiplied by
+        ``translation_scale`` (the mid-point step: ∂x_m/∂Δx = ½), the rotational columns
+        by ``column_map`` (n_nodes, 3, 3) (the mid-point step: the spin of R_m per unit ψ)."""
+        p, t = self.p, self.p.table
+        data = t.new_matrix_data()
+        if not self._dampers:
+            return data
+        eps_x = 1e-6 * max(float(getattr(p, "length_scale", 1.0) or 1.0), 1e-300)
+        eps_r = 1e-6
+        oriented = None if rotations is None else (u, rotations, v)
+        for b, buf, args in p.assembler.loop.each((u, v), oriented, only=self._dampers):
+            lead, ve = args[:-1], args[-1]
+            X, ue = lead[0], lead[1].copy()
+            Re = lead[2].copy() if b.spec.oriented else None
+            n_el, n = ve.shape
+            names = b.spec.node_dofs
+            nd = len(names)
+            out = np.zeros((n_el, n, n))
+            for col in range(n):
+                if b.var.shape[1] > col and np.all(b.var[:, col] < 0):
+                    continue  # a column no element of the block moves
+                a, k = divmod(col, nd)
+                name = names[k] if a < b.spec.n_nodes else ""
+                if name in ("ux", "uy", "uz"):
+                    fp = self._damper_force(b, X, _shifted(ue, col, eps_x), Re, ve)
+                    fm = self._damper_force(b, X, _shifted(ue, col, -eps_x), Re, ve)
+                    out[:, :, col] = (fp - fm) * (translation_scale / (2.0 * eps_x))
+                elif Re is not None and name in ("rx", "ry", "rz"):
+                    axis = ("rx", "ry", "rz").index(name)
+                    fp = self._damper_force(b, X, ue, _turned(Re, a, axis, eps_r), ve)
+                    fm = self._damper_force(b, X, ue, _turned(Re, a, axis, -eps_r), ve)
+                    out[:, :, col] = (fp - fm) / (2.0 * eps_r)
+            if column_map is not None and Re is not None:
+                _map_rotation_columns(out, b, column_map)
+            scatter_matrix(b.pos, out, data)
+        return data
+
+    @staticmethod
+    def _damper_force(block, X, ue, Re, ve):
+        """Element damper forces (n_el, n_edof) of one block at (ue, Re) and velocities ve."""
+        kernels = block.spec.kernels
+        lead = (X, ue) if Re is None else (X, ue, Re)
+        n_el, n = ve.shape
+        f = np.zeros((n_el, n))
+        C = np.zeros((n_el, n, n))
+        if kernels.damper_force is not None:
+            kernels.damper_force(*lead, ve, block.props, f, C)
+            return f
+        kernels.damping(*lead, block.props, C)
+        return np.einsum("eij,ej->ei", C, ve)
+
+    def rotary_spin_derivative(self, R, w):
+        """(k, 3, 3) derivative of the rotary mass damping α J(R) w of each oriented node
+        with respect to the spatial spin of its rotation R (w fixed): α (J ŵ − (J w)^)
+        (zero blocks without ``alpha``)."""
+        rot = self.p.rotary
+        if not self.alpha or rot is None or not rot.layout.n:
+            return np.zeros((0 if rot is None else rot.layout.n, 3, 3))
+        J = rot.spatial(R)
+        Jw = np.einsum("kij,kj->ki", J, w)
+        out = self.alpha * (J @ hat_batch(w) - hat_batch(Jw))
+        out[~rot.owner] = 0.0
+        return out
+
+
+def _shifted(ue, col, eps):
+    """A copy of the element displacements ue (n_el, n_edof) with column ``col`` + eps."""
+    out = ue.copy()
+    out[:, col] += eps
+    return out
+
+
+def _turned(Re, a, axis, eps):
+    """A copy of the element nodal rotations Re (n_el, n_nodes, 3, 3) with node a turned
+    by exp(eps ê_axis) (a spatial spin)."""
+    c, s = np.cos(eps), np.sin(eps)
+    Q = np.eye(3)
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    Q[i, i], Q[i, j], Q[j, i], Q[j, j] = c, -s, s, c
+    out = Re.copy()
+    out[:, a] = Q @ Re[:, a]
+    return out
+
+
+def _rotation_columns(block):
+    """(n_nodes, 3) element columns of the rotations rx, ry, rz of an oriented block
+    (None for other blocks)."""
+    names = block.spec.node_dofs
+    if not block.spec.oriented or not all(r in names for r in ("rx", "ry", "rz")):
+        return None
+    nd = len(names)
+    return np.array([[a * nd + names.index(r) for r in ("rx", "ry", "rz")] for a in range(block.spec.n_nodes)],
+                    dtype=np.int64)
+
+
+def _map_rotation_columns(C, block, column_map):
+    """C[:, :, rot_a] ← C[:, :, rot_a] @ column_map[node a] for every node a of the
+    elements (in place; C (n_el, n_edof, n_edof))."""
+    cols = _rotation_columns(block)
+    if cols is None:
+        return
+    for a in range(cols.shape[0]):
+        Ma = column_map[block.cells[:, a]]  # (n_el, 3, 3)
+        C[:, :, cols[a]] = np.einsum("eij,ejk->eik", C[:, :, cols[a]], Ma)
 
 
 class DynamicProblem(ProblemSetup):
@@ -225,17 +370,21 @@ class DynamicProblem(ProblemSetup):
                               f"(kinds {sorted(self._spec(name).constant_mass or self._spec(name).rotary_kinds)}) or, "
                               "for the α schemes, an element type with a velocity_force kernel" for name in bad])
         self.variable_mass = VariableMass(self, variable)
-        if self.oriented:
-            if damping is not None and (damping.alpha or damping.beta):
-                raise InputError("Rayleigh damping is not supported by solve_dynamic for models with 3-D rotations yet")
-            # discrete dampers (translational, and the rotational ones of oriented nodes) act in
-            # the mid-point step at the mid configuration (femb.solvers.dynamics.midpoint3d)
-        if self.oriented and self.loads.has_moment_loads:
-            raise InputError("rotation-dependent (semitangential/follower) moment loads are not supported by solve_dynamic yet; "
-                             "apply moments about fixed global axes")
-        if self.loads.has_follower_pressures:
-            raise InputError("follower pressures are not supported by solve_dynamic yet (their energy-consistent mid-point form, "
-                             "the Simpson average of the pressure forces, is not implemented); use a dead pressure (kind 'dead')")
+        # sections with their mass centre off the node line: node-attached mass points
+        # (femb.solvers.dynamics.offset_points)
+        self.offset_points = OffsetPoints(t) if self.oriented else PlanarOffsetPoints(t)
+        if damping is not None and (damping.alpha or damping.beta) and self.point_inertia:
+            raise InputError("Rayleigh damping is not available for the elements with mass points of part(s) "
+                             f"{', '.join(map(repr, self.point_inertia.parts()))} (superelements): alpha·M would miss their "
+                             "mass points, and their material tangent is not blind to rigid rotation at deformed states; "
+                             "use discrete dampers")
+        if damping is not None and damping.alpha and self.offset_points:
+            raise InputError("Rayleigh damping alpha·M is not available for beam sections with their mass centre off the "
+                             f"node line (part(s) {', '.join(map(repr, self.offset_points.parts()))}): their offset mass "
+                             "points are not in M; use beta·K or discrete dampers")
+        if self.loads.has_follower_pressures and not self.oriented:
+            raise InputError("follower pressures are integrated by solve_dynamic in models with 3-D rotations (shells); "
+                             "this model has no oriented nodes: use a dead pressure (kind 'dead')")
         # In dynamics a load without amplitude is constant in time, hence conservative: it
         # joins the potential P = −f_const·u. Only loads with an amplitude do external work.
         self.f_const = self.loads.constant()
@@ -250,6 +399,12 @@ class DynamicProblem(ProblemSetup):
                     self.f_const = self.f_const - share
                 vec = vec - share
                 self.point_inertia.add_gravity(load.g, None if load.constant else load.amplitude)
+            if isinstance(load, Gravity) and self.offset_points:  # their weight acts on the offset points
+                share = self.offset_points.gravity_share(load.g)
+                if load.constant:
+                    self.f_const = self.f_const - share
+                vec = vec - share
+                self.offset_points.add_gravity(load.g, None if load.constant else load.amplitude)
             if load.constant:
                 continue
             if load.amplitude is None:
@@ -262,8 +417,10 @@ class DynamicProblem(ProblemSetup):
             if i in variable or i in points:  # re-assembled by the α step / carried by mass points
                 Me = np.zeros_like(Me)
             if self.oriented:
-                Me, Mr = split_rotary_mass(b, Me)
+                Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i))
                 rotary.append(Mr)
+            elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
+                Me = Me - self.offset_points.block_masses(i)
             self.element_mass.append(Me)
         if self.oriented:
             # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
@@ -431,6 +588,67 @@ class DynamicProblem(ProblemSetup):
         if self.oriented:
             return -float(self.f_const[~self.rot3d] @ u[~self.rot3d])
         return -float(self.f_const @ u)
+
+    # ------------------------------------------------------------------ configuration-dependent loads
+    def _pattern_data(self, K, what):
+        """The entries of K (CSR over the equations) as data (nnz,) on the table's pattern;
+        InputError naming ``what`` when K couples equations no element couples."""
+        t = self.table
+        K = K.tocoo()
+        keys = self.__dict__.get("_pattern_keys")
+        if keys is None:
+            rows = np.repeat(np.arange(t.n_eq, dtype=np.int64), np.diff(t.indptr))
+            keys = rows * t.n_eq + t.indices.astype(np.int64)
+            order = np.argsort(keys, kind="stable")
+            keys = self._pattern_keys = (keys[order], order)
+        sorted_keys, order = keys
+        k = K.row.astype(np.int64) * t.n_eq + K.col.astype(np.int64)
+        at = np.minimum(np.searchsorted(sorted_keys, k), max(sorted_keys.size - 1, 0))
+        hit = sorted_keys[at] == k if sorted_keys.size else np.zeros(k.size, dtype=bool)
+        if not np.all(hit | (K.data == 0.0)):
+            raise InputError(f"{what}: the load couples degrees of freedom that no element couples (apply it to the faces "
+                             "or nodes of the elements it loads)")
+        data = t.new_matrix_data()
+        np.add.at(data, order[at[hit]], K.data[hit])
+        return data
+
+    def midpoint_state_loads(self, u0, u1, Rm, spin_map, t):
+        """The configuration-dependent loads of a mid-point step and their load stiffness.
+
+        Rotation-dependent (semitangential/follower) moments act at the mid rotations Rm
+        (n_nodes, 3, 3); follower pressures as the Simpson average of their nodal forces
+        along the step's straight path, F̄ = (F(u0) + 4 F(u_m) + F(u1))/6, u_m = (u0 + u1)/2:
+        the pressure forces are quadratic in the positions, so F̄·Δu is exactly the work
+        ∫ F·du along the path (p ΔV on a closed surface). Loads with an amplitude are
+        scaled by a(t) (t = t_{n+½}). The step books F̄·z as external work.
+
+        Returns (F̄ (n_var,), data (nnz,) of −∂F̄/∂z on the table's pattern, or None without
+        such loads); ``spin_map`` (n_nodes, 3, 3) is the spin of Rm per unit Cayley vector
+        of the step (rotational columns per unit ψ)."""
+        L = self.loads
+        if not L.has_state_loads:
+            return None, None
+        um = 0.5 * (u0 + u1)
+        f = np.zeros(self.table.n_var)
+        data = self.table.new_matrix_data()
+        if L.has_moment_loads:
+            f += L.moments(Rm, t=t)
+            data += self._pattern_data(L.moment_stiffness(Rm, t=t, spin_map=spin_map), "rotation-dependent moment")
+        if L.has_follower_pressures:
+            f += (L.follower_pressure_forces(u0, t=t) + 4.0 * L.follower_pressure_forces(um, t=t)
+                  + L.follower_pressure_forces(u1, t=t)) / 6.0
+            K = (2.0 * L.follower_pressure_stiffness(um, t=t) + L.follower_pressure_stiffness(u1, t=t)) / 6.0
+            data += self._pattern_data(K, "follower pressure")
+        return f, data
+
+    def end_state_loads(self, u, R, t):
+        """The configuration-dependent loads at the state (u, R) and time t (the α schemes,
+        equilibrium at the end of the step): (F (n_var,), data (nnz,) of K_L = −∂F/∂q per
+        unit spatial spin on the table's pattern), or (None, None) without such loads."""
+        L = self.loads
+        if not L.has_state_loads:
+            return None, None
+        return L.state_forces(u, R, t=t), self._pattern_data(L.state_stiffness(u, R, t=t), "configuration-dependent load")
 
     # ------------------------------------------------------------------ prescribed motion
     def prescribed_value(self, rec, t):

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,6 +70,7 @@ from femb.solvers.dynamics.midpoint2d_kernels import (
     scatter_midpoint_residual,
 )
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
+from femb.solvers.dynamics.rigid_step import RigidStepSystem, rigid_step_data
 from femb.solvers.dynamics.step_system import State, _StepSystem, solve_free_acceleration
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 from femb.solvers.linalg.turn import chord_turn
@@ -162,12 +163,21 @@ class MidPoint:
             extra = {"R": R, "pi": pi}
             if problem.point_inertia:  # mass points inside elements: their positions and velocities
                 extra["points_x"], extra["points_v"] = problem.point_inertia.start(u, R, v)
+            if problem.offset_points:  # mass points attached to nodes (offset mass centres)
+                extra["offset_x"], extra["offset_v"] = problem.offset_points.start(u, R, v)
             return State(t0, u, v, extra=extra)
+        if getattr(problem, "offset_points", None):  # planar mass points attached to nodes
+            x, vp = problem.offset_points.start(u, v)
+            return State(t0, u, v, extra={"offset_x": x, "offset_v": vp})
         return State(t0, u, v)
 
-    def system(self, problem: DynamicProblem, state: State, h: float) -> _StepSystem:
-        """The nonlinear system of one step of size ``h`` from ``state``."""
+    def system(self, problem: DynamicProblem, state: State, h: float) -> Union[_StepSystem, RigidStepSystem]:
+        """The nonlinear system of one step of size ``h`` from ``state`` (jointed rigid-body
+        models: the compiled step of femb.solvers.dynamics.rigid_step unless the problem's
+        ``compiled_rigid_step`` is False)."""
         if getattr(problem, "oriented", False):
+            if getattr(problem, "compiled_rigid_step", True) and rigid_step_data(problem) is not None:
+                return RigidStepSystem(problem, state, h)
             return MidPoint3DSystem(problem, state, h)
         return _MidPointSystem(problem, state, h)
 
@@ -253,6 +263,13 @@ class _MidPointSystem(_StepSystem):
         data = K.data
         fd = None
         self._r, self._r_norm = r, math.sqrt(sr)
+        if getattr(p, "offset_points", None):  # mass points attached to nodes (femb.solvers.dynamics.offset_points)
+            fo = np.zeros(u0.size)
+            p.offset_points.assemble(u0, u1, z, h, self.s, fo, data, self.s.t + 0.5 * h)
+            R += fo
+            r = R[self.eq_var]
+            self._r, self._r_norm = r, math.sqrt(float(r @ r))
+            sf += float(fo[self.eq_var] @ fo[self.eq_var])
         if self.damped:
             fd, Cd = p.damping.evaluate(0.5 * (u0 + u1), z / h)
             R += fd
@@ -331,6 +348,9 @@ class _MidPointSystem(_StepSystem):
         terms = dict(work=0.0 if self.f_s is None else float(self.f_s @ (u1 - self.s.u)), dissipated=0.0 if fd is None else float(fd @ z),
                      constraint=self.prescribed_work(R, z) + self.joint_work(z, self.multipliers))
         extra = {} if self.multipliers is None else {"multipliers": np.asarray(self.multipliers, dtype=np.float64)}
+        if getattr(self.p, "offset_points", None):
+            extra["offset_x"], extra["offset_v"] = self.p.offset_points.finish(self.s, u1, self.h)
+            terms["work"] += self.p.offset_points.gravity_work(self.s, extra["offset_x"], self.s.t + 0.5 * self.h)
         return State(self.t1, u1, v1, extra=extra), terms
 
 
@@ -384,6 +404,11 @@ class GeneralizedAlpha:
             raise InputError(f"the {self.name} scheme does not integrate elements that carry their inertia as mass points "
                              f"(superelement part(s) {', '.join(map(repr, points.parts()))}); use the energy-conserving "
                              "mid-point scheme (scheme 'midpoint', the default)")
+        offset = getattr(problem, "offset_points", None)
+        if offset:
+            raise InputError(f"the {self.name} scheme does not integrate sections whose mass centre is off the node line "
+                             f"(part(s) {', '.join(map(repr, offset.parts()))}); use the energy-conserving mid-point "
+                             "scheme (scheme 'midpoint', the default)")
         if getattr(problem, "oriented", False):
             return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from femb.elements import MASS_KINDS
 from femb.solvers.configuration import split_state
 from femb.solvers.linalg.nullspace import NullSpace
-from femb.solvers.problem import StaticProblem
+from femb.solvers.problem import StaticProblem, check_mass_centre_offsets
 
 if TYPE_CHECKING:
     from femb.correlation import CorrelationTable
@@ -76,6 +76,7 @@ def operating_point(prob, state, mass, load_factor=None):
     x = prob.initial_state(state)
     u, R = split_state(x)
     kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
+    check_mass_centre_offsets(prob.table, kind)  # an offset mass centre: lumped mass only
     _, K = asm.tangent(u, R=R)
     if load_factor is not None and prob.loads.has_state_loads:
         K = K + prob.load_stiffness(x, load_factor)

@@ -1,6 +1,8 @@
 """Sparse linear solves with diagnostics instead of raw scipy failures.
 
-``Factorization``: sparse LU (SuperLU) of any matrix, naming the DOFs of a singular one.
+``Factorization``: sparse LU of any matrix (SuperLU; MKL PARDISO for large systems when the
+optional pypardiso is installed, femb.solvers.linalg.pardiso), naming the DOFs of a
+singular one.
 ``BandLU``: compiled LU with partial pivoting of a band matrix given in CSR (beams, chains
 and other tables numbered by reverse Cuthill–McKee), for the many factorizations of a
 time-stepping Newton iteration: no wrapper calls and no copy into LAPACK storage, which
@@ -13,6 +15,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core import jit
 from femb.core.errors import FembError
+from femb.solvers.linalg.pardiso import PardisoLU, use_pardiso
 
 
 class SingularSystemError(FembError, RuntimeError):
@@ -45,7 +48,9 @@ def _suspect_dofs(K, table, count=12, index_map=None):
 class Factorization:
     """LU factorization of a sparse matrix over the equations of ``table`` (or over the
     equations ``index_map`` selects, for reduced matrices); ``solve(b)``. A singular
-    matrix raises SingularSystemError naming the DOFs involved."""
+    matrix raises SingularSystemError naming the DOFs involved. SuperLU (COLAMD ordering),
+    or MKL PARDISO as ``femb.solvers.linalg.pardiso.use_pardiso`` decides (large systems,
+    pypardiso installed, the environment variable FEMB_SPARSE_SOLVER)."""
 
     def __init__(self, K, table=None, context="system", index_map=None):
         self.shape = K.shape
@@ -54,6 +59,12 @@ class Factorization:
             return
         if not np.all(np.isfinite(K.data)):
             raise FembError(f"{context} matrix contains NaN or Inf entries (a diverged state or bad input)")
+        if use_pardiso(K.shape[0]):
+            lu = PardisoLU(K)
+            if lu.reliable:
+                self._lu = lu
+                return
+            lu.release()  # perturbed pivots or an empty row: SuperLU factorizes exactly or names the DOFs
         try:
             self._lu = spla.splu(K.tocsc(), permc_spec="COLAMD")
         except RuntimeError as exc:

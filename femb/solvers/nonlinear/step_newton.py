@@ -14,6 +14,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError
 from femb.solvers.linalg.factorization import BandLU, Factorization, SingularSystemError
+from femb.solvers.linalg.pardiso import PardisoLU, use_pardiso
 from femb.solvers.nonlinear.newton import (
     NewtonReport,
     at_noise_floor,
@@ -38,7 +39,8 @@ class DirectCorrection:
       faster than sparse bookkeeping below ~100 equations;
     - otherwise SuperLU with the column ordering ``permc_spec`` ("NATURAL" by default,
       because the table already orders the equations by RCM; use "COLAMD" for tables
-      built without renumbering).
+      built without renumbering), or MKL PARDISO for large systems when pypardiso is
+      installed (femb.solvers.linalg.pardiso.use_pardiso).
 
     A singular matrix raises SingularSystemError naming the suspect DOFs.
     """
@@ -105,6 +107,12 @@ class DirectCorrection:
             d = np.abs(np.diag(lu[0]))
             self.factor = ("dense", lu)
         else:
+            if use_pardiso(n):
+                lu = PardisoLU(K)
+                if lu.reliable:
+                    self.factor = ("sparse", lu)
+                    return
+                lu.release()  # perturbed pivots: SuperLU below factorizes exactly or names the DOFs
             try:
                 self.factor = ("sparse", spla.splu(K.tocsc(), permc_spec=self.permc_spec))
             except RuntimeError as exc:

@@ -1,0 +1,808 @@
+"""Compiled whole time step of the energy-momentum mid-point scheme for jointed rigid bodies.
+
+One call of ``rigid_midpoint_step`` runs every Newton iteration of one step t_n → t_n + h of
+femb.solvers.dynamics.midpoint3d for a model made only of 3-D rigid bodies and point masses
+(constant translational mass M, rotary inertia J0 per oriented node), loads given at the
+step's mid time, supports, and the 3-D joints of femb.assembly.joints.spatial. It is the
+same algorithm as the general path (MidPoint3DSystem iterated by
+femb.solvers.nonlinear.newton.projected_newton), operation for operation, on dense arrays:
+
+- residual over the free equations: M ((2/h²) Δx − (2/h) v_n) − f_ext on translations,
+  (π_{n+1} − π_n)/h − m_ext on rotations (Simo–Wong, ``cayley_step_batch``); step matrix
+  (2/h²) M plus the exact derivative of the rotary-inertia residual; force scale
+  max(‖inertia‖, ‖f_ext‖, |momentum|/h);
+- joint equations at the end of the step, Φ and G = ∂Φ/∂z (the spin Jacobian times the
+  Cayley chain T(ψ)), and the exact discrete Jacobian Ḡ (averaged directors), from the
+  compiled joint kernels (femb.assembly.joints.spatial_kernels); the joints' discrete
+  stiffness ∂(Ḡᵀλ)/∂z with the current multiplier estimate, at the discrete Jacobian of the
+  previous iterate (as the general loop, which asks for it before the joint equations of
+  the new iterate);
+- the null-space elimination of femb.solvers.linalg.nullspace.NullSpace: dependent
+  coordinates by QR with column pivoting of G (the greedy column choice of LAPACK's
+  dgeqp3/dlaqp2), X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by
+  LU with partial pivoting (singular when its pivot ratio is below 1e-13), multipliers
+  λ = −Ḡ_d⁻ᵀ(r + K δq)_d;
+- the tests of projected_newton: projected residual ‖N̄ᵀr‖ against the tolerance (relative
+  to the force scale, or absolute), ‖Φ‖ against the constraint tolerance, acceptance of a
+  correction at round-off, of a residual at the system's noise floor or at the round-off
+  level ε‖|K|·|x|‖, the iteration cap; the rotation-turn limit of a correction.
+
+The cut-back of a failed step stays with the Python driver. Arrays are float64 / int64 /
+bool with the shapes given in ``RigidStepData`` (femb.solvers.dynamics.rigid_step).
+"""
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
+from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
+from femb.core.jit import jit
+from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
+
+# status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
+NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
+
+
+class RigidStepData(NamedTuple):
+    """Constant arrays of a qualifying model for the compiled step (n_var variables, n_eq
+    free equations, k oriented nodes, nj joints with m rows). The entry points take it as
+    a plain tuple (``tuple(data)``: numba types a plain tuple of arrays at a fraction of
+    the cost of a named one) and rebuild it inside."""
+
+    var_eq: NDArray[np.int64]  # (n_var,) equation of each variable, −1 when fixed
+    eq_var: NDArray[np.int64]  # (n_eq,) variable of each equation
+    rot3d: NDArray[np.bool_]  # (n_var,) rotational slots of oriented nodes
+    ref: NDArray[np.float64]  # (n_var,) reference coordinates (positions; 0 on rotations)
+    m_indptr: NDArray[np.int64]  # translational mass M_full (CSR, n_var × n_var)
+    m_indices: NDArray[np.int64]
+    m_data: NDArray[np.float64]
+    M_eq: NDArray[np.float64]  # (n_eq, n_eq) the same over the equations, dense
+    lay_nodes: NDArray[np.int64]  # (k,) oriented nodes
+    lay_var: NDArray[np.int64]  # (k, 3) their rotational variables
+    J0: NDArray[np.float64]  # (k, 3, 3) body-frame inertia
+    J0_pinv: NDArray[np.float64]  # (k, 3, 3) its pseudo-inverse
+    kind: NDArray[np.int64]  # joint arrays of femb.assembly.joints.spatial_kernels (nj,)
+    row0: NDArray[np.int64]
+    jac0: NDArray[np.int64]
+    blk0: NDArray[np.int64]
+    Xa: NDArray[np.float64]
+    Xb: NDArray[np.float64]
+    ta: NDArray[np.int64]
+    tb: NDArray[np.int64]
+    c: NDArray[np.float64]
+    cb: NDArray[np.float64]
+    has_cb: NDArray[np.bool_]
+    frame: NDArray[np.float64]
+    node_a: NDArray[np.int64]
+    node_b: NDArray[np.int64]
+    rot_a: NDArray[np.bool_]
+    rot_b: NDArray[np.bool_]
+    n_jac: int  # Jacobian values per evaluation
+    jac_rows: NDArray[np.int64]  # the Jacobian triplets at variables (kept entries)
+    jac_cols: NDArray[np.int64]
+    jac_keep: NDArray[np.int64]  # their positions among the n_jac values
+    st_total: int  # discrete-stiffness values per evaluation
+    st_eq_rows: NDArray[np.int64]  # its triplets at variables (kept entries): their equations (−1: fixed)
+    st_eq_cols: NDArray[np.int64]
+    st_keep: NDArray[np.int64]  # their positions among the st_total values
+    joint_eqs: NDArray[np.int64]  # their free equations (sorted)
+
+
+@jit
+def _norm(x):
+    s = 0.0
+    for i in range(x.size):
+        s += x[i] * x[i]
+    return math.sqrt(s)
+
+
+@jit
+def _pivoted_columns(W, m):
+    """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
+    first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
+    norms downdated and recomputed as dlaqp2 does). Takes W = Aᵀ (k, m) (columns
+    contiguous; overwritten); the reflectors skip the exact zeros of the sparse joint
+    Jacobians (no change to the arithmetic on the non-zeros)."""
+    k = W.shape[0]
+    vn1 = np.empty(k)
+    vn2 = np.empty(k)
+    piv = np.arange(k)
+    for j in range(k):
+        vn1[j] = _norm(W[j])
+        vn2[j] = vn1[j]
+    tol3z = math.sqrt(np.finfo(np.float64).eps)
+    v = np.empty(m)
+    nzr = np.empty(m, dtype=np.int64)
+    for i in range(min(m, k)):
+        p = i
+        best = vn1[i]
+        for j in range(i + 1, k):
+            if vn1[j] > best:
+                best = vn1[j]
+                p = j
+        if p != i:
+            for r in range(m):
+                t = W[p, r]
+                W[p, r] = W[i, r]
+                W[i, r] = t
+            piv[p], piv[i] = piv[i], piv[p]
+            vn1[p] = vn1[i]
+            vn2[p] = vn2[i]
+        # Householder reflector of column i below the diagonal (dlarfg)
+        wi = W[i]
+        alpha = wi[i]
+        xnorm = _norm(wi[i + 1:])
+        if xnorm != 0.0:
+            beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
+            tau = (beta - alpha) / beta
+            scal = 1.0 / (alpha - beta)
+            nz = 0
+            v[i] = 1.0
+            nzr[nz] = i
+            nz += 1
+            for r in range(i + 1, m):
+                v[r] = wi[r] * scal
+                wi[r] = v[r]
+                if v[r] != 0.0:
+                    nzr[nz] = r
+                    nz += 1
+            wi[i] = beta
+            for j in range(i + 1, k):  # apply I − τ v vᵀ to the remaining columns
+                wj = W[j]
+                sj = 0.0
+                for q in range(nz):
+                    sj += v[nzr[q]] * wj[nzr[q]]
+                if sj == 0.0:
+                    continue
+                sj *= tau
+                for q in range(nz):
+                    wj[nzr[q]] -= sj * v[nzr[q]]
+        for j in range(i + 1, k):  # downdate the partial column norms
+            if vn1[j] != 0.0:
+                temp = 1.0 - (abs(W[j, i]) / vn1[j]) ** 2
+                temp = max(temp, 0.0)
+                temp2 = temp * (vn1[j] / vn2[j]) ** 2
+                if temp2 <= tol3z:
+                    if i < m - 1:
+                        vn1[j] = _norm(W[j, i + 1:])
+                        vn2[j] = vn1[j]
+                    else:
+                        vn1[j] = 0.0
+                        vn2[j] = 0.0
+                else:
+                    vn1[j] *= math.sqrt(temp)
+    out = piv[:m].copy()
+    for i in range(1, m):  # insertion sort (m small)
+        x = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
+    return out
+
+
+@jit
+def _lu(A, perm):
+    """LU with partial pivoting of A (n, n) in place (PA = LU, the row order in ``perm``),
+    skipping zero multipliers and zero entries of the pivot rows (sparse joint Jacobians);
+    returns the pivot ratio min|u_ii| / max|u_ii| (0 with a zero pivot)."""
+    n = A.shape[0]
+    cols = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        perm[i] = i
+    for i in range(n):
+        p = i
+        best = abs(A[i, i])
+        for r in range(i + 1, n):
+            if abs(A[r, i]) > best:
+                best = abs(A[r, i])
+                p = r
+        if p != i:
+            for c in range(n):
+                t = A[i, c]
+                A[i, c] = A[p, c]
+                A[p, c] = t
+            perm[i], perm[p] = perm[p], perm[i]
+        piv = A[i, i]
+        if piv == 0.0:
+            return 0.0
+        nc = 0
+        for c in range(i + 1, n):
+            if A[i, c] != 0.0:
+                cols[nc] = c
+                nc += 1
+        for r in range(i + 1, n):
+            if A[r, i] == 0.0:
+                continue
+            f = A[r, i] / piv
+            A[r, i] = f
+            for q in range(nc):
+                A[r, cols[q]] -= f * A[i, cols[q]]
+    if n == 0:
+        return 1.0
+    dmin, dmax = np.inf, 0.0
+    for i in range(n):
+        d = abs(A[i, i])
+        dmin = min(dmin, d)
+        dmax = max(dmax, d)
+    return dmin / dmax
+
+
+@jit
+def _lu_bands(LU, lo, hi):
+    """The non-zero range of each row of ``_lu``'s factors: L[i, lo[i]:i] and
+    U[i, i + 1:hi[i]] (the elimination of the sparse joint Jacobians keeps narrow bands)."""
+    n = LU.shape[0]
+    for i in range(n):
+        a = i
+        for c in range(i):
+            if LU[i, c] != 0.0:
+                a = c
+                break
+        lo[i] = a
+        e = i + 1
+        for c in range(n - 1, i, -1):
+            if LU[i, c] != 0.0:
+                e = c + 1
+                break
+        hi[i] = e
+
+
+@jit
+def _lu_solve(LU, perm, lo, hi, b, out):
+    """out (n,) = A⁻¹ b from ``_lu``'s factors and their row ranges (``_lu_bands``; the
+    terms outside them are exact zeros)."""
+    n = LU.shape[0]
+    for i in range(n):
+        s = b[perm[i]]
+        for c in range(lo[i], i):
+            s -= LU[i, c] * out[c]
+        out[i] = s
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for c in range(i + 1, hi[i]):
+            s -= LU[i, c] * out[c]
+        out[i] = s / LU[i, i]
+
+
+@jit
+def _lu_solve_t(LU, perm, b, out):
+    """out (n,) = A⁻ᵀ b from ``_lu``'s factors (Uᵀ y = b, Lᵀ w = y, out = Pᵀ w)."""
+    n = LU.shape[0]
+    y = np.empty(n)
+    for i in range(n):
+        s = b[i]
+        for c in range(i):
+            s -= LU[c, i] * y[c]
+        y[i] = s / LU[i, i]
+    for i in range(n - 1, -1, -1):
+        s = y[i]
+        for c in range(i + 1, n):
+            s -= LU[c, i] * y[c]
+        y[i] = s
+    for i in range(n):
+        out[perm[i]] = y[i]
+
+
+@jit
+def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K):
+    """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
+    the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
+    over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
+    nv = z.size
+    lay_var = d.lay_var
+    for k in range(lay_var.shape[0]):
+        for a in range(3):
+            psi[k, a] = z[lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    c2 = 2.0 / (h * h)
+    ch = 2.0 / h
+    w = np.empty(nv)
+    for i in range(nv):
+        w[i] = 0.0 if d.rot3d[i] else c2 * z[i] - ch * v0[i]
+    for i in range(nv):  # M_full @ w (CSR)
+        s = 0.0
+        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+            s += d.m_data[q] * w[d.m_indices[q]]
+        full[i] = s
+    for k in range(lay_var.shape[0]):
+        for a in range(3):
+            full[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
+    ne = d.eq_var.size
+    s = 0.0
+    for e in range(ne):
+        x = full[d.eq_var[e]]
+        s += x * x
+    inert_norm = math.sqrt(s)
+    for i in range(nv):
+        full[i] = full[i] - f_ext[i]
+    for e in range(ne):
+        r[e] = full[d.eq_var[e]]
+    for a in range(ne):
+        for b in range(ne):
+            K[a, b] = c2 * d.M_eq[a, b]
+    for k in range(lay_var.shape[0]):
+        for a in range(3):
+            ea = d.var_eq[lay_var[k, a]]
+            if ea < 0:
+                continue
+            for b in range(3):
+                eb = d.var_eq[lay_var[k, b]]
+                if eb >= 0:
+                    K[ea, eb] += dr[k, a, b]
+    return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
+
+
+@jit
+def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm):
+    """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
+    the increment z (R: the end-of-step nodal rotations); the discrete Jacobian's state
+    (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``."""
+    nv = z.size
+    m = phi.size
+    u1 = np.empty(nv)
+    um = np.empty(nv)
+    for i in range(nv):
+        u1[i] = u0[i] + z[i]
+        um[i] = 0.5 * (u0[i] + u1[i])
+    frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
+    vals = np.empty(d.n_jac)
+    nj = d.kind.size
+    d1 = np.empty((nj, 3))
+    joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, u1, Ra1, Rb1, phi,
+                   vals, d1)
+    G = np.zeros((m, nv))
+    for q in range(d.jac_rows.size):
+        G[d.jac_rows[q], d.jac_cols[q]] += vals[d.jac_keep[q]]
+    midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
+    phim = np.zeros(m)
+    joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, um, Ram, Rbm, phim,
+                   vals, dm)
+    Gbar[:, :] = 0.0
+    for q in range(d.jac_rows.size):
+        Gbar[d.jac_rows[q], d.jac_cols[q]] += vals[d.jac_keep[q]]
+    T = np.empty((3, 3))
+    g = np.empty(3)
+    lay_var = d.lay_var
+    for k in range(lay_var.shape[0]):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
+        cayley_spin_jacobian(psi[k], T)
+        for i in range(m):
+            for b in range(3):
+                g[b] = G[i, lay_var[k, 0]] * T[0, b] + G[i, lay_var[k, 1]] * T[1, b] + G[i, lay_var[k, 2]] * T[2, b]
+            for b in range(3):
+                G[i, lay_var[k, b]] = g[b]
+    for i in range(m):
+        for e in range(d.eq_var.size):
+            Geq[i, e] = G[i, d.eq_var[e]]
+            Gbar_eq[i, e] = Gbar[i, d.eq_var[e]]
+
+
+@jit
+def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K):
+    """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
+    discrete-Jacobian state, multipliers λ fixed)."""
+    vals = np.empty(d.st_total)
+    midpoint_stiffness(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals)
+    for q in range(d.st_eq_rows.size):
+        ea = d.st_eq_rows[q]
+        eb = d.st_eq_cols[q]
+        if ea >= 0 and eb >= 0:
+            K[ea, eb] += vals[d.st_keep[q]]
+
+
+@jit
+def _rounding(K, d, u0, z):
+    """ε‖|K|·|x|‖, x the absolute end-of-step coordinates over the equations (1 on the
+    slots of 3-D rotations): the round-off level of the residual."""
+    ne = d.eq_var.size
+    x = np.empty(ne)
+    for e in range(ne):
+        v = d.eq_var[e]
+        x[e] = 1.0 if d.rot3d[v] else abs(d.ref[v] + u0[v] + z[v])
+    s = 0.0
+    for a in range(ne):
+        t = 0.0
+        for b in range(ne):
+            t += abs(K[a, b]) * x[b]
+        s += t * t
+    return np.finfo(np.float64).eps * math.sqrt(s)
+
+
+@jit
+def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, scales, r, out,
+                        u1, v1):
+    """All Newton iterations of one mid-point step of a jointed rigid-body model.
+
+    Inputs: ``data`` the model's RigidStepData as a plain tuple; u0, v0 (n_var,) the state at t_n (rotational
+    slots of v: spatial angular velocities); R0 (n_nodes, 3, 3) nodal rotations; π0 (k, 3)
+    spatial angular momenta of the oriented nodes; h the step; f_ext (n_var,) the loads at
+    t_n + h/2 (moments about fixed axes on the rotational slots), f_s (n_var,) their
+    time-scaled part (the constant forces have a potential); λ0 (m,) the multiplier
+    guess (used when ``has_lam``); par (8,) = (tolerance, absolute tolerance or 0,
+    increment tolerance, constraint tolerance × length scale, noise floor, max turn or 0,
+    length scale, ‖u0‖); ``max_it`` the iteration cap.
+
+    Outputs (written): z (n_var,) the accepted increment (its Newton iterate when not
+    converged); R1 (n_nodes, 3, 3), π1 (k, 3) the end-of-step rotations and momenta at z;
+    λ (m,) the multipliers; hist, scales (max_it + 1,) the projected residual norms and the
+    force scales of the convergence tests; r (n_eq,) the
+    last residual over the equations; out (4,) =
+    (iterations, ‖Φ‖, λ·Ḡz, history length, external work f_s·Δx + f_ext·ψ of the step
+    (forces with an amplitude, all moments: they have no potential in 3-D)); once converged,
+    u1, v1 (n_var,) the state at t_n + h (``_finish``). Returns the status code (module constants).
+    """
+    d = RigidStepData(*data)
+    nv = u0.size
+    ne = d.eq_var.size
+    m = lam.size
+    nk = d.lay_var.shape[0]
+    tol, abs_tol, inc_tol, c_tol, floor, max_turn, length_scale, u_norm = (par[0], par[1], par[2], par[3], par[4],
+                                                                         par[5], par[6], par[7])
+    # constant over the step
+    R0n = np.empty((nk, 3, 3))
+    Jn = np.empty((nk, 3, 3))
+    tmp = np.empty((3, 3))
+    for k in range(nk):
+        R0n[k] = R0[d.lay_nodes[k]]
+        for a in range(3):
+            for b in range(3):
+                tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
+        for a in range(3):
+            for b in range(3):
+                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+    s = 0.0
+    for e in range(ne):
+        s += f_ext[d.eq_var[e]] ** 2
+    fext_norm = math.sqrt(s)
+    # |momentum|/h over the equations
+    w = np.empty(nv)
+    for i in range(nv):
+        w[i] = 0.0 if d.rot3d[i] else v0[i]
+    pm = np.empty(nv)
+    for i in range(nv):
+        s = 0.0
+        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+            s += d.m_data[q] * w[d.m_indices[q]]
+        pm[i] = s
+    for k in range(nk):
+        for a in range(3):
+            pm[d.lay_var[k, a]] += pi0[k, a]
+    s = 0.0
+    for e in range(ne):
+        s += pm[d.eq_var[e]] ** 2
+    mom_scale = math.sqrt(s) / h
+    nj = d.kind.size
+    Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
+    frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
+    # the predictor: z = h v on the free variables
+    for i in range(nv):
+        z[i] = h * v0[i] if d.var_eq[i] >= 0 else 0.0
+    # work arrays
+    psi = np.empty((nk, 3))
+    psi_new = np.empty((nk, 3))
+    C = np.empty((nk, 3, 3))
+    R1n = np.empty((nk, 3, 3))
+    Rmn = np.empty((nk, 3, 3))
+    D = np.empty((nk, 3, 3))
+    dr = np.empty((nk, 3, 3))
+    full = np.empty(nv)
+    K = np.empty((ne, ne))
+    phi = np.empty(m)
+    Geq = np.empty((m, ne))
+    Gbar_eq = np.empty((m, ne))
+    Gbar = np.empty((m, nv))
+    # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
+    # equations, which the joints' stiffness of the next iteration uses (as the general loop)
+    Ra1 = np.empty((nj, 3, 3))
+    Rb1 = np.empty((nj, 3, 3))
+    Ram = np.empty((nj, 3, 3))
+    Rbm = np.empty((nj, 3, 3))
+    Ta = np.empty((nj, 3, 3))
+    Tb = np.empty((nj, 3, 3))
+    dm = np.empty((nj, 3))
+    pRa1 = np.empty((nj, 3, 3))  # the same of the previous iterate
+    pRb1 = np.empty((nj, 3, 3))
+    pRam = np.empty((nj, 3, 3))
+    pRbm = np.empty((nj, 3, 3))
+    pTa = np.empty((nj, 3, 3))
+    pTb = np.empty((nj, 3, 3))
+    pdm = np.empty((nj, 3))
+    n_ind = ne - m
+    perm = np.empty(m, dtype=np.int64)
+    perm_bar = np.empty(m, dtype=np.int64)
+    perm_red = np.empty(n_ind, dtype=np.int64)
+    lo = np.empty(m, dtype=np.int64)
+    hi = np.empty(m, dtype=np.int64)
+    lo_bar = np.empty(m, dtype=np.int64)
+    hi_bar = np.empty(m, dtype=np.int64)
+    lo_red = np.empty(n_ind, dtype=np.int64)
+    hi_red = np.empty(n_ind, dtype=np.int64)
+    col = np.empty(m)
+    col_bar = np.empty(m)
+    dep_mask = np.zeros(ne, dtype=np.bool_)
+    dep = np.empty(m, dtype=np.int64)
+    ind = np.empty(n_ind, dtype=np.int64)
+    jcols = d.joint_eqs
+    lam_cur = lam0.copy()
+    have = has_lam
+    round_off = False
+    status = NOT_CONVERGED
+    n_hist = 0
+    c_norm = 0.0
+    it_done = max_it
+
+    # the joint equations at the predictor (the general loop evaluates them before the first residual)
+    for i in range(R0.shape[0]):
+        R1[i] = R0[i]
+    for k in range(nk):
+        for a in range(3):
+            psi[k, a] = z[d.lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    for k in range(nk):
+        R1[d.lay_nodes[k]] = R1n[k]
+    _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+    pRa1[:] = Ra1
+    pRb1[:] = Rb1
+    pRam[:] = Ram
+    pRbm[:] = Rbm
+    pTa[:] = Ta
+    pTb[:] = Tb
+    pdm[:] = dm
+    for it in range(max_it + 1):
+        scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
+                          full, r, K)
+        for i in range(R0.shape[0]):
+            R1[i] = R0[i]
+        for k in range(nk):
+            R1[d.lay_nodes[k]] = R1n[k]
+        used = have
+        if it > 0:  # (at it = 0 those of the predictor, evaluated above)
+            # keep the discrete-Jacobian state of the previous iterate for the stiffness term
+            pRa1, Ra1 = Ra1, pRa1
+            pRb1, Rb1 = Rb1, pRb1
+            pRam, Ram = Ram, pRam
+            pRbm, Rbm = Rbm, pRbm
+            pTa, Ta = Ta, pTa
+            pTb, Tb = Tb, pTb
+            pdm, dm = dm, pdm
+            _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+        # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
+        # previous iterate (of the predictor at it = 0); added when a correction or the
+        # round-off test needs K
+        lam_used = lam_cur.copy()
+        stiff = used  # pending
+        # null space: the dependent coordinates by pivoted QR of G over the jointed equations
+        W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
+        for i in range(m):
+            for c in range(jcols.size):
+                W[c, i] = Geq[i, jcols[c]]
+        loc = _pivoted_columns(W, m)
+        dep_mask[:] = False
+        for i in range(m):
+            dep[i] = jcols[loc[i]]
+            dep_mask[dep[i]] = True
+        q = 0
+        for e in range(ne):
+            if not dep_mask[e]:
+                ind[q] = e
+                q += 1
+        Gd = np.empty((m, m))
+        Gbd = np.empty((m, m))
+        GiT = np.empty((n_ind, m))  # G_i and Ḡ_i transposed (columns contiguous)
+        GbiT = np.empty((n_ind, m))
+        for i in range(m):
+            for c in range(m):
+                Gd[i, c] = Geq[i, dep[c]]
+                Gbd[i, c] = Gbar_eq[i, dep[c]]
+            for c in range(n_ind):
+                GiT[c, i] = Geq[i, ind[c]]
+                GbiT[c, i] = Gbar_eq[i, ind[c]]
+        # G_d and Ḡ_d are chosen by pivoting, hence well conditioned (an exact zero pivot:
+        # the general path's LinAlgError)
+        if _lu(Gd, perm) == 0.0 or _lu(Gbd, perm_bar) == 0.0:
+            status = DEP_SINGULAR
+            it_done = it
+            break
+        _lu_bands(Gd, lo, hi)
+        _lu_bands(Gbd, lo_bar, hi_bar)
+        Xbar = np.empty((m, n_ind))
+        for c in range(n_ind):
+            _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
+            for i in range(m):
+                Xbar[i, c] = -col_bar[i]
+        # projected residual N̄ᵀr, ‖Φ‖
+        r_dep = np.empty(m)
+        for i in range(m):
+            r_dep[i] = r[dep[i]]
+        proj = np.empty(n_ind)
+        for c in range(n_ind):
+            s = 0.0
+            for i in range(m):
+                s += Xbar[i, c] * r_dep[i]
+            proj[c] = r[ind[c]] + s
+        norm = _norm(proj)
+        c_norm = _norm(phi)
+        hist[n_hist] = norm
+        scales[n_hist] = scale
+        n_hist += 1
+        if not math.isfinite(norm + c_norm):
+            status = NOT_FINITE
+            it_done = it
+            break
+        _lu_solve_t(Gbd, perm_bar, r_dep, col_bar)
+        for i in range(m):
+            lam[i] = -col_bar[i]
+        c_ok = c_norm <= c_tol
+        threshold = abs_tol if abs_tol > 0.0 else tol * scale
+        if norm <= threshold and c_ok:
+            status = CONVERGED
+            it_done = it
+            break
+        if c_ok and round_off and norm <= 1e-4 * scale:
+            status = ROUND_OFF
+            it_done = it
+            break
+        if c_ok and n_hist >= 4:
+            low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
+            if not hist[n_hist - 1] < 0.25 * low:
+                at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
+                if not at_floor:
+                    if stiff:
+                        _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+                        stiff = False
+                    at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
+                if at_floor:
+                    status = NOISE_FLOOR
+                    it_done = it
+                    break
+        if it == max_it:
+            break
+        # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
+        if stiff:
+            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+        X = np.empty((m, n_ind))
+        for c in range(n_ind):
+            _lu_solve(Gd, perm, lo, hi, GiT[c], col)
+            for i in range(m):
+                X[i, c] = -col[i]
+        _lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
+        rk = np.empty(ne)  # r + K δq_p
+        KX = np.empty((ne, n_ind))  # K_·d X
+        for e in range(ne):
+            s = r[e]
+            for i in range(m):
+                s -= K[e, dep[i]] * col[i]
+            rk[e] = s
+            for b in range(n_ind):
+                KX[e, b] = 0.0
+            for i in range(m):
+                kv = K[e, dep[i]]
+                if kv != 0.0:
+                    for b in range(n_ind):
+                        KX[e, b] += kv * X[i, b]
+        rhs = np.empty(n_ind)
+        Kr = np.empty((n_ind, n_ind))  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
+        for a in range(n_ind):
+            s = rk[ind[a]]
+            for i in range(m):
+                s += Xbar[i, a] * rk[dep[i]]
+            rhs[a] = -s
+            for b in range(n_ind):
+                Kr[a, b] = K[ind[a], ind[b]] + KX[ind[a], b]
+        for i in range(m):
+            for a in range(n_ind):
+                xa = Xbar[i, a]
+                if xa != 0.0:
+                    for b in range(n_ind):
+                        Kr[a, b] += xa * (K[dep[i], ind[b]] + KX[dep[i], b])
+        y = np.empty(n_ind)
+        if n_ind:
+            if not _lu(Kr, perm_red) > 1e-13:
+                status = SINGULAR
+                it_done = it
+                break
+            _lu_bands(Kr, lo_red, hi_red)
+            _lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
+        dx = np.empty(ne)
+        for c in range(n_ind):
+            dx[ind[c]] = y[c]
+        for i in range(m):
+            s = -col[i]
+            for c in range(n_ind):
+                s += X[i, c] * y[c]
+            dx[dep[i]] = s
+        # the rotation-turn limit of the correction
+        eta = 1.0
+        if max_turn > 0.0 and math.isfinite(max_turn):
+            for k in range(nk):
+                for a in range(3):
+                    v = d.lay_var[k, a]
+                    e = d.var_eq[v]
+                    psi_new[k, a] = z[v] + (dx[e] if e >= 0 else 0.0)
+            turn = cayley_turn(psi, psi_new)
+            if turn > max_turn:
+                eta = max_turn / turn
+        # Newton's multiplier update for the next curvature term (damped with the step)
+        res_d = np.empty(m)
+        for i in range(m):
+            s = 0.0
+            for e in range(ne):
+                s += K[dep[i], e] * dx[e]
+            res_d[i] = r[dep[i]] + s
+        _lu_solve_t(Gbd, perm_bar, res_d, col_bar)
+        for i in range(m):  # λ_new = −col_bar
+            if not used or eta == 1.0:
+                lam_cur[i] = -col_bar[i]
+            else:
+                lam_cur[i] = lam_used[i] + eta * (-col_bar[i] - lam_used[i])
+        have = True
+        for e in range(ne):
+            dx[e] = dx[e] * eta
+            z[d.eq_var[e]] += dx[e]
+        reference = max(_norm(z), u_norm, length_scale)
+        round_off = _norm(dx) <= inc_tol * reference
+    # the joint reactions' work term λ·Ḡz at the accepted state
+    s = 0.0
+    for i in range(m):
+        t = 0.0
+        for v in range(nv):
+            t += Gbar[i, v] * z[v]
+        s += lam[i] * t
+    out[0] = it_done
+    out[1] = c_norm
+    out[2] = s
+    out[3] = n_hist
+    s = 0.0
+    for i in range(nv):
+        s += (f_ext[i] if d.rot3d[i] else f_s[i]) * z[i]
+    out[4] = s
+    if status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR:
+        _finish(d, u0, v0, z, R1, pi1, h, u1, v1)
+    return status
+
+
+@jit
+def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
+    """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
+    with the spatial angular velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) of the oriented nodes
+    (J = R J0 Rᵀ at the end of the step)."""
+    nv = u0.size
+    for i in range(nv):
+        u1[i] = u0[i] + z[i]
+        v1[i] = (2.0 / h) * z[i] - v0[i]
+    nk = d.lay_var.shape[0]
+    Rn = np.empty((nk, 3, 3))
+    for k in range(nk):
+        Rn[k] = R1[d.lay_nodes[k]]
+    th = np.empty((nk, 3))
+    log_batch(Rn, th)
+    J = np.empty((3, 3))
+    Jp = np.empty((3, 3))
+    t1 = np.empty((3, 3))
+    fb = np.empty(3)
+    for k in range(nk):
+        R = Rn[k]
+        for a in range(3):
+            u1[d.lay_var[k, a]] = th[k, a]
+            fb[a] = (2.0 / h) * z[d.lay_var[k, a]] - v0[d.lay_var[k, a]]
+        for which in range(2):
+            S = d.J0[k] if which == 0 else d.J0_pinv[k]
+            for a in range(3):
+                for b in range(3):
+                    t1[a, b] = R[a, 0] * S[0, b] + R[a, 1] * S[1, b] + R[a, 2] * S[2, b]
+            for a in range(3):
+                for b in range(3):
+                    val = t1[a, 0] * R[b, 0] + t1[a, 1] * R[b, 1] + t1[a, 2] * R[b, 2]
+                    if which == 0:
+                        J[a, b] = val
+                    else:
+                        Jp[a, b] = val
+        for a in range(3):
+            wa = Jp[a, 0] * pi1[k, 0] + Jp[a, 1] * pi1[k, 1] + Jp[a, 2] * pi1[k, 2]
+            for b in range(3):
+                nab = (1.0 if a == b else 0.0) - (Jp[a, 0] * J[0, b] + Jp[a, 1] * J[1, b] + Jp[a, 2] * J[2, b])
+                wa += nab * fb[b]
+            v1[d.lay_var[k, a]] = wa

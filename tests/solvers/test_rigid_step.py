@@ -1,0 +1,183 @@
+"""The compiled mid-point step of jointed rigid-body models (femb.solvers.dynamics.rigid_step).
+
+Models made of rigid_body3d / point_mass3d with 3-D joints (and supports) take one compiled call per step
+for all Newton iterations. It is the general loop (MidPoint3DSystem + projected_newton)
+operation for operation, so the motion must agree with the general path
+(``DynamicSettings(compiled_step=False)``) to round-off: end positions, velocities
+and rotation matrices to 1e-10 (relative), the Newton iteration counts of every step,
+the joint multipliers, and the energy books (energy exact to round-off, joint residuals at
+1e-12 of the length scale).
+"""
+import numpy as np
+import pytest
+
+from femb.mesh import Mesh, line_mesh
+from femb.model import Model
+from femb.solvers import solve_dynamic
+from femb.solvers.dynamics.driver import DynamicSettings
+from femb.solvers.dynamics.problem import DynamicProblem
+from femb.solvers.dynamics.rigid_step import rigid_step_data, unsupported_reason
+from femb.solvers.nonlinear.newton import NewtonSettings
+
+AXIS = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
+KINDS = ["spherical", "revolute", "universal", "cylindrical", "prismatic"]
+
+
+def mixed_chain():
+    """Six bodies: a ball joint to ground, then one joint of every kind with the attachment
+    point offset from node a (so the terms carried by both bodies enter), a point mass on
+    one body node, gravity, a time-varying nodal force and a moment about a fixed axis."""
+    pts = np.array([[0.0, 0.0, 0.0], [0.4, 0.3, -0.2], [0.9, 0.1, 0.3], [1.2, -0.4, 0.1], [1.5, 0.2, 0.6], [2.0, 0.0, 0.0]])
+    model = Model(Mesh(pts, {}, {str(i): [i] for i in range(len(pts))}), dim=3, name="mixed chain")
+    for i in range(len(pts)):
+        model.add_discrete(f"body {i}", "rigid_body3d", str(i), m=1.0 + 0.1 * i, Jxx=0.1, Jyy=0.2, Jzz=0.25, Jxy=0.01)
+    model.add_discrete("lump", "point_mass3d", "3", m=0.4)
+    model.joint3d("spherical", "0", None, point=(-0.1, 0.0, 0.05), name="ground ball")
+    for i, kind in enumerate(KINDS):
+        model.joint3d(kind, str(i), str(i + 1), axis=AXIS, point=(0.1, -0.05, 0.02), frame="a", name=f"{kind} {i}")
+    model.gravity((0.0, 0.0, -9.81))
+    model.point_load("5", amplitude=lambda t: np.sin(3.0 * t), fx=0.5, fy=-0.3)
+    model.point_load("2", amplitude=lambda t: 1.0 - np.cos(2.0 * t), mz=0.2, mx=-0.1)
+    model.initial_velocity("0", rx=0.5, uy=0.1)
+    return model
+
+
+def revolute_body():
+    """One body on a skew revolute joint to ground at a point away from its centre."""
+    model = Model(Mesh(np.array([[0.3, -0.2, 0.1]]), {}, {"c": [0]}), dim=3, name="revolute body")
+    model.add_discrete("body", "rigid_body3d", "c", m=2.0, Jxx=0.1, Jyy=0.3, Jzz=0.35, Jxy=0.02)
+    model.joint3d("revolute", "c", None, axis=AXIS, point=(0.0, 0.0, 0.0), name="pivot")
+    model.gravity((0.0, 0.0, -9.81))
+    model.initial_velocity("c", rx=1.0)
+    return model
+
+
+def rod_chain(n=4):
+    """n rods (rigid bodies at their centres) hanging from revolute joints at their ends,
+    axes alternating between two skew directions, started sideways."""
+    length = 0.5
+    centres = np.array([[(k + 0.5) * length, 0.0, 0.0] for k in range(n)])
+    model = Model(Mesh(centres, {}, {f"b{k}": [k] for k in range(n)}), dim=3, name="rod chain")
+    for k in range(n):
+        model.add_discrete(f"rod {k}", "rigid_body3d", f"b{k}", m=1.0, Jxx=1e-3, Jyy=0.02, Jzz=0.02)
+    axes = [(0.0, 1.0, 0.0), (0.0, 0.8, 0.6)]
+    model.joint3d("revolute", "b0", None, axis=axes[0], point=(0.0, 0.0, 0.0), name="j0")
+    for k in range(1, n):
+        model.joint3d("revolute", f"b{k - 1}", f"b{k}", axis=axes[k % 2], point=(k * length, 0.0, 0.0), name=f"j{k}")
+    model.gravity((0.0, 0.0, -9.81))
+    return model
+
+
+def spatial_four_bar():
+    """A spatial RSUR four-bar: crank on a revolute to ground (axis z), coupler on a ball
+    joint to the crank and a universal joint to the rocker (cross axes: z in the coupler,
+    whose spin it stops, and the rocker axis x in the rocker), rocker on a revolute to ground (axis x):
+    18 − 17 = 1 degree of freedom, moved by gravity from a crank spin."""
+    A, B, C, D = np.array([0.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([2.0, 1.5, 0.5]), np.array([2.0, 0.0, 0.0])
+    pts = np.array([(A + B) / 2, (B + C) / 2, (C + D) / 2])
+    model = Model(Mesh(pts, {}, {"crank": [0], "coupler": [1], "rocker": [2]}), dim=3, name="spatial four-bar")
+    model.add_discrete("crank", "rigid_body3d", "crank", m=1.0, Jxx=0.08, Jyy=0.01, Jzz=0.08)
+    model.add_discrete("coupler", "rigid_body3d", "coupler", m=2.0, Jxx=0.05, Jyy=0.4, Jzz=0.4, Jxy=0.03)
+    model.add_discrete("rocker", "rigid_body3d", "rocker", m=1.5, Jxx=0.02, Jyy=0.3, Jzz=0.3)
+    model.joint3d("revolute", "crank", None, axis=(0.0, 0.0, 1.0), point=tuple(A), name="A")
+    model.joint3d("spherical", "crank", "coupler", point=tuple(B), name="B")
+    model.joint3d("universal", "coupler", "rocker", axis=(0.0, 0.0, 1.0), second_axis=(1.0, 0.0, 0.0), point=tuple(C),
+                  name="C")
+    model.joint3d("revolute", "rocker", None, axis=(1.0, 0.0, 0.0), point=tuple(D), name="D")
+    model.gravity((0.0, -9.81, 0.0))
+    model.initial_velocity("crank", rz=2.0)
+    return model
+
+
+def supported_hub():
+    """A hub on a support that leaves only its spin about z free (ux, uy, uz, rx, ry fixed),
+    carrying a body on a revolute joint (axis x, attachment point offset from both nodes)."""
+    mesh = Mesh(np.array([[0.0, 0.0, 0.0], [1.0, 0.2, 0.0]]), {}, {"hub": [0], "body": [1]})
+    model = Model(mesh, dim=3, name="supported hub")
+    model.add_discrete("hub", "rigid_body3d", "hub", m=1.0, Jxx=0.1, Jyy=0.1, Jzz=0.2)
+    model.add_discrete("body", "rigid_body3d", "body", m=2.0, Jxx=0.3, Jyy=0.1, Jzz=0.2, Jxy=0.05)
+    model.joint3d("revolute", "hub", "body", axis=(1.0, 0.0, 0.0), point=(0.6, 0.1, 0.05), name="arm")
+    model.fix("hub", ("ux", "uy", "uz", "rx", "ry"))
+    model.gravity((0.0, 0.0, -9.81))
+    model.initial_velocity("hub", rz=1.5)
+    model.initial_velocity("body", rx=1.0)
+    return model
+
+
+MODELS = {"mixed chain": (mixed_chain, 0.02, 1.0), "revolute body": (revolute_body, 0.02, 2.0),
+          "rod chain": (rod_chain, 2e-3, 0.2), "spatial four-bar": (spatial_four_bar, 0.01, 1.0),
+          "supported hub": (supported_hub, 0.02, 1.0)}
+
+
+def run(build, dt, t_end, compiled, **newton):
+    settings = DynamicSettings(compiled_step=compiled,
+                               newton=NewtonSettings(**{"tolerance": 1e-10, "max_iterations": 25, **newton}))
+    return solve_dynamic(build(), dt, t_end, settings)
+
+
+def energy_error(res):
+    return np.abs(res.series("energy_residual")).max() / res.series("kinetic_energy").max()
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_compiled_step_equals_the_general_path(name):
+    build, dt, t_end = MODELS[name]
+    prob = DynamicProblem(build())
+    assert unsupported_reason(prob) is None and rigid_step_data(prob) is not None  # the compiled path is taken
+    fast = run(build, dt, t_end, True)
+    slow = run(build, dt, t_end, False)
+    assert fast.info["steps"] == slow.info["steps"] == int(round(t_end / dt))
+    # the same Newton iterations step by step, no cut-back
+    assert fast.series("iterations").tolist() == slow.series("iterations").tolist()
+    assert fast.info["cutbacks"] == slow.info["cutbacks"] == 0
+    u, v = slow.final, slow.velocities[-1]
+    assert np.abs(u).max() > 0.05 and np.abs(v).max() > 0.1  # the mechanism moves
+    assert np.abs(fast.final - u).max() <= 1e-10 * np.abs(u).max()
+    assert np.abs(fast.velocities[-1] - v).max() <= 1e-10 * np.abs(v).max()
+    assert np.abs(fast.nodal_rotation_matrices(-1) - slow.nodal_rotation_matrices(-1)).max() <= 1e-10
+    lam_f, lam_s = fast.arrays["multipliers"][-1], slow.arrays["multipliers"][-1]
+    assert np.abs(lam_f - lam_s).max() <= 1e-8 * np.abs(lam_s).max()
+    for res in (fast, slow):  # joints hold to the Newton loop's constraint tolerance, 1e-12 of the length scale
+        assert energy_error(res) <= 1e-9
+        assert res.series("constraint_residual").max() <= 1e-12 * prob.length_scale
+    # the energy books agree term by term (external work of the scaled loads and moments)
+    for key in ("total_energy", "external_work", "constraint_work", "energy_residual"):
+        assert np.allclose(fast.series(key), slow.series(key), rtol=0.0, atol=1e-10 * fast.series("kinetic_energy").max())
+
+
+def test_compiled_step_energy_is_exact_at_a_large_step():
+    """The single body at Δt = 0.1 s (a quarter of its swing period) over 40 steps: energy
+    exact to round-off of its Newton tolerance with an absolute residual threshold, and the
+    same iterations as the general path (the turn limit of corrections acts)."""
+    fast = run(revolute_body, 0.1, 4.0, True, absolute_tolerance=1e-11)
+    slow = run(revolute_body, 0.1, 4.0, False, absolute_tolerance=1e-11)
+    assert fast.series("iterations").tolist() == slow.series("iterations").tolist()
+    assert np.abs(fast.final - slow.final).max() <= 1e-10 * np.abs(slow.final).max()
+    assert energy_error(fast) <= 1e-10
+    assert fast.series("constraint_residual").max() <= 1e-12 * DynamicProblem(revolute_body()).length_scale
+
+
+def test_unsupported_models_fall_back_to_the_general_path():
+    """Damping-free rigid models with a prescribed motion, a beam, or no joints are not
+    taken; the general path runs them (and the switch off forces it for a qualifying one)."""
+    model = revolute_body()
+    model.prescribe("c", "ux", function=lambda t: 0.0)
+    assert "prescribed" in unsupported_reason(DynamicProblem(model))
+    follower = revolute_body()
+    follower.point_load("c", mz=0.3, moment_type="follower")  # turns with the body: the general path's load
+    assert "follower" in unsupported_reason(DynamicProblem(follower))
+    free = Model(Mesh(np.array([[0.0, 0.0, 0.0]]), {}, {"c": [0]}), dim=3)
+    free.add_discrete("body", "rigid_body3d", "c", m=1.0, Jxx=0.1, Jyy=0.2, Jzz=0.3)
+    free.initial_velocity("c", rx=1.0, ry=0.5)
+    assert unsupported_reason(DynamicProblem(free)) == "no joints"
+    res = solve_dynamic(free, 0.05, 0.5)  # the general path: a free body's energy and momentum
+    assert energy_error(res) <= 1e-9
+    beam = Model(line_mesh(np.zeros(3), np.array([1.0, 0.0, 0.0]), 2, "c"), name="beam and body")
+    beam.add_part("c", "beam3d", "c", values=dict(EA=1e4, GJ=8.0, EIy=10.0, EIz=10.0, rhoA=1.0, rhoIp=0.02, rhoIy=0.01, rhoIz=0.01))
+    beam.add_discrete("body", "rigid_body3d", "c_end", m=1.0, Jxx=0.1, Jyy=0.1, Jzz=0.1)
+    beam.joint3d("spherical", "c_start", None, name="ball")
+    beam.gravity((0.0, 0.0, -9.81))
+    prob = DynamicProblem(beam)
+    assert "beam3d" in unsupported_reason(prob) and rigid_step_data(prob) is None
+    res = solve_dynamic(beam, 0.01, 0.05)
+    assert res.info["steps"] == 5 and res.series("constraint_residual").max() <= 1e-10
