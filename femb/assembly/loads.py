@@ -22,12 +22,16 @@ weight is the exact Σ_j m_j J_jᵀ g of the points x_j(q), which turns with the
 constant reference vector M_r·g. The fixed gravity vector keeps M·g of every element (the
 time integrators take those blocks' share out themselves and apply the weight to the
 points); ``state_forces`` adds the difference (exact weight − reference share) of those
-blocks and ``state_stiffness`` its load stiffness (``PointFields``).
+blocks and ``state_stiffness`` its load stiffness (``PointFields``). Likewise the weight of
+lumped beam sections whose mass centre is off the node line acts about a lever that turns
+with the node: ``state_forces`` adds the change of its moment from the fixed vector's
+reference one (femb.assembly.offset_weights).
 """
 import numpy as np
 import scipy.sparse as sp
 
 from femb.assembly.assembler import Assembler
+from femb.assembly.offset_weights import OffsetWeights
 from femb.core.errors import ModelError
 from femb.core.scatter import matvec_blocks, scatter_matrix
 from femb.core.surfaces import pressure_forces, pressure_stiffness, traction_forces
@@ -162,6 +166,12 @@ class LoadAssembler:
                            if isinstance(load, Pressure) and load.kind == "follower"]
         self.point_fields = PointFields(table, self.assembler) if table.dim == 3 else None
         self._point_gravity = self._point_gravity_records()
+        # lumped sections with their mass centre off the node line: the weight's lever turns
+        # with the node (femb.assembly.offset_weights)
+        gravity = [load for load in model.loads if isinstance(load, Gravity)]
+        weights = OffsetWeights(table) if gravity and int(mass_kind) == 0 else None
+        self._offset_weights = weights if weights else None
+        self._offset_gravity = gravity if self._offset_weights is not None else []
 
     # ------------------------------------------------------------------ moment loads
     def _moment_records(self):
@@ -223,6 +233,15 @@ class LoadAssembler:
             return np.zeros(self.table.n_var), 0.0
         g, _ = self._point_gravity_field(lam, t, scaled, constant)
         return self.point_fields.force(u, R, g)
+
+    def _offset_gravity_field(self, lam, t, scaled, constant):
+        """g (3,): the gravity loads of the selected groups at their factors."""
+        g = np.zeros(3)
+        for load in self._offset_gravity:
+            if (load.constant and not constant) or (not load.constant and not scaled):
+                continue
+            g[: len(load.g)] += self._factor(load, lam, t) * np.asarray(load.g, dtype=np.float64)
+        return g
 
     @property
     def has_point_gravity(self):
@@ -310,7 +329,7 @@ class LoadAssembler:
         """True when some load depends on the configuration (rotation-dependent moments,
         follower pressures, gravity on mass points): see ``state_forces`` and
         ``state_stiffness``."""
-        return bool(self._moments or self._followers or self._point_gravity)
+        return bool(self._moments or self._followers or self._point_gravity or self._offset_gravity)
 
     def _follower_terms(self, u, lam, t, scaled, constant):
         for load, X, var in self._followers:
@@ -359,6 +378,8 @@ class LoadAssembler:
             g, share = self._point_gravity_field(lam, t, scaled, constant)
             if np.any(g):
                 out += self.point_fields.force(u, R, g)[0] - share
+        if self._offset_gravity:  # the weight of offset mass centres about their turned levers
+            out += self._offset_weights.moment_change(u, R, self._offset_gravity_field(lam, t, scaled, constant))
         return out
 
     def state_stiffness(self, u, R, lam=None, t=None, scaled=True, constant=True):
@@ -376,6 +397,8 @@ class LoadAssembler:
             g, _ = self._point_gravity_field(lam, t, scaled, constant)
             if np.any(g):
                 K = K - self.point_fields.derivative(u, R, g)
+        if self._offset_gravity:
+            K = K + self._offset_weights.stiffness(u, R, self._offset_gravity_field(lam, t, scaled, constant))
         return K
 
     # ------------------------------------------------------------------ fixed vectors
