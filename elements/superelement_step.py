@@ -47,10 +47,17 @@ momentum balance x_m × Δp); a rigid step (no deformation increment) has z_p = 
 φ = ψ and no correction. The correction is dropped when |z_p|²_W < 10⁻¹⁶ |z|²_W (it is
 then round-off over round-off; its size, O(h² |z_p|), is far below the tolerance).
 
-The Newton matrix of the element is the derivative of r by central differences (2m
-evaluations; step 10⁻⁶ ℓ on translations and modal amplitudes, 10⁻⁶ on Cayley vectors),
-accurate to about 10⁻¹⁰ relative: Newton converges as with an exact tangent down to that
-level, and the converged step does not depend on it.
+The Newton matrix of the element (``midpoint_step``) is the analytic derivative of r by z
+(elements.superelement_step_matrix): the inertia and elastic terms chained through the end
+of the step (centroid, frame spin, deformation, and the frame's Cayley increment φ), in
+O(m³) from the mass moments or point by point for points with second-order rows; for two or
+more interface nodes the variation of the mid-point maps D̄, Φ̄ themselves (the frame's
+second derivatives times the element's forces) is added by central differences of the step
+geometry alone (``_frame_terms``); with one interface node it vanishes identically. The
+central differences of the whole force (``midpoint_step_central``: 2m evaluations; step
+10⁻⁶ ℓ on translations and modal amplitudes, 10⁻⁶ on Cayley vectors; about 10⁻¹⁰ relative)
+are kept as the reference the tests compare it with. The converged step does not depend on
+the matrix.
 """
 import math
 
@@ -169,23 +176,27 @@ def _moments(p_row, m):
 @jit
 def _velocity_moments(mass, pos, modes, origin, v0, P0, V, Vd):
     """Moments of the points' velocities v0 (n_p, 3): P0 = Σ m_j v_j (3,),
-    V[p, l] = Σ m_j Ŷ_jp v_jl (3, 3), Vd[p, k, l] = Σ m_j Φ_jpk v_jl (3, m, 3)."""
+    V[p, l] = Σ m_j Ŷ_jp v_jl (3, 3), Vd[p, k, l] = Σ m_j Φ_jpk v_jl (3, m, 3) (matrix
+    products over the points)."""
+    n_p = mass.shape[0]
     m = modes.shape[2]
-    for i in range(3):
-        P0[i] = 0.0
+    mv = np.empty((n_p, 3))
+    Yh = np.empty((n_p, 3))
+    for l in range(3):
+        P0[l] = 0.0
+    for j in range(n_p):
         for l in range(3):
-            V[i, l] = 0.0
+            mv[j, l] = mass[j] * v0[j, l]
+            Yh[j, l] = pos[j, l] - origin[l]
+            P0[l] += mv[j, l]
+    F = np.ascontiguousarray(modes).reshape((n_p, 3 * m))
+    Vdf = np.dot(F.T, mv)
+    Vf = np.dot(Yh.T, mv)
+    for p in range(3):
+        for l in range(3):
+            V[p, l] = Vf[p, l]
             for k in range(m):
-                Vd[i, k, l] = 0.0
-    for j in range(mass.shape[0]):
-        mj = mass[j]
-        for l in range(3):
-            mv = mj * v0[j, l]
-            P0[l] += mv
-            for p in range(3):
-                V[p, l] += (pos[j, p] - origin[p]) * mv
-                for k in range(m):
-                    Vd[p, k, l] += modes[j, p, k] * mv
+                Vd[p, k, l] = Vdf[p * m + k, l]
 
 
 @jit
@@ -872,6 +883,23 @@ def point_state(X, u, R, p, v, xs, vs):
                 vo[i] += v[e, 6 * a + i] / n
         has2, second = _second(p[e], m, m - 6 * n)
         kq = second.shape[2] if has2 != 0.0 else 0
+        if has2 == 0.0 and mass.shape[0] > 0:  # linear point map: two matrix-vector products over the points
+            n_p = mass.shape[0]
+            F = modes.reshape((n_p * 3, m))
+            Yl = np.dot(F, d)
+            dY = np.dot(F, dd)
+            for j in range(n_p):
+                for i in range(3):
+                    y[i] = pos[j, i] - Xc[i] + Yl[3 * j + i]
+                for i in range(3):
+                    c[i] = Rs[i, 0] * y[0] + Rs[i, 1] * y[1] + Rs[i, 2] * y[2]
+                    xs[e, j, i] = o[i] + c[i]
+                vs[e, j, 0] = vo[0] + ws[1] * c[2] - ws[2] * c[1]
+                vs[e, j, 1] = vo[1] + ws[2] * c[0] - ws[0] * c[2]
+                vs[e, j, 2] = vo[2] + ws[0] * c[1] - ws[1] * c[0]
+                for i in range(3):
+                    vs[e, j, i] += Rs[i, 0] * dY[3 * j] + Rs[i, 1] * dY[3 * j + 1] + Rs[i, 2] * dY[3 * j + 2]
+            continue
         for j in range(mass.shape[0]):
             _local(pos, modes, second, has2 != 0.0, Xc, d, j, y)
             for i in range(3):

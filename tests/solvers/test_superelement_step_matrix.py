@@ -109,3 +109,37 @@ def test_one_node_step_matrix_is_exact_without_frame_terms(case, h):
         args, v0, m = kernel_inputs(data, rng, 0.05, G, n=1)
         K_a, K_c = matrices(args, v0, m, h, grav)
         assert relative_error(K_a, K_c) <= 1e-7
+
+
+def test_point_state_and_velocity_moments_of_the_matrix_path_equal_the_point_loop():
+    """The linear point map evaluated by matrix products over the points (point_state
+    without second-order rows, _velocity_moments) equals the point-by-point loop (the same
+    row with zero second-order rows) and the numpy sums."""
+    from femb.elements.superelement_step import _moments, _velocity_moments, point_state
+    from femb.model.superelements import MassPoints
+
+    rng = np.random.default_rng(2)
+    data = reduced(3).superelement()
+    pts = data.points
+    k = data.K.shape[0] - 12
+    zero2 = MassPoints(pts.mass, pts.positions, pts.modes, np.zeros((pts.mass.size, 3, k, k)))
+    rows = [superelement_row(data.K, data.M, None, p, data.positions) for p in (pts, zero2)]
+    args, _, m = kernel_inputs(data, rng, 0.05)
+    X, u0, R0 = args[0], args[1], args[2]
+    v = rng.normal(size=(1, m))
+    out = []
+    for row in rows:
+        xs, vs = np.zeros((1, pts.mass.size, 3)), np.zeros((1, pts.mass.size, 3))
+        point_state(X, u0, R0, row[None], v, xs, vs)
+        out.append((xs, vs))
+    scale = np.abs(out[1][0]).max()
+    assert np.abs(out[0][0] - out[1][0]).max() <= 1e-14 * scale
+    assert np.abs(out[0][1] - out[1][1]).max() <= 1e-13 * np.abs(out[1][1]).max()
+    v0 = rng.normal(size=(pts.mass.size, 3))
+    origin = _moments(rows[0], m)[0]
+    P0, V, Vd = np.zeros(3), np.zeros((3, 3)), np.zeros((3, m, 3))
+    _velocity_moments(pts.mass, pts.positions, pts.modes, origin, v0, P0, V, Vd)
+    mv = pts.mass[:, None] * v0
+    assert np.abs(P0 - mv.sum(axis=0)).max() <= 1e-13 * np.abs(mv).sum()
+    assert np.abs(V - (pts.positions - origin).T @ mv).max() <= 1e-13 * np.abs(mv).sum()
+    assert np.abs(Vd - np.einsum("jpk,jl->pkl", pts.modes, mv)).max() <= 1e-13 * np.abs(mv).sum()

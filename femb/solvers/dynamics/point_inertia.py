@@ -80,6 +80,7 @@ class PointInertia:
         self.gravity_timed = []  # (amplitude(t), field (3,)) of gravity loads with an amplitude
         self._reference = None
         self._step = None  # (state, h, element matrices, their increments) of the last step
+        self._inputs = None  # (state, per-block point velocities) of the last step
 
     def __bool__(self):
         return bool(self.blocks)
@@ -155,9 +156,7 @@ class PointInertia:
         the element matrices were computed at reuses them and evaluates the forces alone
         (``midpoint_step_force``; ``reuse_step_matrix``, module docstring); ``matrix``
         None: forces only."""
-        inputs = [None] * len(self.table.blocks)
-        for i, vb in zip(self.blocks, self._split(state.extra["points_v"])):
-            inputs[i] = np.ascontiguousarray(vb)
+        inputs = self._block_velocities(state)
         step = self._step
         same = step is not None and step[0] is state and step[1] == h
         reusable = self.reuse_step_matrix and all(self.table.blocks[i].spec.kernels.midpoint_step_force is not None
@@ -175,6 +174,18 @@ class PointInertia:
                       only=self.blocks, force=force, matrix=matrix)
         if reusable:
             self._step = (state, h, [self.loop.buffers[i].K.copy() for i in self.blocks], dz)
+
+    def _block_velocities(self, state):
+        """The kernels' block inputs: per block the points' start velocities (n_el, n_p, 3),
+        gathered once per step (``state``) and kept for its later evaluations."""
+        cached = self._inputs
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        inputs = [None] * len(self.table.blocks)
+        for i, vb in zip(self.blocks, self._split(state.extra["points_v"])):
+            inputs[i] = np.ascontiguousarray(vb)
+        self._inputs = (state, inputs)
+        return inputs
 
     def _increments(self, oriented):
         """Per block: the elements' increments z (n_el, m) (Δx, ψ, Δq̂) of ``oriented``."""
