@@ -364,9 +364,9 @@ def history_error(t, w, t_ref, w_ref):
 
 
 def profile_femb(build, dt, t_end, settings, top=18):
-    """(results, text) of a cProfile'd femb run (after a warm-up)."""
+    """(results, text) of a cProfile'd femb run (after a warm-up; CPU clock)."""
     femb_run(build, dt, 3 * dt, settings)
-    pr = cProfile.Profile()
+    pr = cProfile.Profile(time.process_time)  # CPU clock: the machine is shared
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = build()

@@ -18,14 +18,16 @@ derivative J̄_j of χ_j, so kinetic plus strain energy and both momenta balance
 - ``kinetic_energy`` and ``momenta`` of the points for the energy account.
 
 Cost (benchmarks/cb_exudyn.py). The superelement kernel returns its step force with its
-Newton matrix by central differences: 2m + 1 force evaluations of O(m²) each, plus the
-velocity moments of all its points, O(n_p·m), per call. A Newton step evaluates at least
-twice (the predictor, then the corrected increment, whose matrix is not used once that
-residual passes the test), so ``assemble`` keeps the element matrices of a step's first
-evaluation and, at a later evaluation of the same step whose increment has moved by at
-most ``reuse_change`` (1e-4 rad, or of the interface radius) from the one they were
-computed at, reuses them and evaluates the force alone (the kernel ``midpoint_step_force``):
-one force evaluation per element.
+analytic Newton matrix (elements.superelement_step_matrix): one force evaluation of O(m²)
+plus an O(m³) matrix, and the velocity moments of all its points, O(n_p·m), per call; the
+points' start velocities are gathered for the kernels once per step. A Newton step
+evaluates at least twice (the predictor, then the corrected increment, whose matrix is not
+used once that residual passes the test), so ``assemble`` keeps the element matrices of a
+step's first evaluation and, at a later evaluation of the same step whose increment has
+moved by at most ``reuse_change`` (1e-4 rad, or of the interface radius) from the one they
+were computed at, reuses them and evaluates the force alone (the kernel
+``midpoint_step_force``). With the analytic matrix this saves little (the matrix is about a
+quarter of a kernel call; measured within the run-to-run scatter on the benchmark).
 The force is always exact, so a converged step is the same; the reused matrix is off by
 about reuse_change relative, so Newton's convergence is kept (a larger change recomputes
 the matrices). ``reuse_step_matrix = False`` computes them at every evaluation.
