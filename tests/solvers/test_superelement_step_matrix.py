@@ -8,10 +8,10 @@ sizes from where inertia dominates (2M/h²) to where stiffness and the frame ter
 import numpy as np
 import pytest
 
+from femb.core.rotations import cayley_spin_jacobian
 from femb.elements.superelement import superelement_row
 from femb.elements.superelement_step import midpoint_step, midpoint_step_central, midpoint_step_force
 from femb.elements.superelement_step_matrix import cayley_inverse_map
-from femb.core.rotations import cayley_spin_jacobian
 from femb.solvers.reduction.component import reduce_component
 from femb.validation.superelement_cases import rotation
 
