@@ -64,10 +64,10 @@ import math
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import cayley, cayley_spin_jacobian, cayley_vector, half_cayley_vector, mat3
+from femb.core.rotations import cayley, cayley_vector, half_cayley_vector, mat3
 
-from .superelement_frame import deformation, deformation_derivatives, reduced_energy
-from .superelement_step_matrix import chain, moment_derivatives, point_derivatives
+from .superelement_frame import deformation, reduced_energy
+from .superelement_step_matrix import _project, _step_matrix, _work, frame_maps, moment_derivatives, point_derivatives
 
 
 # --------------------------------------------------------------------------- data
@@ -90,50 +90,6 @@ def _points(p_row, m):
     pos = p_row[off + n_p: off + 4 * n_p].reshape((n_p, 3))
     modes = p_row[off + 4 * n_p: off + 4 * n_p + 3 * n_p * m].reshape((n_p, 3, m))
     return mass, pos, modes
-
-
-# --------------------------------------------------------------------------- maps
-@jit
-def _work(n, m):
-    """Work arrays for one element of n interface nodes and m coordinates."""
-    M = 6 * n
-    return (np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((3, 3)), np.zeros((n, 3)),
-            np.zeros((n, 3, 3)), np.zeros((3, M)), np.zeros((M, M)), np.zeros((3, 3)), np.zeros((3, 3)))
-
-
-@jit
-def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
-    """At the configuration (ue (1, m), Re (1, n, 3, 3)) of the element with reference
-    coordinates X1 (1, n, 3): the deformational vector d (m,), the frame rotation Rs (3, 3)
-    and the derivatives Dg = ∂d/∂z (m, m) and Fg (3, m) = the frame's spatial spin per unit
-    z (rotational columns per unit spatial spin of the node, modal columns per unit q̂);
-    returns (o (3,) the centroid, ℓ² the rotation weight)."""
-    n = X1.shape[1]
-    m = ue.shape[1]
-    M = 6 * n
-    Xt, Y, Rb, _, th, Jinv, Om, Bt, A, Ai = _work(n, m)
-    o, w = deformation_derivatives(X1, ue, Re, 0, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, Ai)
-    for i in range(m):
-        for j in range(m):
-            Dg[i, j] = 0.0
-        if i >= M:
-            Dg[i, i] = 1.0
-    for i in range(M):  # B̃ Tᵀ: each 3-column block turned by R_sᵀ
-        for b in range(2 * n):
-            for c in range(3):
-                Dg[i, 3 * b + c] = Bt[i, 3 * b] * Rs[c, 0] + Bt[i, 3 * b + 1] * Rs[c, 1] + Bt[i, 3 * b + 2] * Rs[c, 2]
-    for i in range(3):
-        for j in range(m):
-            Fg[i, j] = 0.0
-    for b in range(2 * n):  # R_s Ω Tᵀ
-        for i in range(3):
-            for c in range(3):
-                acc = 0.0
-                for k in range(3):
-                    for q in range(3):
-                        acc += Rs[i, k] * Om[k, 3 * b + q] * Rs[c, q]
-                Fg[i, 3 * b + c] = acc
-    return o, w
 
 
 # --------------------------------------------------------------------------- moments
@@ -329,35 +285,6 @@ def _geometry(X1, u0, R0, dz, d0, Rs0):
 
 
 @jit
-def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
-    """r (m,) = D̄ᵀ tot + Φ̄ᵀ L + E_cᵀ Gs with the discrete derivatives D̄, Φ̄ of the step
-    (module docstring: the mid derivatives Dg, Fg plus Gonzalez's correction along yv/den)."""
-    m = dz.shape[0]
-    for i in range(m):
-        acc = 0.0
-        for k in range(m):
-            acc += Dg[k, i] * tot[k]
-        r[i] = acc + Fg[0, i] * L[0] + Fg[1, i] * L[1] + Fg[2, i] * L[2]
-    for a in range(n):
-        for c in range(3):
-            r[6 * a + c] += Gs[c] / n
-    if den > 0.0:
-        corr = 0.0
-        for k in range(m):
-            acc = d1[k] - d0[k]
-            for i in range(m):
-                acc -= Dg[k, i] * dz[i]
-            corr += acc * tot[k]
-        for c in range(3):
-            acc = phi[c]
-            for i in range(m):
-                acc -= Fg[c, i] * dz[i]
-            corr += acc * L[c]
-        for i in range(m):
-            r[i] += yv[i] * corr / den
-
-
-@jit
 def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r, tot):
     """r = D̄ᵀ (ḡ + H) + Φ̄ᵀ L + E_cᵀ Gs (module docstring), ḡ the mean of ∇V over the
     segment d0 → d1 by Simpson's rule — exact, ∇V being at most cubic along it
@@ -378,91 +305,6 @@ def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r, tot):
         tot[i] = (g0[i] + 4.0 * gm[i] + g1[i]) / 6.0 + H[i]
     _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r)
     return V1 - V0
-
-
-@jit
-def _end_maps(X1, u0, R0, dz, Dd, S):
-    """The end of the step's deformation and frame per unit increment: Dd (m, m) = ∂d1/∂z
-    and S (3, m) the spatial spin of R_s1 per unit z (frame_maps at the end configuration,
-    rotational columns through the Cayley spin maps T(ψ_a) of the nodes)."""
-    n = X1.shape[1]
-    m = u0.shape[1]
-    u1 = u0.copy()
-    for i in range(m):
-        u1[0, i] += dz[i]
-    R1 = np.empty_like(R0)
-    C = np.empty((3, 3))
-    T = np.empty((3, 3))
-    psi = np.empty(3)
-    Dg = np.zeros((m, m))
-    Fg = np.zeros((3, m))
-    d1 = np.zeros(m)
-    Rs1 = np.zeros((3, 3))
-    for a in range(n):
-        for c in range(3):
-            psi[c] = dz[6 * a + 3 + c]
-        cayley(psi, C)
-        mat3(C, R0[0, a], R1[0, a])
-    frame_maps(X1, u1, R1, Dg, Fg, d1, Rs1)
-    for i in range(m):
-        for j in range(m):
-            Dd[i, j] = Dg[i, j]
-    for i in range(3):
-        for j in range(m):
-            S[i, j] = Fg[i, j]
-    for a in range(n):
-        for c in range(3):
-            psi[c] = dz[6 * a + 3 + c]
-        cayley_spin_jacobian(psi, T)
-        col = 6 * a + 3
-        for i in range(m):
-            x0, x1, x2 = Dg[i, col], Dg[i, col + 1], Dg[i, col + 2]
-            for c in range(3):
-                Dd[i, col + c] = x0 * T[0, c] + x1 * T[1, c] + x2 * T[2, c]
-        for i in range(3):
-            x0, x1, x2 = Fg[i, col], Fg[i, col + 1], Fg[i, col + 2]
-            for c in range(3):
-                S[i, col + c] = x0 * T[0, c] + x1 * T[1, c] + x2 * T[2, c]
-
-
-@jit
-def _step_matrix(X1, u0, R0, dz, p_row, d0, d1, Dg, Fg, phi, yv, den, dGs, dL, dH, K):
-    """K (m, m) = D̄ᵀ ∂t/∂z + Φ̄ᵀ ∂L/∂z + E_cᵀ ∂G_s/∂z (elements.superelement_step_matrix)
-    from the derivatives by ξ of the inertia terms (dGs, dL (3, 6 + m), dH (m, 6 + m)), the
-    Hessians of V added for ḡ (∂ḡ/∂d1 = (2∇²V(d_m) + ∇²V(d1))/6)."""
-    n = X1.shape[1]
-    m = dz.shape[0]
-    Hm = np.zeros((m, m))
-    H1 = np.zeros((m, m))
-    gw = np.zeros(m)
-    dm = np.zeros(m)
-    for i in range(m):
-        dm[i] = 0.5 * (d0[i] + d1[i])
-    reduced_energy(p_row, dm, gw, Hm, True)
-    reduced_energy(p_row, d1, gw, H1, True)
-    for i in range(m):
-        for j in range(m):
-            dH[i, 6 + j] += (2.0 * Hm[i, j] + H1[i, j]) / 6.0
-    Dd = np.zeros((m, m))
-    S = np.zeros((3, m))
-    _end_maps(X1, u0, R0, dz, Dd, S)
-    tz = np.zeros((m, m))
-    Lz = np.zeros((3, m))
-    Gz = np.zeros((3, m))
-    chain(n, dH, dL, dGs, S, Dd, tz, Lz, Gz)
-    col = np.zeros(m)
-    tc = np.zeros(m)
-    Lc = np.zeros(3)
-    Gc = np.zeros(3)
-    for c in range(m):
-        for i in range(m):
-            tc[i] = tz[i, c]
-        for i in range(3):
-            Lc[i] = Lz[i, c]
-            Gc[i] = Gz[i, c]
-        _project(dz, d0, d1, Dg, Fg, phi, yv, den, tc, Lc, Gc, n, col)
-        for i in range(m):
-            K[i, c] = col[i]
 
 
 @jit
