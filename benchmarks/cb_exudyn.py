@@ -69,6 +69,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import flexible_pendulum as fp  # noqa: E402  (import_exudyn: the fast Exudyn module)
+from exudyn_common import MAX_ITERATIONS, exudyn_dynamic_settings  # noqa: E402
 
 from femb.elements import MASS_KINDS  # noqa: E402
 from femb.mesh import rectangle_mesh  # noqa: E402
@@ -82,7 +83,6 @@ from femb.validation.models import spin_up_angle  # noqa: E402
 
 STRIP = dict(L=1.0, b=0.1, t=0.005, E=2.1e11, nu=0.3, rho=7850.0, root_factor=1e3)
 DRIVE = dict(omega=4.0, T=0.5)
-MAX_ITERATIONS = 25
 MIN_SAMPLE = 0.3
 exu = None
 
@@ -256,26 +256,6 @@ def exudyn_body(rc, k):
     return cms, fem, time.process_time() - c0
 
 
-def exudyn_settings(dt, t_end, rel_tol, abs_tol, modified):
-    """Exudyn's simulation settings (module docstring)."""
-    s = exu.SimulationSettings()
-    ti = s.timeIntegration
-    ti.numberOfSteps = int(round(t_end / dt))
-    ti.endTime = t_end
-    ti.verboseMode = 0
-    ti.automaticStepSize = False
-    ti.newton.relativeTolerance = rel_tol
-    ti.newton.absoluteTolerance = abs_tol
-    ti.newton.maxIterations = MAX_ITERATIONS
-    ti.newton.useModifiedNewton = modified
-    s.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    s.linearSolver.reuseAnalyzedPattern = True
-    s.parallel.numberOfThreads = 1
-    s.solution.file.write = False
-    s.solution.sensors.writePeriod = 1e9
-    return s
-
-
 def exudyn_build(cms, Xr, sensors=False, n_nodes=0, tip=0):
     """(SC, mbs, sensors) of the driven FFRF body; ``sensors``: tip position, the velocity
     of every mesh node, the modal coordinates and the joint torque."""
@@ -317,7 +297,7 @@ def exudyn_build(cms, Xr, sensors=False, n_nodes=0, tip=0):
 def exudyn_solve(cms, Xr, dt, t_end, rel_tol, abs_tol, modified):
     """(CPU s, wall s, Newton counts) of one SolveDynamic (set-up excluded)."""
     SC, mbs, _ = exudyn_build(cms, Xr)
-    s = exudyn_settings(dt, t_end, rel_tol, abs_tol, modified)
+    s = exudyn_dynamic_settings(exu, dt, t_end, rel_tol, abs_tol, modified)
     c0, w0 = time.process_time(), time.perf_counter()
     mbs.SolveDynamic(s)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
@@ -350,7 +330,7 @@ def exudyn_accuracy(cms, Xr, rc, dt, t_end, rel_tol, abs_tol, modified):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         SC, mbs, out = exudyn_build(cms, Xr, sensors=True, n_nodes=n_nodes, tip=int(comp.node("tip")))
-        s = exudyn_settings(dt, t_end, rel_tol, abs_tol, modified)
+        s = exudyn_dynamic_settings(exu, dt, t_end, rel_tol, abs_tol, modified)
         s.solution.sensors.writePeriod = dt
         mbs.SolveDynamic(s)
     tip = np.asarray(mbs.GetSensorStoredData(out["tip"]))
@@ -384,9 +364,9 @@ def history_error(t, w, t_ref, w_ref):
 
 
 def profile_femb(build, dt, t_end, settings, top=18):
-    """(results, text) of a cProfile'd femb run (after a warm-up)."""
+    """(results, text) of a cProfile'd femb run (after a warm-up; CPU clock)."""
     femb_run(build, dt, 3 * dt, settings)
-    pr = cProfile.Profile()
+    pr = cProfile.Profile(time.process_time)  # CPU clock: the machine is shared
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = build()

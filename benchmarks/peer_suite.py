@@ -71,6 +71,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 
 import flexible_pendulum as fp  # noqa: E402  (the pendulum model of both codes)
 import joint_step_overhead as jso  # noqa: E402  (the single revolute body of both codes)
+from exudyn_common import MAX_ITERATIONS, exudyn_dynamic_settings  # noqa: E402
 
 from femb.mesh import Mesh, line_mesh  # noqa: E402
 from femb.mesh.mesh import CellBlock  # noqa: E402
@@ -83,7 +84,6 @@ from femb.solvers.statics import static as femb_static  # noqa: E402
 from femb.validation.dynamic3d_cases import spin_up_beam_3d  # noqa: E402
 from femb.validation.models import spin_up_angle, spin_up_beam  # noqa: E402
 
-MAX_ITERATIONS = 25
 COMPILED_STEP = True  # femb's compiled planar steps where a model qualifies (--general-step: off)
 exu = None  # the exudyn module, imported in main()
 
@@ -147,34 +147,13 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
-def exudyn_dynamic_settings(dt, t_end, tol, abs_tol, modified):
-    s = exu.SimulationSettings()
-    ti = s.timeIntegration
-    ti.numberOfSteps = int(round(t_end / dt))
-    ti.endTime = t_end
-    ti.verboseMode = 0
-    ti.automaticStepSize = False
-    ti.newton.relativeTolerance = tol
-    ti.newton.absoluteTolerance = abs_tol
-    ti.newton.maxIterations = MAX_ITERATIONS
-    ti.newton.useModifiedNewton = modified
-    s.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    s.linearSolver.reuseAnalyzedPattern = True
-    s.parallel.numberOfThreads = 1
-    s.displayComputationTime = False
-    s.displayStatistics = False
-    s.solutionSettings.writeSolutionToFile = False
-    s.solutionSettings.sensorsWritePeriod = 1e9
-    return s
-
-
 def exudyn_solve_dynamic(build, dt, t_end, tol, abs_tol, modified):
     """(seconds, steps, newton iterations, jacobians, mbs, SC) of one SolveDynamic of a
     freshly built system (build() -> (SC, mbs, extra))."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         SC, mbs, extra = build()
-        s = exudyn_dynamic_settings(dt, t_end, tol, abs_tol, modified)
+        s = exudyn_dynamic_settings(exu, dt, t_end, tol, abs_tol, modified)
         c0, t0 = time.process_time(), time.perf_counter()
         mbs.SolveDynamic(s)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -408,7 +387,7 @@ def exudyn_spin_accuracy(build, dt, t_end, tol, abs_tol, modified):
         sensor = mbs.AddSensor(exu.itemInterface.SensorNode(nodeNumber=tip_node, storeInternal=True,
                                                             outputVariableType=exu.OutputVariableType.Position))
         mbs.Assemble()
-        s = exudyn_dynamic_settings(dt, t_end, tol, abs_tol, modified)
+        s = exudyn_dynamic_settings(exu, dt, t_end, tol, abs_tol, modified)
         s.solutionSettings.sensorsWritePeriod = dt
         mbs.SolveDynamic(s)
     data = np.asarray(mbs.GetSensorStoredData(sensor))

@@ -18,14 +18,16 @@ derivative J̄_j of χ_j, so kinetic plus strain energy and both momenta balance
 - ``kinetic_energy`` and ``momenta`` of the points for the energy account.
 
 Cost (benchmarks/cb_exudyn.py). The superelement kernel returns its step force with its
-Newton matrix by central differences: 2m + 1 force evaluations of O(m²) each, plus the
-velocity moments of all its points, O(n_p·m), per call. A Newton step evaluates at least
-twice (the predictor, then the corrected increment, whose matrix is not used once that
-residual passes the test), so ``assemble`` keeps the element matrices of a step's first
-evaluation and, at a later evaluation of the same step whose increment has moved by at
-most ``reuse_change`` (1e-4 rad, or of the interface radius) from the one they were
-computed at, reuses them and evaluates the force alone (the kernel ``midpoint_step_force``):
-one force evaluation per element.
+analytic Newton matrix (elements.superelement_step_matrix): one force evaluation of O(m²)
+plus an O(m³) matrix, and the velocity moments of all its points, O(n_p·m), per call; the
+points' start velocities are gathered for the kernels once per step. A Newton step
+evaluates at least twice (the predictor, then the corrected increment, whose matrix is not
+used once that residual passes the test), so ``assemble`` keeps the element matrices of a
+step's first evaluation and, at a later evaluation of the same step whose increment has
+moved by at most ``reuse_change`` (1e-4 rad, or of the interface radius) from the one they
+were computed at, reuses them and evaluates the force alone (the kernel
+``midpoint_step_force``). With the analytic matrix this saves little (the matrix is about a
+quarter of a kernel call; measured within the run-to-run scatter on the benchmark).
 The force is always exact, so a converged step is the same; the reused matrix is off by
 about reuse_change relative, so Newton's convergence is kept (a larger change recomputes
 the matrices). ``reuse_step_matrix = False`` computes them at every evaluation.
@@ -80,6 +82,7 @@ class PointInertia:
         self.gravity_timed = []  # (amplitude(t), field (3,)) of gravity loads with an amplitude
         self._reference = None
         self._step = None  # (state, h, element matrices, their increments) of the last step
+        self._inputs = None  # (state, per-block point velocities) of the last step
 
     def __bool__(self):
         return bool(self.blocks)
@@ -155,9 +158,7 @@ class PointInertia:
         the element matrices were computed at reuses them and evaluates the forces alone
         (``midpoint_step_force``; ``reuse_step_matrix``, module docstring); ``matrix``
         None: forces only."""
-        inputs = [None] * len(self.table.blocks)
-        for i, vb in zip(self.blocks, self._split(state.extra["points_v"])):
-            inputs[i] = np.ascontiguousarray(vb)
+        inputs = self._block_velocities(state)
         step = self._step
         same = step is not None and step[0] is state and step[1] == h
         reusable = self.reuse_step_matrix and all(self.table.blocks[i].spec.kernels.midpoint_step_force is not None
@@ -175,6 +176,18 @@ class PointInertia:
                       only=self.blocks, force=force, matrix=matrix)
         if reusable:
             self._step = (state, h, [self.loop.buffers[i].K.copy() for i in self.blocks], dz)
+
+    def _block_velocities(self, state):
+        """The kernels' block inputs: per block the points' start velocities (n_el, n_p, 3),
+        gathered once per step (``state``) and kept for its later evaluations."""
+        cached = self._inputs
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        inputs = [None] * len(self.table.blocks)
+        for i, vb in zip(self.blocks, self._split(state.extra["points_v"])):
+            inputs[i] = np.ascontiguousarray(vb)
+        self._inputs = (state, inputs)
+        return inputs
 
     def _increments(self, oriented):
         """Per block: the elements' increments z (n_el, m) (Δx, ψ, Δq̂) of ``oriented``."""
