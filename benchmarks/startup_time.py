@@ -68,16 +68,19 @@ def run_child(args, env, cwd=ROOT):
 
 
 def readme_first_example():
+    """The code block of the README's "A first model" section."""
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     section = text.split("## A first model", 1)[1]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
 def load():
+    """The load average, as text."""
     return "load %.2f/%.2f/%.2f" % os.getloadavg()
 
 
 def main(argv=None):
+    """Run the cold and warm measurements; returns the printed lines."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-cold", action="store_true")
