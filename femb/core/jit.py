@@ -249,6 +249,8 @@ def compile_estimate(key: str, modules: Iterable[str] = (), default: float = 15.
       (source file stems, e.g. ``"beam3d"``, of the modules whose kernels the run calls),
       None otherwise.
     """
+    if numba.config.DISABLE_JIT:  # type: ignore[attr-defined]  # kernels run as Python: nothing compiles
+        return None
     cache_dir = Path(cache_dir if cache_dir is not None else CACHE_DIR)
     recorded = _read_runs(runs_file(cache_dir)).get(key)
     if isinstance(recorded, dict) and recorded:

@@ -105,3 +105,8 @@ def test_compile_listener_logs_once_and_times_femb_kernels(caplog, monkeypatch):
     assert len(messages) == 1 and messages[0].levelno == logging.INFO
     assert set(J.COMPILE_SECONDS) == {"femb.core.rotations.exp_so3", "femb.core.rotations.hat"}
     assert all(t >= 0.0 for t in J.COMPILE_SECONDS.values()) and not listener.stack
+
+
+def test_no_compile_estimate_when_kernels_run_as_python(tmp_path, monkeypatch):
+    monkeypatch.setattr(J.numba.config, "DISABLE_JIT", True)
+    assert J.compile_estimate("kind", ["beam3d"], cache_dir=tmp_path / "femb-kernels-0123456789abcdef") is None
