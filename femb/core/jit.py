@@ -113,7 +113,10 @@ def jit(func: Optional[Callable] = None, *, parallel: bool = False) -> Any:
 
 
 # --------------------------------------------------------------------------- first runs
-COMPILE_SECONDS: dict = {}  # kernel name -> CPU s spent compiling it in this process (with the numba helpers it needed)
+# kernel name -> CPU s spent compiling it in this process, for the kernels whose compilation
+# was started from Python, with everything compiled in turn (the kernels a later run will
+# load from the cache: their callees' code is part of theirs)
+COMPILE_SECONDS: dict = {}
 
 
 def kernel_name(kernel) -> str:
@@ -129,8 +132,8 @@ def _is_femb(dispatcher) -> bool:
 
 class _CompileListener(numba.core.event.Listener):
     """Logs the first compilation of a femb kernel in the process and adds up the CPU time
-    of each femb kernel's compilation (exclusive of the femb kernels it compiled in turn,
-    inclusive of numba's own helpers) into ``COMPILE_SECONDS``."""
+    of each outermost femb compilation (inclusive of the kernels and numba helpers it
+    compiled in turn) into ``COMPILE_SECONDS``: their sum is the process's compile time."""
 
     def __init__(self):
         self.stack: list = []
@@ -141,19 +144,18 @@ class _CompileListener(numba.core.event.Listener):
         if _is_femb(disp) and not self.announced:
             self.announced = True
             log.info("%s (cache: %s)", COMPILING_MESSAGE, CACHE_DIR)
-        self.stack.append([time.process_time(), 0.0])
+        self.stack.append(time.process_time())
 
     def on_end(self, event):
         if not self.stack:
             return
-        start, inner = self.stack.pop()
-        total = time.process_time() - start
+        start = self.stack.pop()
+        if self.stack:
+            return
         disp = (event.data or {}).get("dispatcher")
         if _is_femb(disp):
             name = kernel_name(disp)
-            COMPILE_SECONDS[name] = COMPILE_SECONDS.get(name, 0.0) + total - inner
-            if self.stack:
-                self.stack[-1][1] += total
+            COMPILE_SECONDS[name] = COMPILE_SECONDS.get(name, 0.0) + time.process_time() - start
 
 
 numba.core.event.register("numba:compile", _CompileListener())
