@@ -5,12 +5,14 @@ elements (femb.validation.dynamic3d_cases) for 5 steps of the energy-conserving 
 scheme, twice: first with an empty temporary NUMBA_CACHE_DIR (cold: every kernel the run
 needs is compiled and written to the cache), then again with that cache (warm: the kernels
 are loaded). Reports wall and CPU time of each, and for the cold run the compiled
-functions with their signatures and the time spent compiling each (exclusive of the
-functions it compiled in turn), largest first. ``--model`` chooses other first runs:
-``spinup3d`` (default), ``arm`` (examples/spatial_arm.py, beam3d with joints and rigid
-bodies, 5 steps), ``planar`` (the planar spin-up with beam2d).
+functions with their signatures and the CPU time spent compiling each
+(``time.process_time``, exclusive of the functions it compiled in turn), largest first.
+``--model`` chooses other first runs: ``spinup3d`` (default), ``step3d`` (the first 3-D
+step of benchmarks/startup_time.py: spin-up B with 4 beam3d_timoshenko, one step, mass
+"invariant"), ``arm`` (examples/spatial_arm.py, beam3d with joints and rigid bodies,
+5 steps), ``planar`` (the planar spin-up with beam2d).
 
-    python benchmarks/startup.py [--model spinup3d|arm|planar] [--top 25] [--cache DIR]
+    python benchmarks/startup.py [--model step3d|spinup3d|arm|planar] [--top 25] [--cache DIR]
 """
 import argparse
 import json
@@ -33,11 +35,11 @@ stack = []
 
 class Recorder(ev.Listener):
     def on_start(self, event):
-        stack.append([time.perf_counter(), 0.0])
+        stack.append([time.process_time(), 0.0])
 
     def on_end(self, event):
         start, inner = stack.pop()
-        dt = time.perf_counter() - start
+        dt = time.process_time() - start
         if stack:
             stack[-1][1] += dt
         d = event.data or {}
@@ -52,7 +54,11 @@ ev.register("numba:compile", Recorder())
 model = sys.argv[1]
 import femb  # noqa: F401
 from femb.solvers import solve_dynamic
-if model == "spinup3d":
+if model == "step3d":
+    from femb.solvers.dynamics.driver import DynamicSettings
+    from femb.validation.dynamic3d_cases import spin_up_beam_3d
+    solve_dynamic(spin_up_beam_3d(4), 0.01, 0.01, DynamicSettings(mass="invariant"))
+elif model == "spinup3d":
     from femb.validation.dynamic3d_cases import spin_up_beam_3d
     solve_dynamic(spin_up_beam_3d(10), 0.01, 0.05, mass="lumped", record_every=5)
 elif model == "arm":
@@ -68,6 +74,7 @@ print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_s
 
 
 def run(model, cache):
+    """The child's wall and CPU s and compile records for one first run of ``model``."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     out = subprocess.run([sys.executable, "-c", CHILD, model, str(ROOT)], env=env, check=True, capture_output=True,
                          text=True).stdout
@@ -75,8 +82,9 @@ def run(model, cache):
 
 
 def main(argv=None):
+    """Run the cold and the warm child and print the compile table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="spinup3d", choices=["spinup3d", "arm", "planar"])
+    ap.add_argument("--model", default="spinup3d", choices=["step3d", "spinup3d", "arm", "planar"])
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--cache", default=None, help="cache directory to use (default: a new empty temporary one)")
     a = ap.parse_args(argv)
@@ -86,7 +94,7 @@ def main(argv=None):
     recs = cold["records"]
     print(f"first run '{a.model}': cold (empty NUMBA_CACHE_DIR {cache}) and warm (same cache)")
     print(f"  cold: wall {cold['wall']:7.2f} s, CPU {cold['cpu']:7.2f} s, {len(recs)} compilations, "
-          f"{sum(r['self'] for r in recs):.2f} s compiling")
+          f"{sum(r['self'] for r in recs):.2f} CPU s compiling")
     print(f"  warm: wall {warm['wall']:7.2f} s, CPU {warm['cpu']:7.2f} s, {len(warm['records'])} compilations")
     by_name = {}
     for r in recs:
@@ -94,7 +102,7 @@ def main(argv=None):
         e[0] += 1
         e[1] += r["self"]
         e[2].append(r["sig"])
-    print(f"\n  compile time per function (exclusive), top {a.top}:")
+    print(f"\n  compile CPU s per function (exclusive), top {a.top}:")
     print(f"  {'s':>6s} {'n':>3s}  function [when compiled more than once: the argument types that differ]")
     for name, (n, t, sigs) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[: a.top]:
         extra = ""

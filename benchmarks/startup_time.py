@@ -24,7 +24,9 @@ Warm: with the cache that ``make`` uses (NUMBA_CACHE_DIR from the environment, e
 Each warm time is the median of ``--repeat`` (3) runs; the load average is printed. The
 machine is shared: CPU seconds are the robust number, wall seconds vary with the load.
 
-Usage: python benchmarks/startup_time.py [--repeat 3] [--no-cold]
+Usage: python benchmarks/startup_time.py [--repeat 3] [--no-cold] [--no-arm]
+
+(``--no-arm``: without the two spatial-arm runs, the longest part on a loaded machine.)
 """
 import argparse
 import os
@@ -66,19 +68,23 @@ def run_child(args, env, cwd=ROOT):
 
 
 def readme_first_example():
+    """The code block of the README's "A first model" section."""
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     section = text.split("## A first model", 1)[1]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
 def load():
+    """The load average, as text."""
     return "load %.2f/%.2f/%.2f" % os.getloadavg()
 
 
 def main(argv=None):
+    """Run the cold and warm measurements; returns the printed lines."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-cold", action="store_true")
+    ap.add_argument("--no-arm", action="store_true", help="leave out the cold and second spatial-arm runs")
     args = ap.parse_args(argv)
     py = sys.executable
     lines = [f"femb start-up, {os.cpu_count()} CPUs, {load()} at start"]
@@ -94,7 +100,7 @@ def main(argv=None):
                 print(line, flush=True)
                 lines.append(line)
         femb_cli = os.path.join(os.path.dirname(py), "femb")
-        if os.path.exists(femb_cli):
+        if os.path.exists(femb_cli) and not args.no_arm:
             with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out_dir:
                 env = dict(os.environ, NUMBA_CACHE_DIR=cache)
                 for label in ("cold (empty NUMBA_CACHE_DIR)", "same cache, second process"):

@@ -212,8 +212,9 @@ def _strain_forms(l0, p, e, Lq, Hq, ow):
     if yc == 0.0 and zc == 0.0 and ys == 0.0 and zs == 0.0:
         return
     Lo, Ho, A, B, P0, Pi, q, w = ow
-    _offset_line(l0, yc, zc, Lq, Hq, 0, 1, Lo, Ho, A, B, P0, Pi, q, w)
-    _offset_line(l0, ys, zs, Lq, Hq, 1, 6, Lo, Ho, A, B, P0, Pi, q, w)
+    # row bounds as int64 values, not literals: one specialization of _offset_line
+    _offset_line(l0, yc, zc, Lq, Hq, np.int64(0), np.int64(1), Lo, Ho, A, B, P0, Pi, q, w)
+    _offset_line(l0, ys, zs, Lq, Hq, np.int64(1), np.int64(6), Lo, Ho, A, B, P0, Pi, q, w)
     for k in range(6):
         for i in range(7):
             Lq[k, i] = Lo[k, i]

@@ -602,7 +602,7 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
 def _damper_frame(R, e, n, A, E):
     """Joint frame of node 1, E = R1 A (ground: A)."""
     if n == 2:
-        _directors(R, e, 0, A, E)
+        _directors(R, e, np.int64(0), A, E)  # not a literal: one specialization
     else:
         for i in range(3):
             for j in range(3):

@@ -83,6 +83,7 @@ def _parser():
 
 
 def cmd_run(args):
+    """``femb run``: load the case, say when kernels will be compiled, run every step."""
     from femb.case import load_case
 
     for flag, value in (("--max-memory-gb", args.max_memory_gb), ("--max-output-gb", args.max_output_gb)):
@@ -96,11 +97,63 @@ def cmd_run(args):
     args.out_dir = out
     if args.restart:
         print(f"  restarting from {out / 'checkpoint.npz'}")
+    kind = run_kind(case)
+    announce_compilation(kind)
     results = case.run(out, progress=not args.no_progress, restart=args.restart)
+    _record_kernels(kind)
     for step, res in zip(case.steps[len(case.steps) - len(results):], results):
         print(f"  {step.name} ({step.type}): {len(res)} frames, last time/load factor {res.times[-1]:.6g}")
     print(f"  written: {', '.join(str(p) for p in written_files(case, out))}")
     return EXIT_OK
+
+
+# CPU s of a first run's compilation when no run of the same kind was recorded (measured
+# on an unloaded machine, benchmarks/README.md: a first planar dynamic run ~9 s; a first
+# 3-D run 20-23 s with beam3d alone, ~47 s with springs and joints as the spatial arm)
+DEFAULT_COMPILE_SECONDS = {2: 10.0, 3: 30.0}
+
+
+def _setting(settings, name):
+    if isinstance(settings, dict):
+        return settings.get(name)
+    return getattr(settings, name, None)
+
+
+def run_kind(case) -> tuple[str, list[str], float]:
+    """What decides which kernels a case run compiles: (key, element source modules,
+    default compile CPU s). The key names the dimension, the element types, the joint and
+    load types and the steps (type, scheme, mass kind) of the case."""
+    from femb.elements import _REGISTRY
+
+    model = case.model
+    elements = sorted({part.element for part in model.parts.values()})
+    steps = sorted({f"{s.type}:{_setting(s.settings, 'scheme') or ''}:{_setting(_setting(s.settings, 'settings'), 'mass') or ''}"
+                    for s in case.steps})
+    key = "|".join([f"{model.dim}d", ",".join(elements), ",".join(sorted({type(j).__name__ for j in model.joints})),
+                    ",".join(sorted({type(ld).__name__ for ld in model.loads})), ",".join(steps)])
+    modules = sorted({_REGISTRY[e] for e in elements if e in _REGISTRY} | ({"superelement"} if model.superelements else set()))
+    return key, modules, DEFAULT_COMPILE_SECONDS.get(model.dim, 30.0)
+
+
+def announce_compilation(kind: tuple[str, list[str], float], stream=None) -> bool:
+    """Print "compiling kernels, first run only (about N s)" once on ``stream`` (default
+    stderr) when the run of this kind will compile kernels (femb.core.jit.compile_estimate:
+    the kernel cache lacks what the same kind of run used before). Returns whether it did."""
+    from femb.core.jit import COMPILING_MESSAGE, compile_estimate
+
+    key, modules, default = kind
+    seconds = compile_estimate(key, modules, default)
+    if seconds is None:
+        return False
+    stream = sys.stderr if stream is None else stream
+    print(f"{COMPILING_MESSAGE} (about {seconds:.0f} s)", file=stream, flush=True)
+    return True
+
+
+def _record_kernels(kind):
+    from femb.core.jit import record_run
+
+    record_run(kind[0])
 
 
 def written_files(case, out):
@@ -112,6 +165,7 @@ def written_files(case, out):
 
 
 def cmd_sweep(args):
+    """``femb sweep``: run the case for every combination of the ``--param`` values."""
     from femb.case.sweep import parse_param, sweep
 
     values = {}
@@ -137,6 +191,7 @@ def cmd_sweep(args):
 
 
 def cmd_info(args):
+    """``femb info``: print the sets, cell types, counts and bounding box of a mesh file."""
     from femb.mesh.io import read_mesh
 
     mesh = read_mesh(args.mesh)
@@ -154,6 +209,7 @@ def cmd_info(args):
 
 
 def cmd_render(args):
+    """``femb render``: draw one frame of a result folder to a PNG file."""
     from femb.export import render_png
 
     backend = render_png(args.source, args.frame, args.png, scalars=args.scalars, warp=args.warp, backend=args.backend,

@@ -14,12 +14,31 @@ holds compiled code (``KERNEL_SOURCES``): changing any of them starts a new cach
 folder lies under ``NUMBA_CACHE_DIR`` when that is set, else under the user's cache folder
 (``$XDG_CACHE_HOME`` or ``~/.cache``)/femb; older digests' folders are left for the user
 to delete.
+
+First runs. Every kernel is compiled lazily, at its first call, for the one signature it
+is called with (float64 arrays, int64 indices). Compiling takes seconds to tens of seconds
+of CPU for a first 3-D run; :func:`compile_estimate` predicts, cheaply and before a run,
+whether it will compile (the digest folder lacks valid cache entries of the kernels that the
+same kind of run used before, or lacks any entry of the model's element modules) and for
+about how long, from the compile times recorded by :func:`record_run` in
+``femb-kernel-runs.json`` beside the digest folders. Whenever a femb kernel starts to
+compile, the ``femb.core.jit`` logger says so once per process at INFO level.
 """
 import hashlib
+import json
+import logging
 import os
+import pickle
+import time
 from pathlib import Path
+from typing import Any, Callable, Iterable, Optional
 
 import numba
+import numba.core.event
+
+log = logging.getLogger(__name__)
+
+COMPILING_MESSAGE = "compiling kernels, first run only"
 
 prange = numba.prange
 
@@ -68,16 +87,184 @@ def _cache_root():
 
 
 CACHE_DIR = _cache_root() / f"femb-kernels-{kernel_digest()}"
-numba.config.CACHE_DIR = str(CACHE_DIR)
+numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]  # numba's settings module
 
 
-def jit(func=None, *, parallel=False):
+KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
+
+
+def jit(func: Optional[Callable] = None, *, parallel: bool = False) -> Any:
     """Compile ``func`` in nopython mode with on-disk caching (in ``CACHE_DIR``).
 
     Use as ``@jit`` or ``@jit(parallel=True)`` (the latter for kernels whose element loop
-    is a ``prange`` with no write conflicts).
+    is a ``prange`` with no write conflicts). Compilation is lazy: a kernel is compiled at
+    its first call, for the argument types of that call.
     """
     options = dict(cache=True, fastmath=False, parallel=parallel)
+
+    def compile_(f):
+        kernel = numba.njit(**options)(f)
+        KERNELS.append(kernel)
+        return kernel
+
     if func is None:
-        return lambda f: numba.njit(**options)(f)
-    return numba.njit(**options)(func)
+        return compile_
+    return compile_(func)
+
+
+# --------------------------------------------------------------------------- first runs
+# kernel name -> CPU s spent compiling it in this process, for the kernels whose compilation
+# was started from Python, with everything compiled in turn (the kernels a later run will
+# load from the cache: their callees' code is part of theirs)
+COMPILE_SECONDS: dict = {}
+
+
+def kernel_name(kernel) -> str:
+    """``module.qualname`` of a kernel made by :func:`jit` (or of any numba dispatcher)."""
+    f = getattr(kernel, "py_func", kernel)
+    return f"{f.__module__}.{f.__qualname__}"
+
+
+def _is_femb(dispatcher) -> bool:
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+    return module == "femb" or module.startswith("femb.")
+
+
+class _CompileListener(numba.core.event.Listener):
+    """Logs the first compilation of a femb kernel in the process and adds up the CPU time
+    of each outermost femb compilation (inclusive of the kernels and numba helpers it
+    compiled in turn) into ``COMPILE_SECONDS``: their sum is the process's compile time."""
+
+    def __init__(self):
+        self.stack: list = []
+        self.announced = False
+
+    def on_start(self, event):
+        disp = (event.data or {}).get("dispatcher")
+        if _is_femb(disp) and not self.announced:
+            self.announced = True
+            log.info("%s (cache: %s)", COMPILING_MESSAGE, CACHE_DIR)
+        self.stack.append(time.process_time())
+
+    def on_end(self, event):
+        if not self.stack:
+            return
+        start = self.stack.pop()
+        if self.stack:
+            return
+        disp = (event.data or {}).get("dispatcher")
+        if _is_femb(disp):
+            name = kernel_name(disp)
+            COMPILE_SECONDS[name] = COMPILE_SECONDS.get(name, 0.0) + time.process_time() - start
+
+
+numba.core.event.register("numba:compile", _CompileListener())
+
+
+def _cache_entry(kernel) -> Optional[tuple]:
+    """(index file relative to the digest folder, source file) of a cached kernel."""
+    cache = getattr(kernel, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    source = getattr(getattr(kernel, "py_func", None), "__code__", None)
+    if index is None or source is None:
+        return None
+    try:
+        return str(Path(index).relative_to(CACHE_DIR)), source.co_filename
+    except ValueError:  # cached elsewhere (CACHE_DIR changed after the kernel was made)
+        return None
+
+
+def _entry_valid(cache_dir: Path, index: str, source: str, hashes: dict) -> bool:
+    """Whether ``cache_dir/index`` holds compiled code numba will load for ``source``
+    (numba drops an index whose numba version or source digest differ)."""
+    try:
+        with open(cache_dir / index, "rb") as f:
+            version = pickle.load(f)
+            if version != numba.__version__:
+                return False
+            stamp, overloads = pickle.loads(f.read())
+        if source not in hashes:
+            hashes[source] = hashlib.sha256(Path(source).read_bytes()).digest()
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+        return False
+    return stamp == hashes[source] and bool(overloads)
+
+
+def used_kernels() -> dict:
+    """The femb kernels compiled or loaded from the cache in this process:
+    name -> (index file relative to ``CACHE_DIR``, source file)."""
+    out = {}
+    for kernel in KERNELS:
+        if getattr(kernel, "signatures", None):
+            entry = _cache_entry(kernel)
+            if entry is not None:
+                out[kernel_name(kernel)] = entry
+    return out
+
+
+def runs_file(cache_dir: Optional[Path] = None) -> Path:
+    """The record of which kernels each kind of run used, beside the digest folders."""
+    return Path(cache_dir if cache_dir is not None else CACHE_DIR).parent / "femb-kernel-runs.json"
+
+
+def _read_runs(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def record_run(key: str, cache_dir: Optional[Path] = None) -> None:
+    """Remember the kernels this process used (and the CPU s each took to compile, when it
+    compiled them here) as what a run of kind ``key`` needs; :func:`compile_estimate` reads
+    it. Written atomically; failures to write are ignored (the record is a hint)."""
+    path = runs_file(cache_dir)
+    runs = _read_runs(path)
+    before = runs.get(key, {}) if isinstance(runs.get(key), dict) else {}
+    entry = {}
+    for name, (index, source) in used_kernels().items():
+        old = before.get(name, {})
+        seconds = COMPILE_SECONDS.get(name, old.get("seconds", 0.0) if isinstance(old, dict) else 0.0)
+        entry[name] = {"index": index, "source": source, "seconds": round(float(seconds or 0.0), 3)}
+    if not entry:
+        return
+    runs[key] = entry
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(runs, indent=1, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError:
+        log.debug("could not write %s", path)
+
+
+def compile_estimate(key: str, modules: Iterable[str] = (), default: float = 15.0,
+                     cache_dir: Optional[Path] = None) -> Optional[float]:
+    """CPU seconds a run of kind ``key`` will spend compiling kernels, or None when its
+    kernels are all in the cache. A cheap check of cache index files against the source
+    files, made before the run:
+
+    - a run of this kind was recorded (:func:`record_run`): the sum of the recorded compile
+      times of its kernels whose cache entries are missing or stale, None if there are none;
+    - else: ``default`` when the digest folder holds no cache entry of one of ``modules``
+      (source file stems, e.g. ``"beam3d"``, of the modules whose kernels the run calls),
+      None otherwise.
+    """
+    if numba.config.DISABLE_JIT:  # type: ignore[attr-defined]  # kernels run as Python: nothing compiles
+        return None
+    cache_dir = Path(cache_dir if cache_dir is not None else CACHE_DIR)
+    recorded = _read_runs(runs_file(cache_dir)).get(key)
+    if isinstance(recorded, dict) and recorded:
+        hashes: dict = {}
+        missing = [v for v in recorded.values()
+                   if not (isinstance(v, dict) and _entry_valid(cache_dir, v.get("index", ""), v.get("source", ""), hashes))]
+        if not missing:
+            return None
+        return max(1.0, sum(float(v.get("seconds", 0.0)) if isinstance(v, dict) else 0.0 for v in missing))
+    if not cache_dir.is_dir():
+        return default
+    for stem in modules:
+        if next(cache_dir.rglob(f"{stem}.*.nbi"), None) is None:
+            return default
+    return None

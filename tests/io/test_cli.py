@@ -201,3 +201,63 @@ def test_mechanism_exit_1(capsys, write_case):
 def test_render_bad_frame_exit_2(capsys, tmp_path):
     code, _, err = run_cli(capsys, "render", tmp_path, "--png", tmp_path / "x.png")
     assert code == 2 and "expected one .pvd" in err
+
+
+def test_run_kind_names_dimension_elements_joints_and_steps(write_case):
+    from femb.case import load_case
+    from femb.cli import run_kind
+
+    key, modules, default = run_kind(load_case(write_case()))
+    assert key.startswith("2d|beam2d|") and "static" in key and modules == ["beam2d"] and default > 0
+    arm_key, arm_modules, _ = run_kind(load_case(EXAMPLES / "spatial_arm.toml"))
+    assert arm_key.startswith("3d|") and "beam3d" in arm_key and "dynamic:" in arm_key and "lumped" in arm_key
+    assert {"beam3d", "masses", "rotational_springs3d"} <= set(arm_modules)
+
+
+def test_compiling_message_only_when_the_cache_lacks_kernels(tmp_path, monkeypatch):
+    """Empty kernel cache: "compiling kernels, first run only (about N s)" once; a cache
+    with what the same kind of run used: no message."""
+    import importlib
+    import importlib.util
+    import io
+
+    import numba
+
+    from femb.cli import announce_compilation
+
+    J = importlib.import_module("femb.core.jit")
+    cache = tmp_path / "femb-kernels-0123456789abcdef"
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(cache))
+    monkeypatch.setattr(J, "CACHE_DIR", cache)
+    monkeypatch.setattr(J, "KERNELS", [])
+    stream = io.StringIO()
+    assert announce_compilation(("kind", ["tiny_kernel"], 12.0), stream)
+    assert stream.getvalue() == "compiling kernels, first run only (about 12 s)\n"
+    source = tmp_path / "tiny_kernel.py"
+    source.write_text("def add(a, b):\n    return a + b\n")
+    spec = importlib.util.spec_from_file_location("tiny_kernel", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert J.jit(module.add)(1.0, 2.0) == 3.0  # compiled into the cache
+    J.record_run("kind")
+    stream = io.StringIO()
+    assert not announce_compilation(("kind", ["tiny_kernel"], 12.0), stream) and stream.getvalue() == ""
+
+
+@pytest.mark.long
+def test_first_run_says_it_is_compiling(tmp_path, write_case):
+    """A real first run with an empty NUMBA_CACHE_DIR announces the compilation on stderr
+    before its progress; the second run on the filled cache does not."""
+    import os
+
+    case = write_case()
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    entry = [sys.executable, "-c", "import sys; from femb.cli import main; sys.exit(main())"]
+    runs = [subprocess.run([*entry, "run", str(case), "--out", str(tmp_path / f"out{k}")], capture_output=True, text=True, env=env)
+            for k in range(2)]
+    assert [r.returncode for r in runs] == [0, 0]
+    first = runs[0].stderr
+    assert first.count("compiling kernels, first run only (about ") == 1
+    assert first.index("compiling kernels") < first.index("static")  # before the progress of the step
+    assert "compiling kernels" not in runs[1].stderr
+    assert (tmp_path / "cache" / "femb-kernel-runs.json").exists()
