@@ -245,3 +245,41 @@ def test_step_force_with_second_order_points_balances_energy_exactly():
     dV, dT = step_residual(X, u0, R0, dz, 0.01, row, pts.mass, pts.positions, pts.modes, pts.second, True, origin,
                            v0, d0, Rs0, y0, o0, r)
     assert abs(r @ dz - (dV + dT)) <= 1e-12 * (abs(dV) + abs(dT))
+
+
+def test_mass_points_of_a_component_with_offset_mass_centres_keep_its_rigid_body():
+    """A component meshed with beams whose mass centre lies off the node line: its mass
+    points have the lumped mass's total mass, mass centre and inertia tensor (the full
+    rigid-body mass Γᵀ M Γ of the component), and they move with the node's rotation about
+    the offset centre."""
+    comp = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 6, "beam"), name="offset beam")
+    comp.add_part("beam", "beam3d", "beam", values={**BEAM, "ym": 0.08, "zm": -0.05})
+    rc = reduce_component(comp, [comp.node("beam_start"), comp.node("beam_end")], 2, mass="lumped")
+    pts = rc.superelement().points
+    m = pts.mass.sum()
+    centre = pts.mass @ pts.positions / m
+    r = pts.positions - centre
+    inertia = np.einsum("j,jk->", pts.mass, r * r) * np.eye(3) - np.einsum("j,ja,jb->ab", pts.mass, r, r)
+    # the lumped mass's rigid-body properties: Γ maps a rigid motion (v, ω) about the origin
+    from femb.assembly import Assembler
+    from femb.correlation import build_table
+    from femb.solvers.problem import full_matrix
+    t = build_table(comp)
+    M = full_matrix(t, Assembler(t).element_masses(0)).toarray()
+    X = comp.mesh.points
+    G = np.zeros((t.n_var, 6))
+    for node in range(X.shape[0]):
+        tvar, rvar = t.node_var[node, :3], t.node_var[node, 3:6]
+        G[tvar, :3] = np.eye(3)
+        x = X[node]
+        G[tvar, 3:] = -np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
+        G[rvar, 3:] = np.eye(3)
+    MR = G.T @ M @ G
+    m_ref = MR[0, 0]
+    c_ref = np.array([MR[1, 5], MR[2, 3], MR[0, 4]]) / m_ref  # m ĉ in the coupling block
+    J_origin = MR[3:, 3:]
+    J_ref = J_origin - m_ref * (c_ref @ c_ref * np.eye(3) - np.outer(c_ref, c_ref))
+    assert m == pytest.approx(m_ref, rel=1e-14)
+    assert np.abs(centre - c_ref).max() <= 1e-14
+    assert abs(centre[1] - 0.08) <= 1e-14 and abs(centre[2] + 0.05) <= 1e-14
+    assert np.abs(inertia - J_ref).max() <= 1e-13 * np.abs(J_ref).max()

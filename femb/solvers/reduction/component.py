@@ -17,7 +17,7 @@ from femb.core.errors import InputError, ModelError
 from femb.elements import MASS_KINDS
 from femb.model.superelements import SuperelementData
 from femb.solvers.configuration import split_state
-from femb.solvers.problem import StaticProblem, full_matrix, node_blocks
+from femb.solvers.problem import StaticProblem, full_matrix, mass_centre_offsets, node_blocks
 from femb.solvers.reduction.cache import cached_craig_bampton
 from femb.solvers.reduction.craig_bampton import DENSE_LIMIT, CraigBampton
 from femb.solvers.reduction.modal_derivatives import modal_derivatives
@@ -109,7 +109,10 @@ class ReducedComponent:
         μ_k = (λ_{k+1} + λ_{k+2} − λ_k)/(4ρ²) (the central point keeps m − 2Σμ_k): together
         they have the node's mass, centre and inertia tensor J exactly, and move with the
         node's rotation θ to first order (rows Φ_u − (±ρ e_k)^ Φ_θ). μ_k < 0 where J
-        violates the triangle inequality (a beam section given only a polar inertia).
+        violates the triangle inequality (a beam section given only a polar inertia). A node
+        whose lumped block couples translations and rotations (beam sections with their mass
+        centre at a lever d off the node line) has its points about its mass centre X + d,
+        with J about that centre and rows Φ_u − (d + r)^ Φ_θ.
         ``second``: optional (n_var, k²) second-order displacement fields of the modal
         amplitudes (``superelement(foreshortening=True)``); their point rows (n_p, 3, k, k)
         are then returned as a fourth item."""
@@ -131,6 +134,7 @@ class ReducedComponent:
         masses = node_blocks(M, tv).sum(axis=(1, 2)) / 3.0  # row sums over the node's translations
         inertias = node_blocks(M, rv)
         inertias[np.any(rv < 0, axis=1)] = 0.0
+        levers = self._mass_centre_levers(M, tv, rv, masses)
         for j in range(n_nodes):
             mj = float(masses[j])
             Phi_u = np.zeros((3, n_c))
@@ -141,30 +145,52 @@ class ReducedComponent:
             Phi_r = basis[rv[j]] if np.all(rv[j] >= 0) else np.zeros((3, n_c))
             if mj <= 0.0 and not np.any(J):
                 continue
+            # the node's mass centre at the lever d (offset sections): the points sit about it,
+            # J about it is J_node + m d̂² (parallel axes), and each moves as x + (d + r) rigidly
+            d = levers[j]
+            dhat = _hat(d)
+            J = J + mj * dhat @ dhat
+            centre = points[j] + d
             lam, V = np.linalg.eigh(J)
             if lam.max() <= 1e-14 * max(mj, 1e-300) or not np.any(J):
                 out_m.append(mj)
-                out_x.append(points[j])
-                out_rows.append(Phi_u)
+                out_x.append(centre)
+                out_rows.append(Phi_u - dhat @ Phi_r)
                 continue
             rho = float(np.sqrt(lam.sum() / (2.0 * mj))) if mj > 0.0 else 1.0
             mu = np.array([(lam[(k + 1) % 3] + lam[(k + 2) % 3] - lam[k]) / (4.0 * rho * rho) for k in range(3)])
             out_m.append(mj - 2.0 * mu.sum())
-            out_x.append(points[j])
-            out_rows.append(Phi_u)
+            out_x.append(centre)
+            out_rows.append(Phi_u - dhat @ Phi_r)
             for k in range(3):
                 for sign in (1.0, -1.0):
-                    r = sign * rho * V[:, k]
-                    rhat = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+                    r = d + sign * rho * V[:, k]
                     out_m.append(mu[k])
                     out_x.append(points[j] + r)
-                    out_rows.append(Phi_u - rhat @ Phi_r)
+                    out_rows.append(Phi_u - _hat(r) @ Phi_r)
         rows = np.array(out_rows).reshape(-1, 3, n_c)
         out = (np.array(out_m), np.array(out_x).reshape(-1, 3), rows[:, :, :n_r])
         if second is None:
             return out
         k = self.basis.n_modes
         return out + (rows[:, :, n_r:].reshape(-1, 3, k, k),)
+
+    def _mass_centre_levers(self, M, tv, rv, masses) -> np.ndarray:
+        """(n_nodes, 3) the lever d of each node's mass centre from the node, read off the
+        translation–rotation coupling −m d̂ of its lumped mass block (beam sections with their
+        mass centre off the node line, femb.solvers.problem.mass_centre_offsets); zero
+        elsewhere."""
+        n_nodes = tv.shape[0]
+        levers = np.zeros((n_nodes, 3))
+        if not any((m := mass_centre_offsets(b)) is not None and m.any() for b in self.table.blocks):
+            return levers
+        for j in range(n_nodes):
+            if masses[j] <= 0.0 or np.any(tv[j] < 0) or np.any(rv[j] < 0):
+                continue
+            C = M[tv[j]][:, rv[j]].toarray()  # −m d̂
+            D = -0.5 * (C - C.T) / masses[j]
+            levers[j] = (D[2, 1], D[0, 2], D[1, 0])
+        return levers
 
     def reduced_load(self, lam: float = 1.0) -> np.ndarray:
         """Tᵀ f of the component's loads at load factor ``lam`` (scaled plus constant)."""
@@ -252,3 +278,8 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
         correction = loads if correction is None else np.column_stack([correction, loads])
     basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction, whole_pairs)
     return ReducedComponent(basis, prob, nodes, mass)
+
+
+def _hat(v: np.ndarray) -> np.ndarray:
+    """The skew matrix v̂ (3, 3) of v (3,): v̂ w = v × w."""
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
