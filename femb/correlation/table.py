@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial import cKDTree
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
@@ -341,7 +340,16 @@ def coincident_unconnected_nodes(model, node_var, points, used):
     if index.size < 2:
         return []
     size = float(np.ptp(points[index], axis=0).max()) if index.size else 1.0
-    pairs = cKDTree(points[index]).query_pairs(1e-10 * max(size, 1e-300))
+    tol = 1e-10 * max(size, 1e-300)
+    # two points within tol differ by at most tol along any direction: when the sorted
+    # projections on a generic direction are all further apart, no pair can be (the usual
+    # case, decided without a k-d tree and without importing scipy.spatial, ~0.3-0.7 s)
+    direction = np.array([0.7548776662466927, 0.5698402909980532, 0.3247179572447460])[: points.shape[1]]
+    if np.diff(np.sort(points[index] @ direction)).min() > tol:
+        return []
+    from scipy.spatial import cKDTree
+
+    pairs = cKDTree(points[index]).query_pairs(tol)
     if not pairs:
         return []
     candidates = sorted((int(index[a]), int(index[b])) if index[a] < index[b] else (int(index[b]), int(index[a])) for a, b in pairs)
