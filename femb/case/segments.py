@@ -50,9 +50,10 @@ class CarriedScheme:
     the next.
 
     The scheme instance (``self.scheme``, passed to ``solve_dynamic`` as is, so that type
-    checks on it still hold) gets instance-level ``start`` and ``system``: ``start``
-    returns the State of the last completed step (``self.state``) when there is one, and
-    ``system`` keeps the State after every converged step.
+    checks on it still hold) gets instance-level ``start``, ``system`` and ``keep_state``:
+    ``start`` returns the State of the last completed step (``self.state``) when there is
+    one, ``system`` keeps the State after every converged step, and the driver hands
+    ``keep_state`` the State after steps it ran without ``system`` (compiled planar steps).
     """
 
     def __init__(self, scheme, state=None):
@@ -79,8 +80,12 @@ class CarriedScheme:
             step.finish = keep
             return step
 
+        def keep_state(state):  # steps done without ``system`` (compiled planar steps)
+            self.state = state
+
         scheme.start = carried_start
         scheme.system = carried_system
+        scheme.keep_state = keep_state
 
 
 def state_arrays(state):

@@ -228,6 +228,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
         t_target = t_end if n == n_steps - 1 else t0 + (n + 1) * dt
         if planar is not None and level == 0:  # the steps up to the next recorded one, compiled
             done, its, state = planar.advance(state, n, n_steps, t0, dt, t_end, every, account)
+            if done and getattr(sch, "keep_state", None) is not None:
+                sch.keep_state(state)  # a scheme that carries its state across calls (femb.case.segments)
             if done:
                 n += done - 1
                 skip = n + 1
