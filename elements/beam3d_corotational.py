@@ -188,7 +188,7 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
     for i in range(3):
         for j in range(12):
             W[_DQ + i, j] = 0.5 * (W[_DQ1 + i, j] + W[_DQ1 + 3 + i, j])
-    _cross_cols(r3, W, _WE, -1.0, W, _DR3)
+    _cross_cols(r3, W, np.int64(_WE), -1.0, W, np.int64(_DR3))
     for j in range(12):
         W[_DH, j] = 0.0
         W[_DG, j] = 0.0
@@ -228,7 +228,7 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
             for j in range(12):
                 W[_DM1 + 3 * a + i, j] = (F[0, i] * W[_TMP2, j] + F[1, i] * W[_TMP2 + 1, j]
                                           + F[2, i] * W[_TMP2 + 2, j])
-        _cross_cols(V[_MA + a], W, _WE, -1.0, W, _DM1 + 3 * a)
+        _cross_cols(V[_MA + a], W, np.int64(_WE), -1.0, W, np.int64(_DM1 + 3 * a))
     for i in range(3):
         for j in range(12):
             W[_DMS + i, j] = W[_DM1 + i, j] + W[_DM1 + 3 + i, j]
@@ -238,8 +238,8 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
             W[_DTAU, j] += F[0, i] * W[_DMS + i, j] + V[_MS, i] * W[_DR1 + i, j]
         W[_DC, j] = (W[_DH, j] * tau + h * W[_DTAU, j]) / g - h * tau * W[_DG, j] / (g * g)
     # δa for a = (Ms × r1)/l − c r3/l
-    _cross_cols(r1, W, _DMS, -1.0 / l, W, _DA)
-    _cross_cols(V[_MS], W, _DR1, 1.0 / l, W, _DA)
+    _cross_cols(r1, W, np.int64(_DMS), -1.0 / l, W, np.int64(_DA))
+    _cross_cols(V[_MS], W, np.int64(_DR1), 1.0 / l, W, np.int64(_DA))
     for i in range(3):
         for j in range(12):
             W[_DA + i, j] += (-V[_MXR, i] * W[_DL, j] / (l * l) - F[2, i] * W[_DC, j] / l
@@ -256,8 +256,8 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
             for j in range(12):
                 W[_DB + i, j] = (V[_QR + a, i] * W[_DTAU, j] / (2.0 * g)
                                  - tau * V[_QR + a, i] * W[_DG, j] / (2.0 * g * g))
-        _cross_cols(r3, W, _DQ1 + 3 * a, -tau / (2.0 * g), W, _DB)
-        _cross_cols(qa[a], W, _DR3, tau / (2.0 * g), W, _DB)
+        _cross_cols(r3, W, np.int64(_DQ1 + 3 * a), -tau / (2.0 * g), W, np.int64(_DB))
+        _cross_cols(qa[a], W, np.int64(_DR3), tau / (2.0 * g), W, np.int64(_DB))
         for i in range(3):
             for j in range(12):
                 K[3 + 6 * a + i, j] = W[_DM1 + 3 * a + i, j] - W[_DB + i, j]
