@@ -177,7 +177,8 @@ from .timoshenko_mass import bending_mass
 @jit
 def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     """Shared element loop. mode 0: force; 1: force and tangent; 2: resultants;
-    3: geometric stiffness from s_in; 4: strain energy."""
+    3: geometric stiffness from s_in (the strain energy has its own loop,
+    ``strain_energy``, which does not link the force transformation)."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
     ow = offset_scratch()
     want_K = mode != 0  # a run-time flag: callees are compiled once, not per literal
@@ -202,11 +203,6 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             s_out[e, 7] = sig[5]
             s_out[e, 1] = (s_out[e, 5] + s_out[e, 7]) / l
             s_out[e, 2] = -(s_out[e, 4] + s_out[e, 6]) / l
-        elif mode == 4:
-            acc = 0.0
-            for k in range(6):
-                acc += sig[k] * rho[k]
-            en[e] = 0.5 * acc
         elif mode == 0:
             _local_force(G, sig, fl)
             _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], want_K, W, J, V)
@@ -254,8 +250,26 @@ def geometric_stiffness(X, u, R, p, s, K):
 
 @jit
 def strain_energy(X, u, R, p, en):
-    """Strain energy en (n_el,) = ½ ρᵀ S ρ."""
-    _evaluate(X, u, R, p, np.empty((0, 8)), np.empty((0, 12)), np.empty((0, 12, 12)), np.empty((0, 8)), en, 4)
+    """Strain energy en (n_el,) = ½ ρᵀ S ρ.
+
+    Its own element loop rather than a mode of ``_evaluate``: a compiled kernel carries (and
+    its compilation re-optimizes) the code of every function it calls, and the energy needs
+    neither the force transformation nor the local Hessian."""
+    R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
+    ow = offset_scratch()
+    for e in range(X.shape[0]):
+        l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
+        _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
+        _section_matrix(p, e, l0, S)
+        for k in range(6):
+            acc = 0.0
+            for m in range(6):
+                acc += S[k, m] * rho[m]
+            sig[k] = acc
+        acc = 0.0
+        for k in range(6):
+            acc += sig[k] * rho[k]
+        en[e] = 0.5 * acc
 
 
 @jit

@@ -14,6 +14,8 @@ _DR1, _WE, _DQ1, _DQ2, _DQ, _DR3, _DQL, _DFL = 0, 3, 6, 9, 12, 15, 18, 25
 _DM1, _DM2, _DMS, _TMP, _TMP2, _DA, _DB = 32, 35, 38, 41, 44, 47, 50
 _DL, _TW, _DH, _DG, _DTAU, _DC = 53, 54, 55, 56, 57, 58
 _N_ROWS = 59
+# rows of the (12, 3) vector work array: μ, M1, M2, Ms, Ms × r1, a, q1 × r3, q2 × r3, q̄
+_MU, _MA, _MS, _MXR, _AV, _QR, _QM = 0, 1, 3, 4, 5, 6, 8
 
 
 # --------------------------------------------------------------------------- geometry
@@ -100,12 +102,13 @@ def _kinematics(X, u, R, p, e, R0, F, qa, th, RR):
 
 # --------------------------------------------------------------------------- transformation
 @jit
-def _cross_cols(a, B, scale, out):
-    """out (3, 12) += scale · (a × B[:, j]) for every column j of B (3, 12)."""
+def _cross_cols(a, B, b0, scale, out, o0):
+    """out[o0:o0 + 3] (3, 12) += scale · (a × B[b0:b0 + 3, j]) for every column j (rows of
+    the work arrays addressed by their first index, not as views)."""
     for j in range(12):
-        out[0, j] += scale * (a[1] * B[2, j] - a[2] * B[1, j])
-        out[1, j] += scale * (a[2] * B[0, j] - a[0] * B[2, j])
-        out[2, j] += scale * (a[0] * B[1, j] - a[1] * B[0, j])
+        out[o0, j] += scale * (a[1] * B[b0 + 2, j] - a[2] * B[b0 + 1, j])
+        out[o0 + 1, j] += scale * (a[2] * B[b0, j] - a[0] * B[b0 + 2, j])
+        out[o0 + 2, j] += scale * (a[0] * B[b0 + 1, j] - a[1] * B[b0, j])
 
 
 @jit
@@ -120,100 +123,97 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
     """Global force f (12,) and, if ``want_K``, its derivative K (12, 12) over
     z = (δx1, w1, δx2, w2), from the local force fl (7,) = (N, m̄1, m̄2) and the local
     Hessian Hl (7, 7). F: element frame as rows (r1, r2, r3); qa (2, 3) section y axes;
-    th (2, 3) local rotations; W (_N_ROWS, 12), J (5, 3, 3), V (12, 3) work space."""
+    th (2, 3) local rotations; W (_N_ROWS, 12), J (5, 3, 3), V (12, 3) work space.
+
+    The blocks of W (rows _DR1 … _DC), J[0:2] (J⁻¹(θ̄_a)) and V (rows _MU … _QM) are
+    addressed by row index rather than through array views: each view is a reference-
+    counted object in the compiled code, and this function is linked into every caller."""
     r1 = F[0]
-    r2 = F[1]
     r3 = F[2]
     N = fl[0]
-    Jinv = J[0:2]
     for a in range(2):
-        left_jacobian_inverse(th[a], Jinv[a])
-    mu, M1, M2, Ms, Mxr, av, qr1, qr2, qm = V[0], V[1], V[2], V[3], V[4], V[5], V[6], V[7], V[8]
-    Ma = V[1:3]
-    qr = V[6:8]
+        left_jacobian_inverse(th[a], J[a])
     for a in range(2):
         for i in range(3):  # μ = J⁻ᵀ m̄
-            mu[i] = Jinv[a, 0, i] * fl[1 + 3 * a] + Jinv[a, 1, i] * fl[2 + 3 * a] + Jinv[a, 2, i] * fl[3 + 3 * a]
+            V[_MU, i] = J[a, 0, i] * fl[1 + 3 * a] + J[a, 1, i] * fl[2 + 3 * a] + J[a, 2, i] * fl[3 + 3 * a]
         for i in range(3):  # M = E μ
-            Ma[a, i] = F[0, i] * mu[0] + F[1, i] * mu[1] + F[2, i] * mu[2]
+            V[_MA + a, i] = F[0, i] * V[_MU, 0] + F[1, i] * V[_MU, 1] + F[2, i] * V[_MU, 2]
     tau = 0.0
     for i in range(3):
-        Ms[i] = M1[i] + M2[i]
-        qm[i] = 0.5 * (qa[0, i] + qa[1, i])
-        tau += Ms[i] * r1[i]
+        V[_MS, i] = V[_MA, i] + V[_MA + 1, i]
+        V[_QM, i] = 0.5 * (qa[0, i] + qa[1, i])
+        tau += V[_MS, i] * F[0, i]
     c = h * tau / g
-    _cross(Ms, r1, Mxr)
-    _cross(qa[0], r3, qr1)
-    _cross(qa[1], r3, qr2)
+    Ms = V[_MS]
+    _cross(Ms, r1, V[_MXR])
+    _cross(qa[0], r3, V[_QR])
+    _cross(qa[1], r3, V[_QR + 1])
     for i in range(3):
-        av[i] = Mxr[i] / l - c * r3[i] / l
-        fx = N * r1[i] - av[i]
+        V[_AV, i] = V[_MXR, i] / l - c * F[2, i] / l
+        fx = N * F[0, i] - V[_AV, i]
         f[i] = -fx
         f[6 + i] = fx
-        f[3 + i] = M1[i] - tau * qr1[i] / (2.0 * g)
-        f[9 + i] = M2[i] - tau * qr2[i] / (2.0 * g)
+        f[3 + i] = V[_MA, i] - tau * V[_QR, i] / (2.0 * g)
+        f[9 + i] = V[_MA + 1, i] - tau * V[_QR + 1, i] / (2.0 * g)
     if not want_K:
         return
     W[:, :] = 0.0
-    Dr1, WE, DqA, Dq, Dr3 = W[_DR1:_DR1 + 3], W[_WE:_WE + 3], W[_DQ1:_DQ1 + 6], W[_DQ:_DQ + 3], W[_DR3:_DR3 + 3]
-    Dql, Dfl, DMA, DMs = W[_DQL:_DQL + 7], W[_DFL:_DFL + 7], W[_DM1:_DM1 + 6], W[_DMS:_DMS + 3]
-    Tm, Tm2, Da, Db = W[_TMP:_TMP + 3], W[_TMP2:_TMP2 + 3], W[_DA:_DA + 3], W[_DB:_DB + 3]
-    Dl, tw, Dh, Dg, Dtau, Dc = W[_DL], W[_TW], W[_DH], W[_DG], W[_DTAU], W[_DC]
     for k in range(3):
-        Dl[k] = -r1[k]
-        Dl[6 + k] = r1[k]
+        W[_DL, k] = -F[0, k]
+        W[_DL, 6 + k] = F[0, k]
         # twist rate of the frame: tw·z = [½ Σ (q_a × r3)·w_a − h r3·δx21/l]/g
-        tw[k] = h * r3[k] / (l * g)
-        tw[6 + k] = -h * r3[k] / (l * g)
-        tw[3 + k] = 0.5 * qr1[k] / g
-        tw[9 + k] = 0.5 * qr2[k] / g
+        W[_TW, k] = h * F[2, k] / (l * g)
+        W[_TW, 6 + k] = -h * F[2, k] / (l * g)
+        W[_TW, 3 + k] = 0.5 * V[_QR, k] / g
+        W[_TW, 9 + k] = 0.5 * V[_QR + 1, k] / g
         for i in range(3):
-            P = (1.0 if i == k else 0.0) - r1[i] * r1[k]
-            Dr1[i, k] = -P / l
-            Dr1[i, 6 + k] = P / l
+            P = (1.0 if i == k else 0.0) - F[0, i] * F[0, k]
+            W[_DR1 + i, k] = -P / l
+            W[_DR1 + i, 6 + k] = P / l
     # frame spin WE = r1 × δx21/l + r1 (tw·z)
     H3 = J[2]
     hat(r1, H3)
     for i in range(3):
         for k in range(3):
-            WE[i, k] = -H3[i, k] / l
-            WE[i, 6 + k] = H3[i, k] / l
+            W[_WE + i, k] = -H3[i, k] / l
+            W[_WE + i, 6 + k] = H3[i, k] / l
         for j in range(12):
-            WE[i, j] += r1[i] * tw[j]
+            W[_WE + i, j] += F[0, i] * W[_TW, j]
     # δq_a = w_a × q_a, δq = ½ (δq1 + δq2), δr3 = w_E × r3
     for a in range(2):
         hat(qa[a], H3)
         for i in range(3):
             for k in range(3):
-                DqA[3 * a + i, 3 + 6 * a + k] = -H3[i, k]
+                W[_DQ1 + 3 * a + i, 3 + 6 * a + k] = -H3[i, k]
     for i in range(3):
         for j in range(12):
-            Dq[i, j] = 0.5 * (DqA[i, j] + DqA[3 + i, j])
-    _cross_cols(r3, WE, -1.0, Dr3)
+            W[_DQ + i, j] = 0.5 * (W[_DQ1 + i, j] + W[_DQ1 + 3 + i, j])
+    _cross_cols(r3, W, np.int64(_WE), -1.0, W, np.int64(_DR3))
     for j in range(12):
-        Dh[j] = 0.0
-        Dg[j] = 0.0
+        W[_DH, j] = 0.0
+        W[_DG, j] = 0.0
         for i in range(3):
-            Dh[j] += r1[i] * Dq[i, j] + qm[i] * Dr1[i, j]
-            Dg[j] += r2[i] * Dq[i, j] - h * r3[i] * WE[i, j]
+            W[_DH, j] += F[0, i] * W[_DQ + i, j] + V[_QM, i] * W[_DR1 + i, j]
+            W[_DG, j] += F[1, i] * W[_DQ + i, j] - h * F[2, i] * W[_WE + i, j]
     # δθ̄_a = J⁻¹(θ̄_a) Eᵀ (w_a − w_E)
     for j in range(12):
-        Dql[0, j] = Dl[j]
+        W[_DQL, j] = W[_DL, j]
     for a in range(2):
         for i in range(3):
             for j in range(12):
-                Tm[i, j] = -(F[i, 0] * WE[0, j] + F[i, 1] * WE[1, j] + F[i, 2] * WE[2, j])
+                W[_TMP + i, j] = -(F[i, 0] * W[_WE, j] + F[i, 1] * W[_WE + 1, j] + F[i, 2] * W[_WE + 2, j])
             for k in range(3):
-                Tm[i, 3 + 6 * a + k] += F[i, k]
+                W[_TMP + i, 3 + 6 * a + k] += F[i, k]
         for i in range(3):
             for j in range(12):
-                Dql[1 + 3 * a + i, j] = Jinv[a, i, 0] * Tm[0, j] + Jinv[a, i, 1] * Tm[1, j] + Jinv[a, i, 2] * Tm[2, j]
+                W[_DQL + 1 + 3 * a + i, j] = (J[a, i, 0] * W[_TMP, j] + J[a, i, 1] * W[_TMP + 1, j]
+                                              + J[a, i, 2] * W[_TMP + 2, j])
     for i in range(7):
         for j in range(12):
             acc = 0.0
             for k in range(7):
-                acc += Hl[i, k] * Dql[k, j]
-            Dfl[i, j] = acc
+                acc += Hl[i, k] * W[_DQL + k, j]
+            W[_DFL + i, j] = acc
     # δM_a = w_E × M_a + E δμ_a, δμ_a = ∂(J⁻ᵀ m̄)/∂θ̄ δθ̄_a + J⁻ᵀ δm̄_a
     Lm = J[3]
     for a in range(2):
@@ -222,44 +222,45 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, W, J, V):
             for j in range(12):
                 acc = 0.0
                 for k in range(3):
-                    acc += Lm[i, k] * Dql[1 + 3 * a + k, j] + Jinv[a, k, i] * Dfl[1 + 3 * a + k, j]
-                Tm2[i, j] = acc
-        DM = DMA[3 * a:3 * a + 3]
+                    acc += Lm[i, k] * W[_DQL + 1 + 3 * a + k, j] + J[a, k, i] * W[_DFL + 1 + 3 * a + k, j]
+                W[_TMP2 + i, j] = acc
         for i in range(3):
             for j in range(12):
-                DM[i, j] = F[0, i] * Tm2[0, j] + F[1, i] * Tm2[1, j] + F[2, i] * Tm2[2, j]
-        _cross_cols(Ma[a], WE, -1.0, DM)
+                W[_DM1 + 3 * a + i, j] = (F[0, i] * W[_TMP2, j] + F[1, i] * W[_TMP2 + 1, j]
+                                          + F[2, i] * W[_TMP2 + 2, j])
+        _cross_cols(V[_MA + a], W, np.int64(_WE), -1.0, W, np.int64(_DM1 + 3 * a))
     for i in range(3):
         for j in range(12):
-            DMs[i, j] = DMA[i, j] + DMA[3 + i, j]
+            W[_DMS + i, j] = W[_DM1 + i, j] + W[_DM1 + 3 + i, j]
     for j in range(12):
-        Dtau[j] = 0.0
+        W[_DTAU, j] = 0.0
         for i in range(3):
-            Dtau[j] += r1[i] * DMs[i, j] + Ms[i] * Dr1[i, j]
-        Dc[j] = (Dh[j] * tau + h * Dtau[j]) / g - h * tau * Dg[j] / (g * g)
+            W[_DTAU, j] += F[0, i] * W[_DMS + i, j] + V[_MS, i] * W[_DR1 + i, j]
+        W[_DC, j] = (W[_DH, j] * tau + h * W[_DTAU, j]) / g - h * tau * W[_DG, j] / (g * g)
     # δa for a = (Ms × r1)/l − c r3/l
-    _cross_cols(r1, DMs, -1.0 / l, Da)
-    _cross_cols(Ms, Dr1, 1.0 / l, Da)
+    _cross_cols(r1, W, np.int64(_DMS), -1.0 / l, W, np.int64(_DA))
+    _cross_cols(V[_MS], W, np.int64(_DR1), 1.0 / l, W, np.int64(_DA))
     for i in range(3):
         for j in range(12):
-            Da[i, j] += (-Mxr[i] * Dl[j] / (l * l) - r3[i] * Dc[j] / l + c * r3[i] * Dl[j] / (l * l)
-                         - c * Dr3[i, j] / l)
+            W[_DA + i, j] += (-V[_MXR, i] * W[_DL, j] / (l * l) - F[2, i] * W[_DC, j] / l
+                              + c * F[2, i] * W[_DL, j] / (l * l) - c * W[_DR3 + i, j] / l)
     # translational rows: ±[δ(N r1) − δa]
     for i in range(3):
         for j in range(12):
-            v = r1[i] * Dfl[0, j] + N * Dr1[i, j] - Da[i, j]
+            v = F[0, i] * W[_DFL, j] + N * W[_DR1 + i, j] - W[_DA + i, j]
             K[6 + i, j] = v
             K[i, j] = -v
     # rotational rows: δM_a − δb_a, b_a = τ (q_a × r3)/(2g)
     for a in range(2):
         for i in range(3):
             for j in range(12):
-                Db[i, j] = (qr[a, i] * Dtau[j] / (2.0 * g) - tau * qr[a, i] * Dg[j] / (2.0 * g * g))
-        _cross_cols(r3, DqA[3 * a:3 * a + 3], -tau / (2.0 * g), Db)
-        _cross_cols(qa[a], Dr3, tau / (2.0 * g), Db)
+                W[_DB + i, j] = (V[_QR + a, i] * W[_DTAU, j] / (2.0 * g)
+                                 - tau * V[_QR + a, i] * W[_DG, j] / (2.0 * g * g))
+        _cross_cols(r3, W, np.int64(_DQ1 + 3 * a), -tau / (2.0 * g), W, np.int64(_DB))
+        _cross_cols(qa[a], W, np.int64(_DR3), tau / (2.0 * g), W, np.int64(_DB))
         for i in range(3):
             for j in range(12):
-                K[3 + 6 * a + i, j] = DMA[3 * a + i, j] - Db[i, j]
+                K[3 + 6 * a + i, j] = W[_DM1 + 3 * a + i, j] - W[_DB + i, j]
 
 
 # --------------------------------------------------------------------------- driver

@@ -83,7 +83,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     triad (filled by the call).
     """
     Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA, mvw, ow = mw
-    cv, fy, m, mu = vec[0], vec[1], vec[2], vec[3]
+    cv, mu = vec[0], vec[3]  # f_ξ and m in rows 1 and 2 of vec (by index, not views)
     tau = cayley_of(pi, 3, cv)
     e0 = np.int64(0)  # not a literal: one compiled specialization of the callees
     _reference_triad(Xt, pt, e0, R0)
@@ -111,17 +111,17 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, order == 2, W, J, V)
     # back to the frame of node 1: f_ξ = R0ᵀ f_x2, m = R0ᵀ f_w2
     for k in range(3):
-        fy[k] = R0[0, k] * fcr[6] + R0[1, k] * fcr[7] + R0[2, k] * fcr[8]
-        m[k] = R0[0, k] * fcr[9] + R0[1, k] * fcr[10] + R0[2, k] * fcr[11]
+        vec[1, k] = R0[0, k] * fcr[6] + R0[1, k] * fcr[7] + R0[2, k] * fcr[8]
+        vec[2, k] = R0[0, k] * fcr[9] + R0[1, k] * fcr[10] + R0[2, k] * fcr[11]
     # ξ = √λ ŷ: ∂Ṽ/∂y = (√λ/|y|)(I − ŷŷᵀ) f_ξ, ∂Ṽ/∂λ = ŷ·f_ξ/(2√λ)
-    yf = (pi[0] * fy[0] + pi[1] * fy[1] + pi[2] * fy[2]) / ny
+    yf = (pi[0] * vec[1, 0] + pi[1] * vec[1, 1] + pi[2] * vec[1, 2]) / ny
     for k in range(3):
-        grad[k] = sl / ny * (fy[k] - yf * pi[k] / ny)
+        grad[k] = sl / ny * (vec[1, k] - yf * pi[k] / ny)
     grad[12] = yf / (2.0 * sl)
     den = 1.0 + 0.25 * (cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2])
-    mu[0] = (m[0] - 0.5 * (cv[1] * m[2] - cv[2] * m[1])) / den  # μ = T(c)ᵀ m
-    mu[1] = (m[1] - 0.5 * (cv[2] * m[0] - cv[0] * m[2])) / den
-    mu[2] = (m[2] - 0.5 * (cv[0] * m[1] - cv[1] * m[0])) / den
+    mu[0] = (vec[2, 0] - 0.5 * (cv[1] * vec[2, 2] - cv[2] * vec[2, 1])) / den  # μ = T(c)ᵀ m
+    mu[1] = (vec[2, 1] - 0.5 * (cv[2] * vec[2, 0] - cv[0] * vec[2, 2])) / den
+    mu[2] = (vec[2, 2] - 0.5 * (cv[0] * vec[2, 1] - cv[1] * vec[2, 0])) / den
     cm = (cv[0] * mu[0] + cv[1] * mu[1] + cv[2] * mu[2]) / tau
     # ∂Ṽ/∂P = (2/τ) μ̂ − (c·μ/τ) I
     grad[3 + 0], grad[3 + 1], grad[3 + 2] = -cm, -2.0 * mu[2] / tau, 2.0 * mu[1] / tau
@@ -156,7 +156,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
                     a2 = C[0, 2] * HW[3, col] + C[1, 2] * HW[4, col] + C[2, 2] * HW[5, col]
                     HW[3, col], HW[4, col], HW[5, col] = a0, a1, a2
     # + ∂(T(c)ᵀ m)/∂c at fixed m = (½ m̂ − ½ μ cᵀ)/den
-    add_spin_jacobian_derivative(cv, mu, m[0], m[1], m[2], 3, HW)
+    add_spin_jacobian_derivative(cv, mu, vec[2, 0], vec[2, 1], vec[2, 2], 3, HW)
     # A = ∂(ξ, c)/∂π: ξ rows over (y, λ), c rows over P
     for i in range(6):
         for j in range(13):
@@ -193,8 +193,9 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         nj = pi[j] / ny
         for k in range(3):
             nk = pi[k] / ny
-            Hpi[j, k] -= sl / (ny * ny) * (fy[j] * nk + fy[k] * nj + ((yf if j == k else 0.0) - 3.0 * yf * nj * nk))
-        c = (fy[j] - yf * nj) / (2.0 * sl * ny)
+            Hpi[j, k] -= sl / (ny * ny) * (vec[1, j] * nk + vec[1, k] * nj
+                                           + ((yf if j == k else 0.0) - 3.0 * yf * nj * nk))
+        c = (vec[1, j] - yf * nj) / (2.0 * sl * ny)
         Hpi[j, 12] += c
         Hpi[12, j] += c
     Hpi[12, 12] -= yf / (4.0 * pi[12] * sl)
@@ -300,14 +301,16 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt = mw[0], mw[3]
-    orders = np.arange(3)  # energy, + gradient, + Hessian (run-time values: one compilation)
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
-    pia, pib, pim, pip = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
-    dpi, wt, gm, gb = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
+    # invariants and gradients of the three energy evaluations (π_n, π_{n+1}, π̄) as rows,
+    # so that one call site of _invariant_energy serves all three
+    PI, GR = np.empty((3, 13)), np.empty((3, 13))
+    pia, pip, pim = PI[0], PI[1], PI[2]
+    gb, g1, gm = GR[0], GR[1], GR[2]
+    pib, dpi, wt, zc = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
     Hpi = np.empty((13, 13))
-    g1, zc = np.empty(13), np.empty(13)
     Kp = np.empty((13, 12))
     dq = np.empty(12)
     Bm = np.empty((13, 12))
@@ -347,11 +350,17 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             pip[k] = pia[k] + acc
             pim[k] = pia[k] + 0.5 * acc
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
-        V0 = _invariant_energy(pia, orders[0], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gb,
-                               Hpi)
-        V1 = _invariant_energy(pip, orders[1], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g1,
-                               Hpi)
-        _invariant_energy(pim, orders[2], R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, gm, Hpi)
+        # Ṽ(π_n); Ṽ(π_{n+1}) and its gradient; gradient and Hessian at π̄ (order t: a run-time
+        # value, one compilation)
+        V0 = 0.0
+        V1 = 0.0
+        for t in range(3):
+            Vt = _invariant_energy(PI[t], t, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,
+                                   GR[t], Hpi)
+            if t == 0:
+                V0 = Vt
+            elif t == 1:
+                V1 = Vt
         cc, sden, den = discrete_gradient(V1 - V0, gm, dpi, wt, (1e-7 * l0) ** 2, gb)
         project(Bm, gb, f[e])
         # ------------------------------------------------------------ Newton matrix
