@@ -369,6 +369,58 @@ class PlanarOffsetPoints:
         ok = self.pos >= 0
         np.add.at(matrix, self.pos[ok], K[ok])
 
+    # ------------------------------------------------------------------ α schemes
+    def evaluate(self, u, v, a, c_a=None, c_v=None, data=None, t=0.0):
+        """The points in the α schemes' configuration-dependent-mass slot
+        (femb.solvers.dynamics.variable_mass): with J(θ) = [I, k × r], r = R(θ_a) d, the
+        generalized inertia of a point is Jᵀ m ẍ_p = M(θ) ü + h with
+
+            M(θ) = m [[I, k×r], [(k×r)ᵀ, |r|²]],   h = Jᵀ (−m θ̇² r − m g(t)),
+
+        i.e. the quadratic-velocity (centripetal) term −m θ̇² r on the node's translations
+        and −r × m g (the weight's moment, on the left-hand side) on its rotation (the
+        rotational row of the centripetal term vanishes, (k×r)·r = 0). Returns (M(θ) a (n_var,), h (n_var,)) at
+        the variables u, v, a (n_var,) and time t; with ``data`` (CSR data over the
+        equations) adds the exact Newton matrix
+        c_a[0] M + c_a[1] ∂(M a)/∂u + c_v[0] ∂h/∂u + c_v[1] ∂h/∂v (weights as
+        ``VariableMass.evaluate``)."""
+        m = self.m
+        r = self._levers(u)
+        kr = _perp(r)
+        ax, al, w = a[self.tvar], a[self.rvar], v[self.rvar]
+        g = self.gravity_at(t)
+        Ma_t = m[:, None] * (ax + al[:, None] * kr)
+        Ma_r = m * ((kr * ax).sum(axis=1) + al * (r * r).sum(axis=1))
+        f = -m[:, None] * ((w * w)[:, None] * r + g)
+        h_r = (kr * f).sum(axis=1)
+        out_Ma = np.zeros(self.table.n_var)
+        out_h = np.zeros(self.table.n_var)
+        np.add.at(out_Ma, self.tvar.ravel(), Ma_t.ravel())
+        np.add.at(out_Ma, self.rvar, Ma_r)
+        np.add.at(out_h, self.tvar.ravel(), f.ravel())
+        np.add.at(out_h, self.rvar, h_r)
+        if data is None:
+            return out_Ma, out_h
+        (wM, wMa), (wh, whv) = c_a, c_v
+        K = np.zeros((m.size, 3, 3))
+        K[:, 0, 0] = K[:, 1, 1] = wM * m
+        K[:, :2, 2] = wM * m[:, None] * kr
+        K[:, 2, :2] = wM * m[:, None] * kr
+        K[:, 2, 2] = wM * m * (r * r).sum(axis=1)
+        # ∂(M a)/∂θ = [−m θ̈ r, −m r·ẍ_a]; ∂h/∂θ = [−m θ̇² k×r, m r·g]; ∂h/∂θ̇ = [−2 m θ̇ r, 0]
+        K[:, :2, 2] += (wMa * m * al)[:, None] * (-r) + (wh * m * w * w)[:, None] * (-kr) + (whv * 2.0 * m * w)[:, None] * (-r)
+        K[:, 2, 2] += -wMa * m * (r * ax).sum(axis=1) + wh * m * (r @ g)
+        ok = self.pos >= 0
+        np.add.at(data, self.pos[ok], K[ok])
+        return out_Ma, out_h
+
+    def mass_data(self, u):
+        """M(θ) of the points (class ``evaluate``) as CSR data (nnz,) over the equations."""
+        data = self.table.new_matrix_data()
+        zero = np.zeros(self.table.n_var)
+        self.evaluate(u, zero, zero, c_a=(1.0, 0.0), c_v=(0.0, 0.0), data=data)
+        return data
+
     def momenta(self, state):
         """(Σ m v_p (2,), (Σ x_p × m v_p,) (1,)) of the points of ``state``."""
         mv = self.m[:, None] * state.extra["offset_v"]

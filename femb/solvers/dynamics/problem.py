@@ -26,7 +26,7 @@ from femb.elements import MASS_KINDS
 from femb.model.loads import Gravity
 from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
-from femb.solvers.dynamics.variable_mass import VariableMass
+from femb.solvers.dynamics.variable_mass import ConfigurationMass, VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
 
@@ -344,6 +344,10 @@ class DynamicProblem(ProblemSetup):
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
         variable-mass blocks)
     variable_mass : VariableMass, the blocks whose mass depends on the configuration
+    offset_points : OffsetPoints or PlanarOffsetPoints, the node-attached mass points of
+        sections whose mass centre is off the node line
+    alpha_mass : ConfigurationMass, the configuration-dependent inertia of the planar α
+        step (variable-mass blocks and planar offset points)
     rotary : NodalRotaryInertia of the oriented nodes (None unless oriented)
     rot : (n_var,) bool, the 2-D rotational variables (rz)
     """
@@ -373,6 +377,8 @@ class DynamicProblem(ProblemSetup):
         # sections with their mass centre off the node line: node-attached mass points
         # (femb.solvers.dynamics.offset_points)
         self.offset_points = OffsetPoints(t) if self.oriented else PlanarOffsetPoints(t)
+        # what the planar α step re-assembles at every iteration: M(u) and h(u, u̇, t)
+        self.alpha_mass = ConfigurationMass(self.variable_mass, None if self.oriented else self.offset_points)
         if damping is not None and (damping.alpha or damping.beta) and self.point_inertia:
             raise InputError("Rayleigh damping is not available for the elements with mass points of part(s) "
                              f"{', '.join(map(repr, self.point_inertia.parts()))} (superelements): alpha·M would miss their "
