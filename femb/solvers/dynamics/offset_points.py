@@ -210,6 +210,70 @@ class OffsetPoints:
         ok = self.pos >= 0
         np.add.at(matrix, self.pos[ok], K[ok])
 
+    # ------------------------------------------------------------------ α schemes
+    def alpha_force(self, R, v, acc, t):
+        """The points' inertia and weight in the Lie-group α step
+        (femb.solvers.dynamics.alpha3d) at the rotations R (n_nodes, 3, 3), velocities v and
+        true accelerations acc (n_var; spatial ω, ω̇ in the rotational slots) and time t:
+        per point, with r = R_a d, the acceleration ẍ_p = ẍ_a + ω̇ × r + ω × (ω × r) and
+
+            F = m ẍ_p − m g(t)   on the node's translations,   r × F   on its rotations.
+
+        Returns (force (n_var,), F (n_points, 3), r (n_points, 3))."""
+        n, m = self.node, self.m
+        r = np.einsum("kij,kj->ki", R[n], self.d)
+        w, wd = v[self.rvar], acc[self.rvar]
+        xdd = acc[self.tvar] + np.cross(wd, r) + np.cross(w, np.cross(w, r))
+        F = m[:, None] * (xdd - self.gravity_at(t))
+        out = np.zeros(self.table.n_var)
+        np.add.at(out, self.tvar.ravel(), F.ravel())
+        np.add.at(out, self.rvar.ravel(), np.cross(r, F).ravel())
+        return out, F, r
+
+    def alpha_matrix(self, v, acc, F, r, Jinv, c_a, c_v, data):
+        """Add the exact derivative of ``alpha_force`` with respect to the Newton
+        corrections (translations; spatial spins δw of R_{n+1}, δr = δw × r) into ``data``
+        (CSR data over the equations), with ∂ẍ/∂x = c_a, ∂ω̇/∂w = c_a J_L⁻¹, ∂ω/∂w =
+        c_v J_L⁻¹ (``Jinv`` (n_nodes, 3, 3) the inverse left Jacobians of the nodes'
+        increments, identity for nodes without rotations)::
+
+            ∂F/∂x = m c_a I
+            ∂F/∂w = m [−c_a r̂ J⁻¹ − (ω̇)^ r̂ + c_v ((ω·r) I + ω rᵀ − 2 r ωᵀ) J⁻¹ − ω̂ ω̂ r̂]
+            ∂(r × F)/∂· = r̂ ∂F/∂· (+ F̂ r̂ for the spin)
+        """
+        m = self.m[:, None, None]
+        w, wd = v[self.rvar], acc[self.rvar]
+        Ji = Jinv[self.node]
+        Hr, W = hat_batch(r), hat_batch(w)
+        I3 = np.eye(3)
+        wr = np.einsum("ki,ki->k", w, r)[:, None, None]
+        dF = m * (-c_a * (Hr @ Ji) - hat_batch(wd) @ Hr
+                  + c_v * ((wr * I3 + np.einsum("ki,kj->kij", w, r) - 2.0 * np.einsum("ki,kj->kij", r, w)) @ Ji)
+                  - W @ W @ Hr)
+        K = np.zeros((self.node.size, 6, 6))
+        K[:, :3, :3] = m * c_a * I3
+        K[:, :3, 3:] = dF
+        K[:, 3:, :3] = m * c_a * Hr
+        K[:, 3:, 3:] = Hr @ dF + hat_batch(F) @ Hr
+        ok = self.pos >= 0
+        np.add.at(data, self.pos[ok], K[ok])
+
+    def spatial_mass_data(self, R):
+        """The points' mass in (ẍ, ω̇) at the rotations R as CSR data over the equations:
+        per point [[m I, −m r̂], [m r̂, −m r̂ r̂]], r = R_a d."""
+        r = np.einsum("kij,kj->ki", R[self.node], self.d)
+        m = self.m[:, None, None]
+        Hr = hat_batch(r)
+        K = np.zeros((self.node.size, 6, 6))
+        K[:, :3, :3] = m * np.eye(3)
+        K[:, :3, 3:] = -m * Hr
+        K[:, 3:, :3] = m * Hr
+        K[:, 3:, 3:] = -m * (Hr @ Hr)
+        data = self.table.new_matrix_data()
+        ok = self.pos >= 0
+        np.add.at(data, self.pos[ok], K[ok])
+        return data
+
     # ------------------------------------------------------------------ books
     def masses(self):
         """(n_points,) the point masses, in the order of the state arrays."""

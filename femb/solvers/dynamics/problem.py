@@ -654,7 +654,21 @@ class DynamicProblem(ProblemSetup):
         L = self.loads
         if not L.has_state_loads:
             return None, None
-        return L.state_forces(u, R, t=t), self._pattern_data(L.state_stiffness(u, R, t=t), "configuration-dependent load")
+        if not self.offset_points:
+            return L.state_forces(u, R, t=t), self._pattern_data(L.state_stiffness(u, R, t=t), "configuration-dependent load")
+        # offset mass centres: their weight acts on their mass points
+        # (femb.solvers.dynamics.offset_points), not as the statics' turning-lever moments
+        if not (L.has_moment_loads or L.has_follower_pressures):
+            return None, None
+        f = np.zeros(self.table.n_var)
+        data = self.table.new_matrix_data()
+        if L.has_moment_loads:
+            f += L.moments(R, t=t)
+            data += self._pattern_data(L.moment_stiffness(R, t=t), "rotation-dependent moment")
+        if L.has_follower_pressures:
+            f += L.follower_pressure_forces(u, t=t)
+            data += self._pattern_data(L.follower_pressure_stiffness(u, t=t), "follower pressure")
+        return f, data
 
     # ------------------------------------------------------------------ prescribed motion
     def prescribed_value(self, rec, t):

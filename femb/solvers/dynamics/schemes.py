@@ -405,10 +405,6 @@ class GeneralizedAlpha:
                              f"(superelement part(s) {', '.join(map(repr, points.parts()))}); use the energy-conserving "
                              "mid-point scheme (scheme 'midpoint', the default)")
         offset = getattr(problem, "offset_points", None)
-        if offset and getattr(problem, "oriented", False):
-            raise InputError(f"the {self.name} scheme does not integrate 3-D sections whose mass centre is off the node line "
-                             f"(part(s) {', '.join(map(repr, offset.parts()))}); use the energy-conserving mid-point "
-                             "scheme (scheme 'midpoint', the default)")
         if getattr(problem, "oriented", False):
             return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table
