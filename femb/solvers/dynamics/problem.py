@@ -352,6 +352,8 @@ class DynamicProblem(ProblemSetup):
     rot : (n_var,) bool, the 2-D rotational variables (rz)
     """
 
+    dynamic = True
+
     def __init__(self, model, table=None, mass="lumped", damping=None):
         self.mass_kind = mass_kind_of(mass)
         super().__init__(model, table, mass_kind=self.mass_kind)
