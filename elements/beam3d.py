@@ -130,12 +130,16 @@ length about the section axes x, y, z through the mass centre):
   m = ρA l0/2 at r = Q_a (0, ym, zm) plus that rotary inertia J_c about the point: the
   nodal block is [[m I, −m r̂], [m r̂, J_c − m r̂²]] (kinetic energy ½ m |v − r̂ ω|² + ½ ω·J_c ω),
   configuration-dependent through r; ``mass_points`` gives (m, R0 (0, ym, zm)) per end,
-  which the mid-point dynamics integrates as node-attached mass points
-  (femb.solvers.dynamics.offset_points). Kinds 1 and 2 refuse a mass-centre offset.
+  which the dynamics integrates as node-attached mass points
+  (femb.solvers.dynamics.offset_points). Kind 2 and beam3d_timoshenko's kind 1 refuse a
+  mass-centre offset.
 - 1 consistent: the textbook 3-D beam mass (linear axial and torsion, Hermite-cubic
   bending with rotary inertia ∫ρI N′ᵀN′) of length l0, in the current element frame E;
   beam3d_timoshenko interpolates each bending plane as its exact stiffness does
-  (elements.timoshenko_mass: the rotary inertia goes with the section rotation).
+  (elements.timoshenko_mass: the rotary inertia goes with the section rotation). With a
+  mass centre (ym, zm) off the node line (beam3d): the consistent mass of the mass-centre
+  line, which moves rigidly with the section, u_c = u + θ × (0, ym, zm) along the element
+  with u, θ interpolated as above (``_consistent_offset_local``).
 - 2 invariant: translations ρA l0/6 [[2, 1], [1, 2]]⊗I₃ (rotation-invariant, constant)
   plus the lumped nodal rotary inertia of kind 0.
 
@@ -286,6 +290,8 @@ def mass(X, u, R, p, kind, M):
     qa = np.empty((2, 3))
     th = np.empty((2, 3))
     Ml = np.empty((12, 12))
+    Bc = np.empty((3, 12))
+    Bc0 = np.empty((3, 12))
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
         for i in range(12):
@@ -293,10 +299,13 @@ def mass(X, u, R, p, kind, M):
                 M[e, i, j] = 0.0
         ym = p[e, mc] if mc >= 0 else 0.0
         zm = p[e, mc + 1] if mc >= 0 else 0.0
-        if (ym != 0.0 or zm != 0.0) and kind != LUMPED:
-            raise ValueError("beam3d mass: a mass centre off the node line (ym, zm) needs the lumped mass kind")
+        if (ym != 0.0 or zm != 0.0) and (kind == INVARIANT or (kind == CONSISTENT and is_timoshenko(p))):
+            raise ValueError("beam3d mass: a mass centre off the node line (ym, zm) needs the lumped mass kind "
+                             "(or the consistent kind of the Euler-Bernoulli beam3d)")
         if kind == CONSISTENT:
             _consistent_local(p, e, l0, Ml)
+            if ym != 0.0 or zm != 0.0:
+                _consistent_offset_local(p[e, 4], ym, zm, l0, Ml, Bc, Bc0)
             # M = T Ml Tᵀ with T = diag(E, E, E, E), E[i, k] = F[k, i]
             for A in range(4):
                 for B in range(4):
@@ -367,6 +376,53 @@ def mass_points(X, p, m, d):
             m[e, a] = 0.5 * (p[e, 4] * l0)
             for i in range(3):
                 d[e, a, i] = R0[i, 1] * ym + R0[i, 2] * zm
+
+
+_GAUSS4_X = np.array([-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526])
+_GAUSS4_W = np.array([0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538])
+
+
+@jit
+def _consistent_offset_local(mA, ym, zm, L, Ml, B, B0):
+    """Add to the consistent mass Ml (12, 12) (element-frame DOFs) the terms of a mass
+    centre at (ym, zm) in the section axes: the mass-centre line moves rigidly with the
+    section, u_c = u + θ × (0, ym, zm), i.e. (θz = v′, θy = −w′ of the Hermite fields)
+
+        u_c = u − ym v′ − zm w′,   v_c = v − zm θx,   w_c = w + ym θx,
+
+    and its kinetic energy ½ ∫ ρA |u̇_c|² replaces ½ ∫ ρA |u̇|² (the rotary inertia stays
+    about the mass centre): ρA ∫ (B_cᵀ B_c − Bᵀ B) dx, by 4-point Gauss (exact: degree ≤ 6).
+    mA: mass per length ρA; L: length; B, B0 (3, 12) scratch."""
+    xg, wg = _GAUSS4_X, _GAUSS4_W
+    for q in range(4):
+        xi = 0.5 * (1.0 + xg[q])
+        w = 0.5 * L * wg[q] * mA
+        n1, n2 = 1.0 - xi, xi
+        h = (1.0 - 3.0 * xi**2 + 2.0 * xi**3, L * (xi - 2.0 * xi**2 + xi**3), 3.0 * xi**2 - 2.0 * xi**3, L * (xi**3 - xi**2))
+        dh = ((6.0 * xi**2 - 6.0 * xi) / L, 1.0 - 4.0 * xi + 3.0 * xi**2, (6.0 * xi - 6.0 * xi**2) / L, 3.0 * xi**2 - 2.0 * xi)
+        for i in range(3):
+            for j in range(12):
+                B0[i, j] = 0.0
+        B0[0, 0], B0[0, 6] = n1, n2
+        for k, (iv, iw, sg) in enumerate(((1, 2, 1.0), (5, 4, -1.0), (7, 8, 1.0), (11, 10, -1.0))):
+            B0[1, iv] = h[k]  # v: (v1, θz1, v2, θz2)
+            B0[2, iw] = sg * h[k]  # w: (w1, θy1, w2, θy2) with θy = −w′
+        for i in range(3):
+            for j in range(12):
+                B[i, j] = B0[i, j]
+        for k, (iv, iw, sg) in enumerate(((1, 2, 1.0), (5, 4, -1.0), (7, 8, 1.0), (11, 10, -1.0))):
+            B[0, iv] -= ym * dh[k]
+            B[0, iw] -= zm * sg * dh[k]
+        B[1, 3] -= zm * n1
+        B[1, 9] -= zm * n2
+        B[2, 3] += ym * n1
+        B[2, 9] += ym * n2
+        for i in range(12):
+            for j in range(12):
+                acc = 0.0
+                for k in range(3):
+                    acc += B[k, i] * B[k, j] - B0[k, i] * B0[k, j]
+                Ml[i, j] += w * acc
 
 
 @jit

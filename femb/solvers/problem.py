@@ -71,17 +71,28 @@ def mass_centre_offsets(block):
     return np.any(block.props[:, cols] != 0.0, axis=1)
 
 
-def check_mass_centre_offsets(table, kind):
+CONSISTENT_OFFSET_TYPES = ("beam3d",)
+"""Element types whose consistent mass (kind 1) carries a mass centre off the node line
+(the consistent mass of the mass-centre line, elements.beam3d); in statics and modal
+analysis only."""
+
+
+def check_mass_centre_offsets(table, kind, dynamic=False):
     """InputError naming the parts whose section mass centre is off the node line when the
-    mass kind ``kind`` is not lumped (elements.base.LUMPED = 0): only the lumped mass
-    carries the offset (half the element's mass at each end, rigidly attached to the node)."""
+    mass kind ``kind`` does not carry it: the lumped kind (elements.base.LUMPED = 0; half
+    the element's mass at each end, rigidly attached to the node) always does; the
+    consistent kind (1) of ``CONSISTENT_OFFSET_TYPES`` does in statics and modal analysis
+    (``dynamic`` False) but not in time integration, which carries the offset as
+    node-attached mass points of the lumped mass (femb.solvers.dynamics.offset_points)."""
     if int(kind) == 0:
         return
-    bad = [b.part for b in table.blocks if (m := mass_centre_offsets(b)) is not None and m.any()]
+    bad = [b.part for b in table.blocks if (m := mass_centre_offsets(b)) is not None and m.any()
+           and not (int(kind) == 1 and not dynamic and b.spec.name in CONSISTENT_OFFSET_TYPES)]
     if bad:
+        where = "in time integration" if dynamic and int(kind) == 1 else f"by mass kind {int(kind)}"
         raise InputError(f"part(s) {', '.join(map(repr, bad))}: a section mass centre off the node line (ym, zm) is "
-                         "carried by the lumped mass only; use mass 'lumped' or put the nodes on the mass-centre line",
-                         "mass")
+                         f"not carried {where}; use mass 'lumped' (statics and modal analysis of beam3d also take "
+                         "'consistent') or put the nodes on the mass-centre line", "mass")
 
 
 def split_rotary_mass(block, Me, points=None):
@@ -239,6 +250,9 @@ class ProblemSetup:
     its parameter x (the load factor in statics, the time in dynamics).
     """
 
+    dynamic = False
+    """True for the time-integration problems (femb.solvers.dynamics.problem)."""
+
     def __init__(self, model, table=None, mass_kind=0):
         self.model = model
         self.table = table if table is not None else build_table(model)
@@ -250,7 +264,7 @@ class ProblemSetup:
         self.prescribed = list(self.table.prescribed)
         self.joints = None
         self.active_rows = np.zeros(0, dtype=np.int64)
-        check_mass_centre_offsets(self.table, mass_kind)
+        check_mass_centre_offsets(self.table, mass_kind, dynamic=self.dynamic)
         if model.joints:
             self.joints = ConstraintSet(model, self.table)
             u0 = self.apply_prescribed(np.zeros(self.table.n_var), 0.0)

@@ -11,9 +11,10 @@ from femb.core.errors import InputError, ModelError
 from femb.core.rotations import cayley_batch
 from femb.correlation import build_table
 from femb.elements import get_spec
+from femb.elements.beam3d import mass_points
 from femb.mesh import line_mesh
 from femb.model import Material, Model, Section
-from femb.solvers import GeneralizedAlpha, linearize, solve_dynamic, solve_modal, solve_static
+from femb.solvers import HHT, GeneralizedAlpha, linearize, solve_dynamic, solve_modal, solve_static
 from femb.solvers.dynamics.offset_points import OffsetPoints
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.step_system import State
@@ -78,7 +79,9 @@ def test_lumped_mass_of_each_end_is_the_rigid_body_of_the_section(name):
         total += np.trace(mass) / 3
     assert total == pytest.approx(7.5 * 0.02 * l0, rel=1e-15)
     assert np.all(M[0, :6, 6:] == 0.0)  # the ends are independent rigid bodies
-    for kind in (1, 2):  # the offset is carried by the lumped mass only
+    # the invariant kind does not carry the offset, nor the Timoshenko consistent mass (the
+    # Euler-Bernoulli consistent one does: test_consistent_offset_mass_is_the_rigid_body_...)
+    for kind in (1, 2) if name == "beam3d_timoshenko" else (2,):
         with pytest.raises(ValueError, match="lumped"):
             spec.kernels.mass(X, u, R, row[None], kind, M)
 
@@ -128,7 +131,66 @@ def test_coupled_bending_torsion_frequencies_converge_to_the_closed_form_at_seco
         rate = -np.polyfit(np.log(sizes), np.log(errors[:, j]), 1)[0]
         assert 1.95 <= rate <= 2.05, (j, rate, errors[:, j])
     with pytest.raises(InputError, match="'b'.*lumped"):
-        solve_modal(simply_supported(8), 4, mass="consistent")
+        solve_modal(simply_supported(8), 4, mass="invariant")
+
+
+def test_consistent_mass_of_the_mass_centre_line_gives_upper_bounds_converging_at_second_order():
+    """The consistent mass of the mass-centre line (u_c = u + θ × (0, ym, zm), the kinetic
+    energy of the interpolated fields: a Rayleigh–Ritz discretization) bounds the four
+    lowest coupled frequencies from above, monotonically, and converges at rate 2: the
+    error of a Ritz eigenvalue is O(h^{2(p+1−m)}) per field, O(h⁴) for the Hermite bending
+    (p = 3, m = 2) but O(h²) for the linear torsion (p = 1, m = 1) that the coupled modes
+    share, so rate 4 is not attainable with linear torsion; the lumped mass approaches
+    from below at the same rate (measured 2.000 ± 0.005 for both)."""
+    ref = coupled_frequencies()[:4]
+    sizes = np.array([16, 32, 64])
+    errors = np.array([solve_modal(simply_supported(n), 6, mass="consistent").omega[:4] / ref - 1.0 for n in sizes])
+    lumped = solve_modal(simply_supported(16), 6).omega[:4] / ref - 1.0
+    assert np.all(errors > 0.0) and np.all(np.diff(errors, axis=0) < 0.0)
+    assert np.all(lumped < 0.0)
+    for j in range(4):
+        rate = -np.polyfit(np.log(sizes), np.log(errors[:, j]), 1)[0]
+        assert 1.95 <= rate <= 2.05, (j, rate, errors[:, j])
+    assert errors[-1].max() <= 1e-3
+
+
+def test_consistent_offset_mass_is_the_rigid_body_of_the_mass_centre_line():
+    """Under a rigid velocity (v, ω) (reproduced exactly by the linear/Hermite fields) the
+    consistent element mass of a beam3d with its mass centre at (ym, zm) gives the kinetic
+    energy of the section line and its rotary inertia: ½ ∫ ρA |v + ω × (X(s) + d)|² ds +
+    ½ l ω·(Q diag(ρIp, ρIy, ρIz) Qᵀ) ω, d = Q (0, ym, zm), Q the section triad, to 1e-13;
+    the element is skew and the velocities random."""
+    spec = get_spec("beam3d")
+    X = np.array([[[0.1, -0.2, 0.3], [1.3, 0.4, -0.1]]])
+    l0 = np.linalg.norm(X[0, 1] - X[0, 0])
+    ym, zm = 0.07, -0.04
+    row = np.array([spec.property_row(None, None, {**BEAM3D, "ym": ym, "zm": zm})])
+    # the section triad Q = (e1, e2, e3): d of unit offsets along y and z
+    axes = []
+    for yz in ((1.0, 0.0), (0.0, 1.0)):
+        m, d = np.zeros((1, 2)), np.zeros((1, 2, 3))
+        mass_points(X, np.array([spec.property_row(None, None, {**BEAM3D, "ym": yz[0], "zm": yz[1]})]), m, d)
+        axes.append(d[0, 0])
+    e1 = (X[0, 1] - X[0, 0]) / l0
+    Q = np.column_stack([e1, axes[0], axes[1]])
+    assert np.allclose(Q.T @ Q, np.eye(3), atol=1e-14)
+    M = np.zeros((1, 12, 12))
+    spec.kernels.mass(X, np.zeros((1, 12)), np.broadcast_to(np.eye(3), (1, 2, 3, 3)).copy(), row, 1, M)
+    rng = np.random.default_rng(7)
+    dvec = Q @ np.array([0.0, ym, zm])
+    J = Q @ np.diag([BEAM3D["rhoIp"], BEAM3D["rhoIy"], BEAM3D["rhoIz"]]) @ Q.T
+    s, w = np.polynomial.legendre.leggauss(6)
+    for _ in range(3):
+        v, om = rng.normal(size=3), rng.normal(size=3)
+        q = np.concatenate([v + np.cross(om, X[0, 0]), om, v + np.cross(om, X[0, 1]), om])
+        xs = X[0, 0] + np.outer(0.5 * (1 + s), X[0, 1] - X[0, 0])
+        vel = v + np.cross(om, xs + dvec)
+        T = 0.5 * BEAM3D["rhoA"] * 0.5 * l0 * float(w @ np.einsum("ki,ki->k", vel, vel)) + 0.5 * l0 * om @ J @ om
+        assert 0.5 * q @ M[0] @ q == pytest.approx(T, rel=1e-13)
+    with pytest.raises(ValueError, match="lumped"):
+        get_spec("beam3d_timoshenko").kernels.mass(X, np.zeros((1, 12)), np.broadcast_to(np.eye(3), (1, 2, 3, 3)).copy(),
+                                                   np.array([get_spec("beam3d_timoshenko").property_row(
+                                                       None, None, {**BEAM3D, "GAy": 1e3, "GAz": 1e3, "ym": ym})]), 1, M)
 
 
 # --------------------------------------------------------------------------- statics
@@ -150,6 +212,28 @@ def test_gravity_on_an_offset_mass_cantilever_twists_it_by_the_closed_form():
     assert tip[2] == pytest.approx(-m * g * L**4 / (8.0 * E * Iy), rel=2.0 / n**2)
     model.gravity((0.0, 0.0, g))  # cancels the first: no twist without the weight
     assert np.abs(solve_static(model, steps=1).final).max() <= 1e-14
+
+
+def test_consistent_gravity_of_an_offset_mass_cantilever_is_exact_at_the_nodes():
+    """With the consistent mass of the mass-centre line, the weight M_c g is the consistent
+    load of the distributed force m g and torque m g e: the cantilever's tip twist
+    −m g e L²/(2 GJ) and deflection −m g L⁴/(8 EIy) are exact at the nodes (Hermite/linear
+    fields with consistent loads), to the load's geometric nonlinearity (rel 1e-5), where
+    the lumped weight misses the deflection by O(h²)."""
+    from femb.solvers.problem import StaticProblem
+
+    L, n, E, G, rho, A, J, Iy, e, g = 2.0, 4, 200.0, 80.0, 3.0, 0.02, 1e-4, 2e-4, 0.05, 1e-4
+    model = Model(line_mesh((0.0, 0.0, 0.0), (L, 0.0, 0.0), n, "b"), dim=3, name="offset cantilever")
+    model.add_part("b", "beam3d", "b", material=Material(E=E, G=G, rho=rho),
+                   section=Section(A=A, Iy=Iy, Iz=3e-4, J=J, centroid=(e, 0.0)))
+    model.fix("b_start")
+    model.gravity((0.0, 0.0, -g))
+    tip = solve_static(model, steps=1, problem=StaticProblem(model, mass_kind=1)).final.reshape(-1, 6)[-1]
+    m = rho * A
+    assert tip[3] == pytest.approx(-m * g * e * L**2 / (2.0 * G * J), rel=1e-5)
+    assert tip[2] == pytest.approx(-m * g * L**4 / (8.0 * E * Iy), rel=1e-5)
+    lumped = solve_static(model, steps=1).final.reshape(-1, 6)[-1]
+    assert abs(lumped[2] / tip[2] - 1.0) >= 1e-3
 
 
 # --------------------------------------------------------------------------- dynamics
@@ -256,13 +340,13 @@ def test_offset_points_newton_matrix_is_the_derivative_of_their_step_force():
 
 
 def test_schemes_and_kinds_that_do_not_carry_the_offset_refuse_it_naming_the_part():
-    """The α schemes, the consistent and invariant mass kinds, 3-D linearization and Rayleigh
+    """The consistent and invariant mass kinds in dynamics, 3-D linearization and Rayleigh
     damping's α·M do not carry an offset mass centre: each refuses it, naming the part."""
     model = free_offset_beam(n=2)
-    with pytest.raises(InputError, match="'b'"):
-        solve_dynamic(model, 0.05, 0.1, scheme=GeneralizedAlpha())
     with pytest.raises(InputError, match="'b'.*lumped"):
         solve_dynamic(model, 0.05, 0.1, mass="invariant")
+    with pytest.raises(InputError, match="'b'.*time integration"):
+        solve_dynamic(model, 0.05, 0.1, mass="consistent")
     with pytest.raises(ModelError, match="'b'.*mass centre is off the node line"):
         linearize(simply_supported(4), np.zeros(build_table(simply_supported(4)).n_var))
     with pytest.raises(InputError, match="alpha·M.*'b'"):
@@ -345,3 +429,164 @@ def test_pinned_offset_mass_link_swings_as_a_compound_pendulum_in_3d():
     w_h = 2.0 / dt * np.arctan(0.5 * w * dt)
     assert np.diff(crossings).mean() == pytest.approx(2 * np.pi / w_h, rel=5e-5)
     assert np.abs(res.series("energy_residual")).max() <= 1e-12 * mk.sum() * g * L
+
+
+# --------------------------------------------------------------------------- α schemes
+def offset_pendulum_3d(omega, EA=1e5, e=0.2, zm=-0.05, n=8, L=1.0, g=9.81):
+    """A beam3d link pinned at the origin (translations held, rotations free: a spherical
+    pendulum) hanging in the vertical XY plane, its mass centre at (ym, zm) = (e, zm) in the
+    section axes, given the spatial angular velocity ``omega`` about the pivot."""
+    beta = -0.5 * np.pi - np.arctan2(e, L / 2)
+    model = Model(line_mesh((0.0, 0.0, 0.0), (L * np.cos(beta), L * np.sin(beta), 0.0), n, "b"), dim=3,
+                  name="offset spherical pendulum")
+    model.add_part("b", "beam3d", "b", values={"EA": EA, "GJ": EA / 100, "EIy": EA / 100, "EIz": EA / 100, "rhoA": 1.0,
+                                               "rhoIp": 2e-3, "rhoIy": 1e-3, "rhoIz": 1e-3, "ym": e, "zm": zm})
+    model.fix("b_start", ("ux", "uy", "uz"))
+    model.gravity((0.0, -g, 0.0), constant=True)
+    model.initial_rigid_velocity(omega=omega, center=(0.0, 0.0, 0.0))
+    return model
+
+
+def test_alpha_newton_matrix_of_the_offset_points_is_the_derivative_of_their_inertia_force():
+    """``OffsetPoints.alpha_force`` through the Lie-group α step's kinematics (ẍ, ω, ω̇ of
+    the increment, R_{n+1} = exp(θ̂) R_n): ``alpha_matrix`` equals its central-difference
+    derivative along the step's own corrections (``apply``: spatial spins) to 1e-9, at a
+    perturbed increment with gravity, and the difference shrinks with the step."""
+    model = free_offset_beam(n=2)
+    model.gravity((0.3, -1.0, -9.81), constant=True)
+    prob = DynamicProblem(model)
+    prob.dt_hint = 0.05
+    scheme = GeneralizedAlpha(rho_inf=0.7)
+    state = scheme.start(prob, 0.0, *prob.initial_state(0.0, 0.05))
+    step = scheme.system(prob, state, 0.05)
+    pts, t, lay = prob.offset_points, prob.table, step.lay
+    z = step.z0 + np.random.default_rng(2).normal(scale=0.3, size=t.n_var)
+
+    def force(z):
+        R1 = step.rotations(z)
+        _, v1, acc1 = step.kinematics(z)
+        return pts.alpha_force(R1, v1, acc1, step.t1), v1, acc1
+
+    (f, F, r), v1, acc1 = force(z)
+    Jn = np.broadcast_to(np.eye(3), step.R0.shape).copy()
+    for k, node in enumerate(lay.nodes):
+        Jn[node] = np.linalg.inv(_left_jacobian(z[lay.var[k]]))
+    data = t.new_matrix_data()
+    pts.alpha_matrix(v1, acc1, F, r, Jn, step.c_a, step.c_v, data)
+    K, eq = t.csr(data).toarray(), t.eq_var
+    gaps = []
+    for eps in (1e-5, 2e-5):
+        D = np.zeros_like(K)
+        for j in range(eq.size):
+            dz = np.zeros(eq.size)
+            dz[j] = eps
+            D[:, j] = (force(step.apply(z, dz))[0][0][eq] - force(step.apply(z, -dz))[0][0][eq]) / (2 * eps)
+        gaps.append(np.abs(K - D).max() / np.abs(K).max())
+    assert gaps[0] <= 1e-9 and gaps[0] <= gaps[1]
+
+
+def _left_jacobian(th):
+    """J_L(θ) = I + (1 − cos t)/t² θ̂ + (t − sin t)/t³ θ̂² (t = |θ|), reference for the test."""
+    t = np.linalg.norm(th)
+    H = hat(th)
+    return np.eye(3) + (1.0 - np.cos(t)) / t**2 * H + (t - np.sin(t)) / t**3 * H @ H
+
+
+def test_generalized_alpha_swings_the_offset_spherical_pendulum_at_second_order():
+    """The offset-mass link swinging in 3-D (spatial ω0 = (0.5, 0.3, 3) rad/s about the
+    pivot, mass centre at (0.2, −0.05) in the section axes): the nodal triads and positions
+    at t = 1 s against generalized-α (ρ∞ = 0.8) at Δt/16 converge at rate 2 (error ratio
+    4 ± 0.25 per halving of Δt = 0.02, 0.01, 0.005; measured 3.86, 3.87 from 3e-3)."""
+    scheme = GeneralizedAlpha(rho_inf=0.8)
+    omega = (0.5, 0.3, 3.0)
+    ref = solve_dynamic(offset_pendulum_3d(omega), 0.005 / 8, 1.0, scheme=scheme, record_every=10**9)
+    R_ref = np.asarray(ref.arrays["rotations"])[-1]
+    errs = []
+    for dt in (0.02, 0.01, 0.005):
+        res = solve_dynamic(offset_pendulum_3d(omega), dt, 1.0, scheme=scheme, record_every=10**9)
+        R = np.asarray(res.arrays["rotations"])[-1]
+        errs.append(max(np.abs(R - R_ref).max(), np.abs(res.final - ref.final).reshape(-1, 6)[:, :3].max()))
+        assert res.info["newton_iterations"] / res.info["steps"] <= 6
+    r = np.array(errs[:-1]) / np.array(errs[1:])
+    assert errs[0] >= 1e-3 and np.all(np.abs(r - 4.0) <= 0.25), (errs, r)
+
+
+def alpha_discrete_frequency(scheme, w, h):
+    """ω_h of ``scheme`` on ẍ = −ω² x at step h: the argument (per step) of the principal
+    eigenvalues of the one-step map of (x, v, a, ẍ) (the Lie-group α form:
+    (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) ẍ_{n+1} + α_f ẍ_n, ẍ_{n+1} = −ω² x_{n+1})."""
+    am, af, b, g = scheme.alpha_m, scheme.alpha_f, scheme.beta, scheme.gamma
+    A = np.zeros((4, 4))
+    for k in range(4):
+        x, v, a, acc = np.eye(4)[k]
+        a1 = (-(1 - af) * w**2 * (x + h * v + h * h * (0.5 - b) * a) + af * acc - am * a) / (1 - am + (1 - af) * w**2 * h * h * b)
+        x1 = x + h * v + h * h * ((0.5 - b) * a + b * a1)
+        A[:, k] = [x1, v + h * ((1 - g) * a + g * a1), a1, -w**2 * x1]
+    lam = np.linalg.eigvals(A)
+    return abs(np.angle(lam[np.argmax(np.abs(lam))])) / h  # the principal (least damped) pair
+
+
+def test_hht_swings_the_offset_link_at_the_compound_pendulum_period_in_3d():
+    """Small swings about the tilted equilibrium (ym = e = 0.2 L, zm = 0, EA = 1e8) with
+    the Lie-group HHT (α = −0.02, which damps the link's stiff modes that the offset
+    weights excite from the unstrained start): amplitude ω0/ω and period 2π/ω_h, ω_h the
+    scheme's discrete frequency (``alpha_discrete_frequency``) of ω² = M g D / I_O of the
+    lumped body, to 1e-5 (measured 7e-8), while 2π/ω itself is 1.2e-4 off (the scheme's
+    period elongation, resolved) and a mass on the node line would be 2 % off."""
+    n, L, e, g = 8, 1.0, 0.2, 9.81
+    s = np.linspace(0.0, L, n + 1)
+    mk = np.full(n + 1, L / n)
+    mk[[0, -1]] *= 0.5
+    w = np.sqrt(mk.sum() * g * np.hypot(L / 2, e) / (float(mk @ (s**2 + e**2)) + 1e-3 * L))
+    omega0 = 1e-3 * w
+    model = offset_pendulum_3d((0.0, 0.0, omega0), EA=1e8, e=e, zm=0.0, n=n, L=L, g=g)
+    dt, scheme = 0.01, HHT(alpha=-0.02)
+    res = solve_dynamic(model, dt, 4.5, scheme=scheme)
+    R = np.asarray(res.arrays["rotations"])[:, -1]
+    th = np.arctan2(R[:, 1, 0], R[:, 0, 0])
+    t = np.asarray(res.times)
+    assert np.abs(th).max() == pytest.approx(omega0 / w, rel=0.05)
+    down = np.flatnonzero((th[:-1] > 0) & (th[1:] <= 0))
+    crossings = t[down] + dt * th[down] / (th[down] - th[down + 1])
+    assert len(crossings) >= 3
+    period = np.diff(crossings).mean()
+    expected = 2 * np.pi / alpha_discrete_frequency(scheme, w, dt)
+    assert period == pytest.approx(expected, rel=1e-5)
+    assert abs(period * w / (2 * np.pi) - 1.0) >= 5e-5
+
+
+def test_generalized_alpha_momenta_of_a_spinning_offset_beam_drift_at_second_order():
+    """Free flight of a rigidly spinning offset beam with generalized-α (ρ∞ = 0.8): with a
+    constant mass Σ M ẍ_{n+1} = 0 makes linear momentum exact; the offset points' momentum
+    Σ m (v_a + ω × r) is not linear in the scheme's variables, so linear and angular
+    momentum and energy drift, at second order: the largest drift over 3 s falls by
+    4 ± 0.3 per halving of Δt = 0.04, 0.02, 0.01 and is below 1e-3 (relative) at 0.04."""
+    def spinning():
+        model = Model(line_mesh((0.0, 0.0, 0.0), (2.0, 0.3, 0.2), 4, "b"), dim=3, name="spinning offset beam")
+        model.add_part("b", "beam3d", "b", values={**BEAM3D, "EA": 1e6, "GJ": 800.0, "EIy": 1e3, "EIz": 1.2e3,
+                                                   "ym": 0.15, "zm": -0.1})
+        model.initial_rigid_velocity(velocity=(0.3, -0.2, 0.1), omega=(0.2, -0.3, 0.8), center=(0.5, -0.2, 0.1))
+        return model
+
+    drifts = []
+    for dt in (0.04, 0.02, 0.01):
+        E, L, p = histories(solve_dynamic(spinning(), dt, 3.0, scheme=GeneralizedAlpha(rho_inf=0.8)))
+        drifts.append([np.abs(p - p[0]).max() / np.linalg.norm(p[0]), np.abs(L - L[0]).max() / np.linalg.norm(L[0]),
+                       np.abs(E - E[0]).max() / E[0]])
+    drifts = np.array(drifts)
+    assert np.all(np.abs(drifts[:-1] / drifts[1:] - 4.0) <= 0.3), drifts
+    assert np.all(drifts[0] <= 1e-3), drifts
+
+
+def test_generalized_alpha_and_mid_point_agree_on_the_offset_spherical_pendulum_under_gravity():
+    """The same continuous motion: the offset-mass link (two elements, EA = 1e5) swinging in
+    3-D under gravity for 0.2 s, generalized-α (ρ∞ = 1) and the mid-point rule at Δt =
+    1e-3 give the tip triad within 2e-6 (the tip turns by 0.17 rad; both second order,
+    measured 4e-7). The weight acts once, on the offset points (a second, statics-style
+    turning-lever moment would put them 4e-3 apart)."""
+    tips = []
+    for scheme in (None, GeneralizedAlpha(rho_inf=1.0)):
+        res = solve_dynamic(offset_pendulum_3d((0.3, -0.4, 1.0), n=2), 1e-3, 0.2, scheme=scheme, record_every=10**9)
+        tips.append(np.asarray(res.arrays["rotations"])[-1, -1])
+    assert np.arccos(np.clip((np.trace(tips[0].T @ tips[1]) - 1.0) / 2.0, -1.0, 1.0)) <= 2e-6
+    assert np.arccos((np.trace(tips[0]) - 1.0) / 2.0) >= 0.15

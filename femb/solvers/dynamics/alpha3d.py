@@ -48,6 +48,15 @@ kernels, DampingModel.configuration_derivative). Left out: the configuration der
 β K_mat (a third derivative of the strain energy), and the skew part of the joints'
 curvature.
 
+Sections whose mass centre is off the node line carry their translational mass as points
+rigidly attached to the nodes (femb.solvers.dynamics.offset_points): with r = R_{n+1} d
+the point's acceleration is ẍ_p = ẍ + ω̇ × r + ω × (ω × r), and F = m (ẍ_p − g) acts
+on the node's translations and r × F on its rotations (``OffsetPoints.alpha_force``),
+with its exact derivative per unit spin in S (``OffsetPoints.alpha_matrix``). Their
+weight acts only there (not as the statics' turning-lever moments). Linear momentum
+Σ m v_p with v_p = v + ω × r is not linear in the scheme's variables: with offsets it
+is conserved to O(h²), not exactly.
+
 Configuration-dependent loads (rotation-dependent moments, follower pressures) act at the
 end of the step, F(x_{n+1}, R_{n+1}, t_{n+1}), with their load stiffness −∂F/∂q per unit
 spin in S; their work is booked by the trapezoidal rule ½ (F_n + F_{n+1})·z (an O(h²)
@@ -104,6 +113,9 @@ def start(scheme, problem, t0, u, v):
     gyro, _, _ = rotary_inertia_force(problem, R, w, acc[lay.var])  # J ω̇_p + ω × J ω
     inert = problem.M_full @ np.where(problem.rot3d, 0.0, acc)
     np.add.at(inert, lay.var[problem.rotary.owner].ravel(), gyro[problem.rotary.owner].ravel())
+    offset = problem.offset_points
+    if offset:  # mass points off the node line: m (ẍ_p − g) with the prescribed part of ẍ_p
+        inert += offset.alpha_force(R, v, acc, t0)[0]
     fl = problem.end_state_loads(u, R, t0)[0]
     if fl is not None:
         g -= fl
@@ -113,6 +125,8 @@ def start(scheme, problem, t0, u, v):
     J = problem.rotary.spatial(R)
     ok = problem.rotary.pos >= 0
     np.add.at(data, problem.rotary.pos[ok], J[ok])
+    if offset:
+        data += offset.spatial_mass_data(R)
     M = tab.csr(data)
     lam = G = None
     if tab.n_eq and problem.joints is not None:
@@ -127,6 +141,8 @@ def start(scheme, problem, t0, u, v):
     elif tab.n_eq:
         solve_free_acceleration(scheme.name, M, tab, rhs, acc)
     state = State(t0, u, v, a=acc.copy(), extra={"R": R, "pi": pi, "acc": acc, "fd": fd, "fl": fl, "lam": lam})
+    if offset:  # positions and velocities of the offset mass points, for the energy account
+        state.extra["offset_x"], state.extra["offset_v"] = offset.start(u, R, v)
     state.extra["reaction"] = _reaction(problem, state, t0, f, fd, lam, G, fl)
     return state
 
@@ -147,6 +163,8 @@ def _reaction(problem, state, t, f, fd, lam, G, fl=None):
     r_rot, _, _ = rotary_inertia_force(problem, state.extra["R"], state.v[lay.var], acc[lay.var])
     own = problem.rotary.owner
     np.add.at(out, lay.var[own].ravel(), r_rot[own].ravel())
+    if problem.offset_points:
+        out = out + problem.offset_points.alpha_force(state.extra["R"], state.v, acc, t)[0]
     return out
 
 
@@ -256,6 +274,12 @@ class AlphaLie3DSystem(_StepSystem):
         r_rot, pi1, J = rotary_inertia_force(p, R1, w, wdot)
         r_rot[~rot.owner] = 0.0
         np.add.at(inert, lay.var.ravel(), r_rot.ravel())
+        if p.offset_points:  # mass points off the node line (femb.solvers.dynamics.offset_points)
+            f_off, F_off, r_off = p.offset_points.alpha_force(R1, v1, acc1, self.t1)
+            inert += f_off
+            Jn = np.broadcast_to(np.eye(3), self.R0.shape).copy()
+            Jn[lay.nodes] = Jinv
+            p.offset_points.alpha_matrix(v1, acc1, F_off, r_off, Jn, self.c_a, self.c_v, data)
         if lay.n:
             W, Pi = hat_batch(w), hat_batch(pi1)
             B = (self.c_a * J + self.c_v * (W @ J - Pi)) @ Jinv - hat_batch(_matvec(J, wdot)) + J @ hat_batch(wdot) \
@@ -321,6 +345,9 @@ class AlphaLie3DSystem(_StepSystem):
         terms = dict(work=float(load @ z),
                      dissipated=0.0 if fd1 is None or fd0 is None else 0.5 * float((fd0 + fd1) @ z),
                      constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z) + rheonomic)
+        if p.offset_points:  # the offset mass points follow their nodes rigidly
+            extra["offset_x"], extra["offset_v"] = p.offset_points.start(u1, R1, last["v1"])
+            terms["work"] += p.offset_points.gravity_work(s, extra["offset_x"], s.t + 0.5 * self.h)
         return state, terms
 
 

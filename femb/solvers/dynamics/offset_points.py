@@ -210,6 +210,70 @@ class OffsetPoints:
         ok = self.pos >= 0
         np.add.at(matrix, self.pos[ok], K[ok])
 
+    # ------------------------------------------------------------------ α schemes
+    def alpha_force(self, R, v, acc, t):
+        """The points' inertia and weight in the Lie-group α step
+        (femb.solvers.dynamics.alpha3d) at the rotations R (n_nodes, 3, 3), velocities v and
+        true accelerations acc (n_var; spatial ω, ω̇ in the rotational slots) and time t:
+        per point, with r = R_a d, the acceleration ẍ_p = ẍ_a + ω̇ × r + ω × (ω × r) and
+
+            F = m ẍ_p − m g(t)   on the node's translations,   r × F   on its rotations.
+
+        Returns (force (n_var,), F (n_points, 3), r (n_points, 3))."""
+        n, m = self.node, self.m
+        r = np.einsum("kij,kj->ki", R[n], self.d)
+        w, wd = v[self.rvar], acc[self.rvar]
+        xdd = acc[self.tvar] + np.cross(wd, r) + np.cross(w, np.cross(w, r))
+        F = m[:, None] * (xdd - self.gravity_at(t))
+        out = np.zeros(self.table.n_var)
+        np.add.at(out, self.tvar.ravel(), F.ravel())
+        np.add.at(out, self.rvar.ravel(), np.cross(r, F).ravel())
+        return out, F, r
+
+    def alpha_matrix(self, v, acc, F, r, Jinv, c_a, c_v, data):
+        """Add the exact derivative of ``alpha_force`` with respect to the Newton
+        corrections (translations; spatial spins δw of R_{n+1}, δr = δw × r) into ``data``
+        (CSR data over the equations), with ∂ẍ/∂x = c_a, ∂ω̇/∂w = c_a J_L⁻¹, ∂ω/∂w =
+        c_v J_L⁻¹ (``Jinv`` (n_nodes, 3, 3) the inverse left Jacobians of the nodes'
+        increments, identity for nodes without rotations)::
+
+            ∂F/∂x = m c_a I
+            ∂F/∂w = m [−c_a r̂ J⁻¹ − (ω̇)^ r̂ + c_v ((ω·r) I + ω rᵀ − 2 r ωᵀ) J⁻¹ − ω̂ ω̂ r̂]
+            ∂(r × F)/∂· = r̂ ∂F/∂· (+ F̂ r̂ for the spin)
+        """
+        m = self.m[:, None, None]
+        w, wd = v[self.rvar], acc[self.rvar]
+        Ji = Jinv[self.node]
+        Hr, W = hat_batch(r), hat_batch(w)
+        I3 = np.eye(3)
+        wr = np.einsum("ki,ki->k", w, r)[:, None, None]
+        dF = m * (-c_a * (Hr @ Ji) - hat_batch(wd) @ Hr
+                  + c_v * ((wr * I3 + np.einsum("ki,kj->kij", w, r) - 2.0 * np.einsum("ki,kj->kij", r, w)) @ Ji)
+                  - W @ W @ Hr)
+        K = np.zeros((self.node.size, 6, 6))
+        K[:, :3, :3] = m * c_a * I3
+        K[:, :3, 3:] = dF
+        K[:, 3:, :3] = m * c_a * Hr
+        K[:, 3:, 3:] = Hr @ dF + hat_batch(F) @ Hr
+        ok = self.pos >= 0
+        np.add.at(data, self.pos[ok], K[ok])
+
+    def spatial_mass_data(self, R):
+        """The points' mass in (ẍ, ω̇) at the rotations R as CSR data over the equations:
+        per point [[m I, −m r̂], [m r̂, −m r̂ r̂]], r = R_a d."""
+        r = np.einsum("kij,kj->ki", R[self.node], self.d)
+        m = self.m[:, None, None]
+        Hr = hat_batch(r)
+        K = np.zeros((self.node.size, 6, 6))
+        K[:, :3, :3] = m * np.eye(3)
+        K[:, :3, 3:] = -m * Hr
+        K[:, 3:, :3] = m * Hr
+        K[:, 3:, 3:] = -m * (Hr @ Hr)
+        data = self.table.new_matrix_data()
+        ok = self.pos >= 0
+        np.add.at(data, self.pos[ok], K[ok])
+        return data
+
     # ------------------------------------------------------------------ books
     def masses(self):
         """(n_points,) the point masses, in the order of the state arrays."""
@@ -368,6 +432,58 @@ class PlanarOffsetPoints:
         K[:, 2, 2] = km * q * (rbar * c).sum(axis=1) - 0.5 * q * (c * F).sum(axis=1)
         ok = self.pos >= 0
         np.add.at(matrix, self.pos[ok], K[ok])
+
+    # ------------------------------------------------------------------ α schemes
+    def evaluate(self, u, v, a, c_a=None, c_v=None, data=None, t=0.0):
+        """The points in the α schemes' configuration-dependent-mass slot
+        (femb.solvers.dynamics.variable_mass): with J(θ) = [I, k × r], r = R(θ_a) d, the
+        generalized inertia of a point is Jᵀ m ẍ_p = M(θ) ü + h with
+
+            M(θ) = m [[I, k×r], [(k×r)ᵀ, |r|²]],   h = Jᵀ (−m θ̇² r − m g(t)),
+
+        i.e. the quadratic-velocity (centripetal) term −m θ̇² r on the node's translations
+        and −r × m g (the weight's moment, on the left-hand side) on its rotation (the
+        rotational row of the centripetal term vanishes, (k×r)·r = 0). Returns (M(θ) a (n_var,), h (n_var,)) at
+        the variables u, v, a (n_var,) and time t; with ``data`` (CSR data over the
+        equations) adds the exact Newton matrix
+        c_a[0] M + c_a[1] ∂(M a)/∂u + c_v[0] ∂h/∂u + c_v[1] ∂h/∂v (weights as
+        ``VariableMass.evaluate``)."""
+        m = self.m
+        r = self._levers(u)
+        kr = _perp(r)
+        ax, al, w = a[self.tvar], a[self.rvar], v[self.rvar]
+        g = self.gravity_at(t)
+        Ma_t = m[:, None] * (ax + al[:, None] * kr)
+        Ma_r = m * ((kr * ax).sum(axis=1) + al * (r * r).sum(axis=1))
+        f = -m[:, None] * ((w * w)[:, None] * r + g)
+        h_r = (kr * f).sum(axis=1)
+        out_Ma = np.zeros(self.table.n_var)
+        out_h = np.zeros(self.table.n_var)
+        np.add.at(out_Ma, self.tvar.ravel(), Ma_t.ravel())
+        np.add.at(out_Ma, self.rvar, Ma_r)
+        np.add.at(out_h, self.tvar.ravel(), f.ravel())
+        np.add.at(out_h, self.rvar, h_r)
+        if data is None:
+            return out_Ma, out_h
+        (wM, wMa), (wh, whv) = c_a, c_v
+        K = np.zeros((m.size, 3, 3))
+        K[:, 0, 0] = K[:, 1, 1] = wM * m
+        K[:, :2, 2] = wM * m[:, None] * kr
+        K[:, 2, :2] = wM * m[:, None] * kr
+        K[:, 2, 2] = wM * m * (r * r).sum(axis=1)
+        # ∂(M a)/∂θ = [−m θ̈ r, −m r·ẍ_a]; ∂h/∂θ = [−m θ̇² k×r, m r·g]; ∂h/∂θ̇ = [−2 m θ̇ r, 0]
+        K[:, :2, 2] += (wMa * m * al)[:, None] * (-r) + (wh * m * w * w)[:, None] * (-kr) + (whv * 2.0 * m * w)[:, None] * (-r)
+        K[:, 2, 2] += -wMa * m * (r * ax).sum(axis=1) + wh * m * (r @ g)
+        ok = self.pos >= 0
+        np.add.at(data, self.pos[ok], K[ok])
+        return out_Ma, out_h
+
+    def mass_data(self, u):
+        """M(θ) of the points (class ``evaluate``) as CSR data (nnz,) over the equations."""
+        data = self.table.new_matrix_data()
+        zero = np.zeros(self.table.n_var)
+        self.evaluate(u, zero, zero, c_a=(1.0, 0.0), c_v=(0.0, 0.0), data=data)
+        return data
 
     def momenta(self, state):
         """(Σ m v_p (2,), (Σ x_p × m v_p,) (1,)) of the points of ``state``."""

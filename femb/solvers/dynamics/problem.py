@@ -26,7 +26,7 @@ from femb.elements import MASS_KINDS
 from femb.model.loads import Gravity
 from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
-from femb.solvers.dynamics.variable_mass import VariableMass
+from femb.solvers.dynamics.variable_mass import ConfigurationMass, VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
 
@@ -344,9 +344,15 @@ class DynamicProblem(ProblemSetup):
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
         variable-mass blocks)
     variable_mass : VariableMass, the blocks whose mass depends on the configuration
+    offset_points : OffsetPoints or PlanarOffsetPoints, the node-attached mass points of
+        sections whose mass centre is off the node line
+    alpha_mass : ConfigurationMass, the configuration-dependent inertia of the planar α
+        step (variable-mass blocks and planar offset points)
     rotary : NodalRotaryInertia of the oriented nodes (None unless oriented)
     rot : (n_var,) bool, the 2-D rotational variables (rz)
     """
+
+    dynamic = True
 
     def __init__(self, model, table=None, mass="lumped", damping=None):
         self.mass_kind = mass_kind_of(mass)
@@ -373,6 +379,8 @@ class DynamicProblem(ProblemSetup):
         # sections with their mass centre off the node line: node-attached mass points
         # (femb.solvers.dynamics.offset_points)
         self.offset_points = OffsetPoints(t) if self.oriented else PlanarOffsetPoints(t)
+        # what the planar α step re-assembles at every iteration: M(u) and h(u, u̇, t)
+        self.alpha_mass = ConfigurationMass(self.variable_mass, None if self.oriented else self.offset_points)
         if damping is not None and (damping.alpha or damping.beta) and self.point_inertia:
             raise InputError("Rayleigh damping is not available for the elements with mass points of part(s) "
                              f"{', '.join(map(repr, self.point_inertia.parts()))} (superelements): alpha·M would miss their "
@@ -648,7 +656,21 @@ class DynamicProblem(ProblemSetup):
         L = self.loads
         if not L.has_state_loads:
             return None, None
-        return L.state_forces(u, R, t=t), self._pattern_data(L.state_stiffness(u, R, t=t), "configuration-dependent load")
+        if not self.offset_points:
+            return L.state_forces(u, R, t=t), self._pattern_data(L.state_stiffness(u, R, t=t), "configuration-dependent load")
+        # offset mass centres: their weight acts on their mass points
+        # (femb.solvers.dynamics.offset_points), not as the statics' turning-lever moments
+        if not (L.has_moment_loads or L.has_follower_pressures):
+            return None, None
+        f = np.zeros(self.table.n_var)
+        data = self.table.new_matrix_data()
+        if L.has_moment_loads:
+            f += L.moments(R, t=t)
+            data += self._pattern_data(L.moment_stiffness(R, t=t), "rotation-dependent moment")
+        if L.has_follower_pressures:
+            f += L.follower_pressure_forces(u, t=t)
+            data += self._pattern_data(L.follower_pressure_stiffness(u, t=t), "follower pressure")
+        return f, data
 
     # ------------------------------------------------------------------ prescribed motion
     def prescribed_value(self, rec, t):

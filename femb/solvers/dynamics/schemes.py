@@ -405,10 +405,6 @@ class GeneralizedAlpha:
                              f"(superelement part(s) {', '.join(map(repr, points.parts()))}); use the energy-conserving "
                              "mid-point scheme (scheme 'midpoint', the default)")
         offset = getattr(problem, "offset_points", None)
-        if offset:
-            raise InputError(f"the {self.name} scheme does not integrate sections whose mass centre is off the node line "
-                             f"(part(s) {', '.join(map(repr, offset.parts()))}); use the energy-conserving mid-point "
-                             "scheme (scheme 'midpoint', the default)")
         if getattr(problem, "oriented", False):
             return alpha3d.start(self, problem, t0, u, v)
         tab = problem.table
@@ -422,11 +418,11 @@ class GeneralizedAlpha:
         if problem.damping.active:
             fd = problem.damping.evaluate(u, v)[0]
             g = g + fd
-        vm = problem.variable_mass
+        vm = problem.alpha_mass
         M = problem.M_eq
         inert = problem.M_full @ a
         if vm:  # configuration-dependent masses: M(u0), h(u0, v0) join
-            Ma, h0 = vm.evaluate(u, v, a)
+            Ma, h0 = vm.evaluate(u, v, a, t=t0)
             g = g + h0
             inert = inert + Ma
             M = tab.csr(problem.M_eq.data + vm.mass_data(u))
@@ -438,8 +434,11 @@ class GeneralizedAlpha:
             g = g + G.T @ lam  # joint reactions are part of the force g the α-averaging carries
         elif tab.n_eq:
             solve_free_acceleration(self.name, M, tab, rhs, a)
-        Ma = vm.evaluate(u, v, a)[0] if vm else None
-        return State(t0, u, v, a=a, g=g, extra={"reaction": self._reaction(problem, t0, g, a, Ma), "fd": fd, "lam": lam})
+        Ma = vm.evaluate(u, v, a, t=t0)[0] if vm else None
+        extra = {"reaction": self._reaction(problem, t0, g, a, Ma), "fd": fd, "lam": lam}
+        if offset:  # positions and velocities of the offset mass points, for the energy account
+            extra["offset_x"], extra["offset_v"] = offset.start(u, v)
+        return State(t0, u, v, a=a, g=g, extra=extra)
 
     def _constrained_acceleration(self, problem, t0, v, a, rhs, M_eq, joint_at):
         """Initial acceleration of the free DOFs (set in ``a``, whose prescribed entries are
@@ -512,8 +511,8 @@ class _AlphaSystem(_StepSystem):
         self.fe0 = problem.f_const + problem.scaled_loads(state.t)
         self.fe1 = problem.f_const + problem.scaled_loads(self.t1)
         self.z0 = self._impose(h * state.v + 0.5 * h * h * state.a)
-        if problem.variable_mass and scheme.alpha_f:
-            self.vm_M0 = problem.variable_mass.mass_data(state.u)  # M(u_n) of the variable-mass blocks
+        if problem.alpha_mass and scheme.alpha_f:
+            self.vm_M0 = problem.alpha_mass.mass_data(state.u)  # M(u_n) of the configuration-dependent inertia
 
     def kinematics(self, z):
         sc, h, s = self.sc, self.h, self.s
@@ -537,13 +536,13 @@ class _AlphaSystem(_StepSystem):
             g1 += fd
             data += (1.0 - af) * sc.gamma / (sc.beta * h) * Cd
         inert = p.M_full @ ((1.0 - am) * a1 + am * s.a)
-        if p.variable_mass:
+        if p.alpha_mass:
             # configuration-dependent masses: [(1 − α_f) M(u_{n+1}) + α_f M(u_n)] ā with
             # ā = (1 − α_m) a_{n+1} + α_m a_n ≈ ü(t_{n+1−α_f}) (the time of the weighted
             # forces, to which h(u, v) joins through g), with the derivatives
-            vm, abar, c = p.variable_mass, (1.0 - am) * a1 + am * s.a, (1.0 - am) / (sc.beta * h * h)
+            vm, abar, c = p.alpha_mass, (1.0 - am) * a1 + am * s.a, (1.0 - am) / (sc.beta * h * h)
             Ma1, h1 = vm.evaluate(u1, v1, abar, c_a=((1.0 - af) * c, 1.0 - af),
-                                  c_v=(1.0 - af, (1.0 - af) * sc.gamma / (sc.beta * h)), data=data)
+                                  c_v=(1.0 - af, (1.0 - af) * sc.gamma / (sc.beta * h)), data=data, t=self.t1)
             g1 += h1
             inert += (1.0 - af) * Ma1
             if af:
@@ -586,14 +585,18 @@ class _AlphaSystem(_StepSystem):
                 dphi_t = p.joint_state(s.u, self.t1)[0] - p.joint_state(s.u, s.t)[0]
                 rheonomic = 0.5 * float((lam0 + self.multipliers) @ dphi_t)
         u1 = s.u + z
-        Ma1 = p.variable_mass.evaluate(u1, v1, a1)[0] if p.variable_mass else None
+        Ma1 = p.alpha_mass.evaluate(u1, v1, a1, t=self.t1)[0] if p.alpha_mass else None
         reaction = self.sc._reaction(p, self.t1, g1, a1, Ma1)
         fs0, fs1 = self.fe0 - p.f_const, self.fe1 - p.f_const
         fd0 = s.extra.get("fd")
         terms = dict(work=0.5 * float((fs0 + fs1) @ z),
                      dissipated=0.0 if fd1 is None else 0.5 * float((fd0 + fd1) @ z),
                      constraint=self.prescribed_work(0.5 * (s.extra["reaction"] + reaction), z) + rheonomic)
-        return State(self.t1, u1, v1, a=a1, g=g1, extra={"reaction": reaction, "fd": fd1, "lam": self.multipliers}), terms
+        extra = {"reaction": reaction, "fd": fd1, "lam": self.multipliers}
+        if p.offset_points:  # the offset mass points follow their nodes rigidly
+            extra["offset_x"], extra["offset_v"] = p.offset_points.start(u1, v1)
+            terms["work"] += p.offset_points.gravity_work(s, extra["offset_x"], s.t + 0.5 * self.h)
+        return State(self.t1, u1, v1, a=a1, g=g1, extra=extra), terms
 
 
 SCHEMES = {

@@ -65,8 +65,9 @@ class VariableMass:
         kernels.velocity_force(b.X, ue, ve, props, h)
         return M, np.einsum("eij,ej->ei", M, ae), h
 
-    def evaluate(self, u, v, a, c_a=None, c_v=None, data=None):
-        """(M(u) a (n_var,), h(u, v) (n_var,)); with ``data`` (CSR data over the equations,
+    def evaluate(self, u, v, a, c_a=None, c_v=None, data=None, t=0.0):
+        """(M(u) a (n_var,), h(u, v) (n_var,)) (t, the time, unused: the element kernels
+        have no time-dependent part); with ``data`` (CSR data over the equations,
         the table's pattern) also adds the Newton matrix c_a M(u) + ∂(M a)/∂u w_a +
         ∂h/∂u w_h + c_v ∂h/∂v into it, where the caller's weights are folded in as
         ``c_a`` = (c_a of M, weight of ∂(M a)/∂u), ``c_v`` = (weight of ∂h/∂u, weight of
@@ -124,3 +125,35 @@ class VariableMass:
             ve = np.where(b.var >= 0, v[np.maximum(b.var, 0)], 0.0)
             T += 0.5 * float(np.einsum("ei,eij,ej->", ve, Me, ve))
         return T
+
+
+class ConfigurationMass:
+    """The configuration-dependent inertia the planar α step re-assembles at every
+    iteration: the variable-mass blocks (``VariableMass``) and the node-attached mass
+    points of sections whose mass centre is off the node line
+    (femb.solvers.dynamics.offset_points.PlanarOffsetPoints), each with
+    ``evaluate(u, v, a, c_a, c_v, data, t) -> (M(u) a, h(u, v, t))``, ``mass_data(u)``
+    and ``parts()``; this object sums them."""
+
+    def __init__(self, *items):
+        self.items = [x for x in items if x]
+
+    def __bool__(self):
+        return bool(self.items)
+
+    def parts(self):
+        """Names of the parts with a configuration-dependent inertia."""
+        return [name for x in self.items for name in x.parts()]
+
+    def evaluate(self, u, v, a, c_a=None, c_v=None, data=None, t=0.0):
+        """Σ (M(u) a (n_var,), h(u, v, t) (n_var,)) over the items, their Newton matrices
+        added into ``data`` (see ``VariableMass.evaluate``)."""
+        Ma, hv = 0.0, 0.0
+        for x in self.items:
+            a_, h_ = x.evaluate(u, v, a, c_a=c_a, c_v=c_v, data=data, t=t)
+            Ma, hv = Ma + a_, hv + h_
+        return Ma, hv
+
+    def mass_data(self, u):
+        """Σ M(u) of the items as CSR data (nnz,) over the equations."""
+        return sum(x.mass_data(u) for x in self.items)

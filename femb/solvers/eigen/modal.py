@@ -76,7 +76,7 @@ def operating_point(prob, state, mass, load_factor=None):
     x = prob.initial_state(state)
     u, R = split_state(x)
     kind = MASS_KINDS[mass] if isinstance(mass, str) else int(mass)
-    check_mass_centre_offsets(prob.table, kind)  # an offset mass centre: lumped mass only
+    check_mass_centre_offsets(prob.table, kind)  # an offset mass centre: lumped (or beam3d consistent) mass
     _, K = asm.tangent(u, R=R)
     if load_factor is not None and prob.loads.has_state_loads:
         K = K + prob.load_stiffness(x, load_factor)
