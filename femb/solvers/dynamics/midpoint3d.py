@@ -150,14 +150,13 @@ class MidPoint3DSystem(_StepSystem):
         self.R0 = state.extra["R"]
         self.c = c = step_constants(p, self.R0.shape[0])
         self.pi0 = np.ascontiguousarray(state.extra["pi"], dtype=np.float64)
-        self.J_n = rot.spatial(self.R0)
         self.R0n = np.ascontiguousarray(self.R0[lay.nodes])
+        self.J_n = self.R0n @ rot.J0 @ self.R0n.transpose(0, 2, 1)  # rot.spatial(R0)
         t_m = state.t + 0.5 * h
         self.f_s = p.scaled_loads(t_m)
         self.f_ext = p.f_const + self.f_s
         self.fext_norm = vector_norm(self.f_ext[self.eq_var])  # constant over the step
-        z = h * state.v
-        z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
+        z = h * state.v  # predictor v_n h (ψ ≈ h ω on the rotational slots)
         # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
         self._prescribed_rotations(lay, self.R0, cayley_vector_batch)
         self.z0 = self._impose(z)
