@@ -3,6 +3,7 @@
 femb.solvers.dynamics.schemes and the 3-D mid-point system of
 femb.solvers.dynamics.midpoint3d extend."""
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -21,8 +22,8 @@ class State:
     t: float
     u: np.ndarray
     v: np.ndarray
-    a: np.ndarray = None
-    g: np.ndarray = None
+    a: Optional[np.ndarray] = None
+    g: Optional[np.ndarray] = None
     extra: dict = field(default_factory=dict)
 
 
