@@ -121,7 +121,7 @@ class ElementLoop:
             if by_variable:
                 gather_vector(block.var, values, out)
             else:
-                np.take(values, block.cells, axis=0, out=out)
+                values.take(block.cells, axis=0, out=out)  # (the method: no numpy wrapper per call)
 
     @staticmethod
     def _inputs(block, planar, oriented):

@@ -68,14 +68,62 @@ def initial_rotary_state(problem, u, v):
     return R, pi
 
 
-def momentum_flux_scale(problem, v, pi, h, points=None):
+class _StepConstants:
+    """What every step of one problem shares (cached on the problem, ``step_constants``):
+    index sets of the rotary inertia, the mass part of the step matrix per step size, and
+    zeroed node arrays the element kernels read (ψ, D; rows of the oriented nodes
+    overwritten by each evaluation, the other rows stay zero)."""
+
+    def __init__(self, p, n_nodes):
+        rot = p.rotary
+        lay = rot.layout
+        self.rot_ok = rot.pos >= 0
+        self.rot_pos = rot.pos[self.rot_ok]
+        self.rot_vals = np.flatnonzero(self.rot_ok.ravel())  # entries of dr (k·9,) with a CSR position
+        self.owner_var = lay.var[rot.owner]  # (owners, 3) variables of the nodes owning rotary inertia
+        self.not_owner = np.flatnonzero(~rot.owner)
+        self.rot_var = lay.var.ravel()
+        self.plain = np.flatnonzero(~p.rot3d)  # variables other than 3-D rotations
+        self.rot3d = np.flatnonzero(p.rot3d)
+        # np.add.at only where variables or CSR positions repeat (nodes sharing rotations)
+        self.unique_var = np.unique(self.rot_var).size == self.rot_var.size
+        self.unique_pos = np.unique(self.rot_pos).size == self.rot_pos.size
+        self.psi_n = np.zeros((n_nodes, 3))
+        self.D_n = np.zeros((n_nodes, 3, 3))
+        k = lay.n
+        self.work = tuple(np.empty((k, 3, 3)) for _ in range(5))  # C, R_{n+1}, R_m, D, dr of cayley_step_batch
+        self._mass = (None, None)
+
+    def mass_data(self, p, h):
+        """(2/h²) M (CSR data over the equations) for the step size h."""
+        if self._mass[0] != h:
+            self._mass = (h, (2.0 / (h * h)) * p.M_eq.data)
+        return self._mass[1]
+
+
+def step_constants(p, n_nodes):
+    """The problem's _StepConstants (made on first use; ``n_nodes`` rows of the node arrays)."""
+    c = p.__dict__.get("_mid3d_constants")
+    if c is None:
+        c = p._mid3d_constants = _StepConstants(p, n_nodes)
+    return c
+
+
+def momentum_flux_scale(problem, v, pi, h, points=None, constants=None):
     """|momentum|/h over the free equations: the inertia residuals of a step are changes of
     momenta per step, which vanish in free flight; their size sets the round-off level of
     the residual (v (n_var,) velocities, π (k, 3) nodal spatial angular momenta, h step,
-    ``points`` (n_points, 3) the velocities of mass points inside elements)."""
+    ``points`` (n_points, 3) the velocities of mass points inside elements; ``constants``
+    the problem's _StepConstants when at hand)."""
     rot = problem.rotary
-    pm = problem.M_full @ np.where(problem.rot3d, 0.0, v)
-    pm[rot.layout.var[rot.owner]] += pi[rot.owner]
+    if constants is None:
+        pm = problem.M_full @ np.where(problem.rot3d, 0.0, v)
+        pm[rot.layout.var[rot.owner]] += pi[rot.owner]
+    else:
+        vt = np.zeros_like(v)
+        vt[constants.plain] = v[constants.plain]
+        pm = problem.M_full @ vt
+        pm[constants.owner_var] += pi[rot.owner]
     scale = float(np.linalg.norm(pm[problem.table.eq_var])) / h
     if points is not None:  # momenta of the mass points inside elements
         scale = max(scale, float(np.linalg.norm(problem.point_inertia.masses()[:, None] * points)) / h)
@@ -100,26 +148,27 @@ class MidPoint3DSystem(_StepSystem):
         lay = rot.layout
         self.lay = lay
         self.R0 = state.extra["R"]
+        self.c = c = step_constants(p, self.R0.shape[0])
         self.pi0 = np.ascontiguousarray(state.extra["pi"], dtype=np.float64)
-        self.J_n = rot.spatial(self.R0)
         self.R0n = np.ascontiguousarray(self.R0[lay.nodes])
+        self.J_n = self.R0n @ rot.J0 @ self.R0n.transpose(0, 2, 1)  # rot.spatial(R0)
         t_m = state.t + 0.5 * h
         self.f_s = p.scaled_loads(t_m)
         self.f_ext = p.f_const + self.f_s
         self.fext_norm = vector_norm(self.f_ext[self.eq_var])  # constant over the step
-        z = h * state.v
-        z[lay.var] = h * state.v[lay.var]  # ψ ≈ h ω
+        z = h * state.v  # predictor v_n h (ψ ≈ h ω on the rotational slots)
         # prescribed: translations from their functions, rotations ψ = cay⁻¹(R_p(t1) R_nᵀ)
         self._prescribed_rotations(lay, self.R0, cayley_vector_batch)
         self.z0 = self._impose(z)
-        self.momentum_scale = momentum_flux_scale(p, state.v, self.pi0, h, state.extra.get("points_v"))
+        self.momentum_scale = momentum_flux_scale(p, state.v, self.pi0, h, state.extra.get("points_v"), c)
         self.V_cache = None
         # constant over the step: the mass part of the step matrix, the velocity term of the
         # translational inertia, the CSR positions of the rotary-inertia blocks
-        self.mass_data = (2.0 / (h * h)) * p.M_eq.data
+        self.mass_data = c.mass_data(p, h)
         self.v_term = (2.0 / h) * np.where(p.rot3d, 0.0, state.v)
-        self.rot_ok = rot.pos >= 0
-        self.rot_pos = rot.pos[self.rot_ok]
+        self.rot_ok = c.rot_ok
+        self.rot_pos = c.rot_pos
+        self.Rm = self.R0.copy()  # mid rotations (rows of the oriented nodes set by evaluate)
 
     # ---------------------------------------------------------------- kinematics
     def rotations(self, z, C=None):
@@ -140,22 +189,21 @@ class MidPoint3DSystem(_StepSystem):
 
     # ---------------------------------------------------------------- residual
     def evaluate(self, z):
-        p, h, lay, rot = self.p, self.h, self.lay, self.p.rotary
+        p, h, lay = self.p, self.h, self.lay
         u0 = self.s.u
         u1 = u0 + z
         um = u0 + 0.5 * z
+        c = self.c
         psi = z[lay.var]
         k = psi.shape[0]
-        C, R1n, Rmn, D, dr = (np.empty((k, 3, 3)) for _ in range(5))
+        C, R1n, Rmn, D, dr = c.work
         pi1 = np.empty((k, 3))
-        cayley_step_batch(np.ascontiguousarray(psi), self.R0n, self.J_n, self.pi0, h, C, R1n, Rmn, D, pi1, dr)
+        cayley_step_batch(psi, self.R0n, self.J_n, self.pi0, h, C, R1n, Rmn, D, pi1, dr)
         R1 = self.R0.copy()
         R1[lay.nodes] = R1n
-        Rm = self.R0.copy()
+        Rm = self.Rm
         Rm[lay.nodes] = Rmn
-        nn = self.R0.shape[0]
-        psi_n = np.zeros((nn, 3))
-        D_n = np.zeros((nn, 3, 3))
+        psi_n, D_n = c.psi_n, c.D_n
         psi_n[lay.nodes] = psi
         D_n[lay.nodes] = D
         oriented = (u0, self.R0, u1, R1, um, Rm, psi_n, D_n)
@@ -182,9 +230,15 @@ class MidPoint3DSystem(_StepSystem):
         # rotary inertia: (π_{n+1} − π_n)/h with π_{n+1} = cay(ψ) a, a = (2/h) J_n ψ − π_n, and
         # its derivative d(C a)/dψ/h = (C (2/h) J_n − ½ (I − ψ̂/2)⁻¹ (a + C a)^)/h (cayley_step_batch)
         r_rot = (pi1 - self.pi0) / h
-        r_rot[~rot.owner] = 0.0
-        np.add.at(inert, lay.var.ravel(), r_rot.ravel())
-        np.add.at(data, self.rot_pos, dr[self.rot_ok])
+        r_rot[c.not_owner] = 0.0
+        if c.unique_var:
+            inert[c.rot_var] += r_rot.ravel()
+        else:
+            np.add.at(inert, c.rot_var, r_rot.ravel())
+        if c.unique_pos:
+            data[c.rot_pos] += dr.ravel()[c.rot_vals]
+        else:
+            np.add.at(data, c.rot_pos, dr.ravel()[c.rot_vals])
         R = f + inert - self.f_ext
         if fd is not None:
             R += fd
@@ -287,9 +341,9 @@ class MidPoint3DSystem(_StepSystem):
         v1 = (2.0 / h) * z - self.s.v
         fallback = (2.0 / h) * psi - self.s.v[lay.var]  # nodes without rotary inertia
         v1[lay.var] = p.rotary.angular_velocity(R1, pi1, fallback)
-        rot = p.rot3d
-        moments = p.f_const + self.f_s
-        work = float(self.f_s[~rot] @ z[~rot]) + float(moments[rot] @ z[rot])
+        c = self.c
+        moments = self.f_ext  # f_const + f_s(t_{n+½})
+        work = float(self.f_s[c.plain] @ z[c.plain]) + float(moments[c.rot3d] @ z[c.rot3d])
         if last.get("fl") is not None:
             work += float(last["fl"] @ z)
         fd = last.get("fd")

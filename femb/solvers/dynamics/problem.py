@@ -29,6 +29,8 @@ from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import ConfigurationMass, VariableMass
 from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
 
+_EYE3 = np.eye(3)
+
 
 @dataclass(frozen=True)
 class Rayleigh:
@@ -114,10 +116,12 @@ class NodalRotaryInertia:
     def angular_velocity(self, R, pi, fallback):
         """Spatial angular velocities (k, 3) of momenta π (k, 3) at rotations R: J⁺π on the
         range of the inertia, ``fallback`` (k, 3) on its null space."""
-        Jp = self.spatial(R, pinv=True)
-        J = self.spatial(R)
+        Rn = R[self.layout.nodes]
+        Rt = Rn.transpose(0, 2, 1)
+        Jp = Rn @ self.J0_pinv @ Rt
+        J = Rn @ self.J0 @ Rt
         w = np.einsum("kij,kj->ki", Jp, pi)
-        null = np.eye(3) - Jp @ J
+        null = _EYE3 - Jp @ J
         return w + np.einsum("kij,kj->ki", null, fallback)
 
 

@@ -3,6 +3,7 @@
 femb.solvers.dynamics.schemes and the 3-D mid-point system of
 femb.solvers.dynamics.midpoint3d extend."""
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -21,8 +22,8 @@ class State:
     t: float
     u: np.ndarray
     v: np.ndarray
-    a: np.ndarray = None
-    g: np.ndarray = None
+    a: Optional[np.ndarray] = None
+    g: Optional[np.ndarray] = None
     extra: dict = field(default_factory=dict)
 
 
@@ -63,11 +64,19 @@ class _StepSystem:
         3) the rotations at the start of the step (RotationLayout ``layout``)."""
         p = self.p
         rows, Rp = layout.prescribed_at(lambda rec: p.prescribed_value(rec, self.t1))
+        cached = p.__dict__.get("_prescribed_rotation_keep")
+        if cached is None or cached[0] is not layout or len(cached[1]) != len(p.prescribed):
+            # per prescribed entry: the positions of its variables that are not rotations of
+            # a node with a prescribed rotation (the same every step; None: keep none)
+            rot_vars = set(int(v) for v in layout.var[rows].ravel()) if rows.size else set()
+            keeps = []
+            for vars_, _ in p.prescribed:
+                keep = np.array([int(v) not in rot_vars for v in vars_], dtype=bool)
+                keeps.append(None if not keep.any() else (slice(None) if keep.all() else np.flatnonzero(keep)))
+            cached = p._prescribed_rotation_keep = (layout, keeps)
         z_pres = []
-        rot_vars = set(int(v) for v in layout.var[rows].ravel()) if rows.size else set()
-        for vars_, dz in self.z_prescribed:
-            keep = np.array([int(v) not in rot_vars for v in vars_], dtype=bool)
-            if keep.any():
+        for (vars_, dz), keep in zip(self.z_prescribed, cached[1]):
+            if keep is not None:
                 z_pres.append((vars_[keep], dz[keep]))
         if rows.size:
             inc = vector_of(Rp @ R0[layout.nodes[rows]].transpose(0, 2, 1))
