@@ -158,3 +158,21 @@ def slider_crank_reduced(omega=124.8, slider_mass=0.0, n_modes=4, end_angle=1.2,
     w_mid = (np.sin(k * np.pi / 2) @ sol.sol(theta / omega)[:n_modes]) / L
     peak, angle = first_local_extremum(theta, w_mid, threshold=1e-3)
     return peak, angle, theta, w_mid
+
+
+def coupled_bending_torsion_frequencies(length, m, e, rho_ip, EI, GJ, rho_i=0.0, n_half_waves=4):
+    """Coupled flexural–torsional frequencies (rad/time, sorted) of a fork-supported beam
+    whose mass centre lies at e off its shear-centre (node) line, for the first
+    ``n_half_waves`` half-waves.
+
+    With w = W sin kx, θ = Θ sin kx (k = nπ/L) the mass centre moves by w + e θ, so
+    T = ½ (m + ρI k²) ẇ² + m e ẇ θ̇ + ½ I_α θ̇² (I_α = ρIp + m e²: ρIp about the mass
+    centre, ρI the bending rotary inertia) and V = ½ EI k⁴ W² + ½ GJ k² Θ²; per half-wave
+    det([[EI k⁴ − ω² (m + ρI k²), −ω² m e], [−ω² m e, GJ k² − ω² I_α]]) = 0."""
+    Ia = rho_ip + m * e**2
+    out = []
+    for n in range(1, n_half_waves + 1):
+        k = n * np.pi / length
+        a, b, mb = EI * k**4, GJ * k * k, m + rho_i * k * k
+        out += list(np.sqrt(np.roots([mb * Ia - (m * e) ** 2, -(a * Ia + b * mb), a * b]).real))
+    return np.sort(out)

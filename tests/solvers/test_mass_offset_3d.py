@@ -18,6 +18,7 @@ from femb.solvers import HHT, GeneralizedAlpha, linearize, solve_dynamic, solve_
 from femb.solvers.dynamics.offset_points import OffsetPoints
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.step_system import State
+from femb.validation.analytic import coupled_bending_torsion_frequencies
 
 BEAM3D = {"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0, "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012}
 
@@ -96,13 +97,7 @@ def coupled_frequencies(n_half_waves=4):
     T = ½ (m + ρIy k²) ẇ² + m e ẇ θ̇ + ½ I_α θ̇² (I_α = ρIp + m e², ρIy the bending rotary
     inertia the lumped mass also carries), V = ½ EIy k⁴ W² + ½ GJ k² Θ²:
     det([[EIy k⁴ − ω² (m + ρIy k²), −ω² m e], [−ω² m e, GJ k² − ω² I_α]]) = 0."""
-    Ia = IC_SS + M_SS * E_SS**2
-    out = []
-    for n in range(1, n_half_waves + 1):
-        k = n * np.pi / L_SS
-        a, b, mb = EI_SS * k**4, GJ_SS * k * k, M_SS + RI_SS * k * k
-        out += list(np.sqrt(np.roots([mb * Ia - (M_SS * E_SS) ** 2, -(a * Ia + b * mb), a * b]).real))
-    return np.sort(out)
+    return coupled_bending_torsion_frequencies(L_SS, M_SS, E_SS, IC_SS, EI_SS, GJ_SS, RI_SS, n_half_waves)
 
 
 def simply_supported(n):

@@ -18,6 +18,7 @@ import numpy as np
 from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import solve_modal
+from femb.validation.analytic import coupled_bending_torsion_frequencies
 from femb.validation.rates import fit_rate
 
 L, M, E, IC, EI, GJ, RI = 1.0, 1.0, 0.1, 0.01, 1.0, 0.2, 1e-4
@@ -25,13 +26,7 @@ L, M, E, IC, EI, GJ, RI = 1.0, 1.0, 0.1, 0.01, 1.0, 0.2, 1e-4
 
 def closed_form(n_half_waves=4):
     """The coupled frequencies (rad/time) of the first ``n_half_waves`` half-waves, sorted."""
-    Ia = IC + M * E**2
-    out = []
-    for n in range(1, n_half_waves + 1):
-        k = n * np.pi / L
-        a, b, mb = EI * k**4, GJ * k * k, M + RI * k * k
-        out += list(np.sqrt(np.roots([mb * Ia - (M * E) ** 2, -(a * Ia + b * mb), a * b]).real))
-    return np.sort(out)
+    return coupled_bending_torsion_frequencies(L, M, E, IC, EI, GJ, RI, n_half_waves)
 
 
 def beam(n):

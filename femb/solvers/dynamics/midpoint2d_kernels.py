@@ -196,7 +196,8 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, 
 
 
 @jit
-def _norm(x):
+def euclidean_norm(x):
+    """‖x‖₂ of a 1-D float64 array (a compiled loop, for the whole-step kernels)."""
     s = 0.0
     for i in range(x.size):
         s += x[i] * x[i]
@@ -301,7 +302,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
         for k in range(fixed.size):
             z[fixed[k]] = 0.0
         # Newton (step_newton.iterate)
-        u_norm = _norm(u0)
+        u_norm = euclidean_norm(u0)
         done = False
         at_round_off = False
         iterations = 0
@@ -347,7 +348,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
                     z_new[ev[k]] += dz[k]
             for i in range(n):
                 z[i] = z_new[i]
-            if norm <= 1e-4 * scale and _norm(dz) <= inc_tol * max(_norm(z), u_norm, length):
+            if norm <= 1e-4 * scale and euclidean_norm(dz) <= inc_tol * max(euclidean_norm(z), u_norm, length):
                 at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
         if not done:
             return step, 1

@@ -44,6 +44,7 @@ import numpy as np
 from femb.core.rotations import cayley_spin_jacobian_batch, hat_batch
 from femb.elements.beam2d import mass_points as planar_mass_points
 from femb.elements.beam3d import mass_points
+from femb.solvers.dynamics.point_gravity import PointGravity
 from femb.solvers.problem import mass_centre_offsets
 
 _POINT_KERNELS = {"beam3d": mass_points, "beam3d_timoshenko": mass_points}
@@ -51,7 +52,7 @@ _POINT_KERNELS = {"beam3d": mass_points, "beam3d_timoshenko": mass_points}
 ``kernel(X, p, m (n_el, 2), d (n_el, 2, 3))``."""
 
 
-class OffsetPoints:
+class OffsetPoints(PointGravity):
     """The node-attached mass points of the oriented blocks of a table whose sections have
     their mass centre off the node line (module docstring).
 
@@ -122,24 +123,6 @@ class OffsetPoints:
         return self._block_masses.get(i)
 
     # ------------------------------------------------------------------ gravity
-    def add_gravity(self, g, amplitude=None):
-        """A gravity load g (3 components, acceleration units) on the points: constant
-        (``amplitude`` None: its potential joins the energy) or scaled by amplitude(t)
-        (external work)."""
-        field = np.zeros(3)
-        field[: len(g)] = np.asarray(g, dtype=np.float64)
-        if amplitude is None:
-            self.gravity = self.gravity + field
-        else:
-            self.gravity_timed.append((amplitude, field))
-
-    def gravity_at(self, t):
-        """The gravity field (3,) on the points at time t."""
-        g = self.gravity.copy()
-        for amplitude, field in self.gravity_timed:
-            g += float(amplitude(t)) * field
-        return g
-
     def gravity_share(self, g):
         """(n_var,) the nodal gravity load of the field g that the points' reference masses
         contribute to M·g (forces m g on the translations, d × m g on the rotations)."""

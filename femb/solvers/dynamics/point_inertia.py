@@ -37,9 +37,10 @@ import numpy as np
 from femb.core.errors import InputError
 from femb.core.scatter import scatter_matrix
 from femb.elements.superelement_step import n_points, point_masses
+from femb.solvers.dynamics.point_gravity import PointGravity
 
 
-class PointInertia:
+class PointInertia(PointGravity):
     """The element blocks of a table whose inertia is carried by mass points.
 
     Attributes
@@ -86,24 +87,6 @@ class PointInertia:
 
     def __bool__(self):
         return bool(self.blocks)
-
-    def add_gravity(self, g, amplitude=None):
-        """A gravity load g (its dim components, acceleration units) acting on the points:
-        constant (``amplitude`` None; its potential −Σ m_j g·(x_j − X_j) joins the energy)
-        or scaled by ``amplitude(t)`` (its work is booked as external work)."""
-        field = np.zeros(3)
-        field[: len(g)] = np.asarray(g, dtype=np.float64)
-        if amplitude is None:
-            self.gravity = self.gravity + field
-        else:
-            self.gravity_timed.append((amplitude, field))
-
-    def gravity_at(self, t):
-        """The gravity field (3,) at time t."""
-        g = self.gravity.copy()
-        for amplitude, field in self.gravity_timed:
-            g += float(amplitude(t)) * field
-        return g
 
     def gravity_work(self, state, points_x1, t_mid):
         """Work of the timed gravity loads on the points over a step (mid-time t_mid)."""

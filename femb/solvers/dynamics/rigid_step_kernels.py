@@ -40,6 +40,7 @@ from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
 from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
+from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm
 
 # status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
@@ -91,14 +92,6 @@ class RigidStepData(NamedTuple):
 
 
 @jit
-def _norm(x):
-    s = 0.0
-    for i in range(x.size):
-        s += x[i] * x[i]
-    return math.sqrt(s)
-
-
-@jit
 def _pivoted_columns(W, m):
     """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
     first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
@@ -110,7 +103,7 @@ def _pivoted_columns(W, m):
     vn2 = np.empty(k)
     piv = np.arange(k)
     for j in range(k):
-        vn1[j] = _norm(W[j])
+        vn1[j] = euclidean_norm(W[j])
         vn2[j] = vn1[j]
     tol3z = math.sqrt(np.finfo(np.float64).eps)
     v = np.empty(m)
@@ -133,7 +126,7 @@ def _pivoted_columns(W, m):
         # Householder reflector of column i below the diagonal (dlarfg)
         wi = W[i]
         alpha = wi[i]
-        xnorm = _norm(wi[i + 1:])
+        xnorm = euclidean_norm(wi[i + 1:])
         if xnorm != 0.0:
             beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
             tau = (beta - alpha) / beta
@@ -166,7 +159,7 @@ def _pivoted_columns(W, m):
                 temp2 = temp * (vn1[j] / vn2[j]) ** 2
                 if temp2 <= tol3z:
                     if i < m - 1:
-                        vn1[j] = _norm(W[j, i + 1:])
+                        vn1[j] = euclidean_norm(W[j, i + 1:])
                         vn2[j] = vn1[j]
                     else:
                         vn1[j] = 0.0
@@ -623,8 +616,8 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             for i in range(m):
                 s += Xbar[i, c] * r_dep[i]
             proj[c] = r[ind[c]] + s
-        norm = _norm(proj)
-        c_norm = _norm(phi)
+        norm = euclidean_norm(proj)
+        c_norm = euclidean_norm(phi)
         hist[n_hist] = norm
         scales[n_hist] = scale
         n_hist += 1
@@ -742,8 +735,8 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
         for e in range(ne):
             dx[e] = dx[e] * eta
             z[d.eq_var[e]] += dx[e]
-        reference = max(_norm(z), u_norm, length_scale)
-        round_off = _norm(dx) <= inc_tol * reference
+        reference = max(euclidean_norm(z), u_norm, length_scale)
+        round_off = euclidean_norm(dx) <= inc_tol * reference
     # the joint reactions' work term λ·Ḡz at the accepted state
     s = 0.0
     for i in range(m):
