@@ -58,9 +58,11 @@ def _radius(mass, pos, origin):
 
 
 @jit
-def _maps(X1, ue, Re, p_row, xs, J):
-    """Positions xs (n_p, 3) and Jacobians J (n_p, 3, m) of the points of one element at
-    (ue (1, m), Re (1, n, 3, 3)) (module docstring)."""
+def _frame_state(X1, ue, Re, p_row):
+    """The points' data of one element's property row and its shadow frame at (ue (1, m),
+    Re (1, n, 3, 3)): (mass, pos, modes, Xc, has2, second, kq, Dg (m, m), Fg (3, m),
+    d (m,), Rs (3, 3), o (3,)) — kq the number of modal amplitudes with second-order
+    rows (0 without them)."""
     n = X1.shape[1]
     m = ue.shape[1]
     mass, pos, modes = _points(p_row, m)
@@ -72,6 +74,16 @@ def _maps(X1, ue, Re, p_row, xs, J):
     d = np.zeros(m)
     Rs = np.zeros((3, 3))
     o, _ = frame_maps(X1, ue, Re, Dg, Fg, d, Rs)
+    return mass, pos, modes, Xc, has2, second, kq, Dg, Fg, d, Rs, o
+
+
+@jit
+def _maps(X1, ue, Re, p_row, xs, J):
+    """Positions xs (n_p, 3) and Jacobians J (n_p, 3, m) of the points of one element at
+    (ue (1, m), Re (1, n, 3, 3)) (module docstring)."""
+    n = X1.shape[1]
+    m = ue.shape[1]
+    mass, pos, modes, Xc, has2, second, kq, Dg, Fg, d, Rs, o = _frame_state(X1, ue, Re, p_row)
     y = np.zeros(3)
     c = np.zeros(3)
     B = np.zeros((3, m))
@@ -114,15 +126,7 @@ def _force(X1, ue, Re, p_row, a0, A, f):
     evaluation costs O(n_p m + m²)."""
     n = X1.shape[1]
     m = ue.shape[1]
-    mass, pos, modes = _points(p_row, m)
-    Xc = _moments(p_row, m)[0]
-    has2, second = _second(p_row, m, m - 6 * n)
-    kq = second.shape[2] if has2 != 0.0 else 0
-    Dg = np.zeros((m, m))
-    Fg = np.zeros((3, m))
-    d = np.zeros(m)
-    Rs = np.zeros((3, 3))
-    o, _ = frame_maps(X1, ue, Re, Dg, Fg, d, Rs)
+    mass, pos, modes, Xc, has2, second, kq, Dg, Fg, d, Rs, o = _frame_state(X1, ue, Re, p_row)
     y = np.zeros(3)
     c = np.zeros(3)
     ma = np.zeros(3)
