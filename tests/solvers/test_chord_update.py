@@ -103,3 +103,28 @@ def test_fixed_translations_stay_and_edges_are_listed_once():
     _, model3 = strip(3, 1)
     a3, b3 = chord_edges(build_table(model3))
     assert len(set(zip(a3.tolist(), b3.tolist()))) == a3.size == 6 + 4 + 3  # along, across, diagonals
+
+
+def test_compiled_planar_chord_rest_equals_the_array_formula():
+    """The compiled planar pass of ``ChordUpdate.apply``: each chord turned by (e × d)/|c|
+    and stretched by e·d, minus c + d — the array formula entry for entry (bitwise), zero
+    for a chord of zero length."""
+    from femb.solvers.nonlinear.chord_update import _planar_rest
+
+    rng = np.random.default_rng(0)
+    m, nv = 50, 200
+    X21, u, du = rng.normal(size=(m, 2)), 0.1 * rng.normal(size=nv), 0.1 * rng.normal(size=nv)
+    va, vb = rng.integers(0, nv, (m, 2)), rng.integers(0, nv, (m, 2))
+    X21[3] = -(u[vb[3]] - u[va[3]])  # a chord of zero length
+    rest = np.empty((m, 2))
+    _planar_rest(X21, u, du, va, vb, rest)
+    c, d = X21 + u[vb] - u[va], du[vb] - du[va]
+    length = np.sqrt(np.einsum("ij,ij->i", c, c))
+    ok = length > 0.0
+    e = np.zeros_like(c)
+    e[ok] = c[ok] / length[ok, None]
+    ang = (e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]) * np.where(ok, 1.0 / np.where(ok, length, 1.0), 0.0)
+    turned = np.column_stack([np.cos(ang) * e[:, 0] - np.sin(ang) * e[:, 1], np.sin(ang) * e[:, 0] + np.cos(ang) * e[:, 1]])
+    expected = (length + np.einsum("ij,ij->i", e, d))[:, None] * turned - (c + d)
+    expected[~ok] = 0.0
+    assert not ok.all() and np.array_equal(rest, expected)

@@ -29,10 +29,13 @@ under its end moment) it places the nodes on the turned chords exactly.
 Rotational variables are not touched here (additive planar angles; multiplicative 3-D
 rotations are updated by femb.solvers.configuration.Configuration.apply).
 """
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from femb.core.jit import jit
 from femb.core.rotations import exp_batch
 from femb.solvers.linalg.factorization import factorize
 
@@ -167,6 +170,10 @@ class ChordUpdate:
         if not self.active:
             return out
         a, b = self.va, self.vb
+        if a.shape[1] == 2:  # planar chords: one compiled pass
+            rest = np.empty((a.shape[0], 2))
+            _planar_rest(self.X21, np.asarray(u, dtype=np.float64), np.asarray(du_var, dtype=np.float64), a, b, rest)
+            return self._fit(out, rest)
         c = self.X21 + u[b] - u[a]
         d = du_var[b] - du_var[a]
         length = np.sqrt(np.einsum("ij,ij->i", c, c))
@@ -175,22 +182,22 @@ class ChordUpdate:
         e[ok] = c[ok] / length[ok, None]
         stretch = np.einsum("ij,ij->i", e, d)
         inv = np.where(ok, 1.0 / np.where(ok, length, 1.0), 0.0)
-        if c.shape[1] == 2:
-            ang = (e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]) * inv
-            cs, sn = np.cos(ang), np.sin(ang)
-            turned = np.column_stack([cs * e[:, 0] - sn * e[:, 1], sn * e[:, 0] + cs * e[:, 1]])
-        else:
-            omega = np.cross(e, d) * inv[:, None]
-            if self.ra is not None:  # the turn about the chord itself: the mean spin of its ends
-                i = self.spun
-                spin = 0.5 * (du_var[self.ra] + du_var[self.rb])
-                omega[i] += np.einsum("ij,ij->i", spin, e[i])[:, None] * e[i]
-            omega = np.ascontiguousarray(omega)
-            Rw = np.empty((omega.shape[0], 3, 3))
-            exp_batch(omega, Rw)
-            turned = np.einsum("eij,ej->ei", Rw, e)
+        omega = np.cross(e, d) * inv[:, None]
+        if self.ra is not None:  # the turn about the chord itself: the mean spin of its ends
+            i = self.spun
+            spin = 0.5 * (du_var[self.ra] + du_var[self.rb])
+            omega[i] += np.einsum("ij,ij->i", spin, e[i])[:, None] * e[i]
+        omega = np.ascontiguousarray(omega)
+        Rw = np.empty((omega.shape[0], 3, 3))
+        exp_batch(omega, Rw)
+        turned = np.einsum("eij,ej->ei", Rw, e)
         rest = (length + stretch)[:, None] * turned - (c + d)
         rest[~ok] = 0.0
+        return self._fit(out, rest)
+
+    def _fit(self, out, rest):
+        """out (n_var,) plus the least-squares fit of the nodal corrections to the chords'
+        ``rest`` (n_chords, dim), per axis; ``out`` itself."""
         for k, fit in enumerate(self.fits):
             if fit is None:
                 continue
@@ -200,3 +207,30 @@ class ChordUpdate:
             rhs -= np.bincount(la[la >= 0], wr[la >= 0], minlength=var.size)
             out[var] += lu.solve(rhs)
         return out
+
+
+@jit
+def _planar_rest(X21, u, du, va, vb, rest):
+    """rest (m, 2) of planar chords (``ChordUpdate.apply``): each chord c = X21 + u_b − u_a
+    turned by the angle (e × d)/|c| of the increment's end difference d and stretched by
+    e·d, minus c + d (zero for a chord of zero length). X21 (m, 2) reference chords, u,
+    du (n_var,), va, vb (m, 2) int64 variables of the chord ends."""
+    for i in range(va.shape[0]):
+        c0 = X21[i, 0] + u[vb[i, 0]] - u[va[i, 0]]
+        c1 = X21[i, 1] + u[vb[i, 1]] - u[va[i, 1]]
+        d0 = du[vb[i, 0]] - du[va[i, 0]]
+        d1 = du[vb[i, 1]] - du[va[i, 1]]
+        length = math.sqrt(c0 * c0 + c1 * c1)
+        if not length > 0.0:
+            rest[i, 0] = 0.0
+            rest[i, 1] = 0.0
+            continue
+        e0 = c0 / length
+        e1 = c1 / length
+        stretch = e0 * d0 + e1 * d1
+        ang = (e0 * d1 - e1 * d0) * (1.0 / length)
+        cs = math.cos(ang)
+        sn = math.sin(ang)
+        s = length + stretch
+        rest[i, 0] = s * (cs * e0 - sn * e1) - (c0 + d0)
+        rest[i, 1] = s * (sn * e0 + cs * e1) - (c1 + d1)
