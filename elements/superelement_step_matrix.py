@@ -28,17 +28,22 @@ K above is exact. The frame's mid-point and end maps (``frame_maps``) live here 
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import cayley, cayley_spin_jacobian, mat3
+from femb.core.rotations import cayley, cayley_spin_jacobian, hat, mat3
 
 from .superelement_frame import deformation_derivatives, reduced_energy
 
 
 @jit
-def _cross_matrix(v, out):
-    """out (3, 3) = v̂, the cross-product matrix (v̂ x = v × x)."""
-    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
-    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
-    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
+def _half_turn_map(Rs0, phi, W):
+    """W (3, 3) = R_s0ᵀ (I − φ̂/2): the frame turn of the step seen from the start frame."""
+    Hm = np.empty((3, 3))
+    hat(phi, Hm)
+    for i in range(3):
+        for j in range(3):
+            Hm[i, j] = (1.0 if i == j else 0.0) - 0.5 * Hm[i, j]
+    for i in range(3):
+        for j in range(3):
+            W[i, j] = Rs0[0, i] * Hm[0, j] + Rs0[1, i] * Hm[1, j] + Rs0[2, i] * Hm[2, j]
 
 
 @jit
@@ -196,15 +201,8 @@ def moment_derivatives(m_tot, s0, S1, I0, I1, I2, V, Vd, h, do, d0, d1, Rs0, Rs1
             xc_tp = Rs1[p, 0] * NC[t, 0, k] + Rs1[p, 1] * NC[t, 1, k] + Rs1[p, 2] * NC[t, 2, k]
             dL[i, 6 + k] = -0.5 * (xg_pt - xg_tp) + c2 * (xc_pt - xc_tp)
     # H: W = R_s0ᵀ (I − φ̂/2)
-    Hm = np.empty((3, 3))
-    _cross_matrix(phi, Hm)
-    for i in range(3):
-        for j in range(3):
-            Hm[i, j] = (1.0 if i == j else 0.0) - 0.5 * Hm[i, j]
     W = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            W[i, j] = Rs0[0, i] * Hm[0, j] + Rs0[1, i] * Hm[1, j] + Rs0[2, i] * Hm[2, j]
+    _half_turn_map(Rs0, phi, W)
     A = np.empty((3, 3))  # W R_s1
     for i in range(3):
         for j in range(3):
@@ -259,15 +257,8 @@ def point_derivatives(mass, modes, second, has2, h, v0, y0, y1s, do, d0, d1, Rs0
     for k in range(m):
         for j in range(n_xi):
             dH[k, j] = 0.0
-    Hm = np.empty((3, 3))
-    _cross_matrix(phi, Hm)
-    for i in range(3):
-        for j in range(3):
-            Hm[i, j] = (1.0 if i == j else 0.0) - 0.5 * Hm[i, j]
     W = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            W[i, j] = Rs0[0, i] * Hm[0, j] + Rs0[1, i] * Hm[1, j] + Rs0[2, i] * Hm[2, j]
+    _half_turn_map(Rs0, phi, W)
     Ti = np.empty((3, 3))
     cayley_inverse_map(phi, Ti)
     qbar = np.empty(kq)
@@ -307,9 +298,9 @@ def point_derivatives(mass, modes, second, has2, h, v0, y0, y1s, do, d0, d1, Rs0
                     sb += second[j, i, a, b] * qbar[b]
                 Psi1[i, q0 + a] += s1
                 Psib[i, q0 + a] += sb
-        _cross_matrix(b_, bh)
-        _cross_matrix(g, gh)
-        _cross_matrix(c, ch_)
+        hat(b_, bh)
+        hat(g, gh)
+        hat(c, ch_)
         for i in range(3):
             for k in range(3):
                 Jb[i, k] = 0.0

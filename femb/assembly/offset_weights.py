@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from femb.core.rotations import hat_batch
 from femb.elements import beam2d, beam3d
 
 _KERNELS_3D = {"beam3d": beam3d.mass_points, "beam3d_timoshenko": beam3d.mass_points}
@@ -100,7 +101,7 @@ class OffsetWeights:
         W = self.m[:, None] * np.asarray(g, dtype=np.float64)[None, : self.dim]
         r = self._levers(u, R)
         if self.dim == 3:
-            K = -np.einsum("pij,pjk->pik", _hat(W), _hat(r))
+            K = -np.einsum("pij,pjk->pik", hat_batch(W), hat_batch(r))
             eq = t.var_eq[self.rvar]  # (n_points, 3)
             rows = np.broadcast_to(eq[:, :, None], K.shape)
             cols = np.broadcast_to(eq[:, None, :], K.shape)
@@ -110,11 +111,3 @@ class OffsetWeights:
         keep = (rows >= 0) & (cols >= 0)
         return sp.csr_matrix((K[keep], (rows[keep], cols[keep])), shape=(t.n_eq, t.n_eq))
 
-
-def _hat(v):
-    """(k, 3, 3) skew matrices of v (k, 3)."""
-    out = np.zeros((v.shape[0], 3, 3))
-    out[:, 0, 1], out[:, 0, 2] = -v[:, 2], v[:, 1]
-    out[:, 1, 0], out[:, 1, 2] = v[:, 2], -v[:, 0]
-    out[:, 2, 0], out[:, 2, 1] = -v[:, 1], v[:, 0]
-    return out

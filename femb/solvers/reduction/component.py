@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from femb.core.errors import InputError, ModelError
+from femb.core.rotations import hat_batch
 from femb.elements import MASS_KINDS
 from femb.model.superelements import SuperelementData
 from femb.solvers.configuration import split_state
@@ -148,7 +149,7 @@ class ReducedComponent:
             # the node's mass centre at the lever d (offset sections): the points sit about it,
             # J about it is J_node + m d̂² (parallel axes), and each moves as x + (d + r) rigidly
             d = levers[j]
-            dhat = _hat(d)
+            dhat = hat_batch(d)
             J = J + mj * dhat @ dhat
             centre = points[j] + d
             lam, V = np.linalg.eigh(J)
@@ -167,7 +168,7 @@ class ReducedComponent:
                     r = d + sign * rho * V[:, k]
                     out_m.append(mu[k])
                     out_x.append(points[j] + r)
-                    out_rows.append(Phi_u - _hat(r) @ Phi_r)
+                    out_rows.append(Phi_u - hat_batch(r) @ Phi_r)
         rows = np.array(out_rows).reshape(-1, 3, n_c)
         out = (np.array(out_m), np.array(out_x).reshape(-1, 3), rows[:, :, :n_r])
         if second is None:
@@ -279,7 +280,3 @@ def reduce_component(model, interface: Union[str, int, np.ndarray], n_modes: int
     basis = cached_craig_bampton(K, M, boundary, n_modes, labels, cache_dir, dense_limit, correction, whole_pairs)
     return ReducedComponent(basis, prob, nodes, mass)
 
-
-def _hat(v: np.ndarray) -> np.ndarray:
-    """The skew matrix v̂ (3, 3) of v (3,): v̂ w = v × w."""
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
