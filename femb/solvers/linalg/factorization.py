@@ -15,7 +15,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core import jit
 from femb.core.errors import FembError
-from femb.solvers.linalg.pardiso import PardisoLU, use_pardiso
+from femb.solvers.linalg.pardiso import pardiso_factor
 
 
 class SingularSystemError(FembError, RuntimeError):
@@ -59,12 +59,9 @@ class Factorization:
             return
         if not np.all(np.isfinite(K.data)):
             raise FembError(f"{context} matrix contains NaN or Inf entries (a diverged state or bad input)")
-        if use_pardiso(K.shape[0]):
-            lu = PardisoLU(K)
-            if lu.reliable:
-                self._lu = lu
-                return
-            lu.release()  # perturbed pivots or an empty row: SuperLU factorizes exactly or names the DOFs
+        self._lu = pardiso_factor(K)
+        if self._lu is not None:
+            return
         try:
             self._lu = spla.splu(K.tocsc(), permc_spec="COLAMD")
         except RuntimeError as exc:

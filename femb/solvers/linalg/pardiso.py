@@ -113,3 +113,16 @@ class PardisoLU:
             self.release()
         except Exception:  # interpreter shutdown: the library may be gone already
             pass
+
+
+def pardiso_factor(K: sp.spmatrix) -> Optional[PardisoLU]:
+    """PARDISO's factorization of K (n, n) when ``use_pardiso`` takes it and PARDISO
+    factorized it without perturbing pivots; None otherwise (the caller factorizes with
+    SuperLU, which is exact or names the DOFs of a singular matrix)."""
+    if not use_pardiso(K.shape[0]):
+        return None
+    lu = PardisoLU(K)
+    if lu.reliable:
+        return lu
+    lu.release()
+    return None

@@ -14,7 +14,7 @@ import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError
 from femb.solvers.linalg.factorization import BandLU, Factorization, SingularSystemError
-from femb.solvers.linalg.pardiso import PardisoLU, use_pardiso
+from femb.solvers.linalg.pardiso import pardiso_factor
 from femb.solvers.nonlinear.newton import (
     NewtonReport,
     at_noise_floor,
@@ -107,12 +107,10 @@ class DirectCorrection:
             d = np.abs(np.diag(lu[0]))
             self.factor = ("dense", lu)
         else:
-            if use_pardiso(n):
-                lu = PardisoLU(K)
-                if lu.reliable:
-                    self.factor = ("sparse", lu)
-                    return
-                lu.release()  # perturbed pivots: SuperLU below factorizes exactly or names the DOFs
+            lu = pardiso_factor(K)
+            if lu is not None:
+                self.factor = ("sparse", lu)
+                return
             try:
                 self.factor = ("sparse", spla.splu(K.tocsc(), permc_spec=self.permc_spec))
             except RuntimeError as exc:
