@@ -24,6 +24,7 @@ from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
 from femb.solvers.problem import StaticProblem
+from femb.solvers.statics.planar_static import PlanarLoadSteps
 
 if TYPE_CHECKING:
     from femb.correlation import CorrelationTable
@@ -120,7 +121,29 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     notify(res)
     total_iterations = 0
     factorizations = 0
-    for target in targets:
+    compiled = PlanarLoadSteps.build(prob, settings) if settings.compiled_step and not isinstance(x, Configuration) else None
+    res.info["compiled_step"] = compiled is not None  # which path ran (compiled load steps, or the general loop only)
+    compiled_steps = 0
+    i = 0
+    while i < targets.size:
+        if compiled is not None:  # the load steps up to the next recorded one (all of them without on_frame), compiled
+            out = compiled.run(x, targets[i:i + 1] if on_frame is not None else targets[i:])
+            for j in range(out.done):
+                lam, x = float(targets[i + j]), out.states[j]
+                reactions = out.forces[j][t.constrained_vars] - (lam * prob.f_ref + prob.f_const)[t.constrained_vars]
+                res.record(lam, x, load_factor=lam, strain_energy=float(out.energies[j].sum()),
+                           arrays={"reactions": reactions, "multipliers": np.zeros(0)},
+                           iterations=int(out.iterations[j]), residual=float(out.residuals[j]), constraint_residual=0.0)
+                notify(res)
+            done_its = int(out.iterations[:out.done].sum())
+            total_iterations += done_its
+            factorizations += done_its  # one tangent per correction (no reuse)
+            compiled_steps += out.done
+            i += out.done
+            if i == targets.size:
+                break
+        target = targets[i]
+        i += 1
         step = target - lam
         cuts = 0
         while lam != target:
@@ -157,6 +180,7 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
         record(x, lam, iterations=last_report.iterations, residual=last_report.residual_history[-1],
                constraint_residual=last_report.constraint_residual, mult=last_report.multipliers)
         notify(res)
+    res.info["compiled_load_steps"] = compiled_steps
     res.info["newton_iterations"] = total_iterations
     res.info["factorizations"] = factorizations
     return res
