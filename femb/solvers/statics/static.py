@@ -124,16 +124,18 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     compiled = PlanarLoadSteps.build(prob, settings) if settings.compiled_step and not isinstance(x, Configuration) else None
     res.info["compiled_step"] = compiled is not None  # which path ran (compiled load steps, or the general loop only)
     compiled_steps = 0
+    cv = t.constrained_vars
     i = 0
     while i < targets.size:
         if compiled is not None:  # the load steps up to the next recorded one (all of them without on_frame), compiled
             out = compiled.run(x, targets[i:i + 1] if on_frame is not None else targets[i:])
-            for j in range(out.done):
-                lam, x = float(targets[i + j]), out.states[j]
-                reactions = out.forces[j][t.constrained_vars] - (lam * prob.f_ref + prob.f_const)[t.constrained_vars]
-                res.record(lam, x, load_factor=lam, strain_energy=float(out.energies[j].sum()),
-                           arrays={"reactions": reactions, "multipliers": np.zeros(0)},
-                           iterations=int(out.iterations[j]), residual=float(out.residuals[j]), constraint_residual=0.0)
+            if out.done:
+                lams, k = targets[i:i + out.done], out.done
+                ext = lams[:, None] * prob.f_ref[cv] + prob.f_const[cv]  # (the entries of prob.external(λ))
+                res.record_frames(lams, out.states, arrays={"reactions": out.forces[:k, cv] - ext, "multipliers": np.zeros((k, 0))},
+                                  load_factor=lams, strain_energy=out.energies[:k].sum(axis=1), iterations=out.iterations,
+                                  residual=out.residuals, constraint_residual=np.zeros(k))
+                lam, x = float(lams[-1]), out.states[k - 1]
                 notify(res)
             done_its = int(out.iterations[:out.done].sum())
             total_iterations += done_its
