@@ -110,30 +110,17 @@ class ChordUpdate:
         self.fits = []
         shared = {}
         for k in range(dim):
-            ea, eb = table.var_eq[self.va[:, k]], table.var_eq[self.vb[:, k]]
-            free = np.unique(np.concatenate([ea[ea >= 0], eb[eb >= 0]]))
+            ea = np.ascontiguousarray(table.var_eq[self.va[:, k]])
+            eb = np.ascontiguousarray(table.var_eq[self.vb[:, k]])
+            free, la, lb, laplacian = _axis_fit(ea, eb, np.int64(table.n_eq), self.w)
             if free.size == 0:
                 self.fits.append(None)
                 continue
-            local = np.full(table.n_eq, -1, dtype=np.int64)
-            local[free] = np.arange(free.size)
-            la = np.where(ea >= 0, local[np.maximum(ea, 0)], -1)
-            lb = np.where(eb >= 0, local[np.maximum(eb, 0)], -1)
             key = la.tobytes() + lb.tobytes()
-            if key not in shared:
-                shared[key] = self._laplacian(la, lb, free.size)
+            if key not in shared:  # (a part without a fixed end is pinned at one node: its fit's mean position)
+                L = sp.csr_matrix(laplacian, shape=(free.size, free.size))
+                shared[key] = factorize(L, context="chord fit Laplacian")
             self.fits.append((table.eq_var[free], la, lb, shared[key]))
-
-    def _laplacian(self, la, lb, n):
-        """LU of the Laplacian Σ w (e_b − e_a)(e_b − e_a)ᵀ (n, n) of the chords whose ends
-        have the local indices ``la``, ``lb`` (m,) (-1: fixed along this axis)."""
-        # a connected part without any fixed translation along this axis leaves the
-        # Laplacian a constant null vector (the right-hand side is orthogonal to it): one
-        # node of each such part is pinned (``_laplacian_csr``), which fixes the part's mean
-        # position of the fit only
-        indptr, indices, data = _laplacian_csr(np.ascontiguousarray(la, dtype=np.int64), np.ascontiguousarray(lb, dtype=np.int64),
-                                               np.ascontiguousarray(self.w, dtype=np.float64), int(n))
-        return factorize(sp.csr_matrix((data, indices, indptr), shape=(n, n)), context="chord fit Laplacian")
 
     def turn(self, u, du_var):
         """Largest angle (rad) by which the increment du_var (n_var,) turns an element chord
@@ -230,6 +217,34 @@ def _root(parent, i):
         parent[i] = parent[parent[i]]
         i = parent[i]
     return i
+
+
+@jit
+def _axis_fit(ea, eb, n_eq, w):
+    """The fit of one translation axis: the free equations ``free`` (k,) at the chords'
+    ends (sorted), the chords' local end indices la, lb (m,) into ``free`` (−1: fixed
+    along this axis) from their equations ea, eb (m,) (−1: none), and the Laplacian's CSR
+    arrays (data, indices, indptr) of ``_laplacian_csr`` with weights w (m,)."""
+    local = np.full(n_eq, -1, dtype=np.int64)
+    for i in range(ea.size):
+        if ea[i] >= 0:
+            local[ea[i]] = 0
+        if eb[i] >= 0:
+            local[eb[i]] = 0
+    free = np.empty(n_eq, dtype=np.int64)
+    k = 0
+    for j in range(n_eq):
+        if local[j] == 0:
+            local[j] = k
+            free[k] = j
+            k += 1
+    la = np.empty(ea.size, dtype=np.int64)
+    lb = np.empty(eb.size, dtype=np.int64)
+    for i in range(ea.size):
+        la[i] = local[ea[i]] if ea[i] >= 0 else -1
+        lb[i] = local[eb[i]] if eb[i] >= 0 else -1
+    indptr, indices, data = _laplacian_csr(la, lb, w, k)
+    return free[:k].copy(), la, lb, (data, indices, indptr)
 
 
 @jit
