@@ -38,6 +38,14 @@ def _force(X, props, var, u, ue, fe, f):
 
 
 @jit
+def beam2d_state(X, props, var, u, ue, fe, f, en):
+    """The internal force f (n_var,) and the element strain energies en (n_el,) at u
+    (n_var,) (Assembler.internal_force, .strain_energy per element); ue, fe (n_el, 6) work."""
+    _force(X, props, var, u, ue, fe, f)
+    beam2d_strain_energy(X, ue, props, en)
+
+
+@jit
 def _tangent(X, props, var, pos, u, ue, fe, ke, f, kdata):
     """The beam2d internal force f (n_var,) and tangent CSR data ``kdata`` on the table's
     pattern at u (Assembler.tangent)."""
@@ -196,10 +204,11 @@ def beam2d_load_steps(u, lams, f_ref, f_const, pres_var, pres_value, ev, X, prop
                     break
         if not done:
             return step, 1
-        if not evaluated:
-            _force(X, props, var, x, ue, fe, f)
-        gather_vector(var, x, ue)
-        beam2d_strain_energy(X, ue, props, en)
+        if evaluated:
+            gather_vector(var, x, ue)
+            beam2d_strain_energy(X, ue, props, en)
+        else:
+            beam2d_state(X, props, var, x, ue, fe, f, en)
         for i in range(n):
             u[i] = x[i]
             states[step, i] = x[i]

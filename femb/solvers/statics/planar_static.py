@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from femb.elements import beam2d
 from femb.solvers.linalg.factorization import BAND_LIMIT, BandLU, pattern_band_widths
-from femb.solvers.statics.planar_kernels import beam2d_load_steps
+from femb.solvers.statics.planar_kernels import beam2d_load_steps, beam2d_state
 
 if TYPE_CHECKING:
     from femb.solvers.nonlinear.newton import NewtonSettings
@@ -134,6 +134,13 @@ class PlanarLoadSteps:
             if any(fit is not None and not isinstance(fit[3], BandLU) for fit in chords.fits):
                 return None
         return cls(p, s, kl, ku, chords)
+
+    def evaluate(self, u: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The internal force (n_var,) and the element strain energies (n_el,) at u (n_var,)."""
+        X, props, var, _ = self.block
+        f, en = np.empty(u.size), np.empty(self.n_el)
+        beam2d_state(X, props, var, _floats(u), np.empty(var.shape), np.empty(var.shape), f, en)
+        return f, en
 
     def run(self, u: NDArray[np.float64], lams: NDArray[np.float64]) -> LoadSteps:
         """Solve the load factors ``lams`` (k,) in order, each from the state of the

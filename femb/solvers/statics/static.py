@@ -116,26 +116,37 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
             scalars["constraint_residual"] = prob.dropped_rows.residual(u, lam, prob.length_scale, f"load factor {lam:.6g}")
         res.record(lam, u, load_factor=lam, strain_energy=prob.strain_energy(x), arrays=frame_arrays(x, lam, scalars.pop("mult")), **scalars)
 
-    record(x, lam, iterations=0, residual=0.0, mult=None)
+    compiled = PlanarLoadSteps.build(prob, settings) if settings.compiled_step and not isinstance(x, Configuration) else None
+    res.info["compiled_step"] = compiled is not None  # which path ran (compiled load steps, or the general loop only)
+    cv = t.constrained_vars
+
+    def record_compiled(lams, states, forces, energies, **scalars):
+        """Frames of the compiled path: states (k, n_var) with their internal forces and
+        element energies; reactions and energies as ``record`` computes them."""
+        ext = lams[:, None] * prob.f_ref[cv] + prob.f_const[cv]  # (the entries of prob.external(λ))
+        k = lams.size
+        res.record_frames(lams, states, arrays={"reactions": forces[:k, cv] - ext, "multipliers": np.zeros((k, 0))}, load_factor=lams,
+                          strain_energy=energies[:k].sum(axis=1), **scalars)
+
+    if compiled is not None:
+        f0, e0 = compiled.evaluate(x)
+        record_compiled(np.array([lam]), np.array([x]), f0[None], e0[None], iterations=[0], residual=[0.0], constraint_residual=[np.nan])
+    else:
+        record(x, lam, iterations=0, residual=0.0, mult=None)
     notify = on_frame or (lambda results: None)
     notify(res)
     total_iterations = 0
     factorizations = 0
-    compiled = PlanarLoadSteps.build(prob, settings) if settings.compiled_step and not isinstance(x, Configuration) else None
-    res.info["compiled_step"] = compiled is not None  # which path ran (compiled load steps, or the general loop only)
     compiled_steps = 0
-    cv = t.constrained_vars
     i = 0
     while i < targets.size:
         if compiled is not None:  # the load steps up to the next recorded one (all of them without on_frame), compiled
             out = compiled.run(x, targets[i:i + 1] if on_frame is not None else targets[i:])
             if out.done:
-                lams, k = targets[i:i + out.done], out.done
-                ext = lams[:, None] * prob.f_ref[cv] + prob.f_const[cv]  # (the entries of prob.external(λ))
-                res.record_frames(lams, out.states, arrays={"reactions": out.forces[:k, cv] - ext, "multipliers": np.zeros((k, 0))},
-                                  load_factor=lams, strain_energy=out.energies[:k].sum(axis=1), iterations=out.iterations,
-                                  residual=out.residuals, constraint_residual=np.zeros(k))
-                lam, x = float(lams[-1]), out.states[k - 1]
+                lams = targets[i:i + out.done]
+                record_compiled(lams, out.states, out.forces, out.energies, iterations=out.iterations, residual=out.residuals,
+                                constraint_residual=np.zeros(out.done))
+                lam, x = float(lams[-1]), out.states[out.done - 1]
                 notify(res)
             done_its = int(out.iterations[:out.done].sum())
             total_iterations += done_its
