@@ -110,15 +110,19 @@ class ChordUpdate:
         self.fits = []
         shared = {}
         for k in range(dim):
-            ea = np.ascontiguousarray(table.var_eq[self.va[:, k]])
-            eb = np.ascontiguousarray(table.var_eq[self.vb[:, k]])
-            free, la, lb, laplacian = _axis_fit(ea, eb, np.int64(table.n_eq), self.w)
+            ea, eb = table.var_eq[self.va[:, k]], table.var_eq[self.vb[:, k]]
+            free = np.unique(np.concatenate([ea[ea >= 0], eb[eb >= 0]]))
             if free.size == 0:
                 self.fits.append(None)
                 continue
+            local = np.full(table.n_eq, -1, dtype=np.int64)
+            local[free] = np.arange(free.size)
+            la = np.where(ea >= 0, local[np.maximum(ea, 0)], -1)
+            lb = np.where(eb >= 0, local[np.maximum(eb, 0)], -1)
             key = la.tobytes() + lb.tobytes()
             if key not in shared:  # (a part without a fixed end is pinned at one node: its fit's mean position)
-                L = sp.csr_matrix(laplacian, shape=(free.size, free.size))
+                indptr, indices, data = _laplacian_csr(la, lb, self.w, free.size)
+                L = sp.csr_matrix((data, indices, indptr), shape=(free.size, free.size))
                 shared[key] = factorize(L, context="chord fit Laplacian")
             self.fits.append((table.eq_var[free], la, lb, shared[key]))
 
@@ -220,34 +224,6 @@ def _root(parent, i):
 
 
 @jit
-def _axis_fit(ea, eb, n_eq, w):
-    """The fit of one translation axis: the free equations ``free`` (k,) at the chords'
-    ends (sorted), the chords' local end indices la, lb (m,) into ``free`` (−1: fixed
-    along this axis) from their equations ea, eb (m,) (−1: none), and the Laplacian's CSR
-    arrays (data, indices, indptr) of ``_laplacian_csr`` with weights w (m,)."""
-    local = np.full(n_eq, -1, dtype=np.int64)
-    for i in range(ea.size):
-        if ea[i] >= 0:
-            local[ea[i]] = 0
-        if eb[i] >= 0:
-            local[eb[i]] = 0
-    free = np.empty(n_eq, dtype=np.int64)
-    k = 0
-    for j in range(n_eq):
-        if local[j] == 0:
-            local[j] = k
-            free[k] = j
-            k += 1
-    la = np.empty(ea.size, dtype=np.int64)
-    lb = np.empty(eb.size, dtype=np.int64)
-    for i in range(ea.size):
-        la[i] = local[ea[i]] if ea[i] >= 0 else -1
-        lb[i] = local[eb[i]] if eb[i] >= 0 else -1
-    indptr, indices, data = _laplacian_csr(la, lb, w, k)
-    return free[:k].copy(), la, lb, (data, indices, indptr)
-
-
-@jit
 def _laplacian_csr(la, lb, w, n):
     """CSR arrays (indptr (n + 1,), indices, data; columns sorted in each row, parallel
     chords summed) of the Laplacian Σ w_i (e_b − e_a)(e_b − e_a)ᵀ (n, n) of the chords i
@@ -309,16 +285,23 @@ def _laplacian_csr(la, lb, w, n):
         cols[fill[j]] = j
         vals[fill[j]] = diag[j]
         lo, hi = start[j], fill[j] + 1
-        order = np.argsort(cols[lo:hi], kind="mergesort")
+        for q in range(lo + 1, hi):  # insertion sort by column (a row holds a node's few chords; stable)
+            c, v = cols[q], vals[q]
+            p = q
+            while p > lo and cols[p - 1] > c:
+                cols[p] = cols[p - 1]
+                vals[p] = vals[p - 1]
+                p -= 1
+            cols[p] = c
+            vals[p] = v
         last = -1
-        for q in order:
-            c = cols[lo + q]
-            if c == last:
-                data[k - 1] += vals[lo + q]
+        for q in range(lo, hi):
+            if cols[q] == last:
+                data[k - 1] += vals[q]
             else:
-                indices[k] = c
-                data[k] = vals[lo + q]
+                indices[k] = cols[q]
+                data[k] = vals[q]
                 k += 1
-                last = c
+                last = cols[q]
         indptr[j + 1] = k
     return indptr, indices[:k].copy(), data[:k].copy()
