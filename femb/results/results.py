@@ -75,9 +75,7 @@ class Results:
         for key, val in scalars.items():
             col = self.history.setdefault(key, [np.nan] * (n - 1))
             col.append(float(val))
-        for col in self.history.values():
-            while len(col) < n:
-                col.append(np.nan)
+        self._pad_history(n)
 
     def record_frames(self, times: ArrayLike, states: ArrayLike, arrays: Optional[dict[str, ArrayLike]] = None,
                       **columns: ArrayLike) -> None:
@@ -94,6 +92,10 @@ class Results:
         for key, val in columns.items():
             col = self.history.setdefault(key, [np.nan] * (n - k))
             col.extend(np.asarray(val, dtype=np.float64)[:k].tolist())
+        self._pad_history(n)
+
+    def _pad_history(self, n: int) -> None:
+        """Pad every history column with NaN to ``n`` frames (columns a frame did not record)."""
         for col in self.history.values():
             while len(col) < n:
                 col.append(np.nan)
