@@ -144,3 +144,13 @@ def test_models_and_settings_outside_the_compiled_path_take_the_general_path(cas
     model.point_load("beam_end", fx=1.0)
     res = solve_static(model, steps=2, settings=settings)
     assert res.info["compiled_step"] is False and res.info["compiled_load_steps"] == 0
+
+
+@pytest.mark.parametrize("load_factors, repeat", [([0.5, 0.5, 1.0], 2), ([0.0, 1.0], 1)])
+def test_a_repeated_load_factor_is_recorded_again_without_a_solve(load_factors, repeat):
+    """A load factor equal to the one before (or to the start, 0) is not solved: frame
+    ``repeat`` repeats the frame before it with 0 iterations, on either path."""
+    a, b = both(lambda: rollup(10), load_factors=load_factors, tolerance=1e-8)
+    assert_same(a, b)
+    assert a.history["iterations"][repeat] == 0 and a.history["iterations"][-1] == 1
+    assert np.array_equal(a.states[repeat], a.states[repeat - 1])

@@ -140,8 +140,15 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     compiled_steps = 0
     i = 0
     while i < targets.size:
-        if compiled is not None:  # the load steps up to the next recorded one (all of them without on_frame), compiled
-            out = compiled.run(x, targets[i:i + 1] if on_frame is not None else targets[i:])
+        # the load steps up to the next recorded one (all of them without on_frame), compiled,
+        # up to a load factor equal to the one before it (recorded again below, not solved)
+        end = i
+        if compiled is not None:
+            end = i + 1 if on_frame is not None else targets.size
+            repeats = np.flatnonzero(targets[i:end] == np.concatenate([[lam], targets[i:end - 1]]))
+            end = i + int(repeats[0]) if repeats.size else end
+        if compiled is not None and end > i:
+            out = compiled.run(x, targets[i:end])
             if out.done:
                 lams = targets[i:i + out.done]
                 record_compiled(lams, out.states, out.forces, out.energies, iterations=out.iterations, residual=out.residuals,
@@ -157,6 +164,11 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
                 break
         target = targets[i]
         i += 1
+        if target == lam:  # the load factor of the last frame again: nothing to solve, the frame is repeated
+            mult = res.arrays["multipliers"][-1] if prob.joints is not None and len(res) > 1 else None
+            record(x, lam, iterations=0, residual=res.history["residual"][-1], constraint_residual=0.0, mult=mult)
+            notify(res)
+            continue
         step = target - lam
         cuts = 0
         while lam != target:
