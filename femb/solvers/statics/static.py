@@ -56,7 +56,10 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     A load factor is accepted when ‖r‖ ≤ ``settings.tolerance``·s over the free equations,
     s = max(‖f_ext(λ)‖, ‖f_int‖) with f_int over all variables (the applied loads and the
     support reactions), or when the correction is at round-off (‖δx‖ ≤
-    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s).
+    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s). Qualifying planar beam2d
+    models (femb.solvers.statics.planar_static) run their load steps in one compiled call
+    with the same iterates (``settings.compiled_step``). A load factor equal to the one
+    before it (or a first one of 0) is recorded again without a solve (0 iterations).
 
     Parameters
     ----------
@@ -84,7 +87,9 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     models with oriented nodes also record ``rotations`` (n_nodes, 3, 3) per frame
     (``results.nodal_rotation_matrices(frame)``) and their frames' u hold log R in the
     rotational slots; ``info["newton_iterations"]`` and ``info["factorizations"]`` (tangent
-    factorizations, failed attempts included) total the run;
+    factorizations, failed attempts included) total the run; ``info["compiled_step"]``
+    says whether the compiled load steps were used, ``info["compiled_load_steps"]`` how many
+    load steps they did;
     ``problem.state_of(results, frame)`` rebuilds the Configuration of a frame (a start
     state for continuation or modal analysis).
 
