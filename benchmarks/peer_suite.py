@@ -136,11 +136,18 @@ def femb_force_scales(scales):
         if getattr(system, "solve_step", None) is not None:  # the scales of the compiled step's tests
             scales.extend(float(s) for s in system.force_scales)
         return report
+    class GeneralLoadSteps:  # static load steps by the general Newton loop, whose tests the wrapper sees
+        @staticmethod
+        def build(*a, **k):  # (the compiled load steps have the same iterates, hence the same scales)
+            return None
+    planar0 = femb_static.PlanarLoadSteps
     femb_driver.iterate, femb_static.newton, femb_driver._iterate = iterate, newton, dispatch
+    femb_static.PlanarLoadSteps = GeneralLoadSteps
     try:
         yield scales
     finally:
         femb_driver.iterate, femb_static.newton, femb_driver._iterate = it0, nw0, iterate0
+        femb_static.PlanarLoadSteps = planar0
 
 
 def median(xs):

@@ -75,6 +75,27 @@ class Results:
         for key, val in scalars.items():
             col = self.history.setdefault(key, [np.nan] * (n - 1))
             col.append(float(val))
+        self._pad_history(n)
+
+    def record_frames(self, times: ArrayLike, states: ArrayLike, arrays: Optional[dict[str, ArrayLike]] = None,
+                      **columns: ArrayLike) -> None:
+        """Append k frames at once: times (k,), states u (k, n_var) (rows kept as they are,
+        not copied: pass arrays that nothing else writes), per-frame arrays (k, ...) and
+        history columns (k,); the same frames as k calls of ``record``."""
+        times = np.asarray(times, dtype=np.float64)
+        k = times.size
+        self.times.extend(times.tolist())
+        self.states.extend(np.asarray(states, dtype=np.float64)[:k])
+        for key, val in (arrays or {}).items():
+            self.arrays.setdefault(key, []).extend(np.asarray(val, dtype=np.float64)[:k])
+        n = len(self.times)
+        for key, val in columns.items():
+            col = self.history.setdefault(key, [np.nan] * (n - k))
+            col.extend(np.asarray(val, dtype=np.float64)[:k].tolist())
+        self._pad_history(n)
+
+    def _pad_history(self, n: int) -> None:
+        """Pad every history column with NaN to ``n`` frames (columns a frame did not record)."""
         for col in self.history.values():
             while len(col) < n:
                 col.append(np.nan)

@@ -309,8 +309,9 @@ class StaticProblem(ProblemSetup):
         self.include_geometric = include_geometric
         self._chords = None
         t = self.table
-        rot_dofs = [k for k, n in enumerate(t.dof_names) if n in ("rx", "ry", "rz")]
-        self.rotational_equations = np.flatnonzero(np.isin(t.var_dof[t.eq_var], rot_dofs))
+        # per DOF-name index, and False at index −1 (element-internal variables have var_dof −1)
+        rotational = np.array([n in ("rx", "ry", "rz") for n in t.dof_names] + [False])
+        self.rotational_equations = np.flatnonzero(rotational[t.var_dof[t.eq_var]])
         """(k,) int64, the equations of rotational variables (planar angles, 3-D spins)."""
 
     @property

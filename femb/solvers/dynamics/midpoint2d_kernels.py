@@ -205,6 +205,13 @@ def euclidean_norm(x):
 
 
 @jit
+def residual_threshold(tol, atol, scale):
+    """The residual norm below which a state is converged (NewtonSettings.residual_threshold):
+    the absolute tolerance ``atol`` when given (not NaN), else tol·scale."""
+    return tol * scale if atol != atol else atol
+
+
+@jit
 def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev):
     """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations (newton.rounding_residual of
     _StepSystem.absolute_coordinates, planar)."""
@@ -316,8 +323,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             hist[it] = norm
             if not math.isfinite(norm):
                 break
-            threshold = tol * scale if atol != atol else atol
-            if norm <= threshold:
+            if norm <= residual_threshold(tol, atol, scale):
                 done, iterations = True, it
                 break
             if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)

@@ -81,9 +81,14 @@ class Factorization:
 # --------------------------------------------------------------------------- band LU
 def band_widths(K):
     """Lower and upper bandwidth (kl, ku) of the pattern of the square CSR matrix ``K``."""
-    n = K.shape[0]
-    rows = np.repeat(np.arange(n), np.diff(K.indptr))
-    d = rows - K.indices
+    return pattern_band_widths(K.indptr, K.indices)
+
+
+def pattern_band_widths(indptr, indices):
+    """Lower and upper bandwidth (kl, ku) of a square CSR pattern (``indptr`` (n + 1,),
+    ``indices`` (nnz,))."""
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    d = rows - indices
     return int(d.max(initial=0)), int((-d).max(initial=0))
 
 

@@ -33,7 +33,6 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from femb.core.jit import jit
 from femb.core.rotations import exp_batch
@@ -121,32 +120,11 @@ class ChordUpdate:
             la = np.where(ea >= 0, local[np.maximum(ea, 0)], -1)
             lb = np.where(eb >= 0, local[np.maximum(eb, 0)], -1)
             key = la.tobytes() + lb.tobytes()
-            if key not in shared:
-                shared[key] = self._laplacian(la, lb, free.size)
+            if key not in shared:  # (a part without a fixed end is pinned at one node: its fit's mean position)
+                indptr, indices, data = _laplacian_csr(la, lb, self.w, free.size)
+                L = sp.csr_matrix((data, indices, indptr), shape=(free.size, free.size))
+                shared[key] = factorize(L, context="chord fit Laplacian")
             self.fits.append((table.eq_var[free], la, lb, shared[key]))
-
-    def _laplacian(self, la, lb, n):
-        """LU of the Laplacian Σ w (e_b − e_a)(e_b − e_a)ᵀ (n, n) of the chords whose ends
-        have the local indices ``la``, ``lb`` (m,) (-1: fixed along this axis)."""
-        w = self.w
-        both = (la >= 0) & (lb >= 0)
-        rows = np.concatenate([la[la >= 0], lb[lb >= 0], la[both], lb[both]])
-        cols = np.concatenate([la[la >= 0], lb[lb >= 0], lb[both], la[both]])
-        vals = np.concatenate([w[la >= 0], w[lb >= 0], -w[both], -w[both]])
-        L = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
-        # a connected part without any fixed translation along this axis leaves the
-        # Laplacian a constant null vector (the right-hand side is orthogonal to it): pin one
-        # node of each such part, which fixes the part's mean position of the fit only
-        grounded = np.zeros(n, dtype=bool)
-        grounded[la[(la >= 0) & (lb < 0)]] = True
-        grounded[lb[(lb >= 0) & (la < 0)]] = True
-        n_parts, part = connected_components(L, directed=False)
-        held = np.zeros(n_parts, dtype=bool)
-        held[part[grounded]] = True
-        pins = np.unique(part, return_index=True)[1][~held]
-        if pins.size:
-            L = L + sp.csr_matrix((np.full(pins.size, float(L.diagonal().max())), (pins, pins)), shape=L.shape)
-        return factorize(L, context="chord fit Laplacian")
 
     def turn(self, u, du_var):
         """Largest angle (rad) by which the increment du_var (n_var,) turns an element chord
@@ -234,3 +212,96 @@ def _planar_rest(X21, u, du, va, vb, rest):
         s = length + stretch
         rest[i, 0] = s * (cs * e0 - sn * e1) - (c0 + d0)
         rest[i, 1] = s * (sn * e0 + cs * e1) - (c1 + d1)
+
+
+@jit
+def _root(parent, i):
+    """The root of node i in the union-find forest ``parent`` (paths halved on the way)."""
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@jit
+def _laplacian_csr(la, lb, w, n):
+    """CSR arrays (indptr (n + 1,), indices, data; columns sorted in each row, parallel
+    chords summed) of the Laplacian Σ w_i (e_b − e_a)(e_b − e_a)ᵀ (n, n) of the chords i
+    whose ends have the local indices la[i], lb[i] (−1: a fixed end, which adds to the
+    other end's diagonal only). Each connected part without a fixed end gets the largest
+    diagonal entry added at its lowest-numbered node (a pin: the Laplacian of a free part
+    is singular)."""
+    m = la.size
+    parent = np.arange(n)
+    grounded = np.zeros(n, dtype=np.bool_)
+    count = np.ones(n, dtype=np.int64)  # entries per row before merging: the diagonal + one per chord end
+    for i in range(m):
+        a, b = la[i], lb[i]
+        if a >= 0 and b >= 0:
+            count[a] += 1
+            count[b] += 1
+            ra, rb = _root(parent, a), _root(parent, b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+        elif a >= 0:
+            grounded[a] = True
+        elif b >= 0:
+            grounded[b] = True
+    start = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        start[j + 1] = start[j] + count[j]
+    cols = np.empty(start[n], dtype=np.int64)
+    vals = np.empty(start[n])
+    fill = start[:n].copy()
+    diag = np.zeros(n)
+    for i in range(m):
+        a, b = la[i], lb[i]
+        if a >= 0:
+            diag[a] += w[i]
+        if b >= 0:
+            diag[b] += w[i]
+        if a >= 0 and b >= 0:
+            cols[fill[a]] = b
+            vals[fill[a]] = -w[i]
+            fill[a] += 1
+            cols[fill[b]] = a
+            vals[fill[b]] = -w[i]
+            fill[b] += 1
+    big = 0.0
+    for j in range(n):
+        big = max(big, diag[j])
+    held = np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        if grounded[j]:
+            held[_root(parent, j)] = True
+    for j in range(n):  # the lowest-numbered node of a part is its root
+        if _root(parent, j) == j and not held[j]:
+            diag[j] += big
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indices = np.empty(start[n], dtype=np.int64)
+    data = np.empty(start[n])
+    k = 0
+    for j in range(n):
+        cols[fill[j]] = j
+        vals[fill[j]] = diag[j]
+        lo, hi = start[j], fill[j] + 1
+        for q in range(lo + 1, hi):  # insertion sort by column (a row holds a node's few chords; stable)
+            c, v = cols[q], vals[q]
+            p = q
+            while p > lo and cols[p - 1] > c:
+                cols[p] = cols[p - 1]
+                vals[p] = vals[p - 1]
+                p -= 1
+            cols[p] = c
+            vals[p] = v
+        last = -1
+        for q in range(lo, hi):
+            if cols[q] == last:
+                data[k - 1] += vals[q]
+            else:
+                indices[k] = cols[q]
+                data[k] = vals[q]
+                k += 1
+                last = cols[q]
+        indptr[j + 1] = k
+    return indptr, indices[:k].copy(), data[:k].copy()

@@ -76,6 +76,11 @@ class NewtonSettings:
         predictor) with the element chords turned instead of stretched
         (``system.apply_first``, femb.solvers.nonlinear.chord_update); False: the plain
         additive update for every correction.
+    compiled_step
+        solve_static runs the load steps of qualifying planar beam2d models (one beam2d
+        block, no joints, full Newton without factorization reuse) in one compiled call
+        with the same iterates as the general loop (femb.solvers.statics.planar_static);
+        False: the general Newton loop always (time steps: ``DynamicSettings.compiled_step``).
     constraint_tolerance
         converged only when ‖Φ‖ ≤ constraint_tolerance·(length scale
         of the model), constraints with eliminated multipliers being present.
@@ -92,6 +97,7 @@ class NewtonSettings:
     reuse_turn: float = 1e-2
     reuse_min_equations: int = 500
     chord_predictor: bool = True
+    compiled_step: bool = True
     max_cutbacks: int = 10
     divergence_factor: float = 1e8
     constraint_tolerance: float = 1e-12

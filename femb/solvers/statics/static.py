@@ -24,6 +24,7 @@ from femb.solvers.configuration import Configuration, split_state
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, newton, worst_dofs
 from femb.solvers.problem import StaticProblem
+from femb.solvers.statics.planar_static import PlanarLoadSteps
 
 if TYPE_CHECKING:
     from femb.correlation import CorrelationTable
@@ -55,7 +56,10 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     A load factor is accepted when ‖r‖ ≤ ``settings.tolerance``·s over the free equations,
     s = max(‖f_ext(λ)‖, ‖f_int‖) with f_int over all variables (the applied loads and the
     support reactions), or when the correction is at round-off (‖δx‖ ≤
-    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s).
+    ``settings.increment_tolerance``·‖x‖ while ‖r‖ ≤ 1e-4·s). Qualifying planar beam2d
+    models (femb.solvers.statics.planar_static) run their load steps in one compiled call
+    with the same iterates (``settings.compiled_step``). A load factor equal to the one
+    before it (or a first one of 0) is recorded again without a solve (0 iterations).
 
     Parameters
     ----------
@@ -83,7 +87,9 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
     models with oriented nodes also record ``rotations`` (n_nodes, 3, 3) per frame
     (``results.nodal_rotation_matrices(frame)``) and their frames' u hold log R in the
     rotational slots; ``info["newton_iterations"]`` and ``info["factorizations"]`` (tangent
-    factorizations, failed attempts included) total the run;
+    factorizations, failed attempts included) total the run; ``info["compiled_step"]``
+    says whether the compiled load steps were used, ``info["compiled_load_steps"]`` how many
+    load steps they did;
     ``problem.state_of(results, frame)`` rebuilds the Configuration of a frame (a start
     state for continuation or modal analysis).
 
@@ -115,12 +121,59 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
             scalars["constraint_residual"] = prob.dropped_rows.residual(u, lam, prob.length_scale, f"load factor {lam:.6g}")
         res.record(lam, u, load_factor=lam, strain_energy=prob.strain_energy(x), arrays=frame_arrays(x, lam, scalars.pop("mult")), **scalars)
 
-    record(x, lam, iterations=0, residual=0.0, mult=None)
+    compiled = PlanarLoadSteps.build(prob, settings) if settings.compiled_step and not isinstance(x, Configuration) else None
+    res.info["compiled_step"] = compiled is not None  # which path ran (compiled load steps, or the general loop only)
+    cv = t.constrained_vars
+
+    def record_compiled(lams, states, forces, energies, **scalars):
+        """Frames of the compiled path: states (k, n_var) with their internal forces and
+        element energies; reactions and energies as ``record`` computes them."""
+        ext = lams[:, None] * prob.f_ref[cv] + prob.f_const[cv]  # (the entries of prob.external(λ))
+        k = lams.size
+        res.record_frames(lams, states, arrays={"reactions": forces[:k, cv] - ext, "multipliers": np.zeros((k, 0))}, load_factor=lams,
+                          strain_energy=energies[:k].sum(axis=1), **scalars)
+
+    if compiled is not None:
+        f0, e0 = compiled.evaluate(x)
+        record_compiled(np.array([lam]), np.array([x]), f0[None], e0[None], iterations=[0], residual=[0.0], constraint_residual=[np.nan])
+    else:
+        record(x, lam, iterations=0, residual=0.0, mult=None)
     notify = on_frame or (lambda results: None)
     notify(res)
     total_iterations = 0
     factorizations = 0
-    for target in targets:
+    compiled_steps = 0
+    i = 0
+    while i < targets.size:
+        # the load steps up to the next recorded one (all of them without on_frame), compiled,
+        # up to a load factor equal to the one before it (recorded again below, not solved)
+        end = i
+        if compiled is not None:
+            end = i + 1 if on_frame is not None else targets.size
+            repeats = np.flatnonzero(targets[i:end] == np.concatenate([[lam], targets[i:end - 1]]))
+            end = i + int(repeats[0]) if repeats.size else end
+        if compiled is not None and end > i:
+            out = compiled.run(x, targets[i:end])
+            if out.done:
+                lams = targets[i:i + out.done]
+                record_compiled(lams, out.states, out.forces, out.energies, iterations=out.iterations, residual=out.residuals,
+                                constraint_residual=np.zeros(out.done))
+                lam, x = float(lams[-1]), out.states[out.done - 1]
+                notify(res)
+            done_its = int(out.iterations[:out.done].sum())
+            total_iterations += done_its
+            factorizations += done_its  # one tangent per correction (no reuse)
+            compiled_steps += out.done
+            i += out.done
+            if i == targets.size:
+                break
+        target = targets[i]
+        i += 1
+        if target == lam:  # the load factor of the last frame again: nothing to solve, the frame is repeated
+            mult = res.arrays["multipliers"][-1] if prob.joints is not None and len(res) > 1 else None
+            record(x, lam, iterations=0, residual=res.history["residual"][-1], constraint_residual=0.0, mult=mult)
+            notify(res)
+            continue
         step = target - lam
         cuts = 0
         while lam != target:
@@ -157,6 +210,7 @@ def solve_static(model: Model, steps: int = 10, load_factors: Optional[ArrayLike
         record(x, lam, iterations=last_report.iterations, residual=last_report.residual_history[-1],
                constraint_residual=last_report.constraint_residual, mult=last_report.multipliers)
         notify(res)
+    res.info["compiled_load_steps"] = compiled_steps
     res.info["newton_iterations"] = total_iterations
     res.info["factorizations"] = factorizations
     return res
