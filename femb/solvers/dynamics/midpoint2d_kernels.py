@@ -205,15 +205,16 @@ def euclidean_norm(x):
 
 
 @jit
-def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev):
-    """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations (newton.rounding_residual of
-    _StepSystem.absolute_coordinates, planar)."""
+def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+    """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations, 1 at the variables flagged by
+    ``unit`` (n_var,) bool (newton.rounding_residual of the step systems'
+    absolute_coordinates: 1 for the slots of 3-D rotations)."""
     s = 0.0
     for i in range(ev.size):
         row = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = ev[indices[p]]
-            row += abs(kdata[p]) * abs(ref[j] + u0[j] + z[j])
+            row += abs(kdata[p]) * (1.0 if unit[j] else abs(ref[j] + u0[j] + z[j]))
         s += row * row
     return 2.220446049250313e-16 * math.sqrt(s)
 
@@ -273,6 +274,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     diag = np.zeros(neq)
     reach = np.zeros(neq, dtype=np.int64)
     hist = np.empty(max_iterations + 1)
+    unit = np.zeros(n, dtype=np.bool_)  # (planar: every coordinate by its magnitude)
     h_mass = np.nan
     n_timed = timed.shape[0]
     for step in range(n_steps):
@@ -323,7 +325,8 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
                 low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
                 if not norm < 0.25 * low:
-                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev):
+                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev,
+                                                                                       unit):
                         done, iterations = True, it
                         break
             if it == max_iterations:

@@ -55,6 +55,34 @@ def _floats(x: Any) -> NDArray[np.float64]:
     return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
+def step_grid(t: float, n: int, n_steps: int, t0: float, dt: float, t_end: float,
+              every: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The driver's steps n, n + 1, … of the grid t0 + (k + 1)·dt (the last one ending at
+    t_end) from the time t up to the next recorded step (k + 1 a multiple of ``every``, or
+    the last step), cut before the first step the driver would not take whole: (targets,
+    starts, sizes) (k,), in the driver's floating-point operations (elementwise)."""
+    last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
+    targets = t0 + (np.arange(n, last + 1) + 1) * dt
+    if last == n_steps - 1:
+        targets[-1] = t_end
+    starts = np.empty_like(targets)
+    starts[0] = t
+    starts[1:] = targets[:-1]
+    hs = np.minimum(dt, targets - starts)
+    tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
+    ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
+    hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
+    k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+    return targets[:k], starts[:k], hs[:k]
+
+
+def load_amplitudes(amplitudes: list[Any], times: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(k, n_timed) the amplitudes a_i(t) of the timed loads at the k ``times``."""
+    if not amplitudes:
+        return np.zeros((times.size, 0))
+    return np.array([[float(a(tm)) for a in amplitudes] for tm in times.tolist()])
+
+
 class PlanarSteps:
     """Whole compiled mid-point steps of a qualifying planar beam2d model (module docstring).
 
@@ -132,26 +160,11 @@ class PlanarSteps:
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done)); the steps' external and constraint work are added to
         ``account``."""
-        last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
-        # the driver's step sizes at full step, in its floating-point operations (elementwise)
-        targets = t0 + (np.arange(n, last + 1) + 1) * dt
-        if last == n_steps - 1:
-            targets[-1] = t_end
-        starts = np.empty_like(targets)
-        starts[0] = state.t
-        starts[1:] = targets[:-1]
-        hs = np.minimum(dt, targets - starts)
-        tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
-        ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
-        hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
-        k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+        targets, starts, hs = step_grid(state.t, n, n_steps, t0, dt, t_end, every)
+        k = hs.size
         if not k:
             return 0, 0, state
-        hs, starts = hs[:k], starts[:k]
-        if self.amplitudes:
-            amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in (starts + 0.5 * hs).tolist()])
-        else:
-            amps = np.zeros((k, 0))
+        amps = load_amplitudes(self.amplitudes, starts + 0.5 * hs)
         if self.records:
             p = self.p
             values = [[p.prescribed_value(rec, t1) for rec in self.records] for t1 in (starts + hs).tolist()]

@@ -1,0 +1,354 @@
+"""Compiled whole steps of the spatial energy-momentum mid-point scheme for 3-D beam models.
+
+``beam3d_steps`` runs the steps t_n → t_n + h of femb.solvers.dynamics.midpoint3d
+(MidPoint3DSystem iterated by femb.solvers.nonlinear.step_newton.iterate) for a model
+whose internal forces come from beam3d / beam3d_timoshenko elements, step after step in
+one call, operation for operation as the general loop:
+
+- predictor z = h v_n, prescribed translations from their values at t_{n+1}, prescribed
+  rotations ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ), fixed variables 0;
+- residual over the equations: the elements' algorithmic force f̄ (elements.beam3d_midpoint
+  ``midpoint_force_oriented``) + M ((2/h²) Δx − (2/h) v_n) on translations + (π_{n+1} −
+  π_n)/h on the rotations of the oriented nodes (Simo–Wong, femb.core.rotations
+  ``cayley_step_batch``) − f_ext(t_{n+½}); its force scale max(‖f̄‖, ‖inertia‖, ‖f_ext‖,
+  |momentum|/h); the step matrix: element tangent, (2/h²) M and the rotary-inertia
+  derivative, factorized by femb's band LU;
+- the Newton loop's tests (force test, noise floor, round-off level ε‖|K|·|x|‖, correction
+  at round-off, divergence, iteration cap) and the turn limit of a correction (nodal Cayley
+  turn, element chord turn);
+- the end of the step: log R_{n+1} in the rotational slots of u, the spatial angular
+  velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) (femb.solvers.dynamics.rigid_step_kernels
+  ``finish_rotary``), and the energy books (external work of the loads with an amplitude
+  and of all moments, work of the reactions on the prescribed variables).
+
+numba cannot take the element kernel as an argument of a cached function, so it is named
+here. Index arrays are int64, values float64 (femb.core.jit).
+"""
+import math
+
+import numpy as np
+
+from femb.core.jit import jit
+from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
+from femb.elements.beam3d_midpoint import midpoint_force_oriented
+from femb.solvers.dynamics.midpoint2d_kernels import _rounding_residual, euclidean_norm
+from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
+from femb.solvers.linalg.factorization import _band_refactor_solve
+from femb.solvers.linalg.turn import chord_turn
+
+
+@jit
+def _spatial_inertia(R0n, J0, Jn):
+    """Jn = R0n J0 R0nᵀ (k, 3, 3), the spatial inertia at the start of the step."""
+    tmp = np.empty((3, 3))
+    for k in range(R0n.shape[0]):
+        for a in range(3):
+            for b in range(3):
+                tmp[a, b] = R0n[k, a, 0] * J0[k, 0, b] + R0n[k, a, 1] * J0[k, 1, b] + R0n[k, a, 2] * J0[k, 2, b]
+        for a in range(3):
+            for b in range(3):
+                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+
+
+@jit
+def _csr_product(indptr, indices, data, x, out):
+    """out = A x (A in CSR over the variables, rows summed in index order as scipy's)."""
+    for i in range(out.size):
+        s = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            s += data[q] * x[indices[q]]
+        out[i] = s
+
+
+@jit
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, work):
+    """Residual (r over the equations, R over the variables), Newton-matrix data and the
+    end-of-step rotations and momenta (in ``work``) at the increment z
+    (MidPoint3DSystem.evaluate without damping, mass points and state loads). Returns
+    (‖r‖, force scale)."""
+    ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
+    X, props, var, pos, crow = elems
+    indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
+    (u1, f, w, inert, R, r, kdata, mass_data, psi, C, R1n, Rmn, D, pi1, dr,
+     u0e, u1e, R0e, R1e, psie, fe, ke) = work
+    n = u0.size
+    k_nodes = lay_var.shape[0]
+    for k in range(k_nodes):
+        for a in range(3):
+            psi[k, a] = z[lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    for i in range(n):
+        u1[i] = u0[i] + z[i]
+    # gather, element kernel (its mid-configuration inputs um, Rm, D are not read: the
+    # start-of-step arrays stand in for them), scatter
+    n_el, n_dof = var.shape
+    for e in range(n_el):
+        for a in range(n_dof):
+            i = var[e, a]
+            u1e[e, a] = u1[i] if i >= 0 else 0.0
+        for nd in range(2):
+            row = crow[e, nd]
+            for a in range(3):
+                psie[e, nd, a] = psi[row, a]
+                for b in range(3):
+                    R1e[e, nd, a, b] = R1n[row, a, b]
+    midpoint_force_oriented(X, u0e, R0e, u1e, R1e, u0e, R0e, psie, R0e, props, fe, ke)
+    for i in range(n):
+        f[i] = 0.0
+    for p in range(kdata.size):
+        kdata[p] = 0.0
+    for e in range(n_el):
+        for a in range(n_dof):
+            i = var[e, a]
+            if i >= 0:
+                f[i] += fe[e, a]
+            for b in range(n_dof):
+                p = pos[e, a, b]
+                if p >= 0:
+                    kdata[p] += ke[e, a, b]
+    # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h
+    c2 = 2.0 / (h * h)
+    c1 = 2.0 / h
+    for i in range(n):
+        w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
+    _csr_product(indptr_m, indices_m, mdata, w, inert)
+    for p in range(kdata.size):
+        kdata[p] += mass_data[p]
+    for k in range(k_nodes):
+        for a in range(3):
+            inert[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
+            for b in range(3):
+                p = rot_pos[k, a, b]
+                if p >= 0:
+                    kdata[p] += dr[k, a, b]
+    sf = 0.0
+    si = 0.0
+    sr = 0.0
+    for i in range(n):
+        R[i] = f[i] + inert[i] - fext[i]
+    for q in range(ev.size):
+        i = ev[q]
+        r[q] = R[i]
+        sr += R[i] * R[i]
+        sf += f[i] * f[i]
+        si += inert[i] * inert[i]
+    scale = max(math.sqrt(sf), math.sqrt(si), fext_norm, mom_scale, 1e-300)
+    return math.sqrt(sr), scale
+
+
+@jit
+def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow, Rp, work_var, work_ptr, fixed,
+                 model, elems, mass, chords, param, max_iterations, its, books):
+    """Mid-point steps of a 3-D beam model from the state (u, v (n_var,), nodal rotations R
+    (n_nodes, 3, 3), spatial angular momenta π (k, 3) of the oriented nodes), overwritten
+    step by step with each accepted state.
+
+    Step j has the size ``hs[j]`` (k_steps,); the timed loads are Σ_i ``amps[j, i]``·``timed[i]``
+    (amplitudes at the mid-point; timed (n_timed, n_var)), the constant ones ``f_const``;
+    the prescribed translational variables ``pres_var`` (m,) take the values
+    ``pres_val[j]`` at t + h, the oriented nodes of the rows ``prow`` (q,) the rotations
+    ``Rp[j]`` (q, 3, 3); the ``fixed`` variables stay. ``work_var`` with group pointers
+    ``work_ptr``: every prescribed variable, for the work of the reactions.
+    ``model`` = (ev, rot3d (n_var,) bool, lay_nodes (k,), lay_var (k, 3), J0, J0_pinv
+    (k, 3, 3), rot_pos (k, 3, 3) CSR positions of the rotary blocks (−1: none), ref (n_var,)
+    reference coordinates, unit (n_var,) bool: the 3-D rotational slots);
+    ``elems`` = (X (n_el, 2, 3), props, var (n_el, 12), pos (n_el, 12, 12), crow (n_el, 2)
+    the elements' nodes as rows of the oriented nodes); ``mass`` = (M_full in CSR: indptr,
+    indices, data; M_eq's data, the table's pattern indptr, indices, band widths kl, ku);
+    ``chords`` = (on, col_a, col_b, X21) of the chord-turn limit. ``param`` = (tolerance,
+    absolute tolerance (NaN: none), increment tolerance, divergence factor, noise floor,
+    length scale, max_turn (inf: no limit)). Writes each step's Newton iterations to
+    ``its`` and adds its external and constraint work to ``books`` [W, W_c].
+
+    Returns (steps done, status of the next one: 0 all done, 1 no convergence, 2 singular or
+    non-finite matrix)."""
+    ev, rot3d, lay_nodes, lay_var, J0, J0_pinv, rot_pos, ref, unit = model
+    X, props, var, pos, crow = elems
+    indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku = mass
+    chord_on, col_a, col_b, X21 = chords
+    n = u.size
+    neq = ev.size
+    k_nodes = lay_var.shape[0]
+    n_el, n_dof = var.shape
+    tol, atol, inc_tol, div, floor, length, cap = param[0], param[1], param[2], param[3], param[4], param[5], param[6]
+    u0 = np.empty(n)
+    v0 = np.empty(n)
+    z = np.empty(n)
+    z_new = np.empty(n)
+    fs = np.zeros(n)
+    fext = np.empty(n)
+    a = np.empty(n)
+    d = np.empty(n)
+    dz = np.empty(neq)
+    R0n = np.empty((k_nodes, 3, 3))
+    Jn = np.empty((k_nodes, 3, 3))
+    pi0 = np.empty((k_nodes, 3))
+    ps0 = np.empty((k_nodes, 3))
+    ps1 = np.empty((k_nodes, 3))
+    Rrel = np.empty((3, 3))
+    vec = np.empty(3)
+    work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), np.empty(indices_k.size),
+            np.empty(meq_data.size), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((n_el, n_dof)), np.empty((n_el, n_dof)), np.empty((n_el, 2, 3, 3)), np.empty((n_el, 2, 3, 3)),
+            np.empty((n_el, 2, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)))
+    u1, pm, R_full, r, kdata, mass_data, pi1, R1n = work[0], work[3], work[4], work[5], work[6], work[7], work[13], work[10]
+    u0e, R0e = work[15], work[17]
+    ab = np.zeros((neq, 2 * kl + ku + 1))
+    piv = np.zeros(neq, dtype=np.int64)
+    diag = np.zeros(neq)
+    reach = np.zeros(neq, dtype=np.int64)
+    hist = np.empty(max_iterations + 1)
+    h_mass = np.nan
+    n_timed = timed.shape[0]
+    for step in range(hs.size):
+        h = hs[step]
+        for i in range(n):
+            u0[i] = u[i]
+            v0[i] = v[i]
+        for k in range(k_nodes):
+            R0n[k] = R[lay_nodes[k]]
+            for c in range(3):
+                pi0[k, c] = pi[k, c]
+        _spatial_inertia(R0n, J0, Jn)
+        if h != h_mass:  # (2/h²) M_eq of this h
+            c = 2.0 / (h * h)
+            for p in range(meq_data.size):
+                mass_data[p] = c * meq_data[p]
+            h_mass = h
+        # loads at the mid-point and their norm over the equations
+        for i in range(n):
+            fs[i] = 0.0
+        for m in range(n_timed):
+            am = amps[step, m]
+            for i in range(n):
+                fs[i] += am * timed[m, i]
+        for i in range(n):
+            fext[i] = f_const[i] + fs[i]
+        s = 0.0
+        for q in range(neq):
+            s += fext[ev[q]] * fext[ev[q]]
+        fext_norm = math.sqrt(s)
+        # |momentum|/h over the equations (midpoint3d.momentum_flux_scale)
+        for i in range(n):
+            a[i] = 0.0 if rot3d[i] else v0[i]
+        _csr_product(indptr_m, indices_m, mdata, a, pm)
+        for k in range(k_nodes):
+            for c in range(3):
+                pm[lay_var[k, c]] += pi0[k, c]
+        s = 0.0
+        for q in range(neq):
+            s += pm[ev[q]] * pm[ev[q]]
+        mom_scale = math.sqrt(s) / h
+        # the element inputs of the start of the step
+        for e in range(n_el):
+            for c in range(n_dof):
+                i = var[e, c]
+                u0e[e, c] = u0[i] if i >= 0 else 0.0
+            for nd in range(2):
+                R0e[e, nd] = R0n[crow[e, nd]]
+        # predictor with the prescribed increments
+        for i in range(n):
+            z[i] = h * v0[i]
+        for q in range(pres_var.size):
+            z[pres_var[q]] = pres_val[step, q] - u0[pres_var[q]]
+        for q in range(prow.size):
+            row = prow[q]
+            for i in range(3):
+                for j in range(3):
+                    Rrel[i, j] = Rp[step, q, i, 0] * R0n[row, j, 0] + Rp[step, q, i, 1] * R0n[row, j, 1] + Rp[step, q, i, 2] * R0n[row, j, 2]
+            cayley_vector(Rrel, vec)
+            for c in range(3):
+                z[lay_var[row, c]] = vec[c]
+        for q in range(fixed.size):
+            z[fixed[q]] = 0.0
+        # Newton (step_newton.iterate)
+        u_norm = euclidean_norm(u0)
+        done = False
+        at_round_off = False
+        iterations = 0
+        for it in range(max_iterations + 1):
+            norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, work)
+            if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
+                done, iterations = True, it
+                break
+            hist[it] = norm
+            if not math.isfinite(norm):
+                break
+            threshold = tol * scale if atol != atol else atol
+            if norm <= threshold:
+                done, iterations = True, it
+                break
+            if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
+                low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
+                if not norm < 0.25 * low:
+                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev,
+                                                                                       unit):
+                        done, iterations = True, it
+                        break
+            if it == max_iterations:
+                break
+            if it >= 2 and norm > div * max(hist[0], 1e-300):
+                break
+            status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
+            if status != -1 or not ratio > 1e-13:
+                return step, 2
+            for i in range(n):
+                z_new[i] = z[i]
+            for q in range(neq):
+                z_new[ev[q]] += dz[q]
+            if cap < np.inf:  # the correction, limited to turn no rotation or chord by more than max_turn
+                for k in range(k_nodes):
+                    for c in range(3):
+                        ps0[k, c] = z[lay_var[k, c]]
+                        ps1[k, c] = z_new[lay_var[k, c]]
+                turn = cayley_turn(ps0, ps1) if k_nodes else 0.0
+                if chord_on:
+                    for i in range(n):
+                        a[i] = u0[i] + z[i]
+                        d[i] = z_new[i] - z[i]
+                    chord = chord_turn(var, col_a, col_b, X21, a, d)
+                    turn = chord if chord > turn else turn
+                if not turn <= cap:
+                    eta = cap / turn
+                    for q in range(neq):
+                        dz[q] = dz[q] * eta
+                    for i in range(n):
+                        z_new[i] = z[i]
+                    for q in range(neq):
+                        z_new[ev[q]] += dz[q]
+            for i in range(n):
+                z[i] = z_new[i]
+            if norm <= 1e-4 * scale and euclidean_norm(dz) <= inc_tol * max(euclidean_norm(z), u_norm, length):
+                at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
+        if not done:
+            return step, 1
+        # the step's energy terms (MidPoint3DSystem.finish) and the accepted state
+        w_plain = 0.0
+        w_rot = 0.0
+        for i in range(n):
+            if rot3d[i]:
+                w_rot += fext[i] * z[i]
+            else:
+                w_plain += fs[i] * z[i]
+        work_ext = w_plain + w_rot
+        con = 0.0
+        for g in range(work_ptr.size - 1):
+            s = 0.0
+            for q in range(work_ptr[g], work_ptr[g + 1]):
+                i = work_var[q]
+                s += R_full[i] * z[i]
+            con += s
+        books[0] += work_ext
+        books[1] += con
+        c1 = 2.0 / h
+        for i in range(n):
+            u[i] = u1[i]
+            v[i] = c1 * z[i] - v0[i]
+        finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, v0, h, u, v)
+        for k in range(k_nodes):
+            R[lay_nodes[k]] = R1n[k]
+            for c in range(3):
+                pi[k, c] = pi1[k, c]
+        its[step] = iterations
+    return hs.size, 0
