@@ -220,6 +220,53 @@ def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
 
 
 @jit
+def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
+    """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
+    of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
+    (force test; or a stalled residual at the noise floor or at its round-off level
+    ``_rounding_residual`` of the Newton matrix ``kdata``), −1 failed (not finite, iteration
+    cap, diverging), 0 go on with a correction. ``param`` as ``beam2d_steps``'."""
+    hist[it] = norm
+    if not math.isfinite(norm):
+        return -1
+    tol, atol, div, floor = param[0], param[1], param[3], param[4]
+    threshold = tol * scale if atol != atol else atol
+    if norm <= threshold:
+        return 1
+    if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
+        low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
+        if not norm < 0.25 * low:
+            if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+                return 1
+    if it == max_iterations:
+        return -1
+    if it >= 2 and norm > div * max(hist[0], 1e-300):
+        return -1
+    return 0
+
+
+@jit
+def take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm):
+    """z ← z_new = z + dz over the equations ``ev``, the correction dz first scaled by
+    max_turn/turn when it turns a rotation or a chord by ``turn`` > max_turn = param[6]
+    (z_new recomputed). Returns whether the correction is at round-off (step_newton.iterate:
+    ‖r‖ ≤ 1e-4·scale and ‖δz‖ ≤ increment tolerance × max(‖z‖, ‖u_n‖ = ``u_norm``, length
+    scale))."""
+    cap = param[6]
+    if cap < np.inf and not turn <= cap:
+        eta = cap / turn
+        for k in range(ev.size):
+            dz[k] = dz[k] * eta
+        for i in range(z.size):
+            z_new[i] = z[i]
+        for k in range(ev.size):
+            z_new[ev[k]] += dz[k]
+    for i in range(z.size):
+        z[i] = z_new[i]
+    return norm <= 1e-4 * scale and euclidean_norm(dz) <= param[2] * max(euclidean_norm(z), u_norm, param[5])
+
+
+@jit
 def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, pres_val, fixed, rot, ev,
                  X, props, var, pos, indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku,
                  chords, cvar, col_a, col_b, X21, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, ref,
@@ -245,7 +292,6 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     n = u.size
     neq = ev.size
     n_steps = hs.size
-    tol, atol, inc_tol, div, floor, length, cap = param[0], param[1], param[2], param[3], param[4], param[5], param[6]
     u0 = np.empty(n)
     v0 = np.empty(n)
     z = np.empty(n)
@@ -315,23 +361,9 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for u1, R)
                 done, iterations = True, it
                 break
-            hist[it] = norm
-            if not math.isfinite(norm):
-                break
-            threshold = tol * scale if atol != atol else atol
-            if norm <= threshold:
-                done, iterations = True, it
-                break
-            if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
-                low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
-                if not norm < 0.25 * low:
-                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev,
-                                                                                       unit):
-                        done, iterations = True, it
-                        break
-            if it == max_iterations:
-                break
-            if it >= 2 and norm > div * max(hist[0], 1e-300):
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            if verdict:
+                done, iterations = verdict > 0, it
                 break
             status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
@@ -341,18 +373,8 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
                 turn = cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, cvar, col_a, col_b, X21)
             else:
                 turn = cayley_correction(u0, z, dz, ev, rot, z_new, a, d)
-            if cap < np.inf and not turn <= cap:
-                eta = cap / turn
-                for k in range(neq):
-                    dz[k] = dz[k] * eta
-                for i in range(n):
-                    z_new[i] = z[i]
-                for k in range(neq):
-                    z_new[ev[k]] += dz[k]
-            for i in range(n):
-                z[i] = z_new[i]
-            if norm <= 1e-4 * scale and euclidean_norm(dz) <= inc_tol * max(euclidean_norm(z), u_norm, length):
-                at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
+            # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
+            at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)
         if not done:
             return step, 1
         # the accepted state and the step's energy terms (schemes._MidPointSystem.finish)

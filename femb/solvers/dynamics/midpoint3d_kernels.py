@@ -31,7 +31,7 @@ import numpy as np
 from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.elements.beam3d_midpoint import midpoint_force_oriented
-from femb.solvers.dynamics.midpoint2d_kernels import _rounding_residual, euclidean_norm
+from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -170,7 +170,6 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     neq = ev.size
     k_nodes = lay_var.shape[0]
     n_el, n_dof = var.shape
-    tol, atol, inc_tol, div, floor, length, cap = param[0], param[1], param[2], param[3], param[4], param[5], param[6]
     u0 = np.empty(n)
     v0 = np.empty(n)
     z = np.empty(n)
@@ -272,23 +271,9 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
                 done, iterations = True, it
                 break
-            hist[it] = norm
-            if not math.isfinite(norm):
-                break
-            threshold = tol * scale if atol != atol else atol
-            if norm <= threshold:
-                done, iterations = True, it
-                break
-            if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
-                low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
-                if not norm < 0.25 * low:
-                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev,
-                                                                                       unit):
-                        done, iterations = True, it
-                        break
-            if it == max_iterations:
-                break
-            if it >= 2 and norm > div * max(hist[0], 1e-300):
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            if verdict:
+                done, iterations = verdict > 0, it
                 break
             status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
@@ -297,7 +282,9 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 z_new[i] = z[i]
             for q in range(neq):
                 z_new[ev[q]] += dz[q]
-            if cap < np.inf:  # the correction, limited to turn no rotation or chord by more than max_turn
+            # the correction, limited to turn no rotation or chord by more than max_turn
+            turn = 0.0
+            if param[6] < np.inf:
                 for k in range(k_nodes):
                     for c in range(3):
                         ps0[k, c] = z[lay_var[k, c]]
@@ -309,18 +296,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                         d[i] = z_new[i] - z[i]
                     chord = chord_turn(var, col_a, col_b, X21, a, d)
                     turn = chord if chord > turn else turn
-                if not turn <= cap:
-                    eta = cap / turn
-                    for q in range(neq):
-                        dz[q] = dz[q] * eta
-                    for i in range(n):
-                        z_new[i] = z[i]
-                    for q in range(neq):
-                        z_new[ev[q]] += dz[q]
-            for i in range(n):
-                z[i] = z_new[i]
-            if norm <= 1e-4 * scale and euclidean_norm(dz) <= inc_tol * max(euclidean_norm(z), u_norm, length):
-                at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
+            # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
+            at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)
         if not done:
             return step, 1
         # the step's energy terms (MidPoint3DSystem.finish) and the accepted state

@@ -36,18 +36,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 
 from femb.core.rotations import exp_batch
 from femb.elements.beam3d_midpoint import midpoint_force_oriented
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem
 from femb.solvers.dynamics.midpoint3d_kernels import beam3d_steps
-from femb.solvers.dynamics.planar_step import _floats, _ints, load_amplitudes, step_grid
+from femb.solvers.dynamics.planar_step import WholeSteps, _floats, _ints
 from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.nonlinear.step_newton import DirectCorrection
 
 if TYPE_CHECKING:
-    from femb.solvers.dynamics.energy import EnergyAccount
     from femb.solvers.dynamics.problem import DynamicProblem
     from femb.solvers.nonlinear.newton import NewtonSettings
 
@@ -76,11 +76,11 @@ def _band_widths(table: Any) -> tuple[int, int]:
     return int((rows - cols).max(initial=0)), int((cols - rows).max(initial=0))
 
 
-class SpatialSteps:
+class SpatialSteps(WholeSteps):
     """Whole compiled mid-point steps of a qualifying 3-D beam model (module docstring).
 
     Build with ``SpatialSteps.build(problem, scheme, newton, solve_correction)`` (None when
-    the model does not qualify); ``advance`` runs steps of the driver's time grid."""
+    the model does not qualify); ``advance`` (WholeSteps) runs steps of the driver's time grid."""
 
     def __init__(self, problem: DynamicProblem, newton: NewtonSettings, blocks: list[Any], kl: int, ku: int) -> None:
         p, t = problem, problem.table
@@ -159,7 +159,7 @@ class SpatialSteps:
         steps = cls(p, newton, blocks, kl, ku)
         return steps if steps.ok and steps.chords_ok else None
 
-    def _prescribed(self, t1: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    def _prescribed(self, t1: list[float]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(values (k, m) of the prescribed translational variables, rotations R_p (k, q, 3, 3)
         of the nodes with prescribed rotations) at the step ends t1 (k,)."""
         p, k = self.p, len(t1)
@@ -178,34 +178,16 @@ class SpatialSteps:
         exp_batch(theta.reshape(k * q, 3), Rp)
         return vals, Rp.reshape(k, q, 3, 3)
 
-    def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
-                account: EnergyAccount) -> tuple[int, int, State]:
-        """Run the driver's steps n, n + 1, … (femb.solvers.dynamics.planar_step.step_grid)
-        from ``state`` up to the next recorded step, stopping before the first step that
-        does not converge.
-
-        Returns (steps done, their Newton iterations, the state after them (``state`` itself
-        when none was done)); the steps' external and constraint work are added to
-        ``account``."""
-        targets, starts, hs = step_grid(state.t, n, n_steps, t0, dt, t_end, every)
-        k = hs.size
-        if not k:
-            return 0, 0, state
-        amps = load_amplitudes(self.amplitudes, starts + 0.5 * hs)
-        vals, Rp = self._prescribed((starts + hs).tolist())
+    def _steps(self, state: State, hs: NDArray[np.float64], amps: NDArray[np.float64], t1: list[float],
+               its: NDArray[np.int64], books: NDArray[np.float64]) -> tuple[int, NDArray[np.float64], NDArray[np.float64], dict]:
+        """``beam3d_steps`` (WholeSteps._steps; State.extra: the nodal rotations R and the
+        angular momenta π)."""
+        vals, Rp = self._prescribed(t1)
         u = np.array(state.u, dtype=np.float64)
         v = np.array(state.v, dtype=np.float64)
         R = np.array(state.extra["R"], dtype=np.float64)
         pi = np.array(state.extra["pi"], dtype=np.float64)
-        its = np.zeros(k, dtype=_I64)
-        books = np.array([account.external_work, account.constraint_work])
-        param = self.param
-        cap = self.p.max_turn
-        param[6] = cap if cap and np.isfinite(cap) else np.inf
-        done, _ = beam3d_steps(u, v, R, pi, np.ascontiguousarray(hs), amps, self.timed, self.f_const, self.pres_var, vals, self.prow,
-                               Rp, self.work_var, self.work_ptr, self.fixed, self.model, self.elems, self.mass, self.chords, param,
+        done, _ = beam3d_steps(u, v, R, pi, hs, amps, self.timed, self.f_const, self.pres_var, vals, self.prow, Rp, self.work_var,
+                               self.work_ptr, self.fixed, self.model, self.elems, self.mass, self.chords, self.param,
                                int(self.newton.max_iterations), its, books)
-        if not done:
-            return 0, 0, state
-        account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v, extra={"R": R, "pi": pi})
+        return done, u, v, {"R": R, "pi": pi}
