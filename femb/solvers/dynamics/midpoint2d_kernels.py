@@ -220,6 +220,27 @@ def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
 
 
 @jit
+def step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps, timed, fs):
+    """The start of a whole step: u0, v0 = u, v (n_var,); mass_data = (2/h²)·``meq_data``
+    unless already for this h (``h_mass``); the timed loads fs = Σ_i amps[i]·timed[i]
+    (n_var,). Returns h (the step size mass_data now holds)."""
+    for i in range(u.size):
+        u0[i] = u[i]
+        v0[i] = v[i]
+    if h != h_mass:  # (2/h²) M_eq of this h
+        c = 2.0 / (h * h)
+        for p in range(meq_data.size):
+            mass_data[p] = c * meq_data[p]
+    for i in range(fs.size):
+        fs[i] = 0.0
+    for m in range(timed.shape[0]):
+        am = amps[m]
+        for i in range(fs.size):
+            fs[i] += am * timed[m, i]
+    return h
+
+
+@jit
 def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
     """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
     of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
@@ -325,21 +346,8 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     n_timed = timed.shape[0]
     for step in range(n_steps):
         h = hs[step]
-        for i in range(n):
-            u0[i] = u[i]
-            v0[i] = v[i]
-        if h != h_mass:  # (2/h²) M_eq of this h
-            c = 2.0 / (h * h)
-            for p in range(meq_data.size):
-                mass_data[p] = c * meq_data[p]
-            h_mass = h
+        h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
         # loads at the mid-point, the predictor z = h v with the prescribed increments
-        for i in range(n):
-            fs[i] = 0.0
-        for m in range(n_timed):
-            am = amps[step, m]
-            for i in range(n):
-                fs[i] += am * timed[m, i]
         for i in range(n):
             fext[i] = f_const[i] + fs[i] if n_timed else f_const[i]
             z[i] = h * v0[i]

@@ -31,7 +31,7 @@ import numpy as np
 from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.elements.beam3d_midpoint import midpoint_force_oriented
-from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, take_correction
+from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -199,29 +199,15 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     reach = np.zeros(neq, dtype=np.int64)
     hist = np.empty(max_iterations + 1)
     h_mass = np.nan
-    n_timed = timed.shape[0]
     for step in range(hs.size):
         h = hs[step]
-        for i in range(n):
-            u0[i] = u[i]
-            v0[i] = v[i]
+        h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
         for k in range(k_nodes):
             R0n[k] = R[lay_nodes[k]]
             for c in range(3):
                 pi0[k, c] = pi[k, c]
         _spatial_inertia(R0n, J0, Jn)
-        if h != h_mass:  # (2/h²) M_eq of this h
-            c = 2.0 / (h * h)
-            for p in range(meq_data.size):
-                mass_data[p] = c * meq_data[p]
-            h_mass = h
         # loads at the mid-point and their norm over the equations
-        for i in range(n):
-            fs[i] = 0.0
-        for m in range(n_timed):
-            am = amps[step, m]
-            for i in range(n):
-                fs[i] += am * timed[m, i]
         for i in range(n):
             fext[i] = f_const[i] + fs[i]
         s = 0.0
