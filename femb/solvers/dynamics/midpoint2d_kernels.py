@@ -241,6 +241,26 @@ def step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps, timed, fs):
 
 
 @jit
+def step_end(R, z, var, ptr, work, books, u1, v0, h, u, v):
+    """The end of an accepted whole step: the books [W, W_c] += (``work``, the work
+    Σ R[var]·z[var] of the reactions R (n_var,) on the prescribed variables ``var`` (groups
+    ``ptr``, summed per group)); the state u = u1, v = (2/h) z − v0 (n_var,)."""
+    con = 0.0
+    for g in range(ptr.size - 1):
+        s = 0.0
+        for k in range(ptr[g], ptr[g + 1]):
+            i = var[k]
+            s += R[i] * z[i]
+        con += s
+    books[0] += work
+    books[1] += con
+    c1 = 2.0 / h
+    for i in range(u.size):
+        u[i] = u1[i]
+        v[i] = c1 * z[i] - v0[i]
+
+
+@jit
 def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
     """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
     of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
@@ -390,18 +410,6 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
         if n_timed:
             for i in range(n):
                 work += fs[i] * (u1[i] - u0[i])
-        con = 0.0
-        for g in range(pres_ptr.size - 1):
-            s = 0.0
-            for k in range(pres_ptr[g], pres_ptr[g + 1]):
-                i = pres_var[k]
-                s += R[i] * z[i]
-            con += s
-        books[0] += work
-        books[1] += con
-        c1 = 2.0 / h
-        for i in range(n):
-            u[i] = u1[i]
-            v[i] = c1 * z[i] - v0[i]
+        step_end(R, z, pres_var, pres_ptr, work, books, u1, v0, h, u, v)
         its[step] = iterations
     return n_steps, 0

@@ -30,8 +30,9 @@ import numpy as np
 
 from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d_midpoint import midpoint_force_oriented
-from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, step_start, take_correction
+from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -81,11 +82,8 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
         u1[i] = u0[i] + z[i]
     # gather, element kernel (its mid-configuration inputs um, Rm, D are not read: the
     # start-of-step arrays stand in for them), scatter
-    n_el, n_dof = var.shape
-    for e in range(n_el):
-        for a in range(n_dof):
-            i = var[e, a]
-            u1e[e, a] = u1[i] if i >= 0 else 0.0
+    gather_vector(var, u1, u1e)
+    for e in range(var.shape[0]):
         for nd in range(2):
             row = crow[e, nd]
             for a in range(3):
@@ -97,15 +95,8 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
         f[i] = 0.0
     for p in range(kdata.size):
         kdata[p] = 0.0
-    for e in range(n_el):
-        for a in range(n_dof):
-            i = var[e, a]
-            if i >= 0:
-                f[i] += fe[e, a]
-            for b in range(n_dof):
-                p = pos[e, a, b]
-                if p >= 0:
-                    kdata[p] += ke[e, a, b]
+    scatter_vector(var, fe, f)
+    scatter_matrix(pos, ke, kdata)
     # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
@@ -226,10 +217,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             s += pm[ev[q]] * pm[ev[q]]
         mom_scale = math.sqrt(s) / h
         # the element inputs of the start of the step
+        gather_vector(var, u0, u0e)
         for e in range(n_el):
-            for c in range(n_dof):
-                i = var[e, c]
-                u0e[e, c] = u0[i] if i >= 0 else 0.0
             for nd in range(2):
                 R0e[e, nd] = R0n[crow[e, nd]]
         # predictor with the prescribed increments
@@ -294,20 +283,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 w_rot += fext[i] * z[i]
             else:
                 w_plain += fs[i] * z[i]
-        work_ext = w_plain + w_rot
-        con = 0.0
-        for g in range(work_ptr.size - 1):
-            s = 0.0
-            for q in range(work_ptr[g], work_ptr[g + 1]):
-                i = work_var[q]
-                s += R_full[i] * z[i]
-            con += s
-        books[0] += work_ext
-        books[1] += con
-        c1 = 2.0 / h
-        for i in range(n):
-            u[i] = u1[i]
-            v[i] = c1 * z[i] - v0[i]
+        step_end(R_full, z, work_var, work_ptr, w_plain + w_rot, books, u1, v0, h, u, v)
         finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, v0, h, u, v)
         for k in range(k_nodes):
             R[lay_nodes[k]] = R1n[k]
