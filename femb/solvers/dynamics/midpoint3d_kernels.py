@@ -8,8 +8,9 @@ one call, operation for operation as the general loop:
 - predictor z = h v_n, prescribed translations from their values at t_{n+1}, prescribed
   rotations ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ), fixed variables 0;
 - residual over the equations: the elements' algorithmic force f̄ (elements.beam3d_midpoint
-  ``midpoint_force_oriented``) + M ((2/h²) Δx − (2/h) v_n) on translations + (π_{n+1} −
-  π_n)/h on the rotations of the oriented nodes (Simo–Wong, femb.core.rotations
+  ``midpoint_force_steps``: the element energies at the start of the step computed once per
+  step) + M ((2/h²) Δx − (2/h) v_n) on translations + (π_{n+1} − π_n)/h on the rotations
+  of the oriented nodes (Simo–Wong, femb.core.rotations
   ``cayley_step_batch``) − f_ext(t_{n+½}); its force scale max(‖f̄‖, ‖inertia‖, ‖f_ext‖,
   |momentum|/h); the step matrix: element tangent, (2/h²) M and the rotary-inertia
   derivative, factorized by femb's band LU;
@@ -31,7 +32,7 @@ import numpy as np
 from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
-from femb.elements.beam3d_midpoint import midpoint_force_oriented
+from femb.elements.beam3d_midpoint import midpoint_force_steps
 from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.factorization import _band_refactor_solve
@@ -71,7 +72,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     X, props, var, pos, crow = elems
     indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
     (u1, f, w, inert, R, r, kdata, mass_data, psi, C, R1n, Rmn, D, pi1, dr,
-     u0e, u1e, R0e, R1e, psie, fe, ke) = work
+     u0e, u1e, R0e, R1e, psie, fe, ke, V0e) = work
     n = u0.size
     k_nodes = lay_var.shape[0]
     for k in range(k_nodes):
@@ -80,8 +81,8 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     for i in range(n):
         u1[i] = u0[i] + z[i]
-    # gather, element kernel (its mid-configuration inputs um, Rm, D are not read: the
-    # start-of-step arrays stand in for them), scatter
+    # gather, element kernel (the start-of-step energies V0e of the step's first call
+    # kept), scatter
     gather_vector(var, u1, u1e)
     for e in range(var.shape[0]):
         for nd in range(2):
@@ -90,7 +91,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                 psie[e, nd, a] = psi[row, a]
                 for b in range(3):
                     R1e[e, nd, a, b] = R1n[row, a, b]
-    midpoint_force_oriented(X, u0e, R0e, u1e, R1e, u0e, R0e, psie, R0e, props, fe, ke)
+    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, fe, ke)
     for i in range(n):
         f[i] = 0.0
     for p in range(kdata.size):
@@ -181,9 +182,9 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             np.empty(meq_data.size), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((n_el, n_dof)), np.empty((n_el, n_dof)), np.empty((n_el, 2, 3, 3)), np.empty((n_el, 2, 3, 3)),
-            np.empty((n_el, 2, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)))
+            np.empty((n_el, 2, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)), np.empty(n_el))
     u1, pm, R_full, r, kdata, mass_data, pi1, R1n = work[0], work[3], work[4], work[5], work[6], work[7], work[13], work[10]
-    u0e, R0e = work[15], work[17]
+    u0e, R0e, V0e = work[15], work[17], work[22]
     ab = np.zeros((neq, 2 * kl + ku + 1))
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
@@ -218,6 +219,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         mom_scale = math.sqrt(s) / h
         # the element inputs of the start of the step
         gather_vector(var, u0, u0e)
+        V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
         for e in range(n_el):
             for nd in range(2):
                 R0e[e, nd] = R0n[crow[e, nd]]
