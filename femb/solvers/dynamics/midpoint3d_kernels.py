@@ -40,6 +40,15 @@ from femb.solvers.linalg.turn import chord_turn
 
 
 @jit
+def _copy_rows(src, i, dst, j):
+    """dst[j] = src[i] for arrays of 3 × 3 matrices (element by element: a compiled array
+    assignment would add its shape check's error formatting, seconds of compile time)."""
+    for a in range(3):
+        for b in range(3):
+            dst[j, a, b] = src[i, a, b]
+
+
+@jit
 def _spatial_inertia(R0n, J0, Jn):
     """Jn = R0n J0 R0nᵀ (k, 3, 3), the spatial inertia at the start of the step."""
     tmp = np.empty((3, 3))
@@ -195,7 +204,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         h = hs[step]
         h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
         for k in range(k_nodes):
-            R0n[k] = R[lay_nodes[k]]
+            _copy_rows(R, lay_nodes[k], R0n, k)
             for c in range(3):
                 pi0[k, c] = pi[k, c]
         _spatial_inertia(R0n, J0, Jn)
@@ -222,7 +231,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
         for e in range(n_el):
             for nd in range(2):
-                R0e[e, nd] = R0n[crow[e, nd]]
+                _copy_rows(R0n, crow[e, nd], R0e[e], nd)
         # predictor with the prescribed increments
         for i in range(n):
             z[i] = h * v0[i]
@@ -288,7 +297,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         step_end(R_full, z, work_var, work_ptr, w_plain + w_rot, books, u1, v0, h, u, v)
         finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, v0, h, u, v)
         for k in range(k_nodes):
-            R[lay_nodes[k]] = R1n[k]
+            _copy_rows(R1n, k, R, lay_nodes[k])
             for c in range(3):
                 pi[k, c] = pi1[k, c]
         its[step] = iterations
