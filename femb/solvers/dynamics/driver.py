@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
-from femb.solvers.dynamics.planar_step import PlanarSteps
+from femb.solvers.dynamics.planar_step import PlanarSteps, WholeSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.rigid_step import rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
@@ -219,7 +219,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    planar: Optional[WholeSteps] = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
     if planar is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
         planar = SpatialSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
