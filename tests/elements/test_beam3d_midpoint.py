@@ -34,13 +34,19 @@ def element(params):
     return X, p, u0, R0n
 
 
-def midpoint(X, p, u0, R0n, z):
-    """f̄ and K of the step with increment z = (Δx1, ψ1, Δx2, ψ2)."""
+def end_state(u0, R0n, z):
+    """(u1, ψ, R1n) of the step with increment z = (Δx1, ψ1, Δx2, ψ2)."""
     u1 = u0.copy()
     u1[0, :3] += z[:3]
     u1[0, 6:9] += z[6:9]
     psi = np.stack([z[3:6], z[9:12]])[None]
     R1n = np.stack([cayley(psi[0, a]) @ R0n[0, a] for a in range(2)])[None]
+    return u1, psi, R1n
+
+
+def midpoint(X, p, u0, R0n, z):
+    """f̄ and K of the step with increment z = (Δx1, ψ1, Δx2, ψ2)."""
+    u1, psi, R1n = end_state(u0, R0n, z)
     f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
     beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, 0.5 * (u0 + u1), R0n.copy(), psi, np.zeros((1, 2, 3, 3)), p, f, K)
     en0, en1 = np.zeros(1), np.zeros(1)
@@ -131,12 +137,7 @@ def test_kept_start_energies_give_the_same_force_and_matrix(params):
     # midpoint_force_oriented, which evaluates V0 afresh; V0 is the strain energy at u0
     X, p, u0, R0n = element(params)
     for s, seed in ((1e-2, 3), (1e-3, 5)):
-        z = step_increment(X, u0, s, seed)
-        u1 = u0.copy()
-        u1[0, :3] += z[:3]
-        u1[0, 6:9] += z[6:9]
-        psi = np.stack([z[3:6], z[9:12]])[None]
-        R1n = np.stack([cayley(psi[0, a]) @ R0n[0, a] for a in range(2)])[None]
+        u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
         beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
         V0 = np.full(1, np.nan)
