@@ -298,6 +298,17 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     (the exact invariant Hessian, from the analytic tangent of the co-rotational element by
     the chain rule, see ``_invariant_energy``) and the derivative of the correction.
     """
+    V0 = np.empty(X.shape[0])
+    V0[:] = np.nan
+    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K)
+
+
+@jit
+def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K):
+    """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
+    start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else
+    taken as it is (the Newton iterations of one step share the start of the step; a whole-step
+    driver sets V0 to NaN at each new step)."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt = mw[0], mw[3]
@@ -352,16 +363,16 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
         # Ṽ(π_n); Ṽ(π_{n+1}) and its gradient; gradient and Hessian at π̄ (order t: a run-time
         # value, one compilation)
-        V0 = 0.0
         V1 = 0.0
-        for t in range(3):
+        known = V0[e] == V0[e]  # (not NaN)
+        for t in range(1 if known else 0, 3):
             Vt = _invariant_energy(PI[t], t, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,
                                    GR[t], Hpi)
             if t == 0:
-                V0 = Vt
+                V0[e] = Vt
             elif t == 1:
                 V1 = Vt
-        cc, sden, den = discrete_gradient(V1 - V0, gm, dpi, wt, (1e-7 * l0) ** 2, gb)
+        cc, sden, den = discrete_gradient(V1 - V0[e], gm, dpi, wt, (1e-7 * l0) ** 2, gb)
         project(Bm, gb, f[e])
         # ------------------------------------------------------------ Newton matrix
         # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,

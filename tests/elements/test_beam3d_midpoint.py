@@ -34,13 +34,19 @@ def element(params):
     return X, p, u0, R0n
 
 
-def midpoint(X, p, u0, R0n, z):
-    """f̄ and K of the step with increment z = (Δx1, ψ1, Δx2, ψ2)."""
+def end_state(u0, R0n, z):
+    """(u1, ψ, R1n) of the step with increment z = (Δx1, ψ1, Δx2, ψ2)."""
     u1 = u0.copy()
     u1[0, :3] += z[:3]
     u1[0, 6:9] += z[6:9]
     psi = np.stack([z[3:6], z[9:12]])[None]
     R1n = np.stack([cayley(psi[0, a]) @ R0n[0, a] for a in range(2)])[None]
+    return u1, psi, R1n
+
+
+def midpoint(X, p, u0, R0n, z):
+    """f̄ and K of the step with increment z = (Δx1, ψ1, Δx2, ψ2)."""
+    u1, psi, R1n = end_state(u0, R0n, z)
     f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
     beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, 0.5 * (u0 + u1), R0n.copy(), psi, np.zeros((1, 2, 3, 3)), p, f, K)
     en0, en1 = np.zeros(1), np.zeros(1)
@@ -122,3 +128,24 @@ def test_invariant_hessian_is_symmetric_and_the_derivative_of_the_gradient():
     steps = np.array([1.0] * 3 + [1.0] * 9 + [1.0]) * 1e-4
     Hfd = np.column_stack([(grad(pim + h * e)[0] - grad(pim - h * e)[0]) / (2 * h) for h, e in zip(steps, np.eye(13))])
     assert np.abs(H - Hfd).max() <= 1e-6 * scale
+
+
+@pytest.mark.parametrize("params", [P_EB, P_TIM_ECC])
+def test_kept_start_energies_give_the_same_force_and_matrix(params):
+    # midpoint_force_steps with the start-of-step energies V0 kept from an earlier call of
+    # the same step (another end state): bitwise the force and matrix of
+    # midpoint_force_oriented, which evaluates V0 afresh; V0 is the strain energy at u0
+    X, p, u0, R0n = element(params)
+    for s, seed in ((1e-2, 3), (1e-3, 5)):
+        u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
+        f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
+        beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
+        V0 = np.full(1, np.nan)
+        fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, fk, Kk)  # fills V0
+        en0 = np.zeros(1)
+        beam3d.strain_energy(X, u0, R0n, p, en0)
+        assert V0[0] > 0 and V0[0] == pytest.approx(en0[0], rel=1e-12)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, fk, Kk)
+        np.testing.assert_array_equal(fk, f)
+        np.testing.assert_array_equal(Kk, K)

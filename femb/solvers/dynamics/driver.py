@@ -36,10 +36,11 @@ from numpy.typing import ArrayLike
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
-from femb.solvers.dynamics.planar_step import PlanarSteps
+from femb.solvers.dynamics.planar_step import PlanarSteps, WholeSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.rigid_step import rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
+from femb.solvers.dynamics.spatial_step import SpatialSteps
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate
@@ -86,8 +87,9 @@ class DynamicSettings:
         show a tqdm progress bar.
     compiled_step
         take compiled whole steps where a model qualifies — small planar beam2d models
-        (no joints, no damping, full Newton): the steps between two recorded frames in
-        one compiled call (femb.solvers.dynamics.planar_step); models made only of 3-D
+        and small 3-D beam3d / beam3d_timoshenko models (no joints, no damping, full
+        Newton): the steps between two recorded frames in one compiled call
+        (femb.solvers.dynamics.planar_step, femb.solvers.dynamics.spatial_step); models made only of 3-D
         rigid bodies and point masses with 3-D joints: all Newton iterations of a step in
         one compiled call (femb.solvers.dynamics.rigid_step). The same results as the
         general path to round-off; False: always the general path.
@@ -217,7 +219,9 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    planar: Optional[WholeSteps] = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    if planar is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
+        planar = SpatialSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
              and rigid_step_data(prob) is not None)
     res.info["compiled_step"] = planar is not None or rigid  # which path ran (compiled or general)

@@ -212,17 +212,105 @@ def residual_threshold(tol, atol, scale):
 
 
 @jit
-def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev):
-    """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations (newton.rounding_residual of
-    _StepSystem.absolute_coordinates, planar)."""
+def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+    """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations, 1 at the variables flagged by
+    ``unit`` (n_var,) bool (newton.rounding_residual of the step systems'
+    absolute_coordinates: 1 for the slots of 3-D rotations)."""
     s = 0.0
     for i in range(ev.size):
         row = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = ev[indices[p]]
-            row += abs(kdata[p]) * abs(ref[j] + u0[j] + z[j])
+            row += abs(kdata[p]) * (1.0 if unit[j] else abs(ref[j] + u0[j] + z[j]))
         s += row * row
     return 2.220446049250313e-16 * math.sqrt(s)
+
+
+@jit
+def step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps, timed, fs):
+    """The start of a whole step: u0, v0 = u, v (n_var,); mass_data = (2/h²)·``meq_data``
+    unless already for this h (``h_mass``); the timed loads fs = Σ_i amps[i]·timed[i]
+    (n_var,). Returns h (the step size mass_data now holds)."""
+    for i in range(u.size):
+        u0[i] = u[i]
+        v0[i] = v[i]
+    if h != h_mass:  # (2/h²) M_eq of this h
+        c = 2.0 / (h * h)
+        for p in range(meq_data.size):
+            mass_data[p] = c * meq_data[p]
+    for i in range(fs.size):
+        fs[i] = 0.0
+    for m in range(timed.shape[0]):
+        am = amps[m]
+        for i in range(fs.size):
+            fs[i] += am * timed[m, i]
+    return h
+
+
+@jit
+def step_end(R, z, var, ptr, work, books, u1, v0, h, u, v):
+    """The end of an accepted whole step: the books [W, W_c] += (``work``, the work
+    Σ R[var]·z[var] of the reactions R (n_var,) on the prescribed variables ``var`` (groups
+    ``ptr``, summed per group)); the state u = u1, v = (2/h) z − v0 (n_var,)."""
+    con = 0.0
+    for g in range(ptr.size - 1):
+        s = 0.0
+        for k in range(ptr[g], ptr[g + 1]):
+            i = var[k]
+            s += R[i] * z[i]
+        con += s
+    books[0] += work
+    books[1] += con
+    c1 = 2.0 / h
+    for i in range(u.size):
+        u[i] = u1[i]
+        v[i] = c1 * z[i] - v0[i]
+
+
+@jit
+def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
+    """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
+    of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
+    (force test; or a stalled residual at the noise floor or at its round-off level
+    ``_rounding_residual`` of the Newton matrix ``kdata``), −1 failed (not finite, iteration
+    cap, diverging), 0 go on with a correction. ``param`` as ``beam2d_steps``'."""
+    hist[it] = norm
+    if not math.isfinite(norm):
+        return -1
+    tol, atol, div, floor = param[0], param[1], param[3], param[4]
+    if norm <= residual_threshold(tol, atol, scale):
+        return 1
+    if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
+        low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
+        if not norm < 0.25 * low:
+            if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+                return 1
+    if it == max_iterations:
+        return -1
+    if it >= 2 and norm > div * max(hist[0], 1e-300):
+        return -1
+    return 0
+
+
+@jit
+def take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm):
+    """z ← z_new = z + dz over the equations ``ev``, the correction dz first scaled by
+    max_turn/turn when it turns a rotation or a chord by ``turn`` > max_turn = param[6]
+    (z_new recomputed). Returns whether the correction is at round-off (step_newton.iterate:
+    ‖r‖ ≤ 1e-4·scale and ‖δz‖ ≤ increment tolerance × max(‖z‖, ‖u_n‖ = ``u_norm``, length
+    scale))."""
+    cap = param[6]
+    if cap < np.inf and not turn <= cap:
+        eta = cap / turn
+        for k in range(ev.size):
+            dz[k] = dz[k] * eta
+        for i in range(z.size):
+            z_new[i] = z[i]
+        for k in range(ev.size):
+            z_new[ev[k]] += dz[k]
+    for i in range(z.size):
+        z[i] = z_new[i]
+    return norm <= 1e-4 * scale and euclidean_norm(dz) <= param[2] * max(euclidean_norm(z), u_norm, param[5])
 
 
 @jit
@@ -251,7 +339,6 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     n = u.size
     neq = ev.size
     n_steps = hs.size
-    tol, atol, inc_tol, div, floor, length, cap = param[0], param[1], param[2], param[3], param[4], param[5], param[6]
     u0 = np.empty(n)
     v0 = np.empty(n)
     z = np.empty(n)
@@ -280,25 +367,13 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     diag = np.zeros(neq)
     reach = np.zeros(neq, dtype=np.int64)
     hist = np.empty(max_iterations + 1)
+    unit = np.zeros(n, dtype=np.bool_)  # (planar: every coordinate by its magnitude)
     h_mass = np.nan
     n_timed = timed.shape[0]
     for step in range(n_steps):
         h = hs[step]
-        for i in range(n):
-            u0[i] = u[i]
-            v0[i] = v[i]
-        if h != h_mass:  # (2/h²) M_eq of this h
-            c = 2.0 / (h * h)
-            for p in range(meq_data.size):
-                mass_data[p] = c * meq_data[p]
-            h_mass = h
+        h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
         # loads at the mid-point, the predictor z = h v with the prescribed increments
-        for i in range(n):
-            fs[i] = 0.0
-        for m in range(n_timed):
-            am = amps[step, m]
-            for i in range(n):
-                fs[i] += am * timed[m, i]
         for i in range(n):
             fext[i] = f_const[i] + fs[i] if n_timed else f_const[i]
             z[i] = h * v0[i]
@@ -320,21 +395,9 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for u1, R)
                 done, iterations = True, it
                 break
-            hist[it] = norm
-            if not math.isfinite(norm):
-                break
-            if norm <= residual_threshold(tol, atol, scale):
-                done, iterations = True, it
-                break
-            if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
-                low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
-                if not norm < 0.25 * low:
-                    if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr_k, indices_k, kdata, ref, u0, z, ev):
-                        done, iterations = True, it
-                        break
-            if it == max_iterations:
-                break
-            if it >= 2 and norm > div * max(hist[0], 1e-300):
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            if verdict:
+                done, iterations = verdict > 0, it
                 break
             status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
@@ -344,18 +407,8 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
                 turn = cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, cvar, col_a, col_b, X21)
             else:
                 turn = cayley_correction(u0, z, dz, ev, rot, z_new, a, d)
-            if cap < np.inf and not turn <= cap:
-                eta = cap / turn
-                for k in range(neq):
-                    dz[k] = dz[k] * eta
-                for i in range(n):
-                    z_new[i] = z[i]
-                for k in range(neq):
-                    z_new[ev[k]] += dz[k]
-            for i in range(n):
-                z[i] = z_new[i]
-            if norm <= 1e-4 * scale and euclidean_norm(dz) <= inc_tol * max(euclidean_norm(z), u_norm, length):
-                at_round_off = True  # (the next pass evaluates at z and accepts it, iterations it + 1)
+            # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
+            at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)
         if not done:
             return step, 1
         # the accepted state and the step's energy terms (schemes._MidPointSystem.finish)
@@ -363,18 +416,6 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
         if n_timed:
             for i in range(n):
                 work += fs[i] * (u1[i] - u0[i])
-        con = 0.0
-        for g in range(pres_ptr.size - 1):
-            s = 0.0
-            for k in range(pres_ptr[g], pres_ptr[g + 1]):
-                i = pres_var[k]
-                s += R[i] * z[i]
-            con += s
-        books[0] += work
-        books[1] += con
-        c1 = 2.0 / h
-        for i in range(n):
-            u[i] = u1[i]
-            v[i] = c1 * z[i] - v0[i]
+        step_end(R, z, pres_var, pres_ptr, work, books, u1, v0, h, u, v)
         its[step] = iterations
     return n_steps, 0

@@ -55,7 +55,78 @@ def _floats(x: Any) -> NDArray[np.float64]:
     return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
-class PlanarSteps:
+def step_grid(t: float, n: int, n_steps: int, t0: float, dt: float, t_end: float,
+              every: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The driver's steps n, n + 1, … of the grid t0 + (k + 1)·dt (the last one ending at
+    t_end) from the time t up to the next recorded step (k + 1 a multiple of ``every``, or
+    the last step), cut before the first step the driver would not take whole: (targets,
+    starts, sizes) (k,), in the driver's floating-point operations (elementwise)."""
+    last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
+    targets = t0 + (np.arange(n, last + 1) + 1) * dt
+    if last == n_steps - 1:
+        targets[-1] = t_end
+    starts = np.empty_like(targets)
+    starts[0] = t
+    starts[1:] = targets[:-1]
+    hs = np.minimum(dt, targets - starts)
+    tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
+    ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
+    hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
+    k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+    return targets[:k], starts[:k], hs[:k]
+
+
+def load_amplitudes(amplitudes: list[Any], times: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(k, n_timed) the amplitudes a_i(t) of the timed loads at the k ``times``."""
+    if not amplitudes:
+        return np.zeros((times.size, 0))
+    return np.array([[float(a(tm)) for a in amplitudes] for tm in times.tolist()])
+
+
+class WholeSteps:
+    """The driver's side of compiled whole steps (``advance``): the time grid up to the next
+    recorded step, the load amplitudes, the energy books and the new State. Subclasses set
+    ``p`` (the DynamicProblem), ``amplitudes`` (of its timed loads), ``param`` (the
+    kernel's parameters; param[6] the turn limit) and run the compiled steps in ``_steps``."""
+
+    p: DynamicProblem
+    amplitudes: list[Any]
+    param: NDArray[np.float64]
+
+    def _steps(self, state: State, hs: NDArray[np.float64], amps: NDArray[np.float64], t1: list[float],
+               its: NDArray[np.int64], books: NDArray[np.float64]) -> tuple[int, NDArray[np.float64], NDArray[np.float64], dict]:
+        """Run the compiled steps of sizes ``hs`` (k,) ending at ``t1`` from ``state``
+        (timed-load amplitudes ``amps`` (k, n_timed) at their mid-points), writing the Newton
+        iterations of each to ``its`` and adding the work terms to ``books``: (steps done,
+        u, v, State.extra after them)."""
+        raise NotImplementedError
+
+    def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
+                account: EnergyAccount) -> tuple[int, int, State]:
+        """Run the driver's steps n, n + 1, … of the grid t0 + (k + 1)·dt (the last one ending
+        at t_end) from ``state`` up to the next recorded step (k + 1 a multiple of ``every``,
+        or the last step), stopping before the first step that does not converge.
+
+        Returns (steps done, their Newton iterations, the state after them (``state`` itself
+        when none was done)); the steps' external and constraint work are added to
+        ``account``."""
+        targets, starts, hs = step_grid(state.t, n, n_steps, t0, dt, t_end, every)
+        k = hs.size
+        if not k:
+            return 0, 0, state
+        its = np.zeros(k, dtype=_I64)
+        books = np.array([account.external_work, account.constraint_work])
+        cap = self.p.max_turn
+        self.param[6] = cap if cap and np.isfinite(cap) else np.inf
+        done, u, v, extra = self._steps(state, np.ascontiguousarray(hs), load_amplitudes(self.amplitudes, starts + 0.5 * hs),
+                                        (starts + hs).tolist(), its, books)
+        if not done:
+            return 0, 0, state
+        account.external_work, account.constraint_work = float(books[0]), float(books[1])
+        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v, extra=extra)
+
+
+class PlanarSteps(WholeSteps):
     """Whole compiled mid-point steps of a qualifying planar beam2d model (module docstring).
 
     Build with ``PlanarSteps.build(problem, scheme, newton, solve_correction)`` (None when
@@ -123,54 +194,22 @@ class PlanarSteps:
             return None
         return cls(p, newton, c, kl, ku)
 
-    def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
-                account: EnergyAccount) -> tuple[int, int, State]:
-        """Run the driver's steps n, n + 1, … of the grid t0 + (k + 1)·dt (the last one ending
-        at t_end) from ``state`` up to the next recorded step (k + 1 a multiple of ``every``,
-        or the last step), stopping before the first step that does not converge.
-
-        Returns (steps done, their Newton iterations, the state after them (``state`` itself
-        when none was done)); the steps' external and constraint work are added to
-        ``account``."""
-        last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
-        # the driver's step sizes at full step, in its floating-point operations (elementwise)
-        targets = t0 + (np.arange(n, last + 1) + 1) * dt
-        if last == n_steps - 1:
-            targets[-1] = t_end
-        starts = np.empty_like(targets)
-        starts[0] = state.t
-        starts[1:] = targets[:-1]
-        hs = np.minimum(dt, targets - starts)
-        tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
-        ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
-        hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
-        k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
-        if not k:
-            return 0, 0, state
-        hs, starts = hs[:k], starts[:k]
-        if self.amplitudes:
-            amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in (starts + 0.5 * hs).tolist()])
-        else:
-            amps = np.zeros((k, 0))
+    def _steps(self, state: State, hs: NDArray[np.float64], amps: NDArray[np.float64], t1: list[float],
+               its: NDArray[np.int64], books: NDArray[np.float64]) -> tuple[int, NDArray[np.float64], NDArray[np.float64], dict]:
+        """``beam2d_steps`` (WholeSteps._steps)."""
+        k = hs.size
         if self.records:
             p = self.p
-            values = [[p.prescribed_value(rec, t1) for rec in self.records] for t1 in (starts + hs).tolist()]
+            values = [[p.prescribed_value(rec, t) for rec in self.records] for t in t1]
             vals = np.repeat(np.array(values).reshape(k, len(self.records)), self.group_sizes, axis=1)
         else:
             vals = np.zeros((k, 0))
         u = np.array(state.u, dtype=np.float64)
         v = np.array(state.v, dtype=np.float64)
-        its = np.zeros(k, dtype=_I64)
-        books = np.array([account.external_work, account.constraint_work])
         param = self.param
-        cap = self.p.max_turn
-        param[6] = cap if cap and np.isfinite(cap) else np.inf
         X, props, var, pos = self.block
         chords = self.chords if param[6] < np.inf else (False,) + self.chords[1:]
-        done, _ = beam2d_steps(u, v, np.ascontiguousarray(hs), amps, self.timed, self.f_const, self.pres_var, self.pres_rot, self.pres_ptr, vals,
+        done, _ = beam2d_steps(u, v, hs, amps, self.timed, self.f_const, self.pres_var, self.pres_rot, self.pres_ptr, vals,
                                self.fixed, self.rot, self.ev, X, props, var, pos, *self.mass, *self.pattern, *chords,
                                self.rot_loaded, *self.rot_terms, self.ref, param, int(self.newton.max_iterations), its, books)
-        if not done:
-            return 0, 0, state
-        account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v)
+        return done, u, v, {}

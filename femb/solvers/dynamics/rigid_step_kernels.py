@@ -760,8 +760,7 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
 @jit
 def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
-    with the spatial angular velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) of the oriented nodes
-    (J = R J0 Rᵀ at the end of the step)."""
+    with the spatial angular velocities of the oriented nodes (``finish_rotary``)."""
     nv = u0.size
     for i in range(nv):
         u1[i] = u0[i] + z[i]
@@ -770,6 +769,17 @@ def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     Rn = np.empty((nk, 3, 3))
     for k in range(nk):
         Rn[k] = R1[d.lay_nodes[k]]
+    finish_rotary(d.lay_var, d.J0, d.J0_pinv, Rn, pi1, z, v0, h, u1, v1)
+
+
+@jit
+def finish_rotary(lay_var, J0, J0_pinv, Rn, pi1, z, v0, h, u1, v1):
+    """The rotational slots of the end-of-step state of the oriented nodes (rotational
+    variables ``lay_var`` (k, 3), body inertia J0 and its pseudo-inverse (k, 3, 3)): log Rn
+    in u1, and in v1 the spatial angular velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) at the
+    end-of-step rotations Rn (k, 3, 3) and momenta π1 (k, 3) (J = Rn J0 Rnᵀ; ψ from z,
+    ω_n from v0 (n_var,))."""
+    nk = lay_var.shape[0]
     th = np.empty((nk, 3))
     log_batch(Rn, th)
     J = np.empty((3, 3))
@@ -779,10 +789,10 @@ def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     for k in range(nk):
         R = Rn[k]
         for a in range(3):
-            u1[d.lay_var[k, a]] = th[k, a]
-            fb[a] = (2.0 / h) * z[d.lay_var[k, a]] - v0[d.lay_var[k, a]]
+            u1[lay_var[k, a]] = th[k, a]
+            fb[a] = (2.0 / h) * z[lay_var[k, a]] - v0[lay_var[k, a]]
         for which in range(2):
-            S = d.J0[k] if which == 0 else d.J0_pinv[k]
+            S = J0[k] if which == 0 else J0_pinv[k]
             for a in range(3):
                 for b in range(3):
                     t1[a, b] = R[a, 0] * S[0, b] + R[a, 1] * S[1, b] + R[a, 2] * S[2, b]
@@ -798,4 +808,4 @@ def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
             for b in range(3):
                 nab = (1.0 if a == b else 0.0) - (Jp[a, 0] * J[0, b] + Jp[a, 1] * J[1, b] + Jp[a, 2] * J[2, b])
                 wa += nab * fb[b]
-            v1[d.lay_var[k, a]] = wa
+            v1[lay_var[k, a]] = wa

@@ -1,0 +1,304 @@
+"""Compiled whole steps of the spatial energy-momentum mid-point scheme for 3-D beam models.
+
+``beam3d_steps`` runs the steps t_n → t_n + h of femb.solvers.dynamics.midpoint3d
+(MidPoint3DSystem iterated by femb.solvers.nonlinear.step_newton.iterate) for a model
+whose internal forces come from beam3d / beam3d_timoshenko elements, step after step in
+one call, operation for operation as the general loop:
+
+- predictor z = h v_n, prescribed translations from their values at t_{n+1}, prescribed
+  rotations ψ = cay⁻¹(R_p(t_{n+1}) R_nᵀ), fixed variables 0;
+- residual over the equations: the elements' algorithmic force f̄ (elements.beam3d_midpoint
+  ``midpoint_force_steps``: the element energies at the start of the step computed once per
+  step) + M ((2/h²) Δx − (2/h) v_n) on translations + (π_{n+1} − π_n)/h on the rotations
+  of the oriented nodes (Simo–Wong, femb.core.rotations
+  ``cayley_step_batch``) − f_ext(t_{n+½}); its force scale max(‖f̄‖, ‖inertia‖, ‖f_ext‖,
+  |momentum|/h); the step matrix: element tangent, (2/h²) M and the rotary-inertia
+  derivative, factorized by femb's band LU;
+- the Newton loop's tests (force test, noise floor, round-off level ε‖|K|·|x|‖, correction
+  at round-off, divergence, iteration cap) and the turn limit of a correction (nodal Cayley
+  turn, element chord turn);
+- the end of the step: log R_{n+1} in the rotational slots of u, the spatial angular
+  velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) (femb.solvers.dynamics.rigid_step_kernels
+  ``finish_rotary``), and the energy books (external work of the loads with an amplitude
+  and of all moments, work of the reactions on the prescribed variables).
+
+numba cannot take the element kernel as an argument of a cached function, so it is named
+here. Index arrays are int64, values float64 (femb.core.jit).
+"""
+import math
+
+import numpy as np
+
+from femb.core.jit import jit
+from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+from femb.elements.beam3d_midpoint import midpoint_force_steps
+from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, step_end, step_start, take_correction
+from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
+from femb.solvers.linalg.factorization import _band_refactor_solve
+from femb.solvers.linalg.turn import chord_turn
+
+
+@jit
+def _copy_rows(src, i, dst, j):
+    """dst[j] = src[i] for arrays of 3 × 3 matrices (element by element: a compiled array
+    assignment would add its shape check's error formatting, seconds of compile time)."""
+    for a in range(3):
+        for b in range(3):
+            dst[j, a, b] = src[i, a, b]
+
+
+@jit
+def _spatial_inertia(R0n, J0, Jn):
+    """Jn = R0n J0 R0nᵀ (k, 3, 3), the spatial inertia at the start of the step."""
+    tmp = np.empty((3, 3))
+    for k in range(R0n.shape[0]):
+        for a in range(3):
+            for b in range(3):
+                tmp[a, b] = R0n[k, a, 0] * J0[k, 0, b] + R0n[k, a, 1] * J0[k, 1, b] + R0n[k, a, 2] * J0[k, 2, b]
+        for a in range(3):
+            for b in range(3):
+                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+
+
+@jit
+def _csr_product(indptr, indices, data, x, out):
+    """out = A x (A in CSR over the variables, rows summed in index order as scipy's)."""
+    for i in range(out.size):
+        s = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            s += data[q] * x[indices[q]]
+        out[i] = s
+
+
+@jit
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, work):
+    """Residual (r over the equations, R over the variables), Newton-matrix data and the
+    end-of-step rotations and momenta (in ``work``) at the increment z
+    (MidPoint3DSystem.evaluate without damping, mass points and state loads). Returns
+    (‖r‖, force scale)."""
+    ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
+    X, props, var, pos, crow = elems
+    indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
+    (u1, f, w, inert, R, r, kdata, mass_data, psi, C, R1n, Rmn, D, pi1, dr,
+     u0e, u1e, R0e, R1e, psie, fe, ke, V0e) = work
+    n = u0.size
+    k_nodes = lay_var.shape[0]
+    for k in range(k_nodes):
+        for a in range(3):
+            psi[k, a] = z[lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    for i in range(n):
+        u1[i] = u0[i] + z[i]
+    # gather, element kernel (the start-of-step energies V0e of the step's first call
+    # kept), scatter
+    gather_vector(var, u1, u1e)
+    for e in range(var.shape[0]):
+        for nd in range(2):
+            row = crow[e, nd]
+            for a in range(3):
+                psie[e, nd, a] = psi[row, a]
+                for b in range(3):
+                    R1e[e, nd, a, b] = R1n[row, a, b]
+    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, fe, ke)
+    for i in range(n):
+        f[i] = 0.0
+    for p in range(kdata.size):
+        kdata[p] = 0.0
+    scatter_vector(var, fe, f)
+    scatter_matrix(pos, ke, kdata)
+    # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h
+    c2 = 2.0 / (h * h)
+    c1 = 2.0 / h
+    for i in range(n):
+        w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
+    _csr_product(indptr_m, indices_m, mdata, w, inert)
+    for p in range(kdata.size):
+        kdata[p] += mass_data[p]
+    for k in range(k_nodes):
+        for a in range(3):
+            inert[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
+            for b in range(3):
+                p = rot_pos[k, a, b]
+                if p >= 0:
+                    kdata[p] += dr[k, a, b]
+    sf = 0.0
+    si = 0.0
+    sr = 0.0
+    for i in range(n):
+        R[i] = f[i] + inert[i] - fext[i]
+    for q in range(ev.size):
+        i = ev[q]
+        r[q] = R[i]
+        sr += R[i] * R[i]
+        sf += f[i] * f[i]
+        si += inert[i] * inert[i]
+    scale = max(math.sqrt(sf), math.sqrt(si), fext_norm, mom_scale, 1e-300)
+    return math.sqrt(sr), scale
+
+
+@jit
+def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow, Rp, work_var, work_ptr, fixed,
+                 model, elems, mass, chords, param, max_iterations, its, books):
+    """Mid-point steps of a 3-D beam model from the state (u, v (n_var,), nodal rotations R
+    (n_nodes, 3, 3), spatial angular momenta π (k, 3) of the oriented nodes), overwritten
+    step by step with each accepted state.
+
+    Step j has the size ``hs[j]`` (k_steps,); the timed loads are Σ_i ``amps[j, i]``·``timed[i]``
+    (amplitudes at the mid-point; timed (n_timed, n_var)), the constant ones ``f_const``;
+    the prescribed translational variables ``pres_var`` (m,) take the values
+    ``pres_val[j]`` at t + h, the oriented nodes of the rows ``prow`` (q,) the rotations
+    ``Rp[j]`` (q, 3, 3); the ``fixed`` variables stay. ``work_var`` with group pointers
+    ``work_ptr``: every prescribed variable, for the work of the reactions.
+    ``model`` = (ev, rot3d (n_var,) bool, lay_nodes (k,), lay_var (k, 3), J0, J0_pinv
+    (k, 3, 3), rot_pos (k, 3, 3) CSR positions of the rotary blocks (−1: none), ref (n_var,)
+    reference coordinates, unit (n_var,) bool: the 3-D rotational slots);
+    ``elems`` = (X (n_el, 2, 3), props, var (n_el, 12), pos (n_el, 12, 12), crow (n_el, 2)
+    the elements' nodes as rows of the oriented nodes); ``mass`` = (M_full in CSR: indptr,
+    indices, data; M_eq's data, the table's pattern indptr, indices, band widths kl, ku);
+    ``chords`` = (on, col_a, col_b, X21) of the chord-turn limit. ``param`` = (tolerance,
+    absolute tolerance (NaN: none), increment tolerance, divergence factor, noise floor,
+    length scale, max_turn (inf: no limit)). Writes each step's Newton iterations to
+    ``its`` and adds its external and constraint work to ``books`` [W, W_c].
+
+    Returns (steps done, status of the next one: 0 all done, 1 no convergence, 2 singular or
+    non-finite matrix)."""
+    ev, rot3d, lay_nodes, lay_var, J0, J0_pinv, rot_pos, ref, unit = model
+    X, props, var, pos, crow = elems
+    indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku = mass
+    chord_on, col_a, col_b, X21 = chords
+    n = u.size
+    neq = ev.size
+    k_nodes = lay_var.shape[0]
+    n_el, n_dof = var.shape
+    u0 = np.empty(n)
+    v0 = np.empty(n)
+    z = np.empty(n)
+    z_new = np.empty(n)
+    fs = np.zeros(n)
+    fext = np.empty(n)
+    a = np.empty(n)
+    d = np.empty(n)
+    dz = np.empty(neq)
+    R0n = np.empty((k_nodes, 3, 3))
+    Jn = np.empty((k_nodes, 3, 3))
+    pi0 = np.empty((k_nodes, 3))
+    ps0 = np.empty((k_nodes, 3))
+    ps1 = np.empty((k_nodes, 3))
+    Rrel = np.empty((3, 3))
+    vec = np.empty(3)
+    work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), np.empty(indices_k.size),
+            np.empty(meq_data.size), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((n_el, n_dof)), np.empty((n_el, n_dof)), np.empty((n_el, 2, 3, 3)), np.empty((n_el, 2, 3, 3)),
+            np.empty((n_el, 2, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)), np.empty(n_el))
+    u1, pm, R_full, r, kdata, mass_data, pi1, R1n = work[0], work[3], work[4], work[5], work[6], work[7], work[13], work[10]
+    u0e, R0e, V0e = work[15], work[17], work[22]
+    ab = np.zeros((neq, 2 * kl + ku + 1))
+    piv = np.zeros(neq, dtype=np.int64)
+    diag = np.zeros(neq)
+    reach = np.zeros(neq, dtype=np.int64)
+    hist = np.empty(max_iterations + 1)
+    h_mass = np.nan
+    for step in range(hs.size):
+        h = hs[step]
+        h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
+        for k in range(k_nodes):
+            _copy_rows(R, lay_nodes[k], R0n, k)
+            for c in range(3):
+                pi0[k, c] = pi[k, c]
+        _spatial_inertia(R0n, J0, Jn)
+        # loads at the mid-point and their norm over the equations
+        for i in range(n):
+            fext[i] = f_const[i] + fs[i]
+        s = 0.0
+        for q in range(neq):
+            s += fext[ev[q]] * fext[ev[q]]
+        fext_norm = math.sqrt(s)
+        # |momentum|/h over the equations (midpoint3d.momentum_flux_scale)
+        for i in range(n):
+            a[i] = 0.0 if rot3d[i] else v0[i]
+        _csr_product(indptr_m, indices_m, mdata, a, pm)
+        for k in range(k_nodes):
+            for c in range(3):
+                pm[lay_var[k, c]] += pi0[k, c]
+        s = 0.0
+        for q in range(neq):
+            s += pm[ev[q]] * pm[ev[q]]
+        mom_scale = math.sqrt(s) / h
+        # the element inputs of the start of the step
+        gather_vector(var, u0, u0e)
+        V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
+        for e in range(n_el):
+            for nd in range(2):
+                _copy_rows(R0n, crow[e, nd], R0e[e], nd)
+        # predictor with the prescribed increments
+        for i in range(n):
+            z[i] = h * v0[i]
+        for q in range(pres_var.size):
+            z[pres_var[q]] = pres_val[step, q] - u0[pres_var[q]]
+        for q in range(prow.size):
+            row = prow[q]
+            for i in range(3):
+                for j in range(3):
+                    Rrel[i, j] = Rp[step, q, i, 0] * R0n[row, j, 0] + Rp[step, q, i, 1] * R0n[row, j, 1] + Rp[step, q, i, 2] * R0n[row, j, 2]
+            cayley_vector(Rrel, vec)
+            for c in range(3):
+                z[lay_var[row, c]] = vec[c]
+        for q in range(fixed.size):
+            z[fixed[q]] = 0.0
+        # Newton (step_newton.iterate)
+        u_norm = euclidean_norm(u0)
+        done = False
+        at_round_off = False
+        iterations = 0
+        for it in range(max_iterations + 1):
+            norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, work)
+            if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
+                done, iterations = True, it
+                break
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            if verdict:
+                done, iterations = verdict > 0, it
+                break
+            status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
+            if status != -1 or not ratio > 1e-13:
+                return step, 2
+            for i in range(n):
+                z_new[i] = z[i]
+            for q in range(neq):
+                z_new[ev[q]] += dz[q]
+            # the correction, limited to turn no rotation or chord by more than max_turn
+            turn = 0.0
+            if param[6] < np.inf:
+                for k in range(k_nodes):
+                    for c in range(3):
+                        ps0[k, c] = z[lay_var[k, c]]
+                        ps1[k, c] = z_new[lay_var[k, c]]
+                turn = cayley_turn(ps0, ps1) if k_nodes else 0.0
+                if chord_on:
+                    for i in range(n):
+                        a[i] = u0[i] + z[i]
+                        d[i] = z_new[i] - z[i]
+                    chord = chord_turn(var, col_a, col_b, X21, a, d)
+                    turn = chord if chord > turn else turn
+            # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
+            at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)
+        if not done:
+            return step, 1
+        # the step's energy terms (MidPoint3DSystem.finish) and the accepted state
+        w_plain = 0.0
+        w_rot = 0.0
+        for i in range(n):
+            if rot3d[i]:
+                w_rot += fext[i] * z[i]
+            else:
+                w_plain += fs[i] * z[i]
+        step_end(R_full, z, work_var, work_ptr, w_plain + w_rot, books, u1, v0, h, u, v)
+        finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, v0, h, u, v)
+        for k in range(k_nodes):
+            _copy_rows(R1n, k, R, lay_nodes[k])
+            for c in range(3):
+                pi[k, c] = pi1[k, c]
+        its[step] = iterations
+    return hs.size, 0

@@ -1,0 +1,144 @@
+"""Compiled whole mid-point steps of 3-D beam models (femb.solvers.dynamics.spatial_step)
+against the general path (MidPoint3DSystem + step_newton.iterate): the same end states,
+rotations and angular momenta to round-off, the same Newton iterations per step, the
+energy books equal; the energy of a free flight conserved to round-off at a large step;
+models it does not cover run the general path."""
+import math
+
+import numpy as np
+import pytest
+
+from femb.mesh import line_mesh
+from femb.model import Model
+from femb.solvers import solve_dynamic
+from femb.solvers.dynamics.driver import DynamicSettings
+from femb.solvers.dynamics.problem import Rayleigh
+from femb.solvers.nonlinear.newton import NewtonSettings
+from femb.validation.dynamic3d_cases import spin_up_beam_3d
+
+BEAM3D = {"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0, "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012}
+
+
+def free_beam(element="beam3d", n=6, length=2.0):
+    """A skew straight beam (not in a coordinate plane), flying and spinning freely."""
+    model = Model(line_mesh((0.0, 0.0, 0.0), (length, 0.3 * length / 2, 0.2 * length / 2), n, "b"), dim=3, name="free beam")
+    values = dict(BEAM3D, **({"GAy": 3e3, "GAz": 3e3} if element == "beam3d_timoshenko" else {}))
+    model.add_part("b", element, "b", values=values)
+    model.initial_velocity("b_start", ux=0.3, uy=-0.2, uz=1.0, rx=2.0, ry=-1.0, rz=3.0)
+    model.initial_velocity("b_end", ux=-0.5, uy=0.4, uz=0.2, rx=-1.0, ry=2.5, rz=0.5)
+    return model
+
+
+def cantilever(element="beam3d", driven=False):
+    """A cantilever under gravity (−z) with a point mass at mid-span, a timed tip force
+    and a timed tip moment about a fixed axis; ``driven``: the root turns about x by a
+    prescribed angle (a torsion drive), its other DOFs clamped."""
+    model = Model(line_mesh((0.0, 0.0, 0.0), (1.5, 0.0, 0.0), 6, "b"), dim=3, name="cantilever")
+    values = dict(BEAM3D, **({"GAy": 3e3, "GAz": 3e3} if element == "beam3d_timoshenko" else {}))
+    model.add_part("b", element, "b", values=values)
+    model.add_discrete("mass", "point_mass3d", 3, m=0.4)
+    if driven:
+        model.fix("b_start", ("ux", "uy", "uz", "ry", "rz"))
+        model.prescribe("b_start", "rx", function=lambda t: 0.8 * t * t)
+    else:
+        model.fix("b_start", "all")
+    model.gravity((0.0, 0.0, -9.81))
+    model.point_load("b_end", amplitude=lambda t: math.sin(12.0 * t), fy=0.6)
+    model.point_load("b_end", amplitude=lambda t: 1.0 - math.cos(9.0 * t), mz=0.05, mx=0.03)
+    return model
+
+
+def run(model, dt, t_end, compiled, mass="lumped", every=1, tol=1e-10, **newton):
+    settings = DynamicSettings(mass=mass, record_every=every, compiled_step=compiled,
+                               newton=NewtonSettings(tolerance=tol, **{"max_iterations": 25, **newton}))
+    return solve_dynamic(model, dt, t_end, settings)
+
+
+def energy_scale(res):
+    return max(np.abs(res.series("kinetic_energy")).max(), np.abs(res.series("strain_energy")).max())
+
+
+def assert_same_run(a, b, rel=1e-12):
+    """Same frames, iterations and cut-backs; states, rotations and books equal to ``rel``
+    relative, velocities to 10·``rel`` (both paths agree to round-off per step)."""
+    assert a.info["compiled_step"] and not b.info["compiled_step"]
+    assert a.times == b.times
+    for name in ("iterations", "cutbacks"):
+        np.testing.assert_array_equal(a.series(name), b.series(name))
+    for xa, xb in zip(a.states, b.states):
+        np.testing.assert_allclose(xa, xb, rtol=0, atol=rel * max(np.abs(xb).max(), 1e-300))
+    for xa, xb in zip(a.velocities, b.velocities):  # v = 2z/h − v_n: the round-off of z times 2/h
+        np.testing.assert_allclose(xa, xb, rtol=0, atol=10.0 * rel * max(np.abs(xb).max(), 1e-300))
+    for Ra, Rb in zip(a.arrays["rotations"], b.arrays["rotations"]):
+        np.testing.assert_allclose(Ra, Rb, rtol=0, atol=rel)
+    for name in ("total_energy", "kinetic_energy", "external_work", "constraint_work", "energy_residual",
+                 "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"):
+        x, y = a.series(name), b.series(name)
+        np.testing.assert_allclose(x, y, rtol=0, atol=rel * max(energy_scale(a), np.abs(y).max()))
+
+
+@pytest.mark.parametrize("every", [1, 10])
+def test_spin_up_with_prescribed_hub_rotation_equals_general_path(every):
+    a = run(spin_up_beam_3d(10), 0.01, 1.0, True, mass="invariant", every=every, tol=1e-8)
+    b = run(spin_up_beam_3d(10), 0.01, 1.0, False, mass="invariant", every=every, tol=1e-8)
+    assert_same_run(a, b)
+    assert a.info["newton_iterations"] == b.info["newton_iterations"] >= 100
+    W_c = a.series("constraint_work")
+    assert W_c[-1] > 1e-3 * energy_scale(a)  # the hub drive does work, booked as constraint work
+    assert np.abs(a.series("energy_residual")).max() < 1e-9 * energy_scale(a)
+    hub = a.model.node("beam_start")  # the hub follows its prescribed angle
+    assert a.dof(hub, "rz", -1) == pytest.approx(a.model.prescribed[0].function(1.0), rel=0, abs=1e-14)
+
+
+@pytest.mark.parametrize("element", ["beam3d", "beam3d_timoshenko"])
+def test_free_flight_at_large_steps_equals_general_path_and_conserves_energy(element):
+    # |ω|Δt up to 0.3 rad per step, beam tumbling and bending: T + V and the momenta
+    # constant to round-off. Both paths compute the angular velocities (the next
+    # predictor) to round-off only (5e-16 apart after one step); the tumbling motion
+    # amplifies that to ~1e-12 over 40 steps. (The tolerance sits well above the
+    # residual's round-off, so no convergence test is decided by round-off.)
+    a = run(free_beam(element), 0.1, 4.0, True, every=5, tol=1e-10)
+    b = run(free_beam(element), 0.1, 4.0, False, every=5, tol=1e-10)
+    assert_same_run(a, b, rel=1e-11)
+    E, scale = a.series("total_energy"), energy_scale(a)
+    assert scale > 0.1 and np.abs(a.series("strain_energy")).max() > 0.1 * scale  # it deforms
+    assert np.abs(E - E[0]).max() < 1e-11 * scale
+    L = np.column_stack([a.series(f"angular_momentum_{c}") for c in "xyz"])
+    p = np.column_stack([a.series(f"linear_momentum_{c}") for c in "xyz"])
+    assert np.linalg.norm(L[0]) > 0.1 and np.linalg.norm(p[0]) > 0.1
+    # (momenta: exact up to the Newton tolerance of the residual)
+    assert np.abs(L - L[0]).max() < 1e-10 * np.linalg.norm(L[0]) and np.abs(p - p[0]).max() < 1e-10 * np.linalg.norm(p[0])
+
+
+@pytest.mark.parametrize("element, mass, driven", [("beam3d", "lumped", False), ("beam3d_timoshenko", "invariant", False),
+                                                   ("beam3d", "lumped", True), ("beam3d_timoshenko", "lumped", True)])
+def test_loaded_cantilever_equals_general_path(element, mass, driven):
+    a = run(cantilever(element, driven), 5e-3, 0.4, True, mass=mass, every=8)
+    b = run(cantilever(element, driven), 5e-3, 0.4, False, mass=mass, every=8)
+    assert_same_run(a, b)
+    assert abs(a.series("external_work")[-1]) > 1e-4 * energy_scale(a)  # the timed force and moments do work
+    if driven:
+        assert abs(a.series("constraint_work")[-1]) > 1e-3 * energy_scale(a)
+    # T + V + P − W − W_c constant: the books of the compiled steps close the balance
+    assert np.abs(a.series("energy_residual")).max() < 1e-9 * energy_scale(a)
+
+
+def test_failed_compiled_step_is_retried_by_the_general_path():
+    # six Newton iterations are too few for some steps of the tumbling beam at Δt = 0.3:
+    # the general path retries them with shorter corrections and cuts them back, compiled
+    # steps resume at the nominal step
+    a = run(free_beam(), 0.3, 3.0, True, every=2, max_iterations=6)
+    b = run(free_beam(), 0.3, 3.0, False, every=2, max_iterations=6)
+    assert a.info["cutbacks"] > 0
+    assert_same_run(a, b, rel=1e-11)
+
+
+def test_unsupported_models_take_the_general_path():
+    assert run(free_beam(n=3), 0.01, 0.02, True).info["compiled_step"]
+    damped = solve_dynamic(free_beam(n=3), 0.01, 0.02, DynamicSettings(damping=Rayleigh(0.1, 0.0)))
+    assert not damped.info["compiled_step"]
+    assert not run(free_beam(n=3), 0.01, 0.02, True, modified=True).info["compiled_step"]
+    follower = cantilever()
+    follower.point_load("b_end", moment_type="follower", mz=0.01)  # a rotation-dependent moment
+    res = run(follower, 0.01, 0.02, True)
+    assert not res.info["compiled_step"] and res.info["steps"] == 2
