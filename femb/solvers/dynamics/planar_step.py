@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from femb.elements import beam2d
 from femb.solvers.dynamics.midpoint2d_kernels import beam2d_steps
 from femb.solvers.dynamics.schemes import MidPoint, _MidPointSystem, _planar_constants
+from femb.solvers.dynamics.step_grid import mid_amplitudes, steps_to_frame
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.nonlinear.step_newton import DirectCorrection
 
@@ -132,26 +133,11 @@ class PlanarSteps:
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done)); the steps' external and constraint work are added to
         ``account``."""
-        last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
-        # the driver's step sizes at full step, in its floating-point operations (elementwise)
-        targets = t0 + (np.arange(n, last + 1) + 1) * dt
-        if last == n_steps - 1:
-            targets[-1] = t_end
-        starts = np.empty_like(targets)
-        starts[0] = state.t
-        starts[1:] = targets[:-1]
-        hs = np.minimum(dt, targets - starts)
-        tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
-        ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
-        hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
-        k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+        targets, starts, hs = steps_to_frame(state.t, n, n_steps, t0, dt, t_end, every)
+        k = hs.size
         if not k:
             return 0, 0, state
-        hs, starts = hs[:k], starts[:k]
-        if self.amplitudes:
-            amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in (starts + 0.5 * hs).tolist()])
-        else:
-            amps = np.zeros((k, 0))
+        amps = mid_amplitudes(self.amplitudes, starts, hs)
         if self.records:
             p = self.p
             values = [[p.prescribed_value(rec, t1) for rec in self.records] for t1 in (starts + hs).tolist()]
