@@ -1,6 +1,7 @@
-"""Compiled whole time step of the energy-momentum mid-point scheme for jointed rigid bodies.
+"""Compiled whole time steps of the energy-momentum mid-point scheme for jointed rigid bodies.
 
-One call of ``rigid_midpoint_step`` runs every Newton iteration of one step t_n → t_n + h of
+One call of ``rigid_midpoint_steps`` runs the steps between two recorded frames, each
+(``_step``) with every Newton iteration of one step t_n → t_n + h of
 femb.solvers.dynamics.midpoint3d for a model made only of 3-D rigid bodies and point masses
 (constant translational mass M, rotary inertia J0 per oriented node), loads given at the
 step's mid time, supports, and the 3-D joints of femb.assembly.joints.spatial. It is the
@@ -19,15 +20,19 @@ femb.solvers.nonlinear.newton.projected_newton), operation for operation, on den
   the new iterate);
 - the null-space elimination of femb.solvers.linalg.nullspace.NullSpace: dependent
   coordinates by QR with column pivoting of G (the greedy column choice of LAPACK's
-  dgeqp3/dlaqp2), X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by
-  LU with partial pivoting (singular when its pivot ratio is below 1e-13), multipliers
+  dgeqp3/dlaqp2), kept across iterations and steps while G_d and Ḡ_d stay well
+  conditioned (``_partition``; the general path chooses them at every iteration),
+  X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by LU with partial
+  pivoting (singular when its pivot ratio is below 1e-13), multipliers
   λ = −Ḡ_d⁻ᵀ(r + K δq)_d;
 - the tests of projected_newton: projected residual ‖N̄ᵀr‖ against the tolerance (relative
   to the force scale, or absolute), ‖Φ‖ against the constraint tolerance, acceptance of a
   correction at round-off, of a residual at the system's noise floor or at the round-off
   level ε‖|K|·|x|‖, the iteration cap; the rotation-turn limit of a correction.
 
-The cut-back of a failed step stays with the Python driver. Arrays are float64 / int64 /
+The steps' energy books (external work, constraint work) are summed inside in the driver's
+order; a step that does not converge ends the call, and its retry and cut-back stay with
+the Python driver. Arrays are float64 / int64 /
 bool with the shapes given in ``RigidStepData`` (femb.solvers.dynamics.rigid_step).
 """
 import math
@@ -42,7 +47,7 @@ from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
 from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm
 
-# status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
+# status codes of ``_step`` and ``rigid_midpoint_steps`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
 
 
@@ -280,6 +285,67 @@ def _lu_solve_t(LU, perm, b, out):
         out[perm[i]] = y[i]
 
 
+RENEW = 0.1
+"""A kept coordinate partition is chosen again (pivoted QR) when the pivot ratio of G_d or
+Ḡ_d falls below RENEW times its value when the partition was chosen."""
+
+
+@jit
+def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT, GbiT, perm, perm_bar, out):
+    """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
+
+    The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
+    G over the jointed equations ``jcols`` picks first (``_pivoted_columns``, LAPACK's choice,
+    as femb.solvers.linalg.nullspace). A partition chosen before (``part_ref[0]`` > 0) is kept
+    while it stays well conditioned: the pivot ratios of G_d and Ḡ_d (min|u_ii| / max|u_ii|
+    of their LU factors) at least ``RENEW`` times those when it was chosen (``part_ref``
+    (2,)); otherwise it is chosen again. Any partition with G_d and Ḡ_d regular spans the
+    same null space: the corrections solve the same equations, only the basis of the
+    projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
+    ``dep_mask`` (n_eq,), Gd, Gbd (m, m) in LU form with their row orders ``perm``,
+    ``perm_bar`` (``_lu``), GiT, GbiT (n_eq − m, m) the independent columns transposed;
+    ``out[5]`` counts the partitions chosen. Returns False when G_d or Ḡ_d of a freshly
+    chosen partition has an exact zero pivot (the general path's LinAlgError)."""
+    m = part.size
+    ne = dep_mask.size
+    n_ind = ind.size
+    fresh = not part_ref[0] > 0.0
+    while True:
+        if fresh:
+            W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
+            for i in range(m):
+                for c in range(jcols.size):
+                    W[c, i] = Geq[i, jcols[c]]
+            loc = _pivoted_columns(W, m)
+            for i in range(m):
+                part[i] = jcols[loc[i]]
+            out[5] += 1.0
+        dep_mask[:] = False
+        for i in range(m):
+            dep_mask[part[i]] = True
+        q = 0
+        for e in range(ne):
+            if not dep_mask[e]:
+                ind[q] = e
+                q += 1
+        for i in range(m):
+            for c in range(m):
+                Gd[i, c] = Geq[i, part[c]]
+                Gbd[i, c] = Gbar_eq[i, part[c]]
+            for c in range(n_ind):
+                GiT[c, i] = Geq[i, ind[c]]
+                GbiT[c, i] = Gbar_eq[i, ind[c]]
+        ra = _lu(Gd, perm)
+        rb = _lu(Gbd, perm_bar)
+        if fresh:
+            part_ref[0] = ra
+            part_ref[1] = rb
+            return ra > 0.0 and rb > 0.0
+        if ra >= RENEW * part_ref[0] and rb >= RENEW * part_ref[1]:
+            return True
+        fresh = True
+
+
 @jit
 def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K):
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
@@ -362,7 +428,10 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
     lay_var = d.lay_var
     for k in range(lay_var.shape[0]):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
         cayley_spin_jacobian(psi[k], T)
+        c0, c1, c2 = lay_var[k, 0], lay_var[k, 1], lay_var[k, 2]
         for i in range(m):
+            if G[i, c0] == 0.0 and G[i, c1] == 0.0 and G[i, c2] == 0.0:  # rows the node does not enter
+                continue
             for b in range(3):
                 g[b] = G[i, lay_var[k, 0]] * T[0, b] + G[i, lay_var[k, 1]] * T[1, b] + G[i, lay_var[k, 2]] * T[2, b]
             for b in range(3):
@@ -405,11 +474,11 @@ def _rounding(K, d, u0, z):
 
 
 @jit
-def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, scales, r, out,
-                        u1, v1):
+def _step(d, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, scales, r, out, u1, v1,
+          part, part_ref):
     """All Newton iterations of one mid-point step of a jointed rigid-body model.
 
-    Inputs: ``data`` the model's RigidStepData as a plain tuple; u0, v0 (n_var,) the state at t_n (rotational
+    Inputs: ``d`` the model's RigidStepData; u0, v0 (n_var,) the state at t_n (rotational
     slots of v: spatial angular velocities); R0 (n_nodes, 3, 3) nodal rotations; π0 (k, 3)
     spatial angular momenta of the oriented nodes; h the step; f_ext (n_var,) the loads at
     t_n + h/2 (moments about fixed axes on the rotational slots), f_s (n_var,) their
@@ -424,10 +493,12 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     force scales of the convergence tests; r (n_eq,) the
     last residual over the equations; out (4,) =
     (iterations, ‖Φ‖, λ·Ḡz, history length, external work f_s·Δx + f_ext·ψ of the step
-    (forces with an amplitude, all moments: they have no potential in 3-D)); once converged,
-    u1, v1 (n_var,) the state at t_n + h (``_finish``). Returns the status code (module constants).
+    (forces with an amplitude, all moments: they have no potential in 3-D), pivoted QR
+    partitions chosen (added)); once converged, u1, v1 (n_var,) the state at t_n + h
+    (``_finish``). Read and updated: the coordinate partition, ``part`` (m,) the dependent
+    equations (sorted) and ``part_ref`` (2,) the pivot ratios of G_d and Ḡ_d when it was
+    chosen (0: none chosen yet); see ``_partition``. Returns the status code (module constants).
     """
-    d = RigidStepData(*data)
     nv = u0.size
     ne = d.eq_var.size
     m = lam.size
@@ -516,9 +587,13 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     col = np.empty(m)
     col_bar = np.empty(m)
     dep_mask = np.zeros(ne, dtype=np.bool_)
-    dep = np.empty(m, dtype=np.int64)
     ind = np.empty(n_ind, dtype=np.int64)
+    Gd = np.empty((m, m))
+    Gbd = np.empty((m, m))
+    GiT = np.empty((n_ind, m))  # G_i and Ḡ_i transposed (columns contiguous)
+    GbiT = np.empty((n_ind, m))
     jcols = d.joint_eqs
+    dep = part  # the dependent equations (sorted), kept across iterations and steps
     lam_cur = lam0.copy()
     have = has_lam
     round_off = False
@@ -567,55 +642,22 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
         # round-off test needs K
         lam_used = lam_cur.copy()
         stiff = used  # pending
-        # null space: the dependent coordinates by pivoted QR of G over the jointed equations
-        W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
-        for i in range(m):
-            for c in range(jcols.size):
-                W[c, i] = Geq[i, jcols[c]]
-        loc = _pivoted_columns(W, m)
-        dep_mask[:] = False
-        for i in range(m):
-            dep[i] = jcols[loc[i]]
-            dep_mask[dep[i]] = True
-        q = 0
-        for e in range(ne):
-            if not dep_mask[e]:
-                ind[q] = e
-                q += 1
-        Gd = np.empty((m, m))
-        Gbd = np.empty((m, m))
-        GiT = np.empty((n_ind, m))  # G_i and Ḡ_i transposed (columns contiguous)
-        GbiT = np.empty((n_ind, m))
-        for i in range(m):
-            for c in range(m):
-                Gd[i, c] = Geq[i, dep[c]]
-                Gbd[i, c] = Gbar_eq[i, dep[c]]
-            for c in range(n_ind):
-                GiT[c, i] = Geq[i, ind[c]]
-                GbiT[c, i] = Gbar_eq[i, ind[c]]
-        # G_d and Ḡ_d are chosen by pivoting, hence well conditioned (an exact zero pivot:
-        # the general path's LinAlgError)
-        if _lu(Gd, perm) == 0.0 or _lu(Gbd, perm_bar) == 0.0:
+        # null space: the dependent coordinates (``_partition``), G_d and Ḡ_d factorized
+        if not _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT, GbiT, perm, perm_bar, out):
             status = DEP_SINGULAR
             it_done = it
             break
-        _lu_bands(Gd, lo, hi)
-        _lu_bands(Gbd, lo_bar, hi_bar)
-        Xbar = np.empty((m, n_ind))
-        for c in range(n_ind):
-            _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
-            for i in range(m):
-                Xbar[i, c] = -col_bar[i]
-        # projected residual N̄ᵀr, ‖Φ‖
+        # projected residual N̄ᵀr = r_i + X̄ᵀr_d = r_i − Ḡ_iᵀ μ with Ḡ_dᵀ μ = r_d (λ = −μ), ‖Φ‖
         r_dep = np.empty(m)
         for i in range(m):
             r_dep[i] = r[dep[i]]
+        _lu_solve_t(Gbd, perm_bar, r_dep, col_bar)
         proj = np.empty(n_ind)
         for c in range(n_ind):
             s = 0.0
             for i in range(m):
-                s += Xbar[i, c] * r_dep[i]
-            proj[c] = r[ind[c]] + s
+                s += GbiT[c, i] * col_bar[i]
+            proj[c] = r[ind[c]] - s
         norm = euclidean_norm(proj)
         c_norm = euclidean_norm(phi)
         hist[n_hist] = norm
@@ -625,7 +667,6 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
             status = NOT_FINITE
             it_done = it
             break
-        _lu_solve_t(Gbd, perm_bar, r_dep, col_bar)
         for i in range(m):
             lam[i] = -col_bar[i]
         c_ok = c_norm <= c_tol
@@ -656,6 +697,13 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
         # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
         if stiff:
             _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+        _lu_bands(Gd, lo, hi)
+        _lu_bands(Gbd, lo_bar, hi_bar)
+        Xbar = np.empty((m, n_ind))  # X̄ = −Ḡ_d⁻¹Ḡ_i
+        for c in range(n_ind):
+            _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
+            for i in range(m):
+                Xbar[i, c] = -col_bar[i]
         X = np.empty((m, n_ind))
         for c in range(n_ind):
             _lu_solve(Gd, perm, lo, hi, GiT[c], col)
@@ -755,6 +803,57 @@ def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par
     if status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR:
         _finish(d, u0, v0, z, R1, pi1, h, u1, v1)
     return status
+
+
+@jit
+def rigid_midpoint_steps(data, u, v, R, pi, lam, has_lam, hs, f_const, timed, amps, par, max_it, part, part_ref, its, books, z,
+                         hist, scales, r, out):
+    """Mid-point steps of sizes ``hs`` (k,) one after the other (``_step`` each), up to the
+    first that does not converge.
+
+    ``data`` the model's RigidStepData as a plain tuple. Updated in place to the state
+    after the steps done: u, v (n_var,), R (n_nodes, 3, 3), π (k_nodes, 3), λ (m,) the
+    multipliers (on entry the guess of the first step, used when ``has_lam``; each later
+    step's guess is its predecessor's multipliers); the coordinate partition ``part``, ``part_ref`` (``_partition``);
+    ``books`` (2,) += the steps' external work and constraint work −λ·Ḡz, in the order of the
+    driver's energy account. The loads of step s at its mid time: f_const + Σ_j amps[s, j]
+    timed[j] (f_const, timed[j] (n_var,)). par (8,) as ``_step`` (the last entry, ‖u_n‖,
+    set per step). Written: its (k,) the Newton iterations of each step done; z, hist,
+    scales, r, out of the last step tried (``_step``; the increment z (n_var,) whatever the
+    outcome). Returns (steps done, status of the last step tried).
+    """
+    d = RigidStepData(*data)
+    nv = u.size
+    u1 = np.empty(nv)
+    v1 = np.empty(nv)
+    R1 = np.empty_like(R)
+    pi1 = np.empty_like(pi)
+    lam1 = np.empty_like(lam)
+    f_s = np.empty(nv)
+    f_ext = np.empty(nv)
+    status = NOT_CONVERGED
+    for k in range(hs.size):
+        f_s[:] = 0.0
+        for j in range(timed.shape[0]):  # as DynamicProblem.scaled_loads
+            for i in range(nv):
+                f_s[i] += amps[k, j] * timed[j, i]
+        for i in range(nv):
+            f_ext[i] = f_const[i] + f_s[i]
+        par[7] = euclidean_norm(u)
+        out[5] = 0.0
+        status = _step(d, u, v, R, pi, hs[k], f_ext, f_s, lam, has_lam or k > 0, par, max_it, z, R1, pi1, lam1, hist, scales, r, out,
+                       u1, v1, part, part_ref)
+        if not (status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR):
+            return k, status
+        its[k] = int(out[0])
+        books[0] += out[4]
+        books[1] += -out[2]
+        u[:] = u1
+        v[:] = v1
+        R[:] = R1
+        pi[:] = pi1
+        lam[:] = lam1
+    return hs.size, status
 
 
 @jit
