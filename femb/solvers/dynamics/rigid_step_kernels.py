@@ -267,20 +267,23 @@ def _lu_solve(LU, perm, lo, hi, b, out):
 
 
 @jit
-def _lu_solve_t(LU, perm, b, out):
-    """out (n,) = A⁻ᵀ b from ``_lu``'s factors (Uᵀ y = b, Lᵀ w = y, out = Pᵀ w)."""
+def _lu_solve_t(LU, perm, lo, hi, b, out):
+    """out (n,) = A⁻ᵀ b from ``_lu``'s factors and their row ranges (``_lu_bands``): Uᵀ y = b
+    and Lᵀ w = y by rows of U and L (each known unknown is eliminated from the later ones
+    along its row's non-zero range), out = Pᵀ w."""
     n = LU.shape[0]
     y = np.empty(n)
     for i in range(n):
-        s = b[i]
-        for c in range(i):
-            s -= LU[c, i] * y[c]
-        y[i] = s / LU[i, i]
+        y[i] = b[i]
+    for i in range(n):
+        y[i] = y[i] / LU[i, i]
+        yi = y[i]
+        for c in range(i + 1, hi[i]):
+            y[c] -= LU[i, c] * yi
     for i in range(n - 1, -1, -1):
-        s = y[i]
-        for c in range(i + 1, n):
-            s -= LU[c, i] * y[c]
-        y[i] = s
+        wi = y[i]
+        for c in range(lo[i], i):
+            y[c] -= LU[i, c] * wi
     for i in range(n):
         out[perm[i]] = y[i]
 
@@ -677,7 +680,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             r_dep = np.empty(m)
             for i in range(m):
                 r_dep[i] = r[dep[i]]
-            _lu_solve_t(Gbd, perm_bar, r_dep, col_bar)
+            _lu_bands(Gbd, lo_bar, hi_bar)
+            _lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
             proj = np.empty(n_ind)
             for c in range(n_ind):
                 s = 0.0
@@ -724,7 +728,6 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             if stiff:
                 _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
             _lu_bands(Gd, lo, hi)
-            _lu_bands(Gbd, lo_bar, hi_bar)
             Xbar = np.empty((m, n_ind))  # X̄ = −Ḡ_d⁻¹Ḡ_i
             for c in range(n_ind):
                 _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
@@ -759,12 +762,15 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 rhs[a] = -s
                 for b in range(n_ind):
                     Kr[a, b] = K[ind[a], ind[b]] + KX[ind[a], b]
+            Y = np.empty(n_ind)  # row i of K_di + K_dd X
             for i in range(m):
+                for b in range(n_ind):
+                    Y[b] = K[dep[i], ind[b]] + KX[dep[i], b]
                 for a in range(n_ind):
                     xa = Xbar[i, a]
                     if xa != 0.0:
                         for b in range(n_ind):
-                            Kr[a, b] += xa * (K[dep[i], ind[b]] + KX[dep[i], b])
+                            Kr[a, b] += xa * Y[b]
             y = np.empty(n_ind)
             if n_ind:
                 if not _lu(Kr, perm_red) > 1e-13:
@@ -799,7 +805,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 for e in range(ne):
                     s += K[dep[i], e] * dx[e]
                 res_d[i] = r[dep[i]] + s
-            _lu_solve_t(Gbd, perm_bar, res_d, col_bar)
+            _lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, res_d, col_bar)
             for i in range(m):  # λ_new = −col_bar
                 if not used or eta == 1.0:
                     lam_cur[i] = -col_bar[i]
