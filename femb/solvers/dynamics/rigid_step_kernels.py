@@ -343,7 +343,7 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
         if fresh:
             part_ref[0] = ra
             part_ref[1] = rb
-            return ra > 0.0 and rb > 0.0
+            return ra != 0.0 and rb != 0.0  # (a non-finite G: the residual test reports it)
         if ra >= RENEW * part_ref[0] and rb >= RENEW * part_ref[1]:
             return True
         fresh = True
