@@ -45,7 +45,7 @@ from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
 from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
-from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm
+from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_bands, lu_factor, lu_solve, lu_solve_t, pivoted_columns
 
 # status codes of ``rigid_midpoint_steps`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
@@ -96,198 +96,6 @@ class RigidStepData(NamedTuple):
     joint_eqs: NDArray[np.int64]  # their free equations (sorted)
 
 
-@jit
-def _pivoted_columns(W, m):
-    """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
-    first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
-    norms downdated and recomputed as dlaqp2 does). Takes W = Aᵀ (k, m) (columns
-    contiguous; overwritten); the reflectors skip the exact zeros of the sparse joint
-    Jacobians (no change to the arithmetic on the non-zeros)."""
-    k = W.shape[0]
-    vn1 = np.empty(k)
-    vn2 = np.empty(k)
-    piv = np.arange(k)
-    for j in range(k):
-        vn1[j] = euclidean_norm(W[j])
-        vn2[j] = vn1[j]
-    tol3z = math.sqrt(np.finfo(np.float64).eps)
-    v = np.empty(m)
-    nzr = np.empty(m, dtype=np.int64)
-    for i in range(min(m, k)):
-        p = i
-        best = vn1[i]
-        for j in range(i + 1, k):
-            if vn1[j] > best:
-                best = vn1[j]
-                p = j
-        if p != i:
-            for r in range(m):
-                t = W[p, r]
-                W[p, r] = W[i, r]
-                W[i, r] = t
-            piv[p], piv[i] = piv[i], piv[p]
-            vn1[p] = vn1[i]
-            vn2[p] = vn2[i]
-        # Householder reflector of column i below the diagonal (dlarfg)
-        wi = W[i]
-        alpha = wi[i]
-        xnorm = euclidean_norm(wi[i + 1:])
-        if xnorm != 0.0:
-            beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
-            tau = (beta - alpha) / beta
-            scal = 1.0 / (alpha - beta)
-            nz = 0
-            v[i] = 1.0
-            nzr[nz] = i
-            nz += 1
-            for r in range(i + 1, m):
-                v[r] = wi[r] * scal
-                wi[r] = v[r]
-                if v[r] != 0.0:
-                    nzr[nz] = r
-                    nz += 1
-            wi[i] = beta
-            for j in range(i + 1, k):  # apply I − τ v vᵀ to the remaining columns
-                wj = W[j]
-                sj = 0.0
-                for q in range(nz):
-                    sj += v[nzr[q]] * wj[nzr[q]]
-                if sj == 0.0:
-                    continue
-                sj *= tau
-                for q in range(nz):
-                    wj[nzr[q]] -= sj * v[nzr[q]]
-        for j in range(i + 1, k):  # downdate the partial column norms
-            if vn1[j] != 0.0:
-                temp = 1.0 - (abs(W[j, i]) / vn1[j]) ** 2
-                temp = max(temp, 0.0)
-                temp2 = temp * (vn1[j] / vn2[j]) ** 2
-                if temp2 <= tol3z:
-                    if i < m - 1:
-                        vn1[j] = euclidean_norm(W[j, i + 1:])
-                        vn2[j] = vn1[j]
-                    else:
-                        vn1[j] = 0.0
-                        vn2[j] = 0.0
-                else:
-                    vn1[j] *= math.sqrt(temp)
-    out = piv[:m].copy()
-    for i in range(1, m):  # insertion sort (m small)
-        x = out[i]
-        j = i - 1
-        while j >= 0 and out[j] > x:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = x
-    return out
-
-
-@jit
-def _lu(A, perm):
-    """LU with partial pivoting of A (n, n) in place (PA = LU, the row order in ``perm``),
-    skipping zero multipliers and zero entries of the pivot rows (sparse joint Jacobians);
-    returns the pivot ratio min|u_ii| / max|u_ii| (0 with a zero pivot)."""
-    n = A.shape[0]
-    cols = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        perm[i] = i
-    for i in range(n):
-        p = i
-        best = abs(A[i, i])
-        for r in range(i + 1, n):
-            if abs(A[r, i]) > best:
-                best = abs(A[r, i])
-                p = r
-        if p != i:
-            for c in range(n):
-                t = A[i, c]
-                A[i, c] = A[p, c]
-                A[p, c] = t
-            perm[i], perm[p] = perm[p], perm[i]
-        piv = A[i, i]
-        if piv == 0.0:
-            return 0.0
-        nc = 0
-        for c in range(i + 1, n):
-            if A[i, c] != 0.0:
-                cols[nc] = c
-                nc += 1
-        for r in range(i + 1, n):
-            if A[r, i] == 0.0:
-                continue
-            f = A[r, i] / piv
-            A[r, i] = f
-            for q in range(nc):
-                A[r, cols[q]] -= f * A[i, cols[q]]
-    if n == 0:
-        return 1.0
-    dmin, dmax = np.inf, 0.0
-    for i in range(n):
-        d = abs(A[i, i])
-        dmin = min(dmin, d)
-        dmax = max(dmax, d)
-    return dmin / dmax
-
-
-@jit
-def _lu_bands(LU, lo, hi):
-    """The non-zero range of each row of ``_lu``'s factors: L[i, lo[i]:i] and
-    U[i, i + 1:hi[i]] (the elimination of the sparse joint Jacobians keeps narrow bands)."""
-    n = LU.shape[0]
-    for i in range(n):
-        a = i
-        for c in range(i):
-            if LU[i, c] != 0.0:
-                a = c
-                break
-        lo[i] = a
-        e = i + 1
-        for c in range(n - 1, i, -1):
-            if LU[i, c] != 0.0:
-                e = c + 1
-                break
-        hi[i] = e
-
-
-@jit
-def _lu_solve(LU, perm, lo, hi, b, out):
-    """out (n,) = A⁻¹ b from ``_lu``'s factors and their row ranges (``_lu_bands``; the
-    terms outside them are exact zeros)."""
-    n = LU.shape[0]
-    for i in range(n):
-        s = b[perm[i]]
-        for c in range(lo[i], i):
-            s -= LU[i, c] * out[c]
-        out[i] = s
-    for i in range(n - 1, -1, -1):
-        s = out[i]
-        for c in range(i + 1, hi[i]):
-            s -= LU[i, c] * out[c]
-        out[i] = s / LU[i, i]
-
-
-@jit
-def _lu_solve_t(LU, perm, lo, hi, b, out):
-    """out (n,) = A⁻ᵀ b from ``_lu``'s factors and their row ranges (``_lu_bands``): Uᵀ y = b
-    and Lᵀ w = y by rows of U and L (each known unknown is eliminated from the later ones
-    along its row's non-zero range), out = Pᵀ w."""
-    n = LU.shape[0]
-    y = np.empty(n)
-    for i in range(n):
-        y[i] = b[i]
-    for i in range(n):
-        y[i] = y[i] / LU[i, i]
-        yi = y[i]
-        for c in range(i + 1, hi[i]):
-            y[c] -= LU[i, c] * yi
-    for i in range(n - 1, -1, -1):
-        wi = y[i]
-        for c in range(lo[i], i):
-            y[c] -= LU[i, c] * wi
-    for i in range(n):
-        out[perm[i]] = y[i]
-
-
 RENEW = 0.1
 """A kept coordinate partition is chosen again (pivoted QR) when the pivot ratio of G_d or
 Ḡ_d falls below RENEW times its value when the partition was chosen."""
@@ -298,7 +106,7 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
     """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
 
     The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
-    G over the jointed equations ``jcols`` picks first (``_pivoted_columns``, LAPACK's choice,
+    G over the jointed equations ``jcols`` picks first (``pivoted_columns``, LAPACK's choice,
     as femb.solvers.linalg.nullspace). A partition chosen before (``part_ref[0]`` > 0) is kept
     while it stays well conditioned: the pivot ratios of G_d and Ḡ_d (min|u_ii| / max|u_ii|
     of their LU factors) at least ``RENEW`` times those when it was chosen (``part_ref``
@@ -306,7 +114,7 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
     same null space: the corrections solve the same equations, only the basis of the
     projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
     ``dep_mask`` (n_eq,), Gd, Gbd (m, m) in LU form with their row orders ``perm``,
-    ``perm_bar`` (``_lu``), GiT, GbiT (n_eq − m, m) the independent columns transposed;
+    ``perm_bar`` (``lu_factor``), GiT, GbiT (n_eq − m, m) the independent columns transposed;
     ``out[5]`` counts the partitions chosen. Returns False when G_d or Ḡ_d of a freshly
     chosen partition has an exact zero pivot (the general path's LinAlgError)."""
     m = part.size
@@ -319,7 +127,7 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
             for i in range(m):
                 for c in range(jcols.size):
                     W[c, i] = Geq[i, jcols[c]]
-            loc = _pivoted_columns(W, m)
+            loc = pivoted_columns(W, m)
             for i in range(m):
                 part[i] = jcols[loc[i]]
             out[5] += 1.0
@@ -338,8 +146,8 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
             for c in range(n_ind):
                 GiT[c, i] = Geq[i, ind[c]]
                 GbiT[c, i] = Gbar_eq[i, ind[c]]
-        ra = _lu(Gd, perm)
-        rb = _lu(Gbd, perm_bar)
+        ra = lu_factor(Gd, perm)
+        rb = lu_factor(Gbd, perm_bar)
         if fresh:
             part_ref[0] = ra
             part_ref[1] = rb
@@ -680,8 +488,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             r_dep = np.empty(m)
             for i in range(m):
                 r_dep[i] = r[dep[i]]
-            _lu_bands(Gbd, lo_bar, hi_bar)
-            _lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
+            lu_bands(Gbd, lo_bar, hi_bar)
+            lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
             proj = np.empty(n_ind)
             for c in range(n_ind):
                 s = 0.0
@@ -727,18 +535,18 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
             if stiff:
                 _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
-            _lu_bands(Gd, lo, hi)
+            lu_bands(Gd, lo, hi)
             Xbar = np.empty((m, n_ind))  # X̄ = −Ḡ_d⁻¹Ḡ_i
             for c in range(n_ind):
-                _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
+                lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
                 for i in range(m):
                     Xbar[i, c] = -col_bar[i]
             X = np.empty((m, n_ind))
             for c in range(n_ind):
-                _lu_solve(Gd, perm, lo, hi, GiT[c], col)
+                lu_solve(Gd, perm, lo, hi, GiT[c], col)
                 for i in range(m):
                     X[i, c] = -col[i]
-            _lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
+            lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
             rk = np.empty(ne)  # r + K δq_p
             KX = np.empty((ne, n_ind))  # K_·d X
             for e in range(ne):
@@ -773,12 +581,12 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                             Kr[a, b] += xa * Y[b]
             y = np.empty(n_ind)
             if n_ind:
-                if not _lu(Kr, perm_red) > 1e-13:
+                if not lu_factor(Kr, perm_red) > 1e-13:
                     status = SINGULAR
                     it_done = it
                     break
-                _lu_bands(Kr, lo_red, hi_red)
-                _lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
+                lu_bands(Kr, lo_red, hi_red)
+                lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
             dx = np.empty(ne)
             for c in range(n_ind):
                 dx[ind[c]] = y[c]
@@ -805,7 +613,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 for e in range(ne):
                     s += K[dep[i], e] * dx[e]
                 res_d[i] = r[dep[i]] + s
-            _lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, res_d, col_bar)
+            lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, res_d, col_bar)
             for i in range(m):  # λ_new = −col_bar
                 if not used or eta == 1.0:
                     lam_cur[i] = -col_bar[i]
