@@ -38,7 +38,7 @@ from femb.results import Results
 from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.planar_step import PlanarSteps, WholeSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
-from femb.solvers.dynamics.rigid_step import rigid_step_data
+from femb.solvers.dynamics.rigid_step import RigidSteps, rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.dynamics.spatial_step import SpatialSteps
 from femb.solvers.linalg.factorization import SingularSystemError
@@ -89,10 +89,10 @@ class DynamicSettings:
         take compiled whole steps where a model qualifies — small planar beam2d models
         and small 3-D beam3d / beam3d_timoshenko models (no joints, no damping, full
         Newton): the steps between two recorded frames in one compiled call
-        (femb.solvers.dynamics.planar_step, femb.solvers.dynamics.spatial_step); models made only of 3-D
-        rigid bodies and point masses with 3-D joints: all Newton iterations of a step in
-        one compiled call (femb.solvers.dynamics.rigid_step). The same results as the
-        general path to round-off; False: always the general path.
+        (femb.solvers.dynamics.planar_step, femb.solvers.dynamics.spatial_step); models made
+        only of 3-D rigid bodies and point masses with 3-D joints: the steps between two
+        recorded frames in one compiled call as well (femb.solvers.dynamics.rigid_step). The
+        same results as the general path to round-off; False: always the general path.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
@@ -219,21 +219,26 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    planar: Optional[WholeSteps] = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
-    if planar is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
-        planar = SpatialSteps.build(prob, sch, newton, solve_correction)
+    whole: Union[WholeSteps, RigidSteps, None] = (PlanarSteps.build(prob, sch, newton, solve_correction)
+                                                   if settings.compiled_step else None)
+    if whole is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
+        whole = SpatialSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
              and rigid_step_data(prob) is not None)
-    res.info["compiled_step"] = planar is not None or rigid  # which path ran (compiled or general)
+    if rigid and whole is None:  # jointed rigid bodies: their steps between frames in one call (RigidSteps)
+        whole = RigidSteps.build(prob, newton)
+    res.info["compiled_step"] = whole is not None or rigid  # which path ran (compiled or general)
     skip = 0
     for n in range(n_steps):
-        if n < skip:  # done by the compiled planar steps
+        if n < skip:  # done by the compiled whole steps
             continue
         t_target = t_end if n == n_steps - 1 else t0 + (n + 1) * dt
-        if planar is not None and level == 0:  # the steps up to the next recorded one, compiled
-            done, its, state = planar.advance(state, n, n_steps, t0, dt, t_end, every, account)
+        if whole is not None and level == 0:  # the steps up to the next recorded one, compiled
+            done, its, state = whole.advance(state, n, n_steps, t0, dt, t_end, every, account)
             if done and getattr(sch, "keep_state", None) is not None:
                 sch.keep_state(state)  # a scheme that carries its state across calls (femb.case.segments)
+            if done and "multipliers" in state.extra:  # the joint multipliers of the last step (RigidSteps)
+                joints["multipliers"] = state.extra["multipliers"]
             if done:
                 n += done - 1
                 skip = n + 1

@@ -33,8 +33,9 @@ from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d_midpoint import midpoint_force_steps
-from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm, newton_verdict, step_end, step_start, take_correction
+from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
+from femb.solvers.linalg.dense_kernels import euclidean_norm
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
 

@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from femb.elements import beam2d
 from femb.solvers.dynamics.midpoint2d_kernels import beam2d_steps
 from femb.solvers.dynamics.schemes import MidPoint, _MidPointSystem, _planar_constants
+from femb.solvers.dynamics.step_grid import mid_amplitudes, steps_to_frame
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.nonlinear.step_newton import DirectCorrection
 
@@ -53,34 +54,6 @@ def _ints(x: Any) -> NDArray[np.int64]:
 def _floats(x: Any) -> NDArray[np.float64]:
     """A writable C-contiguous float64 copy."""
     return np.array(x, dtype=np.float64, order="C", copy=True)
-
-
-def step_grid(t: float, n: int, n_steps: int, t0: float, dt: float, t_end: float,
-              every: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The driver's steps n, n + 1, … of the grid t0 + (k + 1)·dt (the last one ending at
-    t_end) from the time t up to the next recorded step (k + 1 a multiple of ``every``, or
-    the last step), cut before the first step the driver would not take whole: (targets,
-    starts, sizes) (k,), in the driver's floating-point operations (elementwise)."""
-    last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
-    targets = t0 + (np.arange(n, last + 1) + 1) * dt
-    if last == n_steps - 1:
-        targets[-1] = t_end
-    starts = np.empty_like(targets)
-    starts[0] = t
-    starts[1:] = targets[:-1]
-    hs = np.minimum(dt, targets - starts)
-    tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
-    ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
-    hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
-    k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
-    return targets[:k], starts[:k], hs[:k]
-
-
-def load_amplitudes(amplitudes: list[Any], times: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(k, n_timed) the amplitudes a_i(t) of the timed loads at the k ``times``."""
-    if not amplitudes:
-        return np.zeros((times.size, 0))
-    return np.array([[float(a(tm)) for a in amplitudes] for tm in times.tolist()])
 
 
 class WholeSteps:
@@ -110,7 +83,7 @@ class WholeSteps:
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done)); the steps' external and constraint work are added to
         ``account``."""
-        targets, starts, hs = step_grid(state.t, n, n_steps, t0, dt, t_end, every)
+        targets, starts, hs = steps_to_frame(state.t, n, n_steps, t0, dt, t_end, every)
         k = hs.size
         if not k:
             return 0, 0, state
@@ -118,7 +91,7 @@ class WholeSteps:
         books = np.array([account.external_work, account.constraint_work])
         cap = self.p.max_turn
         self.param[6] = cap if cap and np.isfinite(cap) else np.inf
-        done, u, v, extra = self._steps(state, np.ascontiguousarray(hs), load_amplitudes(self.amplitudes, starts + 0.5 * hs),
+        done, u, v, extra = self._steps(state, np.ascontiguousarray(hs), mid_amplitudes(self.amplitudes, starts, hs),
                                         (starts + hs).tolist(), its, books)
         if not done:
             return 0, 0, state

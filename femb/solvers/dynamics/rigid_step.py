@@ -1,4 +1,4 @@
-"""Compiled mid-point step for jointed rigid-body models (one numba call per time step).
+"""Compiled mid-point steps for jointed rigid-body models.
 
 Models made only of 3-D rigid bodies (``rigid_body3d``) and point masses (``point_mass3d``),
 with supports, constant or time-scaled loads (gravity, nodal forces, moments about fixed
@@ -6,24 +6,33 @@ axes) and 3-D joints of every kind (spherical, revolute, universal, cylindrical,
 attachment points anywhere on the bodies) are integrated by the energy-momentum mid-point
 scheme of femb.solvers.dynamics.midpoint3d. For such models the whole Newton loop of a
 step — residual, step matrix, joint equations, null-space elimination, convergence tests —
-runs in one compiled call (femb.solvers.dynamics.rigid_step_kernels.rigid_midpoint_step),
-which is the general loop (MidPoint3DSystem iterated by
-femb.solvers.nonlinear.newton.projected_newton) operation for operation: the motion, the
-Newton iteration counts, the multipliers and the energy books agree with the general path
-to round-off. The time grid, the damped retry and the cut-back of a failed step stay with
-the driver (femb.solvers.dynamics.driver).
+runs compiled (femb.solvers.dynamics.rigid_step_kernels), and ``RigidSteps`` runs all
+steps between two recorded frames in one compiled call (``rigid_midpoint_steps``), with the
+energy books kept inside; ``RigidStepSystem`` is one step of it for the driver's
+step-by-step path (a step the compiled run did not converge, its damped retry and its
+cut-backs, femb.solvers.dynamics.driver).
 
-The compiled step is chosen automatically when the model qualifies (``unsupported_reason``
-returns None); ``DynamicSettings(compiled_step=False)`` forces the general path.
-Not covered (general path): other element types, damping, rotation-dependent (follower)
-moments and pressures, prescribed motions, mass points
-inside elements, rotational variables shared by tied nodes, joints of other families
-(scalar or planar kinds), joint rows dropped as redundant, models without joints, and
-more than ``newton.DENSE_LIMIT`` free equations.
+It is the general loop (MidPoint3DSystem iterated by
+femb.solvers.nonlinear.newton.projected_newton) operation for operation, except for the
+coordinate partition of the null-space elimination: the general loop chooses the dependent
+coordinates by pivoted QR at every iteration, the compiled one keeps them across iterations
+and steps while G_d and Ḡ_d stay well conditioned (``rigid_step_kernels._partition``). The
+partition is a choice of basis of the same null space: the corrections solve the same
+equations, only the projected residual of the convergence test is measured in another
+basis. The motion, the Newton iteration counts, the multipliers and the energy books agree
+with the general path to round-off in the tests (tests/solvers/test_rigid_step.py).
+
+The compiled steps are chosen automatically when the model qualifies
+(``unsupported_reason`` returns None); ``DynamicSettings(compiled_step=False)`` forces the
+general path. Not covered (general path): other element types, damping, rotation-dependent
+(follower) moments and pressures, prescribed motions, mass points inside elements,
+rotational variables shared by tied nodes, joints of other families (scalar or planar
+kinds), joint rows dropped as redundant, models without joints, and more than
+``newton.DENSE_LIMIT`` free equations.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,12 +47,15 @@ from femb.solvers.dynamics.rigid_step_kernels import (
     ROUND_OFF,
     SINGULAR,
     RigidStepData,
-    rigid_midpoint_step,
+    rigid_midpoint_steps,
 )
+from femb.solvers.dynamics.step_grid import mid_amplitudes, steps_to_frame
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import DENSE_LIMIT, NewtonReport, NewtonSettings
-from femb.solvers.nonlinear.norms import vector_norm
+
+if TYPE_CHECKING:
+    from femb.solvers.dynamics.energy import EnergyAccount
 
 RIGID_ELEMENTS = frozenset({"rigid_body3d", "point_mass3d"})
 """Element types the compiled step takes (inertia only, no internal forces)."""
@@ -149,6 +161,60 @@ def _parameters(problem, settings):
     return par
 
 
+def _partition_store(problem):
+    """The coordinate partition kept across the Newton iterations and steps of ``problem``:
+    (dependent equations (m,), their G_d and Ḡ_d pivot ratios when chosen (2,))
+    (femb.solvers.dynamics.rigid_step_kernels ``_partition``)."""
+    store = problem.__dict__.get("_rigid_partition")
+    if store is None:
+        store = problem.__dict__["_rigid_partition"] = (np.zeros(problem.joints.m, dtype=np.int64), np.zeros(2))
+    return store
+
+
+class _Run(NamedTuple):
+    """The outcome of ``_run``."""
+
+    done: int  # steps done
+    status: int  # status code of the last step tried (femb.solvers.dynamics.rigid_step_kernels)
+    z: NDArray[np.float64]  # (n_var,) its increment (the last Newton iterate when it failed)
+    r: NDArray[np.float64]  # (n_eq,) its last residual
+    hist: NDArray[np.float64]  # its projected residual norms, per convergence test
+    scales: NDArray[np.float64]  # and the force scales of those tests
+    out: NDArray[np.float64]  # (6,) its ``out`` vector (iterations, ‖Φ‖, λ·Ḡz, tests, work, partitions chosen)
+    its: NDArray[np.int64]  # (k,) Newton iterations of each step done
+
+
+def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, books) -> _Run:
+    """Steps of sizes ``hs`` (k,) by one call of ``rigid_midpoint_steps``, from the state u,
+    v (n_var,), R (n_nodes, 3, 3), π (k_nodes, 3) with the multipliers λ (m,) (a guess when
+    ``has_lam``): arrays of the caller, updated in place to the state after the steps done;
+    loads f_const + Σ_j amps[s, j] timed[j] (timed (n_a, n_var), amps (k, n_a)) at the mid
+    time of step s; ``books`` (2,) += the steps' external and constraint work."""
+    data = rigid_step_data(problem)
+    if data is None:
+        raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
+    packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
+    par = _parameters(problem, settings)
+    max_it = int(settings.max_iterations)
+    part, part_ref = _partition_store(problem)
+    its = np.zeros(hs.size, dtype=np.int64)
+    z, r = np.empty(u.size), np.empty(data.eq_var.size)
+    hist, scales, out = np.empty(max_it + 1), np.empty(max_it + 1), np.zeros(6)
+    done, status = rigid_midpoint_steps(packed, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64), _f_const(problem),
+                                        np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), par,
+                                        max_it, part, part_ref, its, books, z, hist, scales, r, out)
+    n = int(out[3])
+    return _Run(int(done), int(status), z, r, hist[:n], scales[:n], out, its)
+
+
+def _f_const(problem):
+    """The constant loads (n_var,) as a contiguous float64 array, kept on the problem."""
+    out = problem.__dict__.get("_rigid_step_f_const")
+    if out is None:
+        out = problem.__dict__["_rigid_step_f_const"] = np.ascontiguousarray(problem.f_const, dtype=np.float64)
+    return out
+
+
 class RigidStepSystem:
     """One step of the mid-point scheme of a qualifying rigid-body model, solved by one
     compiled call (``solve_step``); ``finish`` gives the new State and the step's energy
@@ -172,7 +238,6 @@ class RigidStepSystem:
         if data is None:
             raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
         self.data = data
-        self.packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
         if problem._timed:  # the loads with an amplitude, at the mid time of the step
             self.f_s = problem.scaled_loads(state.t + 0.5 * h)
             self.f_ext = problem.f_const + self.f_s
@@ -187,39 +252,30 @@ class RigidStepSystem:
         """All Newton iterations of the step (femb.solvers.nonlinear.newton.projected_newton's
         algorithm and tests) in one compiled call; SingularSystemError when the reduced step
         matrix is singular."""
-        p, s, d = self.p, self.s, self.data
-        m = p.joints.m
+        p, s = self.p, self.s
         guess = self.multipliers_guess
-        lam0 = np.zeros(m) if guess is None else np.ascontiguousarray(guess, dtype=np.float64)
-        par = _parameters(p, settings)
-        par[7] = vector_norm(s.u)
-        n_var = s.u.size
-        max_it = int(settings.max_iterations)
-        z, u1, v1 = np.empty(n_var), np.empty(n_var), np.empty(n_var)
-        R1 = np.empty_like(s.extra["R"])
-        pi1 = np.empty_like(s.extra["pi"])
-        lam = np.empty(m)
-        hist, scales = np.empty(max_it + 1), np.empty(max_it + 1)
-        r = np.empty(d.eq_var.size)
-        out = np.empty(5)
-        status = rigid_midpoint_step(self.packed, s.u, s.v, s.extra["R"], s.extra["pi"], float(self.h), self.f_ext,
-                                     self.f_s, lam0, guess is not None, par, max_it, z, R1, pi1, lam, hist, scales, r, out, u1, v1)
-        history = hist[: int(out[3])].tolist()
-        self.force_scales = scales[: int(out[3])]  # of each convergence test (diagnostics)
+        lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
+        u, v, R, pi = s.u.copy(), s.v.copy(), s.extra["R"].copy(), s.extra["pi"].copy()
+        timed = self.f_s.reshape(1, -1) if p._timed else np.zeros((0, s.u.size))
+        run = _run(p, settings, u, v, R, pi, lam, guess is not None, np.array([self.h]), timed, np.ones((1, timed.shape[0])),
+                   np.zeros(2))
+        done, status, z, r, hist, scales, out = run[:7]
         its = int(out[0])
+        self.force_scales = scales  # of each convergence test (diagnostics)
         if status == SINGULAR:
             raise SingularSystemError(f"reduced (constrained) tangent matrix is numerically singular "
                                       f"(at Newton iteration {its} of the step from t = {s.t:.6g})")
         if status == DEP_SINGULAR:  # as the general path's inverse of G_d (femb.solvers.linalg.nullspace)
             raise np.linalg.LinAlgError("Singular matrix")
-        self._z, self._R1, self._pi1, self._u1, self._v1 = z, R1, pi1, u1, v1
+        self._z, self._u1, self._v1, self._R1, self._pi1 = z, u, v, R, pi
         self._lam_gz, self._work = float(out[2]), float(out[4])
-        if status in (CONVERGED, ROUND_OFF, NOISE_FLOOR):
-            return NewtonReport(True, its, history, r, _REASONS[status], state=z, multipliers=lam,
+        if done:
+            return NewtonReport(True, its, hist.tolist(), r, _REASONS[status], state=z, multipliers=lam,
                                 constraint_residual=float(out[1]))
         if status == NOT_FINITE:
-            return NewtonReport(False, its, history, r, _REASONS[status])
-        return NewtonReport(False, max_it, history, r, f"no convergence in {max_it} iterations")
+            return NewtonReport(False, its, hist.tolist(), r, _REASONS[status])
+        max_it = int(settings.max_iterations)
+        return NewtonReport(False, max_it, hist.tolist(), r, f"no convergence in {max_it} iterations")
 
     def finish(self, z: NDArray[np.float64]) -> tuple[State, dict]:
         """New state (rotational slots of u: log R; of v: spatial angular velocity) and the
@@ -232,3 +288,52 @@ class RigidStepSystem:
         if self.multipliers is not None:
             extra["multipliers"] = np.asarray(self.multipliers, dtype=np.float64)
         return State(self.t1, self._u1, self._v1, extra=extra), terms
+
+
+class RigidSteps:
+    """The mid-point steps between two recorded frames of a qualifying rigid-body model in
+    one compiled call (``rigid_midpoint_steps``): the same steps as ``RigidStepSystem``
+    one by one, without the driver's Python per step. A step that does not converge is
+    left to the driver (``RigidStepSystem``, its damped retry and cut-backs).
+
+    Build with ``RigidSteps.build(problem, newton)`` (None when the model does not qualify)."""
+
+    def __init__(self, problem, newton: NewtonSettings) -> None:
+        self.p = problem
+        self.newton = newton
+        self.amplitudes = [amp for amp, _ in problem._timed]
+        timed = [np.asarray(vec, dtype=np.float64) for _, vec in problem._timed]
+        self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), problem.table.n_var), dtype=np.float64)
+
+    @classmethod
+    def build(cls, problem, newton: NewtonSettings) -> Optional[RigidSteps]:
+        """The compiled stepper of ``problem`` (a DynamicProblem integrated by the mid-point
+        scheme) when the model qualifies (module docstring), else None."""
+        if not getattr(problem, "oriented", False) or rigid_step_data(problem) is None:
+            return None
+        return cls(problem, newton)
+
+    def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
+                account: EnergyAccount) -> tuple[int, int, State]:
+        """Run the driver's steps n, n + 1, … (femb.solvers.dynamics.step_grid) from
+        ``state`` up to the next recorded step, stopping before the first step that does not
+        converge. The multiplier guess of the first step: ``state.extra["multipliers"]``
+        (zero when absent, as the driver's).
+
+        Returns (steps done, their Newton iterations, the state after them (``state`` itself
+        when none was done; ``extra``: R, π and the multipliers)); the steps' external and
+        constraint work are added to ``account``."""
+        targets, starts, hs = steps_to_frame(state.t, n, n_steps, t0, dt, t_end, every)
+        if not hs.size:
+            return 0, 0, state
+        p = self.p
+        guess = state.extra.get("multipliers")
+        lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
+        u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
+        books = np.array([account.external_work, account.constraint_work])
+        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, mid_amplitudes(self.amplitudes, starts, hs), books)
+        if not run.done:
+            return 0, 0, state
+        account.external_work, account.constraint_work = float(books[0]), float(books[1])
+        new = State(float(targets[run.done - 1]), u, v, extra={"R": R, "pi": pi, "multipliers": lam})
+        return run.done, int(run.its[:run.done].sum()), new

@@ -1,6 +1,7 @@
-"""Compiled whole time step of the energy-momentum mid-point scheme for jointed rigid bodies.
+"""Compiled whole time steps of the energy-momentum mid-point scheme for jointed rigid bodies.
 
-One call of ``rigid_midpoint_step`` runs every Newton iteration of one step t_n → t_n + h of
+One call of ``rigid_midpoint_steps`` runs the steps between two recorded frames, each
+with every Newton iteration of one step t_n → t_n + h of
 femb.solvers.dynamics.midpoint3d for a model made only of 3-D rigid bodies and point masses
 (constant translational mass M, rotary inertia J0 per oriented node), loads given at the
 step's mid time, supports, and the 3-D joints of femb.assembly.joints.spatial. It is the
@@ -19,15 +20,19 @@ femb.solvers.nonlinear.newton.projected_newton), operation for operation, on den
   the new iterate);
 - the null-space elimination of femb.solvers.linalg.nullspace.NullSpace: dependent
   coordinates by QR with column pivoting of G (the greedy column choice of LAPACK's
-  dgeqp3/dlaqp2), X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by
-  LU with partial pivoting (singular when its pivot ratio is below 1e-13), multipliers
+  dgeqp3/dlaqp2), kept across iterations and steps while G_d and Ḡ_d stay well
+  conditioned (``_partition``; the general path chooses them at every iteration),
+  X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by LU with partial
+  pivoting (singular when its pivot ratio is below 1e-13), multipliers
   λ = −Ḡ_d⁻ᵀ(r + K δq)_d;
 - the tests of projected_newton: projected residual ‖N̄ᵀr‖ against the tolerance (relative
   to the force scale, or absolute), ‖Φ‖ against the constraint tolerance, acceptance of a
   correction at round-off, of a residual at the system's noise floor or at the round-off
   level ε‖|K|·|x|‖, the iteration cap; the rotation-turn limit of a correction.
 
-The cut-back of a failed step stays with the Python driver. Arrays are float64 / int64 /
+The steps' energy books (external work, constraint work) are summed inside in the driver's
+order; a step that does not converge ends the call, and its retry and cut-back stay with
+the Python driver. Arrays are float64 / int64 /
 bool with the shapes given in ``RigidStepData`` (femb.solvers.dynamics.rigid_step).
 """
 import math
@@ -40,9 +45,9 @@ from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
 from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
-from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm
+from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_bands, lu_factor, lu_solve, lu_solve_t, pivoted_columns
 
-# status codes of ``rigid_midpoint_step`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
+# status codes of ``rigid_midpoint_steps`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
 
 
@@ -91,193 +96,65 @@ class RigidStepData(NamedTuple):
     joint_eqs: NDArray[np.int64]  # their free equations (sorted)
 
 
-@jit
-def _pivoted_columns(W, m):
-    """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
-    first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
-    norms downdated and recomputed as dlaqp2 does). Takes W = Aᵀ (k, m) (columns
-    contiguous; overwritten); the reflectors skip the exact zeros of the sparse joint
-    Jacobians (no change to the arithmetic on the non-zeros)."""
-    k = W.shape[0]
-    vn1 = np.empty(k)
-    vn2 = np.empty(k)
-    piv = np.arange(k)
-    for j in range(k):
-        vn1[j] = euclidean_norm(W[j])
-        vn2[j] = vn1[j]
-    tol3z = math.sqrt(np.finfo(np.float64).eps)
-    v = np.empty(m)
-    nzr = np.empty(m, dtype=np.int64)
-    for i in range(min(m, k)):
-        p = i
-        best = vn1[i]
-        for j in range(i + 1, k):
-            if vn1[j] > best:
-                best = vn1[j]
-                p = j
-        if p != i:
-            for r in range(m):
-                t = W[p, r]
-                W[p, r] = W[i, r]
-                W[i, r] = t
-            piv[p], piv[i] = piv[i], piv[p]
-            vn1[p] = vn1[i]
-            vn2[p] = vn2[i]
-        # Householder reflector of column i below the diagonal (dlarfg)
-        wi = W[i]
-        alpha = wi[i]
-        xnorm = euclidean_norm(wi[i + 1:])
-        if xnorm != 0.0:
-            beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
-            tau = (beta - alpha) / beta
-            scal = 1.0 / (alpha - beta)
-            nz = 0
-            v[i] = 1.0
-            nzr[nz] = i
-            nz += 1
-            for r in range(i + 1, m):
-                v[r] = wi[r] * scal
-                wi[r] = v[r]
-                if v[r] != 0.0:
-                    nzr[nz] = r
-                    nz += 1
-            wi[i] = beta
-            for j in range(i + 1, k):  # apply I − τ v vᵀ to the remaining columns
-                wj = W[j]
-                sj = 0.0
-                for q in range(nz):
-                    sj += v[nzr[q]] * wj[nzr[q]]
-                if sj == 0.0:
-                    continue
-                sj *= tau
-                for q in range(nz):
-                    wj[nzr[q]] -= sj * v[nzr[q]]
-        for j in range(i + 1, k):  # downdate the partial column norms
-            if vn1[j] != 0.0:
-                temp = 1.0 - (abs(W[j, i]) / vn1[j]) ** 2
-                temp = max(temp, 0.0)
-                temp2 = temp * (vn1[j] / vn2[j]) ** 2
-                if temp2 <= tol3z:
-                    if i < m - 1:
-                        vn1[j] = euclidean_norm(W[j, i + 1:])
-                        vn2[j] = vn1[j]
-                    else:
-                        vn1[j] = 0.0
-                        vn2[j] = 0.0
-                else:
-                    vn1[j] *= math.sqrt(temp)
-    out = piv[:m].copy()
-    for i in range(1, m):  # insertion sort (m small)
-        x = out[i]
-        j = i - 1
-        while j >= 0 and out[j] > x:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = x
-    return out
+RENEW = 0.1
+"""A kept coordinate partition is chosen again (pivoted QR) when the pivot ratio of G_d or
+Ḡ_d falls below RENEW times its value when the partition was chosen."""
 
 
 @jit
-def _lu(A, perm):
-    """LU with partial pivoting of A (n, n) in place (PA = LU, the row order in ``perm``),
-    skipping zero multipliers and zero entries of the pivot rows (sparse joint Jacobians);
-    returns the pivot ratio min|u_ii| / max|u_ii| (0 with a zero pivot)."""
-    n = A.shape[0]
-    cols = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        perm[i] = i
-    for i in range(n):
-        p = i
-        best = abs(A[i, i])
-        for r in range(i + 1, n):
-            if abs(A[r, i]) > best:
-                best = abs(A[r, i])
-                p = r
-        if p != i:
-            for c in range(n):
-                t = A[i, c]
-                A[i, c] = A[p, c]
-                A[p, c] = t
-            perm[i], perm[p] = perm[p], perm[i]
-        piv = A[i, i]
-        if piv == 0.0:
-            return 0.0
-        nc = 0
-        for c in range(i + 1, n):
-            if A[i, c] != 0.0:
-                cols[nc] = c
-                nc += 1
-        for r in range(i + 1, n):
-            if A[r, i] == 0.0:
-                continue
-            f = A[r, i] / piv
-            A[r, i] = f
-            for q in range(nc):
-                A[r, cols[q]] -= f * A[i, cols[q]]
-    if n == 0:
-        return 1.0
-    dmin, dmax = np.inf, 0.0
-    for i in range(n):
-        d = abs(A[i, i])
-        dmin = min(dmin, d)
-        dmax = max(dmax, d)
-    return dmin / dmax
+def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT, GbiT, perm, perm_bar, out):
+    """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
 
-
-@jit
-def _lu_bands(LU, lo, hi):
-    """The non-zero range of each row of ``_lu``'s factors: L[i, lo[i]:i] and
-    U[i, i + 1:hi[i]] (the elimination of the sparse joint Jacobians keeps narrow bands)."""
-    n = LU.shape[0]
-    for i in range(n):
-        a = i
-        for c in range(i):
-            if LU[i, c] != 0.0:
-                a = c
-                break
-        lo[i] = a
-        e = i + 1
-        for c in range(n - 1, i, -1):
-            if LU[i, c] != 0.0:
-                e = c + 1
-                break
-        hi[i] = e
-
-
-@jit
-def _lu_solve(LU, perm, lo, hi, b, out):
-    """out (n,) = A⁻¹ b from ``_lu``'s factors and their row ranges (``_lu_bands``; the
-    terms outside them are exact zeros)."""
-    n = LU.shape[0]
-    for i in range(n):
-        s = b[perm[i]]
-        for c in range(lo[i], i):
-            s -= LU[i, c] * out[c]
-        out[i] = s
-    for i in range(n - 1, -1, -1):
-        s = out[i]
-        for c in range(i + 1, hi[i]):
-            s -= LU[i, c] * out[c]
-        out[i] = s / LU[i, i]
-
-
-@jit
-def _lu_solve_t(LU, perm, b, out):
-    """out (n,) = A⁻ᵀ b from ``_lu``'s factors (Uᵀ y = b, Lᵀ w = y, out = Pᵀ w)."""
-    n = LU.shape[0]
-    y = np.empty(n)
-    for i in range(n):
-        s = b[i]
-        for c in range(i):
-            s -= LU[c, i] * y[c]
-        y[i] = s / LU[i, i]
-    for i in range(n - 1, -1, -1):
-        s = y[i]
-        for c in range(i + 1, n):
-            s -= LU[c, i] * y[c]
-        y[i] = s
-    for i in range(n):
-        out[perm[i]] = y[i]
+    The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
+    G over the jointed equations ``jcols`` picks first (``pivoted_columns``, LAPACK's choice,
+    as femb.solvers.linalg.nullspace). A partition chosen before (``part_ref[0]`` > 0) is kept
+    while it stays well conditioned: the pivot ratios of G_d and Ḡ_d (min|u_ii| / max|u_ii|
+    of their LU factors) at least ``RENEW`` times those when it was chosen (``part_ref``
+    (2,)); otherwise it is chosen again. Any partition with G_d and Ḡ_d regular spans the
+    same null space: the corrections solve the same equations, only the basis of the
+    projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
+    ``dep_mask`` (n_eq,), Gd, Gbd (m, m) in LU form with their row orders ``perm``,
+    ``perm_bar`` (``lu_factor``), GiT, GbiT (n_eq − m, m) the independent columns transposed;
+    ``out[5]`` counts the partitions chosen. Returns False when G_d or Ḡ_d of a freshly
+    chosen partition has an exact zero pivot (the general path's LinAlgError)."""
+    m = part.size
+    ne = dep_mask.size
+    n_ind = ind.size
+    fresh = not part_ref[0] > 0.0
+    while True:
+        if fresh:
+            W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
+            for i in range(m):
+                for c in range(jcols.size):
+                    W[c, i] = Geq[i, jcols[c]]
+            loc = pivoted_columns(W, m)
+            for i in range(m):
+                part[i] = jcols[loc[i]]
+            out[5] += 1.0
+        dep_mask[:] = False
+        for i in range(m):
+            dep_mask[part[i]] = True
+        q = 0
+        for e in range(ne):
+            if not dep_mask[e]:
+                ind[q] = e
+                q += 1
+        for i in range(m):
+            for c in range(m):
+                Gd[i, c] = Geq[i, part[c]]
+                Gbd[i, c] = Gbar_eq[i, part[c]]
+            for c in range(n_ind):
+                GiT[c, i] = Geq[i, ind[c]]
+                GbiT[c, i] = Gbar_eq[i, ind[c]]
+        ra = lu_factor(Gd, perm)
+        rb = lu_factor(Gbd, perm_bar)
+        if fresh:
+            part_ref[0] = ra
+            part_ref[1] = rb
+            return ra != 0.0 and rb != 0.0  # (a non-finite G: the residual test reports it)
+        if ra >= RENEW * part_ref[0] and rb >= RENEW * part_ref[1]:
+            return True
+        fresh = True
 
 
 @jit
@@ -362,7 +239,10 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
     lay_var = d.lay_var
     for k in range(lay_var.shape[0]):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
         cayley_spin_jacobian(psi[k], T)
+        c0, c1, c2 = lay_var[k, 0], lay_var[k, 1], lay_var[k, 2]
         for i in range(m):
+            if G[i, c0] == 0.0 and G[i, c1] == 0.0 and G[i, c2] == 0.0:  # rows the node does not enter
+                continue
             for b in range(3):
                 g[b] = G[i, lay_var[k, 0]] * T[0, b] + G[i, lay_var[k, 1]] * T[1, b] + G[i, lay_var[k, 2]] * T[2, b]
             for b in range(3):
@@ -405,356 +285,373 @@ def _rounding(K, d, u0, z):
 
 
 @jit
-def rigid_midpoint_step(data, u0, v0, R0, pi0, h, f_ext, f_s, lam0, has_lam, par, max_it, z, R1, pi1, lam, hist, scales, r, out,
-                        u1, v1):
-    """All Newton iterations of one mid-point step of a jointed rigid-body model.
+def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, timed, amps, par, max_it, part, part_ref, its, books, z,
+                         hist, scales, r, out):
+    """Mid-point steps of sizes ``hs`` (k,) of a jointed rigid-body model one after the
+    other, each with all its Newton iterations, up to the first that does not converge.
 
-    Inputs: ``data`` the model's RigidStepData as a plain tuple; u0, v0 (n_var,) the state at t_n (rotational
-    slots of v: spatial angular velocities); R0 (n_nodes, 3, 3) nodal rotations; π0 (k, 3)
-    spatial angular momenta of the oriented nodes; h the step; f_ext (n_var,) the loads at
-    t_n + h/2 (moments about fixed axes on the rotational slots), f_s (n_var,) their
-    time-scaled part (the constant forces have a potential); λ0 (m,) the multiplier
-    guess (used when ``has_lam``); par (8,) = (tolerance, absolute tolerance or 0,
+    Inputs: ``data`` the model's RigidStepData as a plain tuple; f_const (n_var,) the
+    constant loads and timed (n_a, n_var), amps (k, n_a) the loads with an amplitude: step s
+    takes f_ext = f_const + f_s, f_s = Σ_j amps[s, j] timed[j] (as
+    DynamicProblem.scaled_loads; moments about fixed axes on the rotational slots; the
+    constant forces have a potential); par (8,) = (tolerance, absolute tolerance or 0,
     increment tolerance, constraint tolerance × length scale, noise floor, max turn or 0,
-    length scale, ‖u0‖); ``max_it`` the iteration cap.
+    length scale, ‖u_n‖ (set per step)); ``max_it`` the iteration cap.
 
-    Outputs (written): z (n_var,) the accepted increment (its Newton iterate when not
-    converged); R1 (n_nodes, 3, 3), π1 (k, 3) the end-of-step rotations and momenta at z;
-    λ (m,) the multipliers; hist, scales (max_it + 1,) the projected residual norms and the
-    force scales of the convergence tests; r (n_eq,) the
-    last residual over the equations; out (4,) =
-    (iterations, ‖Φ‖, λ·Ḡz, history length, external work f_s·Δx + f_ext·ψ of the step
-    (forces with an amplitude, all moments: they have no potential in 3-D)); once converged,
-    u1, v1 (n_var,) the state at t_n + h (``_finish``). Returns the status code (module constants).
+    Updated in place to the state after the steps done: u0, v0 (n_var,) (rotational slots:
+    log R and the spatial angular velocities), R0 (n_nodes, 3, 3) nodal rotations, π0 (k_nodes, 3)
+    spatial angular momenta of the oriented nodes, λ0 (m,) the multipliers (on entry the
+    guess of the first step, used when ``has_lam``; each later step's guess is its
+    predecessor's multipliers); the coordinate partition, ``part`` (m,) the dependent
+    equations (sorted) and ``part_ref`` (2,) the pivot ratios of G_d and Ḡ_d when it was
+    chosen (0: none chosen yet; ``_partition``); ``books`` (2,) += each step's external work
+    f_s·Δx + f_ext·ψ (forces with an amplitude, all moments: they have no potential in 3-D)
+    and constraint work −λ·Ḡz, in the order of the driver's energy account.
+
+    Written: its (k,) the Newton iterations of each step done; of the last step tried:
+    z (n_var,) its increment (the last Newton iterate when it failed), hist, scales
+    (max_it + 1,) the projected residual norms and force scales of its convergence tests,
+    r (n_eq,) its last residual over the equations, out (6,) = (iterations, ‖Φ‖, λ·Ḡz,
+    history length, external work, pivoted QR partitions chosen). Returns (steps done,
+    status code of the last step tried (module constants)).
     """
     d = RigidStepData(*data)
-    nv = u0.size
-    ne = d.eq_var.size
-    m = lam.size
-    nk = d.lay_var.shape[0]
-    tol, abs_tol, inc_tol, c_tol, floor, max_turn, length_scale, u_norm = (par[0], par[1], par[2], par[3], par[4],
-                                                                         par[5], par[6], par[7])
-    # constant over the step
-    R0n = np.empty((nk, 3, 3))
-    Jn = np.empty((nk, 3, 3))
-    tmp = np.empty((3, 3))
-    for k in range(nk):
-        R0n[k] = R0[d.lay_nodes[k]]
-        for a in range(3):
-            for b in range(3):
-                tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
-        for a in range(3):
-            for b in range(3):
-                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
-    s = 0.0
-    for e in range(ne):
-        s += f_ext[d.eq_var[e]] ** 2
-    fext_norm = math.sqrt(s)
-    # |momentum|/h over the equations
-    w = np.empty(nv)
-    for i in range(nv):
-        w[i] = 0.0 if d.rot3d[i] else v0[i]
-    pm = np.empty(nv)
-    for i in range(nv):
-        s = 0.0
-        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
-            s += d.m_data[q] * w[d.m_indices[q]]
-        pm[i] = s
-    for k in range(nk):
-        for a in range(3):
-            pm[d.lay_var[k, a]] += pi0[k, a]
-    s = 0.0
-    for e in range(ne):
-        s += pm[d.eq_var[e]] ** 2
-    mom_scale = math.sqrt(s) / h
-    nj = d.kind.size
-    Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
-    frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
-    # the predictor: z = h v on the free variables
-    for i in range(nv):
-        z[i] = h * v0[i] if d.var_eq[i] >= 0 else 0.0
-    # work arrays
-    psi = np.empty((nk, 3))
-    psi_new = np.empty((nk, 3))
-    C = np.empty((nk, 3, 3))
-    R1n = np.empty((nk, 3, 3))
-    Rmn = np.empty((nk, 3, 3))
-    D = np.empty((nk, 3, 3))
-    dr = np.empty((nk, 3, 3))
-    full = np.empty(nv)
-    K = np.empty((ne, ne))
-    phi = np.empty(m)
-    Geq = np.empty((m, ne))
-    Gbar_eq = np.empty((m, ne))
-    Gbar = np.empty((m, nv))
-    # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
-    # equations, which the joints' stiffness of the next iteration uses (as the general loop)
-    Ra1 = np.empty((nj, 3, 3))
-    Rb1 = np.empty((nj, 3, 3))
-    Ram = np.empty((nj, 3, 3))
-    Rbm = np.empty((nj, 3, 3))
-    Ta = np.empty((nj, 3, 3))
-    Tb = np.empty((nj, 3, 3))
-    dm = np.empty((nj, 3))
-    pRa1 = np.empty((nj, 3, 3))  # the same of the previous iterate
-    pRb1 = np.empty((nj, 3, 3))
-    pRam = np.empty((nj, 3, 3))
-    pRbm = np.empty((nj, 3, 3))
-    pTa = np.empty((nj, 3, 3))
-    pTb = np.empty((nj, 3, 3))
-    pdm = np.empty((nj, 3))
-    n_ind = ne - m
-    perm = np.empty(m, dtype=np.int64)
-    perm_bar = np.empty(m, dtype=np.int64)
-    perm_red = np.empty(n_ind, dtype=np.int64)
-    lo = np.empty(m, dtype=np.int64)
-    hi = np.empty(m, dtype=np.int64)
-    lo_bar = np.empty(m, dtype=np.int64)
-    hi_bar = np.empty(m, dtype=np.int64)
-    lo_red = np.empty(n_ind, dtype=np.int64)
-    hi_red = np.empty(n_ind, dtype=np.int64)
-    col = np.empty(m)
-    col_bar = np.empty(m)
-    dep_mask = np.zeros(ne, dtype=np.bool_)
-    dep = np.empty(m, dtype=np.int64)
-    ind = np.empty(n_ind, dtype=np.int64)
-    jcols = d.joint_eqs
-    lam_cur = lam0.copy()
-    have = has_lam
-    round_off = False
+    n_var = u0.size
+    u1 = np.empty(n_var)
+    v1 = np.empty(n_var)
+    R1 = np.empty_like(R0)
+    pi1 = np.empty_like(pi0)
+    lam1 = np.empty_like(lam0)
+    f_s = np.empty(n_var)
+    f_ext = np.empty(n_var)
     status = NOT_CONVERGED
-    n_hist = 0
-    c_norm = 0.0
-    it_done = max_it
-
-    # the joint equations at the predictor (the general loop evaluates them before the first residual)
-    for i in range(R0.shape[0]):
-        R1[i] = R0[i]
-    for k in range(nk):
-        for a in range(3):
-            psi[k, a] = z[d.lay_var[k, a]]
-    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
-    for k in range(nk):
-        R1[d.lay_nodes[k]] = R1n[k]
-    _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
-    pRa1[:] = Ra1
-    pRb1[:] = Rb1
-    pRam[:] = Ram
-    pRbm[:] = Rbm
-    pTa[:] = Ta
-    pTb[:] = Tb
-    pdm[:] = dm
-    for it in range(max_it + 1):
-        scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
-                          full, r, K)
-        for i in range(R0.shape[0]):
-            R1[i] = R0[i]
+    for step in range(hs.size):
+        f_s[:] = 0.0
+        for j in range(timed.shape[0]):  # as DynamicProblem.scaled_loads
+            for i in range(n_var):
+                f_s[i] += amps[step, j] * timed[j, i]
+        for i in range(n_var):
+            f_ext[i] = f_const[i] + f_s[i]
+        par[7] = euclidean_norm(u0)
+        out[5] = 0.0
+        h = hs[step]
+        has = has_lam or step > 0
+        nv = u0.size
+        ne = d.eq_var.size
+        m = lam1.size
+        nk = d.lay_var.shape[0]
+        tol, abs_tol, inc_tol, c_tol, floor, max_turn, length_scale, u_norm = (par[0], par[1], par[2], par[3], par[4],
+                                                                             par[5], par[6], par[7])
+        # constant over the step
+        R0n = np.empty((nk, 3, 3))
+        Jn = np.empty((nk, 3, 3))
+        tmp = np.empty((3, 3))
         for k in range(nk):
-            R1[d.lay_nodes[k]] = R1n[k]
-        used = have
-        if it > 0:  # (at it = 0 those of the predictor, evaluated above)
-            # keep the discrete-Jacobian state of the previous iterate for the stiffness term
-            pRa1, Ra1 = Ra1, pRa1
-            pRb1, Rb1 = Rb1, pRb1
-            pRam, Ram = Ram, pRam
-            pRbm, Rbm = Rbm, pRbm
-            pTa, Ta = Ta, pTa
-            pTb, Tb = Tb, pTb
-            pdm, dm = dm, pdm
-            _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
-        # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
-        # previous iterate (of the predictor at it = 0); added when a correction or the
-        # round-off test needs K
-        lam_used = lam_cur.copy()
-        stiff = used  # pending
-        # null space: the dependent coordinates by pivoted QR of G over the jointed equations
-        W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
-        for i in range(m):
-            for c in range(jcols.size):
-                W[c, i] = Geq[i, jcols[c]]
-        loc = _pivoted_columns(W, m)
-        dep_mask[:] = False
-        for i in range(m):
-            dep[i] = jcols[loc[i]]
-            dep_mask[dep[i]] = True
-        q = 0
+            R0n[k] = R0[d.lay_nodes[k]]
+            for a in range(3):
+                for b in range(3):
+                    tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
+            for a in range(3):
+                for b in range(3):
+                    Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+        s = 0.0
         for e in range(ne):
-            if not dep_mask[e]:
-                ind[q] = e
-                q += 1
+            s += f_ext[d.eq_var[e]] ** 2
+        fext_norm = math.sqrt(s)
+        # |momentum|/h over the equations
+        w = np.empty(nv)
+        for i in range(nv):
+            w[i] = 0.0 if d.rot3d[i] else v0[i]
+        pm = np.empty(nv)
+        for i in range(nv):
+            s = 0.0
+            for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+                s += d.m_data[q] * w[d.m_indices[q]]
+            pm[i] = s
+        for k in range(nk):
+            for a in range(3):
+                pm[d.lay_var[k, a]] += pi0[k, a]
+        s = 0.0
+        for e in range(ne):
+            s += pm[d.eq_var[e]] ** 2
+        mom_scale = math.sqrt(s) / h
+        nj = d.kind.size
+        Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
+        frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
+        # the predictor: z = h v on the free variables
+        for i in range(nv):
+            z[i] = h * v0[i] if d.var_eq[i] >= 0 else 0.0
+        # work arrays
+        psi = np.empty((nk, 3))
+        psi_new = np.empty((nk, 3))
+        C = np.empty((nk, 3, 3))
+        R1n = np.empty((nk, 3, 3))
+        Rmn = np.empty((nk, 3, 3))
+        D = np.empty((nk, 3, 3))
+        dr = np.empty((nk, 3, 3))
+        full = np.empty(nv)
+        K = np.empty((ne, ne))
+        phi = np.empty(m)
+        Geq = np.empty((m, ne))
+        Gbar_eq = np.empty((m, ne))
+        Gbar = np.empty((m, nv))
+        # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
+        # equations, which the joints' stiffness of the next iteration uses (as the general loop)
+        Ra1 = np.empty((nj, 3, 3))
+        Rb1 = np.empty((nj, 3, 3))
+        Ram = np.empty((nj, 3, 3))
+        Rbm = np.empty((nj, 3, 3))
+        Ta = np.empty((nj, 3, 3))
+        Tb = np.empty((nj, 3, 3))
+        dm = np.empty((nj, 3))
+        pRa1 = np.empty((nj, 3, 3))  # the same of the previous iterate
+        pRb1 = np.empty((nj, 3, 3))
+        pRam = np.empty((nj, 3, 3))
+        pRbm = np.empty((nj, 3, 3))
+        pTa = np.empty((nj, 3, 3))
+        pTb = np.empty((nj, 3, 3))
+        pdm = np.empty((nj, 3))
+        n_ind = ne - m
+        perm = np.empty(m, dtype=np.int64)
+        perm_bar = np.empty(m, dtype=np.int64)
+        perm_red = np.empty(n_ind, dtype=np.int64)
+        lo = np.empty(m, dtype=np.int64)
+        hi = np.empty(m, dtype=np.int64)
+        lo_bar = np.empty(m, dtype=np.int64)
+        hi_bar = np.empty(m, dtype=np.int64)
+        lo_red = np.empty(n_ind, dtype=np.int64)
+        hi_red = np.empty(n_ind, dtype=np.int64)
+        col = np.empty(m)
+        col_bar = np.empty(m)
+        dep_mask = np.zeros(ne, dtype=np.bool_)
+        ind = np.empty(n_ind, dtype=np.int64)
         Gd = np.empty((m, m))
         Gbd = np.empty((m, m))
         GiT = np.empty((n_ind, m))  # G_i and Ḡ_i transposed (columns contiguous)
         GbiT = np.empty((n_ind, m))
-        for i in range(m):
-            for c in range(m):
-                Gd[i, c] = Geq[i, dep[c]]
-                Gbd[i, c] = Gbar_eq[i, dep[c]]
-            for c in range(n_ind):
-                GiT[c, i] = Geq[i, ind[c]]
-                GbiT[c, i] = Gbar_eq[i, ind[c]]
-        # G_d and Ḡ_d are chosen by pivoting, hence well conditioned (an exact zero pivot:
-        # the general path's LinAlgError)
-        if _lu(Gd, perm) == 0.0 or _lu(Gbd, perm_bar) == 0.0:
-            status = DEP_SINGULAR
-            it_done = it
-            break
-        _lu_bands(Gd, lo, hi)
-        _lu_bands(Gbd, lo_bar, hi_bar)
-        Xbar = np.empty((m, n_ind))
-        for c in range(n_ind):
-            _lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
-            for i in range(m):
-                Xbar[i, c] = -col_bar[i]
-        # projected residual N̄ᵀr, ‖Φ‖
-        r_dep = np.empty(m)
-        for i in range(m):
-            r_dep[i] = r[dep[i]]
-        proj = np.empty(n_ind)
-        for c in range(n_ind):
-            s = 0.0
-            for i in range(m):
-                s += Xbar[i, c] * r_dep[i]
-            proj[c] = r[ind[c]] + s
-        norm = euclidean_norm(proj)
-        c_norm = euclidean_norm(phi)
-        hist[n_hist] = norm
-        scales[n_hist] = scale
-        n_hist += 1
-        if not math.isfinite(norm + c_norm):
-            status = NOT_FINITE
-            it_done = it
-            break
-        _lu_solve_t(Gbd, perm_bar, r_dep, col_bar)
-        for i in range(m):
-            lam[i] = -col_bar[i]
-        c_ok = c_norm <= c_tol
-        threshold = abs_tol if abs_tol > 0.0 else tol * scale
-        if norm <= threshold and c_ok:
-            status = CONVERGED
-            it_done = it
-            break
-        if c_ok and round_off and norm <= 1e-4 * scale:
-            status = ROUND_OFF
-            it_done = it
-            break
-        if c_ok and n_hist >= 4:
-            low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
-            if not hist[n_hist - 1] < 0.25 * low:
-                at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
-                if not at_floor:
-                    if stiff:
-                        _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
-                        stiff = False
-                    at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
-                if at_floor:
-                    status = NOISE_FLOOR
-                    it_done = it
-                    break
-        if it == max_it:
-            break
-        # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
-        if stiff:
-            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
-        X = np.empty((m, n_ind))
-        for c in range(n_ind):
-            _lu_solve(Gd, perm, lo, hi, GiT[c], col)
-            for i in range(m):
-                X[i, c] = -col[i]
-        _lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
-        rk = np.empty(ne)  # r + K δq_p
-        KX = np.empty((ne, n_ind))  # K_·d X
-        for e in range(ne):
-            s = r[e]
-            for i in range(m):
-                s -= K[e, dep[i]] * col[i]
-            rk[e] = s
-            for b in range(n_ind):
-                KX[e, b] = 0.0
-            for i in range(m):
-                kv = K[e, dep[i]]
-                if kv != 0.0:
-                    for b in range(n_ind):
-                        KX[e, b] += kv * X[i, b]
-        rhs = np.empty(n_ind)
-        Kr = np.empty((n_ind, n_ind))  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
-        for a in range(n_ind):
-            s = rk[ind[a]]
-            for i in range(m):
-                s += Xbar[i, a] * rk[dep[i]]
-            rhs[a] = -s
-            for b in range(n_ind):
-                Kr[a, b] = K[ind[a], ind[b]] + KX[ind[a], b]
-        for i in range(m):
-            for a in range(n_ind):
-                xa = Xbar[i, a]
-                if xa != 0.0:
-                    for b in range(n_ind):
-                        Kr[a, b] += xa * (K[dep[i], ind[b]] + KX[dep[i], b])
-        y = np.empty(n_ind)
-        if n_ind:
-            if not _lu(Kr, perm_red) > 1e-13:
-                status = SINGULAR
+        jcols = d.joint_eqs
+        dep = part  # the dependent equations (sorted), kept across iterations and steps
+        lam_cur = lam0.copy()
+        have = has
+        round_off = False
+        status = NOT_CONVERGED
+        n_hist = 0
+        c_norm = 0.0
+        it_done = max_it
+
+        # the joint equations at the predictor (the general loop evaluates them before the first residual)
+        for i in range(R0.shape[0]):
+            R1[i] = R0[i]
+        for k in range(nk):
+            for a in range(3):
+                psi[k, a] = z[d.lay_var[k, a]]
+        cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+        for k in range(nk):
+            R1[d.lay_nodes[k]] = R1n[k]
+        _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+        pRa1[:] = Ra1
+        pRb1[:] = Rb1
+        pRam[:] = Ram
+        pRbm[:] = Rbm
+        pTa[:] = Ta
+        pTb[:] = Tb
+        pdm[:] = dm
+        for it in range(max_it + 1):
+            scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
+                              full, r, K)
+            for i in range(R0.shape[0]):
+                R1[i] = R0[i]
+            for k in range(nk):
+                R1[d.lay_nodes[k]] = R1n[k]
+            used = have
+            if it > 0:  # (at it = 0 those of the predictor, evaluated above)
+                # keep the discrete-Jacobian state of the previous iterate for the stiffness term
+                pRa1, Ra1 = Ra1, pRa1
+                pRb1, Rb1 = Rb1, pRb1
+                pRam, Ram = Ram, pRam
+                pRbm, Rbm = Rbm, pRbm
+                pTa, Ta = Ta, pTa
+                pTb, Tb = Tb, pTb
+                pdm, dm = dm, pdm
+                _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+            # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
+            # previous iterate (of the predictor at it = 0); added when a correction or the
+            # round-off test needs K
+            lam_used = lam_cur.copy()
+            stiff = used  # pending
+            # null space: the dependent coordinates (``_partition``), G_d and Ḡ_d factorized
+            if not _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT, GbiT, perm, perm_bar, out):
+                status = DEP_SINGULAR
                 it_done = it
                 break
-            _lu_bands(Kr, lo_red, hi_red)
-            _lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
-        dx = np.empty(ne)
-        for c in range(n_ind):
-            dx[ind[c]] = y[c]
-        for i in range(m):
-            s = -col[i]
+            # projected residual N̄ᵀr = r_i + X̄ᵀr_d = r_i − Ḡ_iᵀ μ with Ḡ_dᵀ μ = r_d (λ = −μ), ‖Φ‖
+            r_dep = np.empty(m)
+            for i in range(m):
+                r_dep[i] = r[dep[i]]
+            lu_bands(Gbd, lo_bar, hi_bar)
+            lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
+            proj = np.empty(n_ind)
             for c in range(n_ind):
-                s += X[i, c] * y[c]
-            dx[dep[i]] = s
-        # the rotation-turn limit of the correction
-        eta = 1.0
-        if max_turn > 0.0 and math.isfinite(max_turn):
-            for k in range(nk):
-                for a in range(3):
-                    v = d.lay_var[k, a]
-                    e = d.var_eq[v]
-                    psi_new[k, a] = z[v] + (dx[e] if e >= 0 else 0.0)
-            turn = cayley_turn(psi, psi_new)
-            if turn > max_turn:
-                eta = max_turn / turn
-        # Newton's multiplier update for the next curvature term (damped with the step)
-        res_d = np.empty(m)
-        for i in range(m):
-            s = 0.0
+                s = 0.0
+                for i in range(m):
+                    s += GbiT[c, i] * col_bar[i]
+                proj[c] = r[ind[c]] - s
+            norm = euclidean_norm(proj)
+            c_norm = euclidean_norm(phi)
+            hist[n_hist] = norm
+            scales[n_hist] = scale
+            n_hist += 1
+            if not math.isfinite(norm + c_norm):
+                status = NOT_FINITE
+                it_done = it
+                break
+            for i in range(m):
+                lam1[i] = -col_bar[i]
+            c_ok = c_norm <= c_tol
+            threshold = abs_tol if abs_tol > 0.0 else tol * scale
+            if norm <= threshold and c_ok:
+                status = CONVERGED
+                it_done = it
+                break
+            if c_ok and round_off and norm <= 1e-4 * scale:
+                status = ROUND_OFF
+                it_done = it
+                break
+            if c_ok and n_hist >= 4:
+                low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
+                if not hist[n_hist - 1] < 0.25 * low:
+                    at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
+                    if not at_floor:
+                        if stiff:
+                            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+                            stiff = False
+                        at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
+                    if at_floor:
+                        status = NOISE_FLOOR
+                        it_done = it
+                        break
+            if it == max_it:
+                break
+            # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
+            if stiff:
+                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+            lu_bands(Gd, lo, hi)
+            Xbar = np.empty((m, n_ind))  # X̄ = −Ḡ_d⁻¹Ḡ_i
+            for c in range(n_ind):
+                lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
+                for i in range(m):
+                    Xbar[i, c] = -col_bar[i]
+            X = np.empty((m, n_ind))
+            for c in range(n_ind):
+                lu_solve(Gd, perm, lo, hi, GiT[c], col)
+                for i in range(m):
+                    X[i, c] = -col[i]
+            lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
+            rk = np.empty(ne)  # r + K δq_p
+            KX = np.empty((ne, n_ind))  # K_·d X
             for e in range(ne):
-                s += K[dep[i], e] * dx[e]
-            res_d[i] = r[dep[i]] + s
-        _lu_solve_t(Gbd, perm_bar, res_d, col_bar)
-        for i in range(m):  # λ_new = −col_bar
-            if not used or eta == 1.0:
-                lam_cur[i] = -col_bar[i]
-            else:
-                lam_cur[i] = lam_used[i] + eta * (-col_bar[i] - lam_used[i])
-        have = True
-        for e in range(ne):
-            dx[e] = dx[e] * eta
-            z[d.eq_var[e]] += dx[e]
-        reference = max(euclidean_norm(z), u_norm, length_scale)
-        round_off = euclidean_norm(dx) <= inc_tol * reference
-    # the joint reactions' work term λ·Ḡz at the accepted state
-    s = 0.0
-    for i in range(m):
-        t = 0.0
-        for v in range(nv):
-            t += Gbar[i, v] * z[v]
-        s += lam[i] * t
-    out[0] = it_done
-    out[1] = c_norm
-    out[2] = s
-    out[3] = n_hist
-    s = 0.0
-    for i in range(nv):
-        s += (f_ext[i] if d.rot3d[i] else f_s[i]) * z[i]
-    out[4] = s
-    if status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR:
-        _finish(d, u0, v0, z, R1, pi1, h, u1, v1)
-    return status
+                s = r[e]
+                for i in range(m):
+                    s -= K[e, dep[i]] * col[i]
+                rk[e] = s
+                for b in range(n_ind):
+                    KX[e, b] = 0.0
+                for i in range(m):
+                    kv = K[e, dep[i]]
+                    if kv != 0.0:
+                        for b in range(n_ind):
+                            KX[e, b] += kv * X[i, b]
+            rhs = np.empty(n_ind)
+            Kr = np.empty((n_ind, n_ind))  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
+            for a in range(n_ind):
+                s = rk[ind[a]]
+                for i in range(m):
+                    s += Xbar[i, a] * rk[dep[i]]
+                rhs[a] = -s
+                for b in range(n_ind):
+                    Kr[a, b] = K[ind[a], ind[b]] + KX[ind[a], b]
+            Y = np.empty(n_ind)  # row i of K_di + K_dd X
+            for i in range(m):
+                for b in range(n_ind):
+                    Y[b] = K[dep[i], ind[b]] + KX[dep[i], b]
+                for a in range(n_ind):
+                    xa = Xbar[i, a]
+                    if xa != 0.0:
+                        for b in range(n_ind):
+                            Kr[a, b] += xa * Y[b]
+            y = np.empty(n_ind)
+            if n_ind:
+                if not lu_factor(Kr, perm_red) > 1e-13:
+                    status = SINGULAR
+                    it_done = it
+                    break
+                lu_bands(Kr, lo_red, hi_red)
+                lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
+            dx = np.empty(ne)
+            for c in range(n_ind):
+                dx[ind[c]] = y[c]
+            for i in range(m):
+                s = -col[i]
+                for c in range(n_ind):
+                    s += X[i, c] * y[c]
+                dx[dep[i]] = s
+            # the rotation-turn limit of the correction
+            eta = 1.0
+            if max_turn > 0.0 and math.isfinite(max_turn):
+                for k in range(nk):
+                    for a in range(3):
+                        v = d.lay_var[k, a]
+                        e = d.var_eq[v]
+                        psi_new[k, a] = z[v] + (dx[e] if e >= 0 else 0.0)
+                turn = cayley_turn(psi, psi_new)
+                if turn > max_turn:
+                    eta = max_turn / turn
+            # Newton's multiplier update for the next curvature term (damped with the step)
+            res_d = np.empty(m)
+            for i in range(m):
+                s = 0.0
+                for e in range(ne):
+                    s += K[dep[i], e] * dx[e]
+                res_d[i] = r[dep[i]] + s
+            lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, res_d, col_bar)
+            for i in range(m):  # λ_new = −col_bar
+                if not used or eta == 1.0:
+                    lam_cur[i] = -col_bar[i]
+                else:
+                    lam_cur[i] = lam_used[i] + eta * (-col_bar[i] - lam_used[i])
+            have = True
+            for e in range(ne):
+                dx[e] = dx[e] * eta
+                z[d.eq_var[e]] += dx[e]
+            reference = max(euclidean_norm(z), u_norm, length_scale)
+            round_off = euclidean_norm(dx) <= inc_tol * reference
+        # the joint reactions' work term λ·Ḡz at the accepted state
+        s = 0.0
+        for i in range(m):
+            t = 0.0
+            for v in range(nv):
+                t += Gbar[i, v] * z[v]
+            s += lam1[i] * t
+        out[0] = it_done
+        out[1] = c_norm
+        out[2] = s
+        out[3] = n_hist
+        s = 0.0
+        for i in range(nv):
+            s += (f_ext[i] if d.rot3d[i] else f_s[i]) * z[i]
+        out[4] = s
+        if not (status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR):
+            return step, status
+        _finish(d, u0, v0, z, R1, pi1, h, u1, v1)  # the state at t_n + h
+        its[step] = it_done
+        books[0] += out[4]
+        books[1] += -out[2]
+        u0[:] = u1
+        v0[:] = v1
+        R0[:] = R1
+        pi0[:] = pi1
+        lam0[:] = lam1
+    return hs.size, status
 
 
 @jit
