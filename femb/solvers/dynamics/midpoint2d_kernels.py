@@ -20,7 +20,7 @@ import numpy as np
 
 from femb.core.jit import jit
 from femb.elements.beam2d import midpoint_force as beam2d_midpoint_force
-from femb.solvers.linalg.dense_kernels import euclidean_norm
+from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
 
@@ -194,13 +194,6 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, 
             kdata[diag_pos[rot_eq[k]]] -= fext[rot[j]] * dkap[j]
     scale = max(math.sqrt(sf), math.sqrt(si), math.sqrt(se), 1e-300)
     return math.sqrt(sr), scale
-
-
-@jit
-def residual_threshold(tol, atol, scale):
-    """The residual norm below which a state is converged (NewtonSettings.residual_threshold):
-    the absolute tolerance ``atol`` when given (not NaN), else tol·scale."""
-    return tol * scale if atol != atol else atol
 
 
 @jit

@@ -1,5 +1,5 @@
 """Small dense linear algebra for compiled whole steps (femb.solvers.dynamics): the
-Euclidean norm as a compiled loop and, for the null-space elimination of joint equations
+Euclidean norm as a compiled loop, the residual threshold of the Newton tests and, for the null-space elimination of joint equations
 (femb.solvers.dynamics.rigid_step_kernels), the column choice of QR with column pivoting
 (LAPACK's dlaqp2, as femb.solvers.linalg.nullspace) and an LU factorization with partial
 pivoting whose triangular solves skip the exact zeros of sparse joint Jacobians.
@@ -20,6 +20,13 @@ def euclidean_norm(x):
     for i in range(x.size):
         s += x[i] * x[i]
     return math.sqrt(s)
+
+
+@jit
+def residual_threshold(tol, atol, scale):
+    """The residual norm below which a state is converged (NewtonSettings.residual_threshold):
+    the absolute tolerance ``atol`` when given (not NaN), else tol·scale."""
+    return tol * scale if atol != atol else atol
 
 
 @jit

@@ -22,8 +22,7 @@ from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam2d import internal_force as beam2d_internal_force
 from femb.elements.beam2d import strain_energy as beam2d_strain_energy
 from femb.elements.beam2d import tangent as beam2d_tangent
-from femb.solvers.dynamics.midpoint2d_kernels import residual_threshold
-from femb.solvers.linalg.dense_kernels import euclidean_norm
+from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve, _band_solve
 from femb.solvers.nonlinear.chord_update import _planar_rest
 
