@@ -343,7 +343,8 @@ def build_table(model, renumber=True):
 
 
 _GENERIC_DIRECTION = np.array([0.7548776662466927, 0.5698402909980532, 0.3247179572447460])
-"""A unit vector along no coordinate axis or diagonal (the coincident-node check)."""
+"""A unit vector along no coordinate axis or diagonal (its first two components in 2-D; the
+coincident-node check)."""
 
 
 def coincident_unconnected_nodes(model, node_var, points, used):

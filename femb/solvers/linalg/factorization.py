@@ -10,7 +10,7 @@ dominate small systems. Measured on a 2-D beam step matrix (benchmarks/flexible_
 31 equations, 4 µs factorization + 1.5 µs solve against 30 + 8 µs for scipy's dense LU;
 3001 equations of bandwidth 5 + 5, 0.2-0.3 ms, on par with LAPACK gbtrf.
 """
-from typing import NamedTuple
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 import scipy.sparse as sp
@@ -345,12 +345,13 @@ class CSRArrays(NamedTuple):
     data: np.ndarray
     """(nnz,) float64"""
 
-    def tocsr(self):
+    def tocsr(self) -> sp.csr_matrix:
         """The scipy CSR matrix."""
         return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
 
-def factorize_csr(n, indptr, indices, data, table=None, context="system"):
+def factorize_csr(n: int, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, table: Optional[Any] = None,
+                  context: str = "system") -> Union["BandLU", "Factorization"]:
     """``factorize`` of the square CSR matrix (n, n) given by its arrays (indptr (n + 1,),
     indices (nnz,) int64, data (nnz,)): a band matrix goes to ``BandLU`` without the scipy
     matrix, whose construction checks cost ~20 µs, more than a small band factorization."""
