@@ -13,6 +13,11 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from femb.core import jit
 
+try:  # scipy's ordering kernel itself, without the checks and conversions of a CSR matrix around it
+    from scipy.sparse.csgraph._reordering import _reverse_cuthill_mckee
+except ImportError:  # pragma: no cover (another scipy layout: the public function)
+    _reverse_cuthill_mckee = None
+
 
 @jit
 def _count_rows(eq, counts):
@@ -175,6 +180,12 @@ def _pattern(n_eq, eq_blocks):
 
 
 def _rcm(n_eq, indptr, indices):
+    """scipy's reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric
+    pattern (indptr (n_eq + 1,), indices) int64. The scipy CSR matrix that the public
+    function takes costs ~20 µs of checks on a 30-equation model, twice the ordering:
+    scipy's kernel is called directly where it exists (the same order)."""
+    if _reverse_cuthill_mckee is not None:
+        return np.asarray(_reverse_cuthill_mckee(indices, indptr, n_eq), dtype=np.int64)
     graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))
     return np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
 

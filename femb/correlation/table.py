@@ -80,14 +80,15 @@ class CorrelationTable:
     """
 
     def __init__(self, dim, dof_names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
-                 var_block=None, var_element=None):
+                 var_block=None, var_element=None, eq_var=None):
         self.dim = dim
         self.dof_names = dof_names
         self.node_var = node_var
         self.var_node = var_node
         self.var_dof = var_dof
         self.var_eq = var_eq
-        self.eq_var = np.flatnonzero(var_eq >= 0)[np.argsort(var_eq[var_eq >= 0])]
+        # eq_var: the inverse of var_eq over the free variables (given by build_table, which knows it)
+        self.eq_var = np.flatnonzero(var_eq >= 0)[np.argsort(var_eq[var_eq >= 0])] if eq_var is None else eq_var
         self.fixed_vars = fixed_vars
         self.prescribed = prescribed
         self.blocks = blocks
@@ -251,9 +252,13 @@ def build_table(model, renumber=True):
     mesh = model.mesh
     mask = _node_dof_mask(model, len(names))
     node_var = np.full(mask.shape, -1, dtype=np.int64)
-    node_var[mask] = np.arange(int(mask.sum()))
-    node_var = _apply_ties(model, node_var, names)
-    n_nodal = int(node_var.max()) + 1 if node_var.size and node_var.max() >= 0 else 0
+    nodes, dofs = np.nonzero(mask)  # the node DOFs in variable order before ties
+    node_var[nodes, dofs] = np.arange(nodes.size)
+    if model.ties:
+        node_var = _apply_ties(model, node_var, names)
+        n_nodal = int(node_var.max()) + 1 if node_var.size and node_var.max() >= 0 else 0
+    else:
+        n_nodal = nodes.size
     # element-internal variables: after the nodal ones, one block per element (module docstring)
     internal = []  # (first variable, n_el, n_internal) per part, in the order of model.parts
     n_var = n_nodal
@@ -264,24 +269,25 @@ def build_table(model, renumber=True):
         n_var += n_el * spec.n_internal
     var_node = np.full(n_var, -1, dtype=np.int64)
     var_dof = np.full(n_var, -1, dtype=np.int64)
-    var_block = np.full(n_var, -1, dtype=np.int64)
-    var_element = np.full(n_var, -1, dtype=np.int64)
-    nodes, dofs = np.nonzero(node_var >= 0)
-    var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
-    var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
-    for b, (first, n_el, n_int) in enumerate(internal):
-        var_block[first:first + n_el * n_int] = b
-        var_element[first:first + n_el * n_int] = np.repeat(np.arange(n_el), n_int)
+    if model.ties:  # a tied variable's representative: its first (node, DOF) in node order
+        var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
+        var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+    else:
+        var_node[:n_nodal] = nodes
+        var_dof[:n_nodal] = dofs
+    var_block = var_element = None  # (no element-internal variables: all −1, CorrelationTable's default)
+    if n_var > n_nodal:
+        var_block = np.full(n_var, -1, dtype=np.int64)
+        var_element = np.full(n_var, -1, dtype=np.int64)
+        for b, (first, n_el, n_int) in enumerate(internal):
+            var_block[first:first + n_el * n_int] = b
+            var_element[first:first + n_el * n_int] = np.repeat(np.arange(n_el), n_int)
 
     constrained = np.zeros(n_var, dtype=bool)
-    fixed = []
-    for rec in model.fixed:
-        for node in model.nodes(rec.nodes):
-            for dof in rec.dofs:
-                v = node_var[node, names.index(dof)]
-                if v >= 0:  # a fixed DOF no element carries is simply absent
-                    fixed.append(v)
-    fixed_vars = np.unique(np.asarray(fixed, dtype=np.int64))
+    fixed = [node_var[model.nodes(rec.nodes)][:, [names.index(dof) for dof in rec.dofs]].ravel() for rec in model.fixed]
+    fixed_vars = np.unique(np.concatenate(fixed)) if fixed else np.zeros(0, dtype=np.int64)
+    if fixed_vars.size and fixed_vars[0] < 0:  # a fixed DOF no element carries is simply absent
+        fixed_vars = fixed_vars[fixed_vars >= 0]
     constrained[fixed_vars] = True
     prescribed = []
     for rec in model.prescribed:
@@ -293,7 +299,7 @@ def build_table(model, renumber=True):
         constrained[vs] = True
         prescribed.append((np.ascontiguousarray(vs, dtype=np.int64), rec))
 
-    free = np.flatnonzero(~constrained)
+    free = np.nonzero(~constrained)[0]
     var_eq = np.full(n_var, -1, dtype=np.int64)
     var_eq[free] = np.arange(free.size)
 
@@ -313,9 +319,12 @@ def build_table(model, renumber=True):
     eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
     if renumber and free.size:
         new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
-        var_eq[free] = new_of_old[var_eq[free]]
+        var_eq[free] = new_of_old
+        eq_var = np.empty(free.size, dtype=np.int64)
+        eq_var[new_of_old] = free
     else:
         indptr, indices, positions = csr_pattern(free.size, eq_blocks)
+        eq_var = free
 
     points = np.zeros((mesh.n_nodes, model.dim))
     points[:, : mesh.dim] = mesh.points
@@ -325,27 +334,34 @@ def build_table(model, renumber=True):
         row = spec.property_row(part.material, part.section, part.values)
         # a writable copy (a one-element broadcast view would stay read-only, and read-only
         # arrays are a second compiled specialization of every kernel)
-        props = np.array(np.broadcast_to(row, (conn.shape[0], row.size)), dtype=np.float64, order="C")
+        props = np.empty((conn.shape[0], row.size))
+        props[:] = row
         X = np.ascontiguousarray(points[conn])
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
     return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
-                            var_block, var_element)
+                            var_block, var_element, eq_var)
+
+
+_GENERIC_DIRECTION = np.array([0.7548776662466927, 0.5698402909980532, 0.3247179572447460])
+"""A unit vector along no coordinate axis or diagonal (its first two components in 2-D; the
+coincident-node check)."""
 
 
 def coincident_unconnected_nodes(model, node_var, points, used):
     """Pairs (i, j) of nodes used by elements that sit at the same reference position
     (within 1e-10 of the model size) but share no DOF, element or joint: parts meant to be
     connected there are not (separately meshed parts, a mesh merged without tolerance)."""
-    index = np.flatnonzero(used)
+    index = np.nonzero(used)[0]
     if index.size < 2:
         return []
-    size = float(np.ptp(points[index], axis=0).max()) if index.size else 1.0
+    used_points = points[index]
+    size = float((used_points.max(axis=0) - used_points.min(axis=0)).max())
     tol = 1e-10 * max(size, 1e-300)
     # two points within tol differ by at most tol along any direction: when the sorted
     # projections on a generic direction are all further apart, no pair can be (the usual
     # case, decided without a k-d tree and without importing scipy.spatial, ~0.3-0.7 s)
-    direction = np.array([0.7548776662466927, 0.5698402909980532, 0.3247179572447460])[: points.shape[1]]
-    if np.diff(np.sort(points[index] @ direction)).min() > tol:
+    projection = np.sort(used_points @ _GENERIC_DIRECTION[: points.shape[1]])
+    if (projection[1:] - projection[:-1]).min() > tol:
         return []
     from scipy.spatial import cKDTree
 

@@ -16,7 +16,9 @@ from femb.mesh.mesh import Mesh
 from femb.model import Material, Model, Section, SuperelementData
 
 
-def test_internal_variables_follow_the_nodal_ones_one_block_per_element(monkeypatch):
+def internal_bar(monkeypatch):
+    """Three 2-D truss elements of a type with 2 internal variables each (registered for the
+    test), fixed at the start."""
     truss = elements.get_spec("truss2d")
     future = dataclasses.replace(truss, name="future2d", n_internal=2)
     real = elements.get_spec
@@ -24,7 +26,11 @@ def test_internal_variables_follow_the_nodal_ones_one_block_per_element(monkeypa
     model = Model(line_mesh((0.0, 0.0), (3.0, 0.0), 3, "bar"))
     model.add_part("bar", "future2d", "bar", Material(E=1.0, nu=0.3, rho=1.0), Section(A=1.0, I=1.0))
     model.fix("bar_start")
-    t = build_table(model)
+    return model
+
+
+def test_internal_variables_follow_the_nodal_ones_one_block_per_element(monkeypatch):
+    t = build_table(internal_bar(monkeypatch))
     assert t.n_nodal == 8 and t.n_internal == 6 and t.n_var == 14
     assert np.array_equal(t.var_node[8:], -np.ones(6)) and np.array_equal(t.var_dof[8:], -np.ones(6))
     assert np.array_equal(t.var_block, [-1] * 8 + [0] * 6)

@@ -74,3 +74,22 @@ def test_threshold_pivoting_keeps_accuracy_with_fewer_interchanges():
         assert np.linalg.norm(lu.solve(b) - ref) <= 1e-9 * np.linalg.norm(ref)
     with pytest.raises(ValueError, match="threshold"):
         BandLU(K, threshold=0.0)
+
+
+@pytest.mark.parametrize("n,kl,ku", [(12, 2, 1), (90, 40, 40)])
+def test_factorize_csr_is_factorize_of_the_scipy_matrix(n, kl, ku):
+    """A band matrix given by its CSR arrays gets the BandLU of ``factorize`` (the same
+    factors), a wider one the general factorization; both solve alike."""
+    from femb.solvers.linalg.factorization import BAND_LIMIT, factorize, factorize_csr
+
+    rng = np.random.default_rng(n)
+    K, A = _band_matrix(n, kl, ku, rng)
+    indptr, indices = K.indptr.astype(np.int64), K.indices.astype(np.int64)
+    a, b = factorize(K), factorize_csr(n, indptr, indices, K.data)
+    assert type(a) is type(b) and isinstance(a, BandLU) == (kl + ku <= BAND_LIMIT)
+    if isinstance(a, BandLU):
+        assert np.array_equal(a.ab, b.ab) and np.array_equal(a.piv, b.piv) and (a.kl, a.ku) == (b.kl, b.ku)
+    rhs = rng.standard_normal(n)
+    assert np.allclose(b.solve(rhs), np.linalg.solve(A, rhs), rtol=1e-10, atol=1e-12)
+    with pytest.raises(SingularSystemError):
+        factorize_csr(3, np.array([0, 1, 2, 3]), np.array([0, 1, 2]), np.array([1.0, 0.0, 1.0]))

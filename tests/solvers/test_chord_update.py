@@ -128,3 +128,21 @@ def test_compiled_planar_chord_rest_equals_the_array_formula():
     expected = (length + np.einsum("ij,ij->i", e, d))[:, None] * turned - (c + d)
     expected[~ok] = 0.0
     assert not ok.all() and np.array_equal(rest, expected)
+
+
+def test_chord_edges_of_scrambled_repeated_and_reversed_cells_equal_the_sorted_unique_pairs():
+    """Each chord once, as (lower, higher) node, in lexicographic order, whatever the order
+    and orientation of the cells (the shortcut for cells already in that order too)."""
+    from femb.mesh import CellBlock, Mesh
+    from femb.model import Model
+
+    rng = np.random.default_rng(2)
+    pts = np.column_stack([rng.random(9), rng.random(9)])
+    ordered = np.column_stack([np.arange(8), np.arange(1, 9)])
+    scrambled = np.vstack([ordered[rng.permutation(8)], ordered[[2, 5]][:, ::-1]])
+    for cells in (ordered, scrambled):
+        model = Model(Mesh(pts, {"b": CellBlock("line", cells)}))
+        model.add_part("b", "beam2d", "b", values=dict(EA=1.0, EI=1.0, rhoA=1.0, rhoI=0.0))
+        a, b = chord_edges(build_table(model))
+        assert a.dtype == b.dtype == np.int64
+        assert list(zip(a.tolist(), b.tolist())) == [(i, i + 1) for i in range(8)]

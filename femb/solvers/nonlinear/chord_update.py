@@ -32,11 +32,10 @@ rotations are updated by femb.solvers.configuration.Configuration.apply).
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from femb.core.jit import jit
 from femb.core.rotations import exp_batch
-from femb.solvers.linalg.factorization import factorize
+from femb.solvers.linalg.factorization import factorize_csr
 
 TRANSLATIONS = ("ux", "uy", "uz")
 ROTATIONS = ("rx", "ry", "rz")
@@ -62,10 +61,15 @@ def chord_edges(table):
                 pairs.append(cells[:, [i, (i + 1) % k]])
     if not pairs:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    ab = np.sort(np.concatenate(pairs).astype(np.int64), axis=1)
-    ab = ab[ab[:, 0] != ab[:, 1]]
+    ab = np.concatenate(pairs) if len(pairs) > 1 else pairs[0]
+    a, b = np.minimum(ab[:, 0], ab[:, 1]).astype(np.int64), np.maximum(ab[:, 0], ab[:, 1]).astype(np.int64)
+    if not np.all(a != b):
+        a, b = a[a != b], b[a != b]
     n = np.int64(table.node_var.shape[0])
-    key = np.unique(ab[:, 0] * n + ab[:, 1])
+    key = a * n + b
+    if np.all(key[1:] > key[:-1]):  # already sorted and unique (a chain numbered along its length)
+        return a, b
+    key = np.unique(key)
     return key // n, key % n
 
 
@@ -89,14 +93,16 @@ class ChordUpdate:
         self.vb = table.node_var[b][:, cols] if b.size else np.zeros((0, dim), dtype=np.int64)
         pts = np.asarray(points, dtype=np.float64)[:, :dim]
         self.X21 = pts[b] - pts[a]
-        l0 = np.linalg.norm(self.X21, axis=1)
+        l0 = np.sqrt((self.X21 * self.X21).sum(axis=1))
         keep = l0 > 0.0
-        self.va, self.vb, self.X21, l0 = self.va[keep], self.vb[keep], self.X21[keep], l0[keep]
+        if not keep.all():
+            a, b = a[keep], b[keep]
+            self.va, self.vb, self.X21, l0 = self.va[keep], self.vb[keep], self.X21[keep], l0[keep]
         # rotational variables (spatial spins) of both ends, where both carry 3-D rotations
         self.ra = self.rb = None
         if dim == 3 and all(n in table.dof_names for n in ROTATIONS):
             rcols = [table.dof_names.index(n) for n in ROTATIONS]
-            ra, rb = table.node_var[a[keep]][:, rcols], table.node_var[b[keep]][:, rcols]
+            ra, rb = table.node_var[a][:, rcols], table.node_var[b][:, rcols]
             both = np.all(ra >= 0, axis=1) & np.all(rb >= 0, axis=1)
             if both.any():
                 self.spun = np.flatnonzero(both)
@@ -111,19 +117,22 @@ class ChordUpdate:
         shared = {}
         for k in range(dim):
             ea, eb = table.var_eq[self.va[:, k]], table.var_eq[self.vb[:, k]]
-            free = np.unique(np.concatenate([ea[ea >= 0], eb[eb >= 0]]))
+            # the free variables of the chord ends, in equation order, and their local numbers
+            hit = np.zeros(table.n_eq + 1, dtype=bool)  # (the last slot collects the −1 of fixed ends)
+            hit[ea] = True
+            hit[eb] = True
+            hit[-1] = False
+            local = np.cumsum(hit) - 1
+            free = np.nonzero(hit)[0]
             if free.size == 0:
                 self.fits.append(None)
                 continue
-            local = np.full(table.n_eq, -1, dtype=np.int64)
-            local[free] = np.arange(free.size)
-            la = np.where(ea >= 0, local[np.maximum(ea, 0)], -1)
-            lb = np.where(eb >= 0, local[np.maximum(eb, 0)], -1)
+            la = np.where(ea >= 0, local[ea], -1)
+            lb = np.where(eb >= 0, local[eb], -1)
             key = la.tobytes() + lb.tobytes()
             if key not in shared:  # (a part without a fixed end is pinned at one node: its fit's mean position)
                 indptr, indices, data = _laplacian_csr(la, lb, self.w, free.size)
-                L = sp.csr_matrix((data, indices, indptr), shape=(free.size, free.size))
-                shared[key] = factorize(L, context="chord fit Laplacian")
+                shared[key] = factorize_csr(free.size, indptr, indices, data, context="chord fit Laplacian")
             self.fits.append((table.eq_var[free], la, lb, shared[key]))
 
     def turn(self, u, du_var):

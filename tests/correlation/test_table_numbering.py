@@ -1,0 +1,129 @@
+"""The numbers of femb.correlation.build_table against plain references, on models with and
+without ties, prescribed DOFs, element-internal variables, several parts and scrambled node
+numbers: the representative (node, DOF) of each variable, the fixed variables, the
+equation order (scipy's public reverse Cuthill–McKee of the unrenumbered pattern), its
+inverse ``eq_var``, the CSR pattern and scatter positions (sorted-pair reference); the
+shortcuts for models without ties or internal variables and scipy's ordering kernel give
+the numbers of the general path."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+from femb.correlation import build_table
+from femb.correlation import pattern as pattern_module
+from femb.mesh import CellBlock, Mesh, line_mesh
+from femb.model import Material, Model, Section
+from tests.correlation.test_internal_variables import internal_bar
+from tests.framework.test_correlation_pattern import reference
+
+STEEL = Material(E=210e9, nu=0.3, rho=7850.0)
+SEC = Section(A=1e-3, I=1e-7, Iy=1e-7, Iz=2e-7, J=1e-7)
+
+
+def chain_2d(n=10):
+    model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "beam"))
+    model.add_part("beam", "beam2d_timoshenko", "beam", values=dict(EA=1e4, EI=1.0, GAs=1e4, rhoA=1.0, rhoI=1e-3))
+    model.fix("beam_start")
+    model.point_load("beam_end", mz=1.0)
+    return model
+
+
+def scrambled_3d(n=9, seed=0):
+    """A 3-D beam3d chain whose node numbers are a random permutation of the order along
+    it, clamped at one end, a DOF prescribed at the other end and one fixed twice."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n + 1)  # order[k]: node number of the k-th point along the chain
+    pts = np.zeros((n + 1, 3))
+    pts[order, 0] = np.linspace(0.0, 1.0, n + 1)
+    cells = np.column_stack([order[:-1], order[1:]])
+    mesh = Mesh(pts, {"b": CellBlock("line", cells)}, {"root": [order[0]], "tip": [order[-1]], "mid": [order[n // 2]] * 2})
+    model = Model(mesh, dim=3)
+    model.add_part("b", "beam3d", "b", STEEL, SEC)
+    model.fix("root")
+    model.fix("mid", ("uz",))
+    model.prescribe("tip", "ux", 0.01)
+    return model
+
+
+def pinned_frame():
+    """Two 2-D beam members meeting at coincident nodes pinned together (a tie) and a
+    truss part sharing nodes: ties, several parts, DOFs some nodes lack."""
+    pts = np.array([[0.0, 0.0], [0.5, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.5], [1.0, 1.0], [0.0, 1.0]])
+    mesh = Mesh(pts, {"a": CellBlock("line", np.array([[0, 1], [1, 2]])), "b": CellBlock("line", np.array([[3, 4], [4, 5]])),
+                      "t": CellBlock("line", np.array([[5, 6]]))}, {"left": [0], "top": [6], "ja": [2], "jb": [3]})
+    model = Model(mesh)
+    model.add_part("a", "beam2d", "a", STEEL, SEC)
+    model.add_part("b", "beam2d", "b", STEEL, SEC)
+    model.add_part("t", "truss2d", "t", STEEL, SEC)
+    model.fix("left")
+    model.fix("top", ("ux", "uy", "rz"))  # rz: a DOF the truss node does not carry
+    model.pin("ja", "jb")
+    return model
+
+
+MODELS = {"chain 2-D": lambda mp: chain_2d(), "long chain 2-D": lambda mp: chain_2d(60), "scrambled 3-D": lambda mp: scrambled_3d(),
+          "scrambled 3-D, seed 1": lambda mp: scrambled_3d(14, 1), "pinned frame": lambda mp: pinned_frame(),
+          "internal variables": internal_bar}
+
+
+def representatives(node_var):
+    """(var_node, var_dof) of the nodal variables: the first (node, DOF) of each in node order."""
+    n_nodal = int(node_var.max()) + 1
+    var_node, var_dof = np.full(n_nodal, -1), np.full(n_nodal, -1)
+    for node, dof in zip(*np.nonzero(node_var >= 0)):
+        v = node_var[node, dof]
+        if var_node[v] < 0:
+            var_node[v], var_dof[v] = node, dof
+    return var_node, var_dof
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_table_numbers_equal_the_plain_references(name, monkeypatch):
+    model = MODELS[name](monkeypatch)
+    t = build_table(model)
+    plain = build_table(model, renumber=False)
+    names = model.dof_names
+    # variables: representatives, and the internal ones after the nodal ones
+    var_node, var_dof = representatives(t.node_var)
+    assert np.array_equal(t.var_node[:t.n_nodal], var_node) and np.array_equal(t.var_dof[:t.n_nodal], var_dof)
+    assert np.all(t.var_node[t.n_nodal:] == -1) and np.all(t.var_dof[t.n_nodal:] == -1)
+    assert np.array_equal(t.var_block < 0, np.arange(t.n_var) < t.n_nodal)
+    # fixed variables: every carried DOF of the supports, once, sorted
+    fixed = {int(t.node_var[node, names.index(d)]) for rec in model.fixed for node in model.nodes(rec.nodes) for d in rec.dofs}
+    assert t.fixed_vars.tolist() == sorted(v for v in fixed if v >= 0)
+    # equations: the free variables in order, renumbered by scipy's public reverse Cuthill–McKee
+    constrained = set(t.fixed_vars.tolist()) | {int(v) for vs, _ in t.prescribed for v in vs}
+    assert np.array_equal(np.flatnonzero(plain.var_eq >= 0), [v for v in range(t.n_var) if v not in constrained])
+    assert np.array_equal(plain.var_eq[plain.var_eq >= 0], np.arange(plain.n_eq))
+    graph = sp.csr_matrix((np.ones(plain.nnz, dtype=np.int8), plain.indices, plain.indptr), shape=(plain.n_eq, plain.n_eq))
+    perm = np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
+    new_of_old = np.empty_like(perm)
+    new_of_old[perm] = np.arange(perm.size)
+    free = plain.var_eq >= 0
+    assert np.array_equal(t.var_eq[free], new_of_old[plain.var_eq[free]]) and np.all(t.var_eq[~free] == -1)
+    for table in (t, plain):  # eq_var: the inverse of var_eq
+        assert np.array_equal(table.eq_var, np.flatnonzero(table.var_eq >= 0)[np.argsort(table.var_eq[table.var_eq >= 0])])
+    # pattern and scatter positions of the element blocks
+    for table in (t, plain):
+        indptr, indices, positions = reference(table.n_eq, [b.eq for b in table.blocks])
+        assert np.array_equal(table.indptr, indptr) and np.array_equal(table.indices, indices)
+        for block, pos in zip(table.blocks, positions):
+            assert np.array_equal(block.eq, np.where(block.var >= 0, table.var_eq[block.var], -1))
+            assert np.array_equal(block.pos, pos)
+            assert block.props.flags.writeable and block.props.flags.c_contiguous
+            row = block.spec.property_row(model.parts[block.part].material, model.parts[block.part].section, model.parts[block.part].values)
+            assert np.array_equal(block.props, np.tile(row, (block.n_elements, 1)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_public_ordering_gives_the_order_of_scipys_kernel(seed, monkeypatch):
+    """Without scipy's ordering kernel (another scipy layout) the public function runs: the
+    same order."""
+    rng = np.random.default_rng(seed)
+    n_eq = int(rng.integers(5, 150))
+    blocks = [np.ascontiguousarray(rng.integers(-1, n_eq, (int(rng.integers(1, 60)), int(rng.integers(2, 7)))), dtype=np.int64)]
+    indptr, indices, _ = pattern_module._pattern(n_eq, blocks)
+    kernel = pattern_module._rcm(n_eq, indptr, indices)
+    monkeypatch.setattr(pattern_module, "_reverse_cuthill_mckee", None)
+    assert np.array_equal(pattern_module._rcm(n_eq, indptr, indices), kernel)
