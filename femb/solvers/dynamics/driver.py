@@ -39,6 +39,7 @@ from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.planar_step import PlanarSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.rigid_step import rigid_step_data
+from femb.solvers.dynamics.superelement_midpoint import superelement_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
@@ -174,6 +175,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     prob.dt_hint = dt
     prob.max_turn = settings.max_turn
     setattr(prob, "compiled_rigid_step", settings.compiled_step)  # read by MidPoint.system
+    setattr(prob, "compiled_superelement_step", settings.compiled_step and not settings.newton.modified)  # read by MidPoint.system
     tab = prob.table
     newton = settings.newton
     correction = solve_correction or DirectCorrection(tab)
@@ -219,7 +221,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     level = 0
     planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
-             and rigid_step_data(prob) is not None)
+             and (rigid_step_data(prob) is not None or (prob.compiled_superelement_step and superelement_step_data(prob) is not None)))
     res.info["compiled_step"] = planar is not None or rigid  # which path ran (compiled or general)
     skip = 0
     for n in range(n_steps):
