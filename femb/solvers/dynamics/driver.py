@@ -39,8 +39,8 @@ from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.planar_step import PlanarSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.rigid_step import rigid_step_data
-from femb.solvers.dynamics.superelement_midpoint import superelement_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
+from femb.solvers.dynamics.superelement_midpoint import SuperelementSteps
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate
@@ -90,7 +90,10 @@ class DynamicSettings:
         (no joints, no damping, full Newton): the steps between two recorded frames in
         one compiled call (femb.solvers.dynamics.planar_step); models made only of 3-D
         rigid bodies and point masses with 3-D joints: all Newton iterations of a step in
-        one compiled call (femb.solvers.dynamics.rigid_step). The same results as the
+        one compiled call (femb.solvers.dynamics.rigid_step); models of one block of
+        Craig–Bampton superelements (supports, prescribed motions, full Newton): the steps
+        between two recorded frames in one compiled call
+        (femb.solvers.dynamics.superelement_midpoint). The same results as the
         general path to round-off; False: always the general path.
     """
 
@@ -175,7 +178,6 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     prob.dt_hint = dt
     prob.max_turn = settings.max_turn
     setattr(prob, "compiled_rigid_step", settings.compiled_step)  # read by MidPoint.system
-    setattr(prob, "compiled_superelement_step", settings.compiled_step and not settings.newton.modified)  # read by MidPoint.system
     tab = prob.table
     newton = settings.newton
     correction = solve_correction or DirectCorrection(tab)
@@ -220,8 +222,10 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     last_h = None
     level = 0
     planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    if planar is None and settings.compiled_step:  # superelement models: their compiled steps
+        planar = SuperelementSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
-             and (rigid_step_data(prob) is not None or (prob.compiled_superelement_step and superelement_step_data(prob) is not None)))
+             and rigid_step_data(prob) is not None)
     res.info["compiled_step"] = planar is not None or rigid  # which path ran (compiled or general)
     skip = 0
     for n in range(n_steps):

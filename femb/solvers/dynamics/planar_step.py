@@ -55,6 +55,29 @@ def _floats(x: Any) -> NDArray[np.float64]:
     return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
+def step_grid(t: float, n: int, n_steps: int, t0: float, dt: float, t_end: float,
+              every: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(step sizes, start times, end times) of the driver's steps n, n + 1, … of the grid
+    t0 + (k + 1)·dt (the last one ending at t_end) from the time t up to the next recorded
+    step (k + 1 a multiple of ``every``, or the last step), in the driver's floating-point
+    operations, cut before the first step the driver would not take whole (empty arrays:
+    none); the end times may run on past the steps."""
+    last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
+    # the driver's step sizes at full step, in its floating-point operations (elementwise)
+    targets = t0 + (np.arange(n, last + 1) + 1) * dt
+    if last == n_steps - 1:
+        targets[-1] = t_end
+    starts = np.empty_like(targets)
+    starts[0] = t
+    starts[1:] = targets[:-1]
+    hs = np.minimum(dt, targets - starts)
+    tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
+    ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
+    hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
+    k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+    return hs[:k], starts[:k], targets
+
+
 class PlanarSteps:
     """Whole compiled mid-point steps of a qualifying planar beam2d model (module docstring).
 
@@ -132,22 +155,10 @@ class PlanarSteps:
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done)); the steps' external and constraint work are added to
         ``account``."""
-        last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
-        # the driver's step sizes at full step, in its floating-point operations (elementwise)
-        targets = t0 + (np.arange(n, last + 1) + 1) * dt
-        if last == n_steps - 1:
-            targets[-1] = t_end
-        starts = np.empty_like(targets)
-        starts[0] = state.t
-        starts[1:] = targets[:-1]
-        hs = np.minimum(dt, targets - starts)
-        tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
-        ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
-        hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
-        k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+        hs, starts, targets = step_grid(state.t, n, n_steps, t0, dt, t_end, every)
+        k = hs.size
         if not k:
             return 0, 0, state
-        hs, starts = hs[:k], starts[:k]
         if self.amplitudes:
             amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in (starts + 0.5 * hs).tolist()])
         else:

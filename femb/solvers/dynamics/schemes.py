@@ -71,7 +71,6 @@ from femb.solvers.dynamics.midpoint2d_kernels import (
 )
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem, initial_rotary_state
 from femb.solvers.dynamics.rigid_step import RigidStepSystem, rigid_step_data
-from femb.solvers.dynamics.superelement_midpoint import SuperelementStepSystem, superelement_step_data
 from femb.solvers.dynamics.step_system import State, _StepSystem, solve_free_acceleration
 from femb.solvers.linalg.nullspace import ColumnBlock, SquareBlock
 from femb.solvers.linalg.turn import chord_turn
@@ -172,17 +171,13 @@ class MidPoint:
             return State(t0, u, v, extra={"offset_x": x, "offset_v": vp})
         return State(t0, u, v)
 
-    def system(self, problem: DynamicProblem, state: State, h: float) -> Union[_StepSystem, RigidStepSystem, SuperelementStepSystem]:
+    def system(self, problem: DynamicProblem, state: State, h: float) -> Union[_StepSystem, RigidStepSystem]:
         """The nonlinear system of one step of size ``h`` from ``state`` (jointed rigid-body
         models: the compiled step of femb.solvers.dynamics.rigid_step unless the problem's
-        ``compiled_rigid_step`` is False; superelement models: that of
-        femb.solvers.dynamics.superelement_midpoint unless ``compiled_superelement_step`` is
-        False)."""
+        ``compiled_rigid_step`` is False)."""
         if getattr(problem, "oriented", False):
             if getattr(problem, "compiled_rigid_step", True) and rigid_step_data(problem) is not None:
                 return RigidStepSystem(problem, state, h)
-            if getattr(problem, "compiled_superelement_step", True) and superelement_step_data(problem) is not None:
-                return SuperelementStepSystem(problem, state, h)
             return MidPoint3DSystem(problem, state, h)
         return _MidPointSystem(problem, state, h)
 

@@ -27,23 +27,23 @@ Switch: ``DynamicSettings(compiled_step=False)`` forces the general path.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from femb.core.errors import InputError
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem
+from femb.solvers.dynamics.planar_step import step_grid
 from femb.solvers.dynamics.rigid_step import RIGID_ELEMENTS
-from femb.solvers.dynamics.rigid_step_kernels import CONVERGED, NOISE_FLOOR, NOT_FINITE, ROUND_OFF, SINGULAR, RigidStepData
+from femb.solvers.dynamics.rigid_step_kernels import RigidStepData
+from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.dynamics.step_system import State
-from femb.solvers.dynamics.superelement_midpoint_kernels import DIVERGED, superelement_midpoint_step
-from femb.solvers.linalg.factorization import SingularSystemError
-from femb.solvers.nonlinear.newton import DENSE_LIMIT, NewtonReport, NewtonSettings
-from femb.solvers.nonlinear.norms import vector_norm
+from femb.solvers.dynamics.superelement_midpoint_kernels import superelement_midpoint_steps
+from femb.solvers.nonlinear.newton import DENSE_LIMIT
 
-_REASONS = {CONVERGED: "converged", ROUND_OFF: "converged (correction at round-off)",
-            NOISE_FLOOR: "converged (residual at its noise floor)", NOT_FINITE: "residual is not finite",
-            DIVERGED: "diverging"}
+if TYPE_CHECKING:
+    from femb.solvers.dynamics.energy import EnergyAccount
+    from femb.solvers.dynamics.problem import DynamicProblem
+    from femb.solvers.nonlinear.newton import NewtonSettings
 
 
 def unsupported_reason(problem) -> Optional[str]:
@@ -119,70 +119,96 @@ def _build(problem) -> tuple:
     return tuple(data), block, pres_var
 
 
-class SuperelementStepSystem(MidPoint3DSystem):
-    """One step of the mid-point scheme of a qualifying superelement model (module
-    docstring): MidPoint3DSystem's set-up (predictor, loads, prescribed increments, scales),
-    all Newton iterations in one compiled call (``solve_step``), and ``finish`` giving the
-    new State (``extra``: R, π, points_x, points_v) and the step's energy terms.
+class SuperelementSteps:
+    """Whole compiled mid-point steps of a qualifying superelement model (module docstring).
 
-    Parameters
-    ----------
-    problem : DynamicProblem (qualifying, ``superelement_step_data`` not None)
-    state : State at t_n
-    h : step size
-    """
+    Build with ``SuperelementSteps.build(problem, scheme, newton, solve_correction)`` (None
+    when the model does not qualify); ``advance`` runs the steps of the driver's time grid
+    up to the next recorded one."""
 
-    def __init__(self, problem, state: State, h: float) -> None:
-        packed = superelement_step_data(problem)
-        if packed is None:
-            raise InputError(f"the compiled superelement step does not take this model ({unsupported_reason(problem)})")
-        super().__init__(problem, state, h)
-        self.packed = packed
-
-    def solve_step(self, settings: NewtonSettings) -> NewtonReport:
-        """All Newton iterations of the step (step_newton.iterate's algorithm and tests) in
-        one compiled call; SingularSystemError when the step matrix is singular."""
-        p, s, h = self.p, self.s, float(self.h)
-        data, (X, var, cells, props, scales), pres_var = self.packed
+    def __init__(self, problem: DynamicProblem, newton: NewtonSettings, packed: tuple) -> None:
+        p = problem
+        self.p = p
+        self.newton = newton
+        self.data, self.block, self.pres_var = packed
         pi = p.point_inertia
-        change = float(pi.reuse_change) if pi.reuse_step_matrix else -1.0
-        cap = p.max_turn
-        par = np.array([settings.tolerance, np.nan if settings.absolute_tolerance is None else settings.absolute_tolerance,
-                        settings.increment_tolerance, settings.divergence_factor, self.noise_floor,
-                        cap if cap and np.isfinite(cap) else 0.0, p.length_scale, vector_norm(s.u)])
-        shape = (var.shape[0], pi.counts[0], 3)
-        px0 = np.ascontiguousarray(s.extra["points_x"]).reshape(shape)
-        pv0 = np.ascontiguousarray(s.extra["points_v"]).reshape(shape)
-        n_var = s.u.size
-        max_it = int(settings.max_iterations)
-        z, u1, v1 = np.empty(n_var), np.empty(n_var), np.empty(n_var)
-        R1 = np.empty_like(s.extra["R"])
-        pi1 = np.empty_like(self.pi0)
-        px1, pv1 = np.empty(shape), np.empty(shape)
-        hist = np.empty(max_it + 1)
-        r = np.empty(self.eq_var.size)
-        out = np.empty(4)
-        grav = pi.gravity_at(s.t + 0.5 * h)
-        status = superelement_midpoint_step(data, X, var, cells, props, scales, change, s.u, s.v, s.extra["R"], self.pi0,
-                                            px0, pv0, h, grav, self.f_ext, self.f_s, self.fext_norm, self.momentum_scale,
-                                            self.z0, pres_var, par, max_it, z, R1, pi1, u1, v1, px1, pv1, hist, r, out)
-        its = int(out[0])
-        history = hist[: int(out[1])].tolist()
-        if status == SINGULAR:
-            raise SingularSystemError(f"dynamic step matrix is numerically singular (at Newton iteration {its} "
-                                      f"of the step from t = {s.t:.6g})")
-        self._done = (z, u1, v1, R1, pi1, px1.reshape(-1, 3), pv1.reshape(-1, 3), float(out[2]), float(out[3]))
-        if status in (CONVERGED, ROUND_OFF, NOISE_FLOOR):
-            return NewtonReport(True, its, history, r, _REASONS[status], state=z)
-        if status in (NOT_FINITE, DIVERGED):
-            return NewtonReport(False, its, history, r, _REASONS[status])
-        return NewtonReport(False, max_it, history, r, f"no convergence in {max_it} iterations")
+        self.masses = np.ascontiguousarray(pi.masses(), dtype=np.float64)
+        self.n_p = int(pi.counts[0])
+        self.f_const = np.array(p.f_const, dtype=np.float64)
+        self.amplitudes = [amp for amp, _ in p._timed]
+        n_var = p.table.n_var
+        self.timed = np.array([np.asarray(vec, dtype=np.float64) for _, vec in p._timed]).reshape(len(p._timed), n_var)
+        lay = p.rotary.layout
+        records = lay.prescribed_records()
+        rows = np.array([row for row, _ in records], dtype=np.int64)
+        self.rot_items = [items for _, items in records]
+        self.rot_var = np.array(lay.var[rows], dtype=np.int64).reshape(-1, 3)
+        self.rot_node = np.array(lay.nodes[rows], dtype=np.int64)
+        # the prescribed variables other than the rotations of nodes with a prescribed
+        # rotation (_StepSystem._prescribed_rotations), with their records
+        rot_vars = set(self.rot_var.ravel().tolist())
+        keep = [(int(q), rec) for vars_, rec in p.prescribed for q in np.atleast_1d(vars_) if int(q) not in rot_vars]
+        self.keep_var = np.array([q for q, _ in keep], dtype=np.int64)
+        self.keep_records = [rec for _, rec in keep]
+        self.fixed = np.array(p.table.fixed_vars, dtype=np.int64)
+        nan = float("nan")
+        self.param = np.zeros(11)
+        self.param[:7] = [newton.tolerance, nan if newton.absolute_tolerance is None else float(newton.absolute_tolerance),
+                          newton.increment_tolerance, newton.divergence_factor, MidPoint3DSystem.noise_floor, 0.0,
+                          p.length_scale]
+        self.param[8:11] = pi.gravity  # constant (fields with an amplitude do not qualify)
 
-    def finish(self, z: np.ndarray) -> tuple[State, dict]:
-        """New state and the step's energy terms (as MidPoint3DSystem.finish) at the
-        increment z that ``solve_step`` accepted."""
-        zs, u1, v1, R1, pi1, px1, pv1, work, constraint = self._done
-        if z is not zs:
-            raise ValueError("SuperelementStepSystem.finish takes the increment its solve_step accepted")
-        terms = dict(work=work, dissipated=0.0, constraint=constraint)
-        return State(self.t1, u1, v1, extra={"R": R1, "pi": pi1, "points_x": px1, "points_v": pv1}), terms
+    @classmethod
+    def build(cls, problem: DynamicProblem, scheme: Any, newton: NewtonSettings,
+              solve_correction: Optional[Any] = None) -> Optional[SuperelementSteps]:
+        """The compiled stepper of ``problem`` when the model qualifies (module docstring),
+        for the mid-point scheme with full Newton and femb's own linear solve; else None."""
+        if type(scheme) is not MidPoint or newton.modified or solve_correction is not None:
+            return None
+        packed = superelement_step_data(problem)
+        return None if packed is None else cls(problem, newton, packed)
+
+    def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
+                account: EnergyAccount) -> tuple[int, int, State]:
+        """Run the driver's steps n, n + 1, … up to the next recorded one (planar_step.step_grid)
+        from ``state``, stopping before the first step that does not converge.
+
+        Returns (steps done, their Newton iterations, the state after them (``state`` itself
+        when none was done)); the steps' external and constraint work are added to
+        ``account``."""
+        hs, starts, targets = step_grid(state.t, n, n_steps, t0, dt, t_end, every)
+        k = hs.size
+        if not k:
+            return 0, 0, state
+        p = self.p
+        mids = (starts + 0.5 * hs).tolist()
+        ends = (starts + hs).tolist()
+        amps = np.array([[float(a(tm)) for a in self.amplitudes] for tm in mids]).reshape(k, len(self.amplitudes))
+        keep_val = np.array([[p.prescribed_value(rec, t1) for rec in self.keep_records] for t1 in ends]).reshape(k, -1)
+        theta = np.zeros((k, self.rot_var.shape[0], 3))
+        for j, t1 in enumerate(ends):
+            for i, items in enumerate(self.rot_items):
+                for c, rec in items:
+                    theta[j, i, c] = p.prescribed_value(rec, t1)
+        X, var, cells, props, scales = self.block
+        shape = (var.shape[0], self.n_p, 3)
+        ex = state.extra
+        u, v = np.array(state.u, dtype=np.float64), np.array(state.v, dtype=np.float64)
+        R, pi = np.array(ex["R"], dtype=np.float64), np.array(ex["pi"], dtype=np.float64)
+        px = np.array(ex["points_x"], dtype=np.float64).reshape(shape)
+        pv = np.array(ex["points_v"], dtype=np.float64).reshape(shape)
+        inertia = p.point_inertia
+        change = float(inertia.reuse_change) if inertia.reuse_step_matrix else -1.0
+        cap = p.max_turn
+        self.param[5] = cap if cap and np.isfinite(cap) else 0.0
+        its = np.zeros(k, dtype=np.int64)
+        books = np.array([account.external_work, account.constraint_work])
+        done, _ = superelement_midpoint_steps(self.data, X, var, cells, props, scales, self.masses, change, u, v, R, pi, px, pv,
+                                              np.ascontiguousarray(hs), amps, self.timed, self.f_const, self.keep_var,
+                                              keep_val, self.rot_var, self.rot_node, theta, self.fixed, self.pres_var,
+                                              self.param, int(self.newton.max_iterations), its, books)
+        if not done:
+            return 0, 0, state
+        account.external_work, account.constraint_work = float(books[0]), float(books[1])
+        extra = {"R": R, "pi": pi, "points_x": px.reshape(-1, 3), "points_v": pv.reshape(-1, 3)}
+        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v, extra=extra)

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from femb.core.jit import jit
-from femb.core.rotations import cayley_turn
+from femb.core.rotations import cayley_turn, exp_batch
 from femb.elements.superelement_step import midpoint_step, midpoint_step_force, point_state
 from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm
 from femb.solvers.dynamics.rigid_step_kernels import (
@@ -294,3 +294,130 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
                 for a in range(3):
                     pv1[e, j, a] = 2.0 * (px1[e, j, a] - px0[e, j, a]) / h - pv0[e, j, a]
     return status
+
+
+@jit
+def _step_start(d, u0, v0, pi0, pv0, masses, h, f_ext, keep_var, keep_val, rot_var, rot_node, Rp, R0, fixed, z0):
+    """The predictor z0 (n_var,) of a step (MidPoint3DSystem: z = h v, the prescribed
+    increments — values ``keep_val`` at t_n + h on ``keep_var``, the Cayley vectors of
+    R_p(t_n + h) R_nᵀ on the rotations ``rot_var`` (nr, 3) of the nodes ``rot_node`` —, zero
+    on the ``fixed`` variables); returns (‖f_ext‖ over the equations, |momentum|/h: of the
+    nodes over the equations and of the mass points (masses (n_points,), velocities pv0))."""
+    nv = u0.size
+    for i in range(nv):
+        z0[i] = h * v0[i]
+    for q in range(keep_var.size):
+        z0[keep_var[q]] = keep_val[q] - u0[keep_var[q]]
+    C = np.empty((3, 3))
+    for k in range(rot_var.shape[0]):
+        R = R0[rot_node[k]]
+        for a in range(3):
+            for b in range(3):
+                C[a, b] = Rp[k, a, 0] * R[b, 0] + Rp[k, a, 1] * R[b, 1] + Rp[k, a, 2] * R[b, 2]
+        tr = 1.0 + C[0, 0] + C[1, 1] + C[2, 2]
+        z0[rot_var[k, 0]] = 2.0 * (C[2, 1] - C[1, 2]) / tr
+        z0[rot_var[k, 1]] = 2.0 * (C[0, 2] - C[2, 0]) / tr
+        z0[rot_var[k, 2]] = 2.0 * (C[1, 0] - C[0, 1]) / tr
+    for q in range(fixed.size):
+        z0[fixed[q]] = 0.0
+    s = 0.0
+    for e in range(d.eq_var.size):
+        s += f_ext[d.eq_var[e]] ** 2
+    fext_norm = math.sqrt(s)
+    w = np.empty(nv)
+    for i in range(nv):
+        w[i] = 0.0 if d.rot3d[i] else v0[i]
+    pm = np.empty(nv)
+    for i in range(nv):
+        s = 0.0
+        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+            s += d.m_data[q] * w[d.m_indices[q]]
+        pm[i] = s
+    for k in range(d.lay_var.shape[0]):
+        for a in range(3):
+            pm[d.lay_var[k, a]] += pi0[k, a]
+    s = 0.0
+    for e in range(d.eq_var.size):
+        s += pm[d.eq_var[e]] ** 2
+    scale = math.sqrt(s) / h
+    pv = pv0.reshape((-1, 3))
+    s = 0.0
+    for j in range(masses.size):
+        for a in range(3):
+            s += (masses[j] * pv[j, a]) ** 2
+    return fext_norm, max(scale, math.sqrt(s) / h)
+
+
+@jit
+def superelement_midpoint_steps(data, X, var, cells, props, scales, masses, change, u, v, R, pi, px, pv, hs, amps, timed,
+                                f_const, keep_var, keep_val, rot_var, rot_node, theta, fixed, pres_var, par, max_it, its,
+                                books):
+    """Mid-point steps of a superelement model from the state (u, v (n_var,), R (n_nodes,
+    3, 3), π (k, 3), the points' px, pv (n_el, n_p, 3)), each overwritten with every
+    accepted step's state.
+
+    Step j has the size ``hs[j]``; loads f_const + Σ_i ``amps[j, i]``·``timed[i]``
+    (amplitudes at its mid time; timed (n_timed, n_var)); prescribed values ``keep_val[j]``
+    (q,) on ``keep_var`` and rotation vectors ``theta[j]`` (nr, 3) of the prescribed
+    rotations R_p = exp(θ̂) of the nodes ``rot_node`` (their variables ``rot_var``), both at
+    its end; ``fixed`` variables stay. Block, ``scales``, ``change``, ``pres_var``, ``par``
+    (its last entry set per step) and ``max_it`` as ``superelement_midpoint_step``; masses
+    (n_points,) of the mass points. Writes each step's Newton iterations to ``its`` and adds
+    its external and constraint work to ``books`` [W, W_c].
+
+    Returns (steps done, status of the step that stopped them: 0 all done, else the code of
+    ``superelement_midpoint_step``)."""
+    d = RigidStepData(*data)
+    nv = u.size
+    ne = d.eq_var.size
+    n_timed = timed.shape[0]
+    grav = np.zeros(3)
+    for a in range(3):
+        grav[a] = par[8 + a]
+    z0 = np.empty(nv)
+    z = np.empty(nv)
+    u1 = np.empty(nv)
+    v1 = np.empty(nv)
+    R1 = np.empty_like(R)
+    pi1 = np.empty_like(pi)
+    px1 = np.empty_like(px)
+    pv1 = np.empty_like(pv)
+    f_s = np.zeros(nv)
+    f_ext = np.empty(nv)
+    hist = np.empty(max_it + 1)
+    r = np.empty(ne)
+    out = np.empty(4)
+    Rp = np.empty((rot_var.shape[0], 3, 3))
+    for step in range(hs.size):
+        h = hs[step]
+        for i in range(nv):
+            f_s[i] = 0.0
+        for q in range(n_timed):
+            a = amps[step, q]
+            for i in range(nv):
+                f_s[i] += a * timed[q, i]
+        for i in range(nv):
+            f_ext[i] = f_const[i] + f_s[i]
+        if rot_var.shape[0]:
+            exp_batch(theta[step], Rp)
+        fext_norm, mom_scale = _step_start(d, u, v, pi, pv, masses, h, f_ext, keep_var, keep_val[step], rot_var, rot_node,
+                                           Rp, R, fixed, z0)
+        s = 0.0
+        for i in range(nv):
+            s += u[i] * u[i]
+        par[7] = math.sqrt(s)
+        status = superelement_midpoint_step(data, X, var, cells, props, scales, change, u, v, R, pi, px, pv, h, grav, f_ext,
+                                            f_s, fext_norm, mom_scale, z0, pres_var, par, max_it, z, R1, pi1, u1, v1, px1,
+                                            pv1, hist, r, out)
+        if not (status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR):
+            return step, status
+        its[step] = int(out[0])
+        books[0] += out[2]
+        books[1] += out[3]
+        u[:] = u1
+        v[:] = v1
+        R[:] = R1
+        pi[:] = pi1
+        px[:] = px1
+        pv[:] = pv1
+    return hs.size, 0
