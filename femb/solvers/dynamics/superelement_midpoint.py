@@ -14,8 +14,9 @@ extends; motion, Newton iteration counts and energy books agree with the general
 round-off.
 
 Qualifying models (``unsupported_reason`` returns None): oriented (3-D), one element block
-of superelements (element kernels ``midpoint_step``, ``midpoint_step_force``,
-``point_state``) plus, optionally, blocks of rigid bodies and point masses; supports,
+of superelements (elements.superelement_step) whose mass points have no second-order rows
+(the step force from the points' mass and velocity moments), plus, optionally, blocks of
+rigid bodies and point masses; supports,
 prescribed DOFs (rotations included), constant and time-scaled loads, a constant gravity
 field; no joints, damping, rotation-dependent loads, offset or timed-gravity mass points,
 configuration-dependent masses, rotational variables shared by tied nodes; at most
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
+from femb.elements import superelement_step
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem
 from femb.solvers.dynamics.planar_step import step_grid
 from femb.solvers.dynamics.rigid_step import RIGID_ELEMENTS
@@ -58,9 +60,12 @@ def unsupported_reason(problem) -> Optional[str]:
     others = sorted({b.spec.name for i, b in enumerate(table.blocks) if i != se[0]} - RIGID_ELEMENTS)
     if others:
         return f"element types {others}"
-    k = table.blocks[se[0]].spec.kernels
-    if k.midpoint_step_force is None or k.point_state is None:
-        return "superelement kernels without a force-only step or point state"
+    block = table.blocks[se[0]]
+    if block.spec.kernels.midpoint_step is not superelement_step.midpoint_step:
+        return "element kernels other than the superelement's"
+    m, n = block.spec.n_edof, block.X.shape[1]
+    if any(superelement_step.has_second_order(np.ascontiguousarray(row, dtype=np.float64), m, n) for row in block.props):
+        return "mass points with second-order (foreshortening) rows"
     if problem.joints is not None:
         return "joints"
     if problem.damping.active:

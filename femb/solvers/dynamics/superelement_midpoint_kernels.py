@@ -12,8 +12,8 @@ operation for operation, on dense arrays:
 - residual over the free equations: the nodal inertia M ((2/h²) Δx − (2/h) v_n) and
   (π_{n+1} − π_n)/h of the oriented nodes (rigid_step_kernels ``_residual``), plus the
   elements' step forces (elastic discrete gradient and the inertia of the mass points:
-  ``step_from_moments`` with the points' velocity moments computed once per step, or
-  ``midpoint_step`` for points with second-order rows), minus the loads; force scale
+  ``step_from_moments`` with the points' velocity moments computed once per step; points
+  with second-order rows do not qualify), minus the loads; force scale
   max(‖f‖, ‖inertia‖, ‖f_ext‖, |momentum|/h);
 - step matrix: (2/h²) M, the rotary-inertia derivative and the elements' analytic
   matrices; as PointInertia.assemble, a later evaluation of the step whose element
@@ -37,14 +37,7 @@ import numpy as np
 
 from femb.core.jit import jit
 from femb.core.rotations import cayley_turn, exp_batch
-from femb.elements.superelement_step import (
-    has_second_order,
-    midpoint_step,
-    midpoint_step_force,
-    point_positions,
-    step_from_moments,
-    velocity_moments,
-)
+from femb.elements.superelement_step import point_positions, step_from_moments, velocity_moments
 from femb.solvers.dynamics.midpoint2d_kernels import euclidean_norm
 from femb.solvers.dynamics.rigid_step_kernels import (
     CONVERGED,
@@ -103,32 +96,25 @@ def _increments_close(u0e, u1e, psie, dz_ref, scales, change, store):
 
 @jit
 def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K,
-              X, var, cells, props, grav, pv0, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change, first,
-              moments, vm):
+              X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change, first, vm):
     """Residual r (n_eq,), step matrix K (n_eq, n_eq) and force scale at the increment z:
     the nodal inertia (``_residual``) plus the superelements' step forces and matrices
     (the matrices of the step's earlier evaluation kept when the increments are close,
-    module docstring; ``first``: the step's first evaluation; ``moments``: from the points'
-    velocity moments vm = (P0 (n_el, 3), V (n_el, 3, 3), Vd (n_el, 3, m, 3)) of the step,
-    else point by point through ``midpoint_step``). ``full`` (n_var,) receives the residual
-    over all variables."""
+    module docstring; ``first``: the step's first evaluation), from the points' velocity
+    moments vm = (P0 (n_el, 3), V (n_el, 3, 3), Vd (n_el, 3, m, 3)) of the step. ``full``
+    (n_var,) receives the residual over all variables."""
     scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K)
     _element_inputs(u0, z, psi, d.lay_nodes, var, cells, psi_n, u1, u1e, psie)
     reuse = not first and _increments_close(u0e, u1e, psie, dz_ref, scales, change, False)
-    if moments:  # the points' velocity moments of the step (P0, V, Vd), one element at a time
-        P0, V, Vd = vm
-        n = cells.shape[1]
-        dz = np.empty(var.shape[1])
-        for e in range(var.shape[0]):
-            for i in range(var.shape[1]):
-                a, c = i // 6, i % 6
-                dz[i] = psie[e, a, c - 3] if (a < n and c >= 3) else u1e[e, i] - u0e[e, i]
-            step_from_moments(X[e: e + 1], u0e[e: e + 1].copy(), R0e[e: e + 1].copy(), dz, h, props[e], P0[e], V[e], Vd[e],
-                              fe[e], Ke[e], 0 if reuse else 1)
-    elif reuse:
-        midpoint_step_force(X, u0e, R0e, u1e, R0e, u1e, R0e, psie, R0e, props, h, grav, pv0, fe)
-    else:
-        midpoint_step(X, u0e, R0e, u1e, R0e, u1e, R0e, psie, R0e, props, h, grav, pv0, fe, Ke)
+    P0, V, Vd = vm
+    n = cells.shape[1]
+    dz = np.empty(var.shape[1])
+    for e in range(var.shape[0]):  # from the points' velocity moments of the step, one element at a time
+        for i in range(var.shape[1]):
+            a, c = i // 6, i % 6
+            dz[i] = psie[e, a, c - 3] if (a < n and c >= 3) else u1e[e, i] - u0e[e, i]
+        step_from_moments(X[e: e + 1], u0e[e: e + 1].copy(), R0e[e: e + 1].copy(), dz, h, props[e], P0[e], V[e], Vd[e],
+                          fe[e], Ke[e], 0 if reuse else 1)
     if reuse:
         for e in range(Ke.shape[0]):
             Ke[e] = Kref[e]
@@ -230,14 +216,9 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
     hi = np.empty(ne, dtype=np.int64)
     dz = np.empty(ne)
     z_new = np.empty(nv)
-    moments = True
-    for e in range(n_el):
-        if has_second_order(props[e], m, n):
-            moments = False
     vm = (np.zeros((n_el, 3)), np.zeros((n_el, 3, 3)), np.zeros((n_el, 3, m, 3)))
-    if moments:
-        for e in range(n_el):
-            velocity_moments(props[e], m, pv0[e], h, grav, vm[0][e], vm[1][e], vm[2][e])
+    for e in range(n_el):
+        velocity_moments(props[e], m, pv0[e], h, grav, vm[0][e], vm[1][e], vm[2][e])
     for i in range(nv):
         z[i] = z0[i]
     status = NOT_CONVERGED
@@ -247,8 +228,8 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
     for it in range(max_it + 1):
         first = it == 0 or change < 0.0
         scale = _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r,
-                          K, X, var, cells, props, grav, pv0, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales,
-                          change, first, moments, vm)
+                          K, X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change,
+                          first, vm)
         if round_off:  # the last correction was at round-off: accepted (the system left at z)
             status, it_done = ROUND_OFF, it
             break
