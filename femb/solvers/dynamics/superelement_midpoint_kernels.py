@@ -53,9 +53,23 @@ from femb.solvers.dynamics.rigid_step_kernels import (
     _lu_solve,
     _residual,
     _rounding,
+    nodal_inertia,
+    step_scales,
 )
 
 DIVERGED = 7  # status: the residual grew beyond divergence_factor × the first one
+
+
+@jit
+def _gather(u, R, var, cells, ue, Re):
+    """The block's element values ue (n_el, m) = u[var] (0 where var < 0) and nodal
+    rotations Re (n_el, n, 3, 3) = R[cells]."""
+    for e in range(var.shape[0]):
+        for i in range(var.shape[1]):
+            q = var[e, i]
+            ue[e, i] = u[q] if q >= 0 else 0.0
+        for a in range(cells.shape[1]):
+            Re[e, a] = R[cells[e, a]]
 
 
 @jit
@@ -176,25 +190,12 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
                                                                          par[5], par[6], par[7])
     R0n = np.empty((nk, 3, 3))
     Jn = np.empty((nk, 3, 3))
-    tmp = np.empty((3, 3))
-    for k in range(nk):
-        R0n[k] = R0[d.lay_nodes[k]]
-        for a in range(3):
-            for b in range(3):
-                tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
-        for a in range(3):
-            for b in range(3):
-                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+    nodal_inertia(d, R0, R0n, Jn)
     n_el, m = var.shape
     n = cells.shape[1]
     u0e = np.empty((n_el, m))
     R0e = np.empty((n_el, n, 3, 3))
-    for e in range(n_el):
-        for i in range(m):
-            q = var[e, i]
-            u0e[e, i] = u0[q] if q >= 0 else 0.0
-        for a in range(n):
-            R0e[e, a] = R0[cells[e, a]]
+    _gather(u0, R0, var, cells, u0e, R0e)
     psi_n = np.zeros((R0.shape[0], 3))
     u1e = np.empty((n_el, m))
     psie = np.empty((n_el, n, 3))
@@ -296,12 +297,7 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
             R1[d.lay_nodes[k]] = R1n[k]
         _finish(d, u0, v0, z, R1, pi1, h, u1, v1)
         R1e = np.empty((n_el, n, 3, 3))
-        for e in range(n_el):
-            for i in range(m):
-                q = var[e, i]
-                u1e[e, i] = u1[q] if q >= 0 else 0.0
-            for a in range(n):
-                R1e[e, a] = R1[cells[e, a]]
+        _gather(u1, R1, var, cells, u1e, R1e)
         point_positions(X, u1e, R1e, props, px1)
         for e in range(n_el):
             for j in range(px1.shape[1]):
@@ -334,26 +330,7 @@ def _step_start(d, u0, v0, pi0, pv0, masses, h, f_ext, keep_var, keep_val, rot_v
         z0[rot_var[k, 2]] = 2.0 * (C[1, 0] - C[0, 1]) / tr
     for q in range(fixed.size):
         z0[fixed[q]] = 0.0
-    s = 0.0
-    for e in range(d.eq_var.size):
-        s += f_ext[d.eq_var[e]] ** 2
-    fext_norm = math.sqrt(s)
-    w = np.empty(nv)
-    for i in range(nv):
-        w[i] = 0.0 if d.rot3d[i] else v0[i]
-    pm = np.empty(nv)
-    for i in range(nv):
-        s = 0.0
-        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
-            s += d.m_data[q] * w[d.m_indices[q]]
-        pm[i] = s
-    for k in range(d.lay_var.shape[0]):
-        for a in range(3):
-            pm[d.lay_var[k, a]] += pi0[k, a]
-    s = 0.0
-    for e in range(d.eq_var.size):
-        s += pm[d.eq_var[e]] ** 2
-    scale = math.sqrt(s) / h
+    fext_norm, scale = step_scales(d, v0, pi0, f_ext, h)
     pv = pv0.reshape((-1, 3))
     s = 0.0
     for j in range(masses.size):
