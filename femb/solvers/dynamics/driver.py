@@ -221,7 +221,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    planar = PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None
+    planar: Optional[Union[PlanarSteps, SuperelementSteps]] = (
+        PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None)
     if planar is None and settings.compiled_step:  # superelement models: their compiled steps
         planar = SuperelementSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
