@@ -1,28 +1,30 @@
-"""Compiled mid-point step for models made of co-rotated Craig–Bampton superelements.
+"""Compiled mid-point steps for models made of co-rotated Craig–Bampton superelements.
 
 A superelement model spends most of a mid-point step of the general path
 (femb.solvers.dynamics.midpoint3d, femb.solvers.dynamics.point_inertia) in Python around its
 element kernels: the step system's set-up, the evaluation glue, the element loop, the Newton
-loop and the end-of-step bookkeeping. For qualifying models the whole Newton loop of a step
-— residual, step matrix, nodal Cayley rotations and rotary inertia, the superelements' step
-force and analytic matrix, dense LU, the tests of femb.solvers.nonlinear.step_newton.iterate,
-the step's work terms, the points' end state — runs in one compiled call
-(femb.solvers.dynamics.superelement_midpoint_kernels.superelement_midpoint_step). Its
-predictor, loads and prescribed increments (time functions evaluated once per step, the
-prescribed rotations as Cayley vectors) are those of MidPoint3DSystem, which this system
-extends; motion, Newton iteration counts and energy books agree with the general path to
-round-off.
+loop and the end-of-step bookkeeping. For qualifying models ``SuperelementSteps`` runs the
+steps between two recorded frames in one compiled call
+(femb.solvers.dynamics.superelement_midpoint_kernels.superelement_midpoint_steps): per step
+the predictor, loads and prescribed increments of MidPoint3DSystem (time functions and
+amplitudes evaluated in Python once per step, the prescribed rotations' Cayley increments
+in the kernel) and the whole Newton loop — residual, step matrix, nodal Cayley rotations
+and rotary inertia, the superelements' step force and analytic matrix, dense LU, the tests
+of femb.solvers.nonlinear.step_newton.iterate — then the end state, the points' end state
+and the step's work terms. Motion, Newton iteration counts and energy books agree with the
+general path to round-off.
 
 Qualifying models (``unsupported_reason`` returns None): oriented (3-D), one element block
 of superelements (elements.superelement_step) whose mass points have no second-order rows
 (the step force from the points' mass and velocity moments), plus, optionally, blocks of
-rigid bodies and point masses; supports,
-prescribed DOFs (rotations included), constant and time-scaled loads, a constant gravity
-field; no joints, damping, rotation-dependent loads, offset or timed-gravity mass points,
-configuration-dependent masses, rotational variables shared by tied nodes; at most
-``newton.DENSE_LIMIT`` free equations; full Newton (the driver sets
-``compiled_superelement_step`` False for modified Newton). A step that fails in the
-compiled loop goes through the driver's retry and cut-back like any other.
+rigid bodies and point masses; supports, prescribed DOFs (rotations included), constant and
+time-scaled loads, a constant gravity field; no joints, damping, rotation-dependent loads,
+offset or timed-gravity mass points, configuration-dependent masses, rotational variables
+shared by tied nodes; at most ``newton.DENSE_LIMIT`` free equations; the mid-point scheme
+with full Newton and femb's own linear solve (``SuperelementSteps.build`` returns None
+otherwise). A step that does not converge in the compiled loop is done again by the general
+path, which also owns the retry with shorter corrections and the cut-backs; compiled steps
+resume at the nominal step size.
 
 Switch: ``DynamicSettings(compiled_step=False)`` forces the general path.
 """
