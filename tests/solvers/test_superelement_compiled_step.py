@@ -167,3 +167,26 @@ def test_models_outside_the_compiled_step_take_the_general_path(strip):
     for build, settings, compiled in runs:
         res = femb.solve_dynamic(build(rc, X), 1e-3, 3e-3, settings)
         assert res.info["compiled_step"] is compiled
+
+
+def test_a_step_the_compiled_loop_does_not_take_is_done_by_the_general_path(strip, monkeypatch):
+    """When the compiled steps stop (here: the fifth call refuses its first step), the driver
+    does that step by the general path and resumes the compiled steps from the next one: the
+    run equals the general one."""
+    from femb.solvers.dynamics import superelement_midpoint as sm
+
+    rc, X = strip
+    kernel = sm.superelement_midpoint_steps
+    seen = []
+
+    def stop_at_the_fifth_call(*args):
+        seen.append(1)
+        if len(seen) == 5:
+            return 0, 1
+        return kernel(*args)
+
+    monkeypatch.setattr(sm, "superelement_midpoint_steps", stop_at_the_fifth_call)
+    newton = NewtonSettings(tolerance=1e-8, absolute_tolerance=1e-6, max_iterations=25)
+    a, b = both_paths(lambda: driven_strip(rc, X), 1e-3, 0.1, record_every=10, newton=newton)
+    assert len(seen) == 11  # one call per frame of 10 steps, one refused and done again
+    assert_same_run(a, b, 1e-3)
