@@ -30,9 +30,14 @@ Newton (equal thresholds, set explicitly): femb ``NewtonSettings(absolute_tolera
 25 iterations. Default τ_a = 1e-6 (N, N·m; the step's forces are O(10)), τ_r = 1e-8.
 Exudyn runs its compiled module without range checks, one thread, EigenSparse.
 
+femb runs the model twice: by its compiled superelement step (the default,
+femb.solvers.dynamics.superelement_midpoint: the steps between two recorded frames in one
+compiled call) and by the general 3-D mid-point path (``compiled_step=False``); both give the
+same motion and Newton iterations to round-off.
+
 Timing (CPU time, process_time, the machine is shared): per step = (a run of t_end − a
 10-step run) / (steps − 10), set-up excluded in both; a sample of a run shorter than 0.3 s
-is the mean of back-to-back runs lasting 0.3 s. Repeats interleaved (femb, (a), (b), …),
+is the mean of back-to-back runs lasting 0.3 s. Repeats interleaved (femb, femb general, (a), (b), …),
 median of --repeat; wall time per step printed too.
 
 Accuracy (untimed runs recording every step): the tip (mid of x = L) deflection out of the
@@ -158,9 +163,10 @@ def full_model(nx, ny):
     return drive(component(nx, ny))
 
 
-def femb_settings(abs_tol, rel_tol, record_every=1, modified=False):
-    """femb's dynamic settings: mid-point scheme, the absolute Newton threshold."""
-    return DynamicSettings(record_every=record_every, newton=NewtonSettings(
+def femb_settings(abs_tol, rel_tol, record_every=1, modified=False, compiled_step=True):
+    """femb's dynamic settings: mid-point scheme, the absolute Newton threshold
+    (``compiled_step`` False: the general 3-D mid-point path)."""
+    return DynamicSettings(record_every=record_every, compiled_step=compiled_step, newton=NewtonSettings(
         tolerance=rel_tol, absolute_tolerance=abs_tol, max_iterations=MAX_ITERATIONS, modified=modified))
 
 
@@ -416,20 +422,25 @@ def main(argv=None):
 
     build = lambda: reduced_model(rc)  # noqa: E731
     st = femb_settings(args.abs_tol, args.rel_tol, record_every=50)
+    st_general = femb_settings(args.abs_tol, args.rel_tol, record_every=50, compiled_step=False)
     femb_run(build, args.dt, 3 * args.dt, st)  # compile / warm-up
-    times = {"femb": [], "femb_wall": [], "a": [], "a_wall": [], "b": [], "b_wall": []}
+    femb_run(build, args.dt, 3 * args.dt, st_general)
+    times = {"femb": [], "femb_wall": [], "femb_general": [], "femb_general_wall": [], "a": [], "a_wall": [], "b": [], "b_wall": []}
     info = {}
     for _ in range(args.repeat):
-        cpu, wall, res = femb_per_step(build, args.dt, args.t_end, st)
-        times["femb"].append(cpu)
-        times["femb_wall"].append(wall)
-        info["femb"] = dict(its=res.info["newton_iterations"] / res.info["steps"], steps=res.info["steps"])
+        for key, settings in (("femb", st), ("femb_general", st_general)):
+            cpu, wall, res = femb_per_step(build, args.dt, args.t_end, settings)
+            times[key].append(cpu)
+            times[f"{key}_wall"].append(wall)
+            info[key] = dict(its=res.info["newton_iterations"] / res.info["steps"], steps=res.info["steps"],
+                             compiled_step=res.info["compiled_step"])
         for key, modified in (("a", True), ("b", False)):
             cpu, wall, inf = exudyn_per_step(cms, Xr, args.dt, args.t_end, args.rel_tol, args.abs_tol, modified)
             times[key].append(cpu)
             times[f"{key}_wall"].append(wall)
             info[key] = dict(its=inf["its"] / max(inf["steps"], 1), jac=inf["jac"] / max(inf["steps"], 1), steps=inf["steps"])
-        print(f"  sample: femb {times['femb'][-1] * 1e3:.3f}, Exudyn (a) {times['a'][-1] * 1e3:.4f}, (b) {times['b'][-1] * 1e3:.4f} "
+        print(f"  sample: femb {times['femb'][-1] * 1e3:.3f} (general path {times['femb_general'][-1] * 1e3:.3f}), "
+              f"Exudyn (a) {times['a'][-1] * 1e3:.4f}, (b) {times['b'][-1] * 1e3:.4f} "
               f"ms/step CPU; {load()}", flush=True)
     med = {k: median(v) for k, v in times.items()}
 
@@ -440,6 +451,10 @@ def main(argv=None):
     t_r, w_r = femb_tip(r_ref, True)
     acc = {"femb": dict(w_end=float(w_f[-1]), w_max=float(np.abs(w_f).max()), vs_dt4=history_error(t_f, w_f, t_r, w_r),
                         energy=femb_energy_error(r_f))}
+    _, _, r_g = femb_run(build, args.dt, args.t_end, femb_settings(args.abs_tol, args.rel_tol, compiled_step=False))
+    t_g, w_g = femb_tip(r_g, True)
+    acc["femb_general"] = dict(w_end=float(w_g[-1]), w_max=float(np.abs(w_g).max()), vs_dt4=history_error(t_g, w_g, t_r, w_r),
+                               vs_femb=history_error(t_g, w_g, t_f, w_f), energy=femb_energy_error(r_g))
     full = None
     if not args.no_full:
         c_full, _, r_full = femb_run(lambda: full_model(args.nx, args.ny), args.dt, args.t_end,
@@ -464,17 +479,21 @@ def main(argv=None):
 
     def fmt(x, f=".3g"):
         return "–" if x is None else format(x, f)
-    rows = [("femb superelement (mid-point)", "full", "femb", None), ("Exudyn FFRFreducedOrder (gen-α)", "modified (default)", "a", None),
+    rows = [("femb superelement (mid-point)", "full", "femb", None),
+            ("femb superelement, general path (compiled_step=False)", "full", "femb_general", None),
+            ("Exudyn FFRFreducedOrder (gen-α)", "modified (default)", "a", None),
             ("Exudyn FFRFreducedOrder (gen-α)", "full", "b", None)]
     for name, newton, key, _ in rows:
         a = acc[key]
-        ratio = med["femb"] / med[key] if key != "femb" else None
+        ratio = med["femb"] / med[key] if key not in ("femb", "femb_general") else None
         lines.append(f"| {name} | {newton} | {med[key] * 1e3:.4f} | {med[key + '_wall'] * 1e3:.4f} | {info[key]['its']:.2f} | "
-                     f"{fmt(info[key].get('jac'), '.3f')} | {fmt(ratio, '.1f')} | {a['w_end']:.6g} | {a['w_max']:.6g} | "
+                     f"{fmt(info[key].get('jac'), '.3f')} | {fmt(ratio, '.2f')} | {a['w_end']:.6g} | {a['w_max']:.6g} | "
                      f"{a['vs_dt4']:.2e} | {fmt(a.get('vs_full'), '.2e')} | {fmt(a.get('vs_femb'), '.2e')} | {a['energy']:.1e} |")
     if full is not None:
         lines.append(f"| femb unreduced shell4 (reference) | full | {full['cpu_per_step'] * 1e3:.1f} (one run) | – | {full['its']:.2f} | – | – | "
                      f"{full['w_end']:.6g} | {full['w_max']:.6g} | {full['vs_dt4']:.2e} | 0 | – | {full['energy']:.1e} |")
+    lines += ["", f"femb general path / Exudyn (CPU): (a) {med['femb_general'] / med['a']:.2f}, (b) {med['femb_general'] / med['b']:.2f}; "
+              f"femb compiled / general path: {med['femb'] / med['femb_general']:.3f}"]
     text = "\n".join(lines)
     print("\n" + text + f"\n\n{load()} at the end", flush=True)
     prof = None

@@ -577,27 +577,85 @@ def _frame_terms(X1, u0, R0, dz, d0, Rs0, tot, L, ell, K):
 
 
 @jit
+def _radius(X1, origin):
+    """The interface's RMS radius about ``origin`` (1 for a single node): the scale of the
+    central-difference steps on translations and modal amplitudes."""
+    n = X1.shape[1]
+    w = 0.0
+    for a in range(n):
+        for c in range(3):
+            w += (X1[0, a, c] - origin[c]) ** 2 / n
+    return math.sqrt(w) if w > 0.0 else 1.0
+
+
+@jit
+def has_second_order(p_row, m, n):
+    """Whether the mass points of a property row (m coordinates, n interface nodes) carry
+    second-order rows (``step_from_moments`` does not take those)."""
+    return _second(p_row, m, m - 6 * n)[0] != 0.0
+
+
+@jit
+def velocity_moments(p_row, m, v0e, h, grav, P0, V, Vd):
+    """The velocity moments P0 (3,), V (3, 3), Vd (3, m, 3) (``_velocity_moments``) of an
+    element's points with the start velocities v0e (n_p, 3) shifted by h g/2 (``grav`` (3,)
+    the gravity field at the step's mid-time; ``_element_step``): what ``step_from_moments``
+    takes, the same for every evaluation of a step."""
+    mass, pos, modes = _points(p_row, m)
+    v0g = v0e.copy()
+    for j in range(v0g.shape[0]):
+        for c in range(3):
+            v0g[j, c] += 0.5 * h * grav[c]
+    _velocity_moments(mass, pos, modes, _moments(p_row, m)[0], v0g, P0, V, Vd)
+
+
+@jit
+def step_from_moments(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, f, K, mode):
+    """One element's step force f (m,) at the increment dz (m,) and, with ``mode`` 1, its
+    analytic matrix K (m, m) (mode 0: the force alone), from the velocity moments of its
+    points (``velocity_moments``): ``_element_step`` for elements without second-order
+    point rows."""
+    n = X1.shape[1]
+    m = ue0.shape[1]
+    moments = _moments(p_row, m)
+    d0 = np.zeros(m)
+    Rs0 = np.zeros((3, 3))
+    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
+    o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
+    ell = _radius(X1, moments[0])
+    tot = np.zeros(m)
+    L = np.zeros(3)
+    _residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, f, tot, L, K, mode == 1)
+    if mode == 1 and n > 1:
+        _frame_terms(X1, ue0, Re0, dz, d0, Rs0, tot, L, ell, K)
+
+
+@jit
 def _element_step(X1, ue0, Re0, dz, h, grav, p_row, v0e, f, K, mode):
     """One element's step force f (m,) at the increment dz (m,) and, by ``mode``, its
     derivative K (m, m): 0 none, 1 analytic (``_step_matrix``; plus ``_frame_terms`` for two
     or more interface nodes), 2 central differences of the whole force (2m evaluations; the
-    reference for tests). From the mass moments (``step_residual_moments``) or, for points
-    with second-order rows, point by point (``step_residual``). ``grav`` (3,): a uniform
-    acceleration field (gravity) at the step's mid-time, whose weight m_j g acts on every
-    point: m_j (v1 − v0)/h − m_j g = m_j (2Δx/h − 2 v0 − h g)/h, i.e. the inertia of start
-    velocities v0 + h g/2."""
+    reference for tests). From the mass moments (``step_residual_moments``,
+    ``step_from_moments``) or, for points with second-order rows, point by point
+    (``step_residual``). ``grav`` (3,): a uniform acceleration field (gravity) at the step's
+    mid-time, whose weight m_j g acts on every point: m_j (v1 − v0)/h − m_j g = m_j (2Δx/h −
+    2 v0 − h g)/h, i.e. the inertia of start velocities v0 + h g/2."""
     n = X1.shape[1]
     m = ue0.shape[1]
     mass, pos, modes = _points(p_row, m)
     moments = _moments(p_row, m)
     origin = moments[0]
     has2, second = _second(p_row, m, m - 6 * n)
-    d0 = np.zeros(m)
-    Rs0 = np.zeros((3, 3))
-    y0 = np.zeros((mass.shape[0] if has2 != 0.0 else 0, 3))
     P0 = np.zeros(3)
     V = np.zeros((3, 3))
     Vd = np.zeros((3, m, 3))
+    if has2 == 0.0 and mode != 2:
+        velocity_moments(p_row, m, v0e, h, grav, P0, V, Vd)
+        step_from_moments(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, f, K, mode)
+        return
+    d0 = np.zeros(m)
+    Rs0 = np.zeros((3, 3))
+    y0 = np.zeros((mass.shape[0] if has2 != 0.0 else 0, 3))
     v0g = v0e.copy()
     for j in range(v0g.shape[0]):
         for c in range(3):
@@ -608,11 +666,7 @@ def _element_step(X1, ue0, Re0, dz, h, grav, p_row, v0e, f, K, mode):
         _velocity_moments(mass, pos, modes, origin, v0g, P0, V, Vd)
         Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
         o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
-    w = 0.0
-    for a in range(n):
-        for c in range(3):
-            w += (X1[0, a, c] - origin[c]) ** 2 / n
-    ell = math.sqrt(w) if w > 0.0 else 1.0  # the interface's RMS radius (1 for a single node)
+    ell = _radius(X1, origin)
     r = np.zeros(m)
     tot = np.zeros(m)
     L = np.zeros(3)
@@ -762,6 +816,34 @@ def point_state(X, u, R, p, v, xs, vs):
                 vs[e, j, i] += Rs[i, 0] * dy[0] + Rs[i, 1] * dy[1] + Rs[i, 2] * dy[2]
 
 
+@jit
+def point_positions(X, u, R, p, xs):
+    """Positions xs (n_el, n_p, 3) of the mass points at the configuration (u, R): the
+    position map of ``point_state`` (x_j = o + R_s y_j) without the velocities, for the end
+    of a step (the points' velocities follow from the mid-point rule)."""
+    n_el, n = X.shape[0], X.shape[1]
+    m = u.shape[1]
+    d = np.zeros(m)
+    Rs = np.zeros((3, 3))
+    y = np.zeros(3)
+    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
+    for e in range(n_el):
+        mass, pos, modes = _points(p[e], m)
+        Xc = _moments(p[e], m)[0]
+        o, _ = deformation(X[e: e + 1], u[e: e + 1].copy(), R[e: e + 1].copy(), 0, Xt, Y, Rb, Rs, th, d)
+        has2, second = _second(p[e], m, m - 6 * n)
+        n_p = mass.shape[0]
+        Yl = np.dot(modes.reshape((n_p * 3, m)), d) if has2 == 0.0 and n_p > 0 else np.zeros(0)
+        for j in range(n_p):
+            if has2 == 0.0:
+                for i in range(3):
+                    y[i] = pos[j, i] - Xc[i] + Yl[3 * j + i]
+            else:
+                _local(pos, modes, second, True, Xc, d, j, y)
+            for i in range(3):
+                xs[e, j, i] = o[i] + (Rs[i, 0] * y[0] + Rs[i, 1] * y[1] + Rs[i, 2] * y[2])
+
+
 def n_points(p_row, m):
     """Number of mass points in a superelement property row (0: no inertia for dynamics)."""
     return int(point_layout(np.ascontiguousarray(p_row, dtype=np.float64), int(m))[1])
@@ -772,6 +854,7 @@ def point_masses(p_row, m):
     return np.array(_points(np.ascontiguousarray(p_row, dtype=np.float64), int(m))[0])
 
 
-__all__ = ["midpoint_step", "midpoint_step_central", "midpoint_step_force", "point_state",
+__all__ = ["midpoint_step", "midpoint_step_central", "midpoint_step_force", "point_state", "point_positions",
+           "velocity_moments", "step_from_moments", "has_second_order",
            "step_residual", "step_residual_moments", "point_moments", "frame_maps",
            "n_points", "point_masses"]

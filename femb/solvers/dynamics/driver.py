@@ -41,6 +41,7 @@ from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.rigid_step import RigidSteps, rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.dynamics.spatial_step import SpatialSteps
+from femb.solvers.dynamics.superelement_midpoint import SuperelementSteps
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
 from femb.solvers.nonlinear.step_newton import DirectCorrection, iterate
@@ -91,8 +92,10 @@ class DynamicSettings:
         Newton): the steps between two recorded frames in one compiled call
         (femb.solvers.dynamics.planar_step, femb.solvers.dynamics.spatial_step); models made
         only of 3-D rigid bodies and point masses with 3-D joints: the steps between two
-        recorded frames in one compiled call as well (femb.solvers.dynamics.rigid_step). The
-        same results as the general path to round-off; False: always the general path.
+        recorded frames in one compiled call as well (femb.solvers.dynamics.rigid_step);
+        models of one block of Craig–Bampton superelements (supports, prescribed motions,
+        full Newton): the same (femb.solvers.dynamics.superelement_midpoint). The same
+        results as the general path to round-off; False: always the general path.
     """
 
     scheme: Union[str, MidPoint, GeneralizedAlpha] = "midpoint"
@@ -219,10 +222,12 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    whole: Union[WholeSteps, RigidSteps, None] = (PlanarSteps.build(prob, sch, newton, solve_correction)
-                                                   if settings.compiled_step else None)
+    whole: Union[WholeSteps, RigidSteps, SuperelementSteps, None] = (
+        PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None)
     if whole is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
         whole = SpatialSteps.build(prob, sch, newton, solve_correction)
+    if whole is None and settings.compiled_step:  # superelement models: their compiled steps
+        whole = SuperelementSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
              and rigid_step_data(prob) is not None)
     if rigid and whole is None:  # jointed rigid bodies: their steps between frames in one call (RigidSteps)

@@ -285,6 +285,50 @@ def _rounding(K, d, u0, z):
 
 
 @jit
+def nodal_inertia(d, R0, R0n, Jn):
+    """The oriented nodes' rotations R0n (k, 3, 3) at the start of a step (R0 (n_nodes, 3,
+    3)) and their spatial inertia J_n = R0n J0 R0nᵀ (k, 3, 3)."""
+    tmp = np.empty((3, 3))
+    for k in range(d.lay_var.shape[0]):
+        R0n[k] = R0[d.lay_nodes[k]]
+        for a in range(3):
+            for b in range(3):
+                tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
+        for a in range(3):
+            for b in range(3):
+                Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
+
+
+@jit
+def step_scales(d, v0, pi0, f_ext, h):
+    """(‖f_ext‖, |momentum|/h) over the equations at the start of a step: the loads' norm
+    and the nodes' momenta M v (translations) and π (oriented nodes) per step size
+    (midpoint3d.momentum_flux_scale)."""
+    nv = v0.size
+    ne = d.eq_var.size
+    s = 0.0
+    for e in range(ne):
+        s += f_ext[d.eq_var[e]] ** 2
+    fext_norm = math.sqrt(s)
+    w = np.empty(nv)
+    for i in range(nv):
+        w[i] = 0.0 if d.rot3d[i] else v0[i]
+    pm = np.empty(nv)
+    for i in range(nv):
+        s = 0.0
+        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
+            s += d.m_data[q] * w[d.m_indices[q]]
+        pm[i] = s
+    for k in range(d.lay_var.shape[0]):
+        for a in range(3):
+            pm[d.lay_var[k, a]] += pi0[k, a]
+    s = 0.0
+    for e in range(ne):
+        s += pm[d.eq_var[e]] ** 2
+    return fext_norm, math.sqrt(s) / h
+
+
+@jit
 def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, timed, amps, par, max_it, part, part_ref, its, books, z,
                          hist, scales, r, out):
     """Mid-point steps of sizes ``hs`` (k,) of a jointed rigid-body model one after the
@@ -345,36 +389,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         # constant over the step
         R0n = np.empty((nk, 3, 3))
         Jn = np.empty((nk, 3, 3))
-        tmp = np.empty((3, 3))
-        for k in range(nk):
-            R0n[k] = R0[d.lay_nodes[k]]
-            for a in range(3):
-                for b in range(3):
-                    tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
-            for a in range(3):
-                for b in range(3):
-                    Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
-        s = 0.0
-        for e in range(ne):
-            s += f_ext[d.eq_var[e]] ** 2
-        fext_norm = math.sqrt(s)
-        # |momentum|/h over the equations
-        w = np.empty(nv)
-        for i in range(nv):
-            w[i] = 0.0 if d.rot3d[i] else v0[i]
-        pm = np.empty(nv)
-        for i in range(nv):
-            s = 0.0
-            for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
-                s += d.m_data[q] * w[d.m_indices[q]]
-            pm[i] = s
-        for k in range(nk):
-            for a in range(3):
-                pm[d.lay_var[k, a]] += pi0[k, a]
-        s = 0.0
-        for e in range(ne):
-            s += pm[d.eq_var[e]] ** 2
-        mom_scale = math.sqrt(s) / h
+        nodal_inertia(d, R0, R0n, Jn)
+        fext_norm, mom_scale = step_scales(d, v0, pi0, f_ext, h)
         nj = d.kind.size
         Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
         frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
