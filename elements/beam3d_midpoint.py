@@ -304,7 +304,8 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     """
     V0 = np.empty(X.shape[0])
     V0[:] = np.nan
-    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, f, K)
+    with_matrix = V0.size == X.shape[0]  # True, as a run-time value: one compiled specialization
+    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K)
 
 
 @jit

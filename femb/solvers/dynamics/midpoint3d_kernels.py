@@ -277,8 +277,10 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                     hist[it] = norm
                     done, iterations = True, it
                     break
+                # (with the matrix: lazy is True here, a run-time value rather than a literal
+                # that would compile a second specialization)
                 norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                        True, work)
+                                        lazy, work)
             verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
