@@ -16,7 +16,10 @@ one call, operation for operation as the general loop:
   derivative, factorized by femb's band LU;
 - the Newton loop's tests (force test, noise floor, round-off level ε‖|K|·|x|‖, correction
   at round-off, divergence, iteration cap) and the turn limit of a correction (nodal Cayley
-  turn, element chord turn);
+  turn, element chord turn); where convergence is likely (iteration ≥ max(1, the last step's
+  iterations), or the state after a correction at round-off) the residual is evaluated
+  first without the Newton matrix, which follows from a second evaluation only if the force
+  test fails (the same residual bit for bit, so the same iterates);
 - the end of the step: log R_{n+1} in the rotational slots of u, the spatial angular
   velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) (femb.solvers.dynamics.rigid_step_kernels
   ``finish_rotary``), and the energy books (external work of the loads with an amplitude
