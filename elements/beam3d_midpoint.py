@@ -175,17 +175,21 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         else:
             k = 3 - i - j
             A[3 + k, 3 + a] = -(i - k) * (j - k) * (j - i) / tau  # 2 ∂v_k/∂P_ij/τ, v_k = −ε_kij P_ij
-    # Hpi = Aᵀ ∇²W A
+    # Hpi = Aᵀ ∇²W A; column j of A is zero in the c rows (j < 3, j = 12: y, λ) or in the
+    # ξ rows (P), so each sum runs over the three rows k0 … k0 + 2 where it can be nonzero
+    # (the terms left out are ±0: bitwise the full sums)
     for i in range(6):
         for j in range(13):
+            k0 = 3 if 3 <= j < 12 else 0
             acc = 0.0
-            for k in range(6):
+            for k in range(k0, k0 + 3):
                 acc += HW[i, k] * A[k, j]
             HA[i, j] = acc
     for i in range(13):
+        k0 = 3 if 3 <= i < 12 else 0
         for j in range(13):
             acc = 0.0
-            for k in range(6):
+            for k in range(k0, k0 + 3):
                 acc += A[k, i] * HA[k, j]
             Hpi[i, j] = acc
     # + f_ξ·∇²ξ (over y, λ)
@@ -300,15 +304,21 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     """
     V0 = np.empty(X.shape[0])
     V0[:] = np.nan
-    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K)
+    with_matrix = V0.size == X.shape[0]  # True, as a run-time value: one compiled specialization
+    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K)
 
 
 @jit
-def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K):
+def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
     """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
     start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else
     taken as it is (the Newton iterations of one step share the start of the step; a whole-step
-    driver sets V0 to NaN at each new step)."""
+    driver sets V0 to NaN at each new step).
+
+    Without ``with_matrix`` only the force f is written (K untouched), bitwise the force of
+    a call with the matrix: the energy at π_{n+1} without its gradient and the gradient at
+    π̄ without the Hessian, about 0.4 of the work of force and matrix. A Newton loop needs
+    no matrix at the evaluation that converges."""
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt = mw[0], mw[3]
@@ -323,7 +333,7 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K):
     pib, dpi, wt, zc = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
     Hpi = np.empty((13, 13))
     Kp = np.empty((13, 12))
-    dq = np.empty(12)
+    dq, row = np.empty(12), np.empty(12)
     Bm = np.empty((13, 12))
     B1 = np.empty((13, 12))
     HB = np.empty((12, 12))
@@ -361,12 +371,13 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K):
             pip[k] = pia[k] + acc
             pim[k] = pia[k] + 0.5 * acc
             wt[k] = 1.0 if k < 3 else (l0 * l0 if k < 12 else 0.25 / (l0 * l0))
-        # Ṽ(π_n); Ṽ(π_{n+1}) and its gradient; gradient and Hessian at π̄ (order t: a run-time
-        # value, one compilation)
+        # Ṽ(π_n); Ṽ(π_{n+1}) and its gradient; gradient and Hessian at π̄ (order: a run-time
+        # value, one compilation); for the force alone one order less at π_{n+1} and π̄
         V1 = 0.0
         known = V0[e] == V0[e]  # (not NaN)
         for t in range(1 if known else 0, 3):
-            Vt = _invariant_energy(PI[t], t, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,
+            order = t if with_matrix or t == 0 else t - 1
+            Vt = _invariant_energy(PI[t], order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,
                                    GR[t], Hpi)
             if t == 0:
                 V0[e] = Vt
@@ -374,6 +385,8 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K):
                 V1 = Vt
         cc, sden, den = discrete_gradient(V1 - V0[e], gm, dpi, wt, (1e-7 * l0) ** 2, gb)
         project(Bm, gb, f[e])
+        if not with_matrix:
+            continue
         # ------------------------------------------------------------ Newton matrix
         # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,
         #     δd̄ = ½ w × d_{n+1}, w_a = T(ψ_a) δψ_a
@@ -392,5 +405,5 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, f, K):
             HB[i, i] += gb[12]
         # (ii) ∂ḡ/∂Δq = ∇²Ṽ(π̄) ½ B(q_{n+1}) (the exact invariant Hessian, Hpi)
         _invariant_variation(Q1b, Q2b, xb, B1)
-        add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, HB)
+        add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, row, HB)
         rotation_columns(HB, Tp, K[e])

@@ -165,19 +165,31 @@ def add_mean_motion(Q1n, Q1m, Qan, Qam, rm, g, b, a, v, s, dv, HB):
 
 
 @jit
-def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, HB):
+def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, row, HB):
     """HB (m, m) += Bmᵀ ∂ḡ/∂q_{n+1}: ∂ḡ = ½ ∇²Ṽ(π̄) B1 + the derivative of the correction
     c M Δπ of ``discrete_gradient``, ∂c = (∂num − 2c (MΔπ)·∂Δπ)/(Δπ·MΔπ + ε²),
     ∂num = (∇Ṽ(π_{n+1}) − ∇Ṽ(π̄) − ½ ∇²Ṽ Δπ)·∂π_{n+1}, ∂Δπ = ∂π_{n+1} = B1 (Hpi = ∇²Ṽ(π̄),
     g1 = ∇Ṽ(π_{n+1}), gm = ∇Ṽ(π̄), B1 = B(q_{n+1}), Bm = B(q̄); cc, sden, den from
-    ``discrete_gradient``). Work: Kp (npi, m), zc (npi,)."""
+    ``discrete_gradient``). Work: Kp (npi, m), zc (npi,), row (m,).
+
+    The products with B1 and Bm skip their zero entries (about half: a chord invariant does
+    not vary with the rotations of the far node, a triad invariant not with translations);
+    every sum keeps the order of the full one, so the result is bitwise that of the dense
+    products (a skipped term is ±0, which leaves a sum begun at +0 unchanged)."""
     npi, m = B1.shape[0], B1.shape[1]
     for r in range(npi):
         for q in range(m):
-            acc = 0.0
-            for k in range(npi):
-                acc += Hpi[r, k] * B1[k, q]
-            Kp[r, q] = 0.5 * acc
+            Kp[r, q] = 0.0
+    for q in range(m):
+        for k in range(npi):
+            b = B1[k, q]
+            if b == 0.0:
+                continue
+            for r in range(npi):
+                Kp[r, q] += Hpi[r, k] * b
+    for r in range(npi):
+        for q in range(m):
+            Kp[r, q] = 0.5 * Kp[r, q]
     if den > 0.0:
         for k in range(npi):
             acc = 0.0
@@ -192,10 +204,15 @@ def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, 
                 Kp[r, q] += wt[r] * dpi[r] * acc + cc * wt[r] * B1[r, q]
     for r in range(m):
         for q in range(m):
-            acc = 0.0
-            for k in range(npi):
-                acc += Bm[k, r] * Kp[k, q]
-            HB[r, q] += acc
+            row[q] = 0.0
+        for k in range(npi):
+            b = Bm[k, r]
+            if b == 0.0:
+                continue
+            for q in range(m):
+                row[q] += b * Kp[k, q]
+        for q in range(m):
+            HB[r, q] += row[q]
 
 
 @jit

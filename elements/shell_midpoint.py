@@ -284,7 +284,7 @@ def finish(X, R0, R1, u0, u1, psi, ws, f, K):
     Hpi = np.empty((npi, npi))
     mv = np.empty(9)
     pim, g1, gm, gb, zc = np.empty(npi), np.empty(npi), np.empty(npi), np.empty(npi), np.empty(npi)
-    Kp = np.empty((npi, m))
+    Kp, row = np.empty((npi, m)), np.empty(m)
     HB = np.empty((m, m))
     Tp = np.empty((n, 3, 3))
     ra, rb, rm = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
@@ -315,5 +315,5 @@ def finish(X, R0, R1, u0, u1, psi, ws, f, K):
         for a in range(1, n):
             add_mean_motion(R1[e, 0], Qm[0], R1[e, a], Qm[a], rm[a], gb, 12 * (a - 1), a, v, s, dv, HB)
         # ∂ḡ/∂q_{n+1} = ½ ∇²Ṽ(π̄) B(q_{n+1}) + derivative of the correction
-        add_correction_tangent(Hpi, B1[e], Bm[e], dpi[e], wt[e], g1, gm, cc, sden, den, Kp, zc, HB)
+        add_correction_tangent(Hpi, B1[e], Bm[e], dpi[e], wt[e], g1, gm, cc, sden, den, Kp, zc, row, HB)
         rotation_columns(HB, Tp, K[e])

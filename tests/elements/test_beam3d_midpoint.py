@@ -142,10 +142,83 @@ def test_kept_start_energies_give_the_same_force_and_matrix(params):
         beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
         V0 = np.full(1, np.nan)
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, fk, Kk)  # fills V0
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, True, fk, Kk)  # fills V0
         en0 = np.zeros(1)
         beam3d.strain_energy(X, u0, R0n, p, en0)
         assert V0[0] > 0 and V0[0] == pytest.approx(en0[0], rel=1e-12)
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
+
+
+@pytest.mark.parametrize("params", [P_EB, P_TIM, P_ECC, P_TIM_ECC])
+def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
+    # midpoint_force_steps without the matrix (a Newton loop's converging evaluation): the
+    # same force bit for bit, with fresh and with kept start energies, K left as it was;
+    # a later call with the matrix gives the same force and matrix as ever
+    X, p, u0, R0n = element(params)
+    for s, seed in ((3e-2, 3), (1e-3, 5), (0.0, 7)):
+        u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
+        f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
+        beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
+        V0 = np.full(1, np.nan)
+        for _ in range(2):  # V0 computed, then kept
+            fo, Ko = np.zeros((1, 12)), np.full((1, 12, 12), 7.0)
+            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, False, fo, Ko)
+            np.testing.assert_array_equal(fo, f)
+            assert (Ko == 7.0).all()
+        fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
+        np.testing.assert_array_equal(fk, f)
+        np.testing.assert_array_equal(Kk, K)
+        assert np.abs(f).max() > 1.0
+
+
+def dense_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den):
+    """Bmᵀ ∂ḡ/∂q_{n+1} of midpoint_invariants.add_correction_tangent by full products, the
+    sums in the kernel's order (plain Python floats: IEEE operations as in the kernel)."""
+    npi, m = B1.shape
+    Kp = [[0.5 * sum_in_order(Hpi[r, k] * B1[k, q] for k in range(npi)) for q in range(m)] for r in range(npi)]
+    if den > 0.0:
+        zc = [(g1[k] - gm[k] - 0.5 * sum_in_order(Hpi[q, k] * dpi[q] for q in range(npi)) - 2.0 * cc * wt[k] * dpi[k])
+              / sden for k in range(npi)]
+        for q in range(m):
+            acc = sum_in_order(zc[k] * B1[k, q] for k in range(npi))
+            for r in range(npi):
+                Kp[r][q] += wt[r] * dpi[r] * acc + cc * wt[r] * B1[r, q]
+    return np.array([[sum_in_order(Bm[k, r] * Kp[k][q] for k in range(npi)) for q in range(m)] for r in range(m)])
+
+
+def sum_in_order(terms):
+    acc = 0.0
+    for t in terms:
+        acc += t
+    return acc
+
+
+@pytest.mark.parametrize("den", [0.0, 0.3])
+def test_correction_tangent_skipping_zeros_is_bitwise_the_full_product(den):
+    # add_correction_tangent leaves out the zero entries of B(q_{n+1}) and B(q̄) (the
+    # invariant variations' pattern, plus an exact zero of the chord); the result is
+    # bitwise that of the full products
+    from femb.elements.midpoint_invariants import add_correction_tangent
+    rng = np.random.default_rng(11)
+    Bs = []
+    for _ in range(2):
+        Q1, Q2 = cayley(rng.standard_normal(3)), cayley(rng.standard_normal(3))
+        x21 = np.array([0.9, 0.0, 0.3]) + 0.1 * rng.standard_normal(3) * np.array([1.0, 0.0, 1.0])
+        B = np.empty((13, 12))
+        beam3d_midpoint._invariant_variation(Q1, Q2, x21, B)
+        Bs.append(B)
+    B1, Bm = Bs
+    assert (B1 == 0.0).sum() > 60 and (Bm == 0.0).sum() > 60
+    Hpi = rng.standard_normal((13, 13))
+    Hpi += Hpi.T
+    dpi, wt, g1, gm = (rng.standard_normal(13) for _ in range(4))
+    cc, sden = 0.7, den + 1e-14
+    HB0 = rng.standard_normal((12, 12))
+    HB = HB0.copy()
+    add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, np.empty((13, 12)), np.empty(13),
+                           np.empty(12), HB)
+    ref = dense_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den)
+    np.testing.assert_array_equal(HB, HB0 + ref)

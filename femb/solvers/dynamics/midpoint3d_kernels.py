@@ -16,7 +16,10 @@ one call, operation for operation as the general loop:
   derivative, factorized by femb's band LU;
 - the Newton loop's tests (force test, noise floor, round-off level ε‖|K|·|x|‖, correction
   at round-off, divergence, iteration cap) and the turn limit of a correction (nodal Cayley
-  turn, element chord turn);
+  turn, element chord turn); where convergence is likely (iteration ≥ max(1, the last step's
+  iterations), or the state after a correction at round-off) the residual is evaluated
+  first without the Newton matrix, which follows from a second evaluation only if the force
+  test fails (the same residual bit for bit, so the same iterates);
 - the end of the step: log R_{n+1} in the rotational slots of u, the spatial angular
   velocities J⁺π + (I − J⁺J)(2ψ/h − ω_n) (femb.solvers.dynamics.rigid_step_kernels
   ``finish_rotary``), and the energy books (external work of the loads with an amplitude
@@ -35,7 +38,7 @@ from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d_midpoint import midpoint_force_steps
 from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
-from femb.solvers.linalg.dense_kernels import euclidean_norm
+from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
 
@@ -73,11 +76,11 @@ def _csr_product(indptr, indices, data, x, out):
 
 
 @jit
-def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, work):
-    """Residual (r over the equations, R over the variables), Newton-matrix data and the
-    end-of-step rotations and momenta (in ``work``) at the increment z
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work):
+    """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
+    and the end-of-step rotations and momenta (in ``work``) at the increment z
     (MidPoint3DSystem.evaluate without damping, mass points and state loads). Returns
-    (‖r‖, force scale)."""
+    (‖r‖, force scale); the residual is bitwise the same with and without the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
     indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
@@ -101,28 +104,30 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                 psie[e, nd, a] = psi[row, a]
                 for b in range(3):
                     R1e[e, nd, a, b] = R1n[row, a, b]
-    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, fe, ke)
+    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, with_matrix, fe, ke)
     for i in range(n):
         f[i] = 0.0
-    for p in range(kdata.size):
-        kdata[p] = 0.0
     scatter_vector(var, fe, f)
-    scatter_matrix(pos, ke, kdata)
+    if with_matrix:
+        for p in range(kdata.size):
+            kdata[p] = 0.0
+        scatter_matrix(pos, ke, kdata)
+        for p in range(kdata.size):
+            kdata[p] += mass_data[p]
     # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
     _csr_product(indptr_m, indices_m, mdata, w, inert)
-    for p in range(kdata.size):
-        kdata[p] += mass_data[p]
     for k in range(k_nodes):
         for a in range(3):
             inert[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
-            for b in range(3):
-                p = rot_pos[k, a, b]
-                if p >= 0:
-                    kdata[p] += dr[k, a, b]
+            if with_matrix:
+                for b in range(3):
+                    p = rot_pos[k, a, b]
+                    if p >= 0:
+                        kdata[p] += dr[k, a, b]
     sf = 0.0
     si = 0.0
     sr = 0.0
@@ -201,6 +206,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     reach = np.zeros(neq, dtype=np.int64)
     hist = np.empty(max_iterations + 1)
     h_mass = np.nan
+    guess = 1  # Newton iterations of the last step
     for step in range(hs.size):
         h = hs[step]
         h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
@@ -254,10 +260,24 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         at_round_off = False
         iterations = 0
         for it in range(max_iterations + 1):
-            norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, work)
+            # residual first where convergence is likely (no earlier iteration of this step
+            # than the last step needed; a state accepted at round-off): the matrix only if
+            # a correction follows, then from a second, bitwise equal evaluation
+            lazy = at_round_off or it >= max(guess, 1)
+            norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
+                                    not lazy, work)
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
                 done, iterations = True, it
                 break
+            if lazy:
+                if norm <= residual_threshold(param[0], param[1], scale):  # newton_verdict's force test
+                    hist[it] = norm
+                    done, iterations = True, it
+                    break
+                # (with the matrix: lazy is True here, a run-time value rather than a literal
+                # that would compile a second specialization)
+                norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
+                                        lazy, work)
             verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
@@ -302,4 +322,5 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             for c in range(3):
                 pi[k, c] = pi1[k, c]
         its[step] = iterations
+        guess = iterations
     return hs.size, 0
