@@ -215,6 +215,25 @@ def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
 
 
 @jit
+def _solve_spd(S, b, x):
+    """x = S⁻¹ b for a small symmetric positive definite S (k, k) by Gaussian elimination
+    without pivoting (S and b are overwritten); exact division for a diagonal S."""
+    k = b.shape[0]
+    for j in range(k):
+        for i in range(j + 1, k):
+            f = S[i, j] / S[j, j]
+            if f != 0.0:
+                for c in range(j + 1, k):
+                    S[i, c] -= f * S[j, c]
+                b[i] -= f * b[j]
+    for i in range(k - 1, -1, -1):
+        acc = b[i]
+        for c in range(i + 1, k):
+            acc -= S[i, c] * x[c]
+        x[i] = acc / S[i, i]
+
+
+@jit
 def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
     """The end configuration and the discrete maps of a step (module docstring): returns
     (o1, den, d1, Rs1, Dg, Fg, φ, yv) — the end centroid, den = z_pᵀ W z_p (0 when the
@@ -272,7 +291,8 @@ def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
             b[i] += Z[k, i] * Wd[k] * dz[k]
             for j in range(6):
                 S[i, j] += Z[k, i] * Wd[k] * Z[k, j]
-    coef = np.linalg.solve(S, b)
+    coef = np.empty(6)
+    _solve_spd(S, b, coef)
     den = 0.0
     full = 0.0
     for k in range(m):
