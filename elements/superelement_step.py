@@ -215,25 +215,6 @@ def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
 
 
 @jit
-def _solve_spd(S, b, x):
-    """x = S⁻¹ b for a small symmetric positive definite S (k, k) by Gaussian elimination
-    without pivoting (S and b are overwritten); exact division for a diagonal S."""
-    k = b.shape[0]
-    for j in range(k):
-        for i in range(j + 1, k):
-            f = S[i, j] / S[j, j]
-            if f != 0.0:
-                for c in range(j + 1, k):
-                    S[i, c] -= f * S[j, c]
-                b[i] -= f * b[j]
-    for i in range(k - 1, -1, -1):
-        acc = b[i]
-        for c in range(i + 1, k):
-            acc -= S[i, c] * x[c]
-        x[i] = acc / S[i, i]
-
-
-@jit
 def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
     """The end configuration and the discrete maps of a step (module docstring): returns
     (o1, den, d1, Rs1, Dg, Fg, φ, yv) — the end centroid, den = z_pᵀ W z_p (0 when the
@@ -284,15 +265,17 @@ def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
         Z[6 * a, 4], Z[6 * a, 5] = r2, -r1  # ω × r = −r̂ ω
         Z[6 * a + 1, 3], Z[6 * a + 1, 5] = -r2, r0
         Z[6 * a + 2, 3], Z[6 * a + 2, 4] = r1, -r0
-    S = np.zeros((6, 6))
-    b = np.zeros(6)
-    for i in range(6):
-        for k in range(m):
-            b[i] += Z[k, i] * Wd[k] * dz[k]
-            for j in range(6):
-                S[i, j] += Z[k, i] * Wd[k] * Z[k, j]
-    coef = np.empty(6)
-    _solve_spd(S, b, coef)
+    if n == 1:  # Z = the node's own six slots, W = 1 on them (ℓ² = 1, r = 0): ZᵀWZ = I
+        coef = dz[:6].copy()
+    else:
+        S = np.zeros((6, 6))
+        b = np.zeros(6)
+        for i in range(6):
+            for k in range(m):
+                b[i] += Z[k, i] * Wd[k] * dz[k]
+                for j in range(6):
+                    S[i, j] += Z[k, i] * Wd[k] * Z[k, j]
+        coef = np.linalg.solve(S, b)
     den = 0.0
     full = 0.0
     for k in range(m):
