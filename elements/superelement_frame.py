@@ -87,7 +87,12 @@ def shadow_frame(X, u, R, e, Xt, Y, Rb, Rs):
             di = Xt[a, i] + u[e, 6 * a + i] - uc[i]  # x_a − x_c without the cancellation of positions
             for j in range(3):
                 B[i, j] += di * Xt[a, j] + w * R[e, a, i, j]
-    _polar(B, Rs)
+    if n == 1:  # B = ℓ² R_1 exactly (X̃ = 0): the frame of a single node is the node's own
+        for i in range(3):
+            for j in range(3):
+                Rs[i, j] = R[e, 0, i, j]
+    else:
+        _polar(B, Rs)
     for a in range(n):
         for i in range(3):
             acc = 0.0

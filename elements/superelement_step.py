@@ -67,7 +67,15 @@ from femb.core import jit
 from femb.core.rotations import cayley, cayley_vector, half_cayley_vector, mat3
 
 from .superelement_frame import deformation, reduced_energy
-from .superelement_step_matrix import _project, _step_matrix, _work, frame_maps, moment_derivatives, point_derivatives
+from .superelement_step_matrix import (
+    _end_frame,
+    _project,
+    _step_matrix,
+    _work,
+    frame_maps,
+    moment_derivatives,
+    point_derivatives,
+)
 
 
 # --------------------------------------------------------------------------- data
@@ -207,12 +215,13 @@ def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
 
 
 @jit
-def _geometry(X1, u0, R0, dz, d0, Rs0):
+def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
     """The end configuration and the discrete maps of a step (module docstring): returns
     (o1, den, d1, Rs1, Dg, Fg, φ, yv) — the end centroid, den = z_pᵀ W z_p (0 when the
     correction is dropped), the end deformation d1 (m,) and frame Rs1, the mid derivatives
     Dg (m, m) and Fg (3, m), the frame's Cayley increment φ and the correction direction
-    yv = W z_p (m,)."""
+    yv = W z_p (m,); with ``want_end`` also the end configuration's maps Dg1 (m, m), Fg1
+    (3, m) (superelement_step_matrix._end_frame) that the step matrix chains through."""
     n = X1.shape[1]
     m = u0.shape[1]
     d1 = np.zeros(m)
@@ -221,12 +230,9 @@ def _geometry(X1, u0, R0, dz, d0, Rs0):
     Fg = np.zeros((3, m))
     phi = np.zeros(3)
     yv = np.zeros(m)
-    u1 = u0.copy()
     um = u0.copy()
     for i in range(m):
-        u1[0, i] += dz[i]
         um[0, i] += 0.5 * dz[i]
-    R1 = np.empty_like(R0)
     Rm = np.empty_like(R0)
     C = np.empty((3, 3))
     psi = np.empty(3)
@@ -234,13 +240,10 @@ def _geometry(X1, u0, R0, dz, d0, Rs0):
     for a in range(n):
         for c in range(3):
             psi[c] = dz[6 * a + 3 + c]
-        cayley(psi, C)
-        mat3(C, R0[0, a], R1[0, a])
         half_cayley_vector(psi, half)
         cayley(half, C)
         mat3(C, R0[0, a], Rm[0, a])
-    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
-    o1, _ = deformation(X1, u1, R1, 0, Xt, Y, Rb, Rs1, th, d1)
+    o1 = _end_frame(X1, u0, R0, dz, Dg1, Fg1, d1, Rs1, want_end)
     dm = np.zeros(m)
     Rsm = np.zeros((3, 3))
     om, w = frame_maps(X1, um, Rm, Dg, Fg, dm, Rsm)
@@ -262,14 +265,17 @@ def _geometry(X1, u0, R0, dz, d0, Rs0):
         Z[6 * a, 4], Z[6 * a, 5] = r2, -r1  # ω × r = −r̂ ω
         Z[6 * a + 1, 3], Z[6 * a + 1, 5] = -r2, r0
         Z[6 * a + 2, 3], Z[6 * a + 2, 4] = r1, -r0
-    S = np.zeros((6, 6))
-    b = np.zeros(6)
-    for i in range(6):
-        for k in range(m):
-            b[i] += Z[k, i] * Wd[k] * dz[k]
-            for j in range(6):
-                S[i, j] += Z[k, i] * Wd[k] * Z[k, j]
-    coef = np.linalg.solve(S, b)
+    if n == 1:  # Z = the node's own six slots, W = 1 on them (ℓ² = 1, r = 0): ZᵀWZ = I
+        coef = dz[:6].copy()
+    else:
+        S = np.zeros((6, 6))
+        b = np.zeros(6)
+        for i in range(6):
+            for k in range(m):
+                b[i] += Z[k, i] * Wd[k] * dz[k]
+                for j in range(6):
+                    S[i, j] += Z[k, i] * Wd[k] * Z[k, j]
+        coef = np.linalg.solve(S, b)
     den = 0.0
     full = 0.0
     for k in range(m):
@@ -285,26 +291,32 @@ def _geometry(X1, u0, R0, dz, d0, Rs0):
 
 
 @jit
-def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r, tot):
+def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, g0, V0, want_H, Hm, H1, r, tot):
     """r = D̄ᵀ (ḡ + H) + Φ̄ᵀ L + E_cᵀ Gs (module docstring), ḡ the mean of ∇V over the
     segment d0 → d1 by Simpson's rule — exact, ∇V being at most cubic along it
-    (elements.superelement_frame.reduced_energy) — so ḡ·Δd = ΔV; writes tot = ḡ + H (m,);
-    returns ΔV."""
+    (elements.superelement_frame.reduced_energy) — so ḡ·Δd = ΔV; g0 = ∇V(d0) (m,) and
+    V0 = V(d0) are given (``step_start``); writes tot = ḡ + H (m,) and, when ``want_H``, the
+    Hessians Hm = ∇²V(d_m), H1 = ∇²V(d1) (m, m) the step matrix takes; returns ΔV."""
     m = dz.shape[0]
-    g0 = np.zeros(m)
     gm = np.zeros(m)
     g1 = np.zeros(m)
     dm = np.zeros(m)
     for i in range(m):
         dm[i] = 0.5 * (d0[i] + d1[i])
-    Hn = np.zeros((1, 1))
-    V0 = reduced_energy(p_row, d0, g0, Hn, False)
-    V1 = reduced_energy(p_row, d1, g1, Hn, False)
-    reduced_energy(p_row, dm, gm, Hn, False)
+    V1 = reduced_energy(p_row, d1, g1, H1, want_H)
+    reduced_energy(p_row, dm, gm, Hm, want_H)
     for i in range(m):
         tot[i] = (g0[i] + 4.0 * gm[i] + g1[i]) / 6.0 + H[i]
     _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r)
     return V1 - V0
+
+
+@jit
+def _start_energy(p_row, d0):
+    """(∇V(d0) (m,), V(d0)): the strain energy at the start of the step."""
+    g0 = np.zeros(d0.shape[0])
+    V0 = reduced_energy(p_row, d0, g0, np.zeros((1, 1)), False)
+    return g0, V0
 
 
 @jit
@@ -328,7 +340,9 @@ def _residual_points(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, X
     analytic matrix K (m, m) (``_step_matrix``, point by point)."""
     n = X1.shape[1]
     m = u0.shape[1]
-    o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0)
+    Dg1 = np.zeros((m, m) if want_K else (0, 0))
+    Fg1 = np.zeros((3, m) if want_K else (0, 0))
+    o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_K)
     Gs = np.zeros(3)
     for c in range(3):
         L[c] = 0.0
@@ -380,7 +394,10 @@ def _residual_points(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, X
                     sc += second[j, c, a, b] * qbar[b]
                 acc += sc * wv[c]
             H[m - kq + a] += acc
-    dV = _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r, tot)
+    g0, V0 = _start_energy(p_row, d0)
+    Hm = np.zeros((m, m) if want_K else (1, 1))
+    H1 = np.zeros((m, m) if want_K else (1, 1))
+    dV = _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, g0, V0, want_K, Hm, H1, r, tot)
     if want_K:
         dGs = np.zeros((3, m + 6))
         dL = np.zeros((3, m + 6))
@@ -389,7 +406,7 @@ def _residual_points(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, X
         for c in range(3):
             do[c] = o1[c] - o0[c]
         point_derivatives(mass, modes, second, has2, h, v0, y0, y1s, do, d0, d1, Rs0, Rs1, phi, dGs, dL, dH)
-        _step_matrix(X1, u0, R0, dz, p_row, d0, d1, Dg, Fg, phi, yv, den, dGs, dL, dH, K)
+        _step_matrix(n, dz, d0, d1, Dg, Fg, phi, yv, den, Dg1, Fg1, Hm, H1, dGs, dL, dH, K)
     return dV, dT
 
 
@@ -444,19 +461,25 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
     ``_moments``) and their velocity moments P0, V, Vd (``_velocity_moments``): the same
     sums in O(m²) operations; returns (ΔV, ΔT)."""
     m = u0.shape[1]
-    return _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, r, np.zeros(m), np.zeros(3),
-                             np.zeros((1, 1)), False)
+    g0, V0 = _start_energy(p_row, d0)
+    return _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, (d0, Rs0, o0, g0, V0), r, np.zeros(m),
+                             np.zeros(3), np.zeros((1, 1)), False, True)
 
 
 @jit
-def _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, r, tot, L, K, want_K):
-    """``step_residual_moments``; also writes tot = ḡ + H (m,) and L (3,) and, when
-    ``want_K``, the analytic matrix K (m, m) (``_step_matrix`` with
-    superelement_step_matrix.moment_derivatives, O(m³))."""
+def _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, start, r, tot, L, K, want_K, want_T):
+    """``step_residual_moments`` from the start-of-step quantities start = (d0, Rs0, o0, g0,
+    V0) (``step_start``); also writes tot = ḡ + H (m,) and L (3,) and, when ``want_K``, the
+    analytic matrix K (m, m) (``_step_matrix`` with
+    superelement_step_matrix.moment_derivatives, O(m³)); returns (ΔV, ΔT), ΔT = 0 unless
+    ``want_T``."""
     n = X1.shape[1]
     m = u0.shape[1]
+    d0, Rs0, o0, g0, V0 = start
     _, m_tot, s0, S1, I0, I1, I2 = moments
-    o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0)
+    Dg1 = np.zeros((m, m) if want_K else (0, 0))
+    Fg1 = np.zeros((3, m) if want_K else (0, 0))
+    o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_K)
     do = np.zeros(3)
     for i in range(3):
         do[i] = o1[i] - o0[i]
@@ -534,13 +557,17 @@ def _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0,
             for l in range(3):
                 vterm += Wm[p, l] * Vd[p, k, l]
         H[k] = c2 * acc - (2.0 / h) * vterm
-    dV = _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, r, tot)
+    Hm = np.zeros((m, m) if want_K else (1, 1))
+    H1 = np.zeros((m, m) if want_K else (1, 1))
+    dV = _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, g0, V0, want_K, Hm, H1, r, tot)
     if want_K:
         dGs = np.zeros((3, m + 6))
         dL = np.zeros((3, m + 6))
         dH = np.zeros((m, m + 6))
         moment_derivatives(m_tot, s0, S1, I0, I1, I2, V, Vd, h, do, d0, d1, Rs0, Rs1, phi, dGs, dL, dH)
-        _step_matrix(X1, u0, R0, dz, p_row, d0, d1, Dg, Fg, phi, yv, den, dGs, dL, dH, K)
+        _step_matrix(n, dz, d0, d1, Dg, Fg, phi, yv, den, Dg1, Fg1, Hm, H1, dGs, dL, dH, K)
+    if not want_T:
+        return dV, 0.0
     # ΔT = Σ g_j·Δx_j = (2/h²) Σ m |Δx_j|² − (2/h) Σ m v_j·Δx_j
     Q11 = np.zeros((3, 3))
     Q00 = np.zeros((3, 3))
@@ -565,11 +592,12 @@ def _frame_terms(X1, u0, R0, dz, d0, Rs0, tot, L, ell, K):
     rp = np.zeros(m)
     rm = np.zeros(m)
     zero = np.zeros(3)
+    none = np.zeros((0, 0))
     for col in range(m):
         step = 1e-6 if (col < 6 * n and (col % 6) >= 3) else 1e-6 * ell
         for sgn in range(2):
             dz[col] += step if sgn == 0 else -2.0 * step
-            o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0)
+            o1, den, d1, Rs1, Dg, Fg, phi, yv = _geometry(X1, u0, R0, dz, d0, Rs0, none, none, False)
             _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, zero, n, rp if sgn == 0 else rm)
         dz[col] += step
         for i in range(m):
@@ -610,24 +638,47 @@ def velocity_moments(p_row, m, v0e, h, grav, P0, V, Vd):
 
 
 @jit
+def step_start(X1, ue0, Re0, p_row, d0, Rs0, o0, g0):
+    """The quantities of one element at the start of a step, the same for every evaluation
+    of the step: the deformation d0 (m,), frame Rs0 (3, 3) and centroid o0 (3,) at (ue0
+    (1, m), Re0 (1, n, 3, 3)) and the strain-energy gradient g0 = ∇V(d0) (m,); returns
+    V(d0). (d0, Rs0, o0, g0, V(d0)) is the ``start`` of ``step_from_start``."""
+    n = X1.shape[1]
+    m = ue0.shape[1]
+    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
+    o, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
+    for c in range(3):
+        o0[c] = o[c]
+    return reduced_energy(p_row, d0, g0, np.zeros((1, 1)), False)
+
+
+@jit
+def step_from_start(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, start, f, K, mode):
+    """``step_from_moments`` with the start-of-step quantities start = (d0, Rs0, o0, g0,
+    V0) of ``step_start`` computed once per step."""
+    n = X1.shape[1]
+    m = ue0.shape[1]
+    moments = _moments(p_row, m)
+    tot = np.zeros(m)
+    L = np.zeros(3)
+    _residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, start, f, tot, L, K, mode == 1, False)
+    if mode == 1 and n > 1:
+        _frame_terms(X1, ue0, Re0, dz, start[0], start[1], tot, L, _radius(X1, moments[0]), K)
+
+
+@jit
 def step_from_moments(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, f, K, mode):
     """One element's step force f (m,) at the increment dz (m,) and, with ``mode`` 1, its
     analytic matrix K (m, m) (mode 0: the force alone), from the velocity moments of its
     points (``velocity_moments``): ``_element_step`` for elements without second-order
     point rows."""
-    n = X1.shape[1]
     m = ue0.shape[1]
-    moments = _moments(p_row, m)
     d0 = np.zeros(m)
     Rs0 = np.zeros((3, 3))
-    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
-    o0, _ = deformation(X1, ue0, Re0, 0, Xt, Y, Rb, Rs0, th, d0)
-    ell = _radius(X1, moments[0])
-    tot = np.zeros(m)
-    L = np.zeros(3)
-    _residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, f, tot, L, K, mode == 1)
-    if mode == 1 and n > 1:
-        _frame_terms(X1, ue0, Re0, dz, d0, Rs0, tot, L, ell, K)
+    o0 = np.zeros(3)
+    g0 = np.zeros(m)
+    V0 = step_start(X1, ue0, Re0, p_row, d0, Rs0, o0, g0)
+    step_from_start(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, (d0, Rs0, o0, g0, V0), f, K, mode)
 
 
 @jit
@@ -675,7 +726,9 @@ def _element_step(X1, ue0, Re0, dz, h, grav, p_row, v0e, f, K, mode):
         _residual_points(X1, ue0, Re0, dz, h, p_row, mass, pos, modes, second, True, origin, v0g, d0, Rs0, y0, o0, f,
                          tot, L, K, analytic)
     else:
-        _residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, f, tot, L, K, analytic)
+        g0, V0 = _start_energy(p_row, d0)
+        _residual_moments(X1, ue0, Re0, dz, h, p_row, moments, P0, V, Vd, (d0, Rs0, o0, g0, V0), f, tot, L, K, analytic,
+                          False)
     if analytic and n > 1:
         _frame_terms(X1, ue0, Re0, dz, d0, Rs0, tot, L, ell, K)
     if mode != 2:
@@ -855,6 +908,6 @@ def point_masses(p_row, m):
 
 
 __all__ = ["midpoint_step", "midpoint_step_central", "midpoint_step_force", "point_state", "point_positions",
-           "velocity_moments", "step_from_moments", "has_second_order",
+           "velocity_moments", "step_from_moments", "step_start", "step_from_start", "has_second_order",
            "step_residual", "step_residual_moments", "point_moments", "frame_maps",
            "n_points", "point_masses"]

@@ -15,7 +15,7 @@ node's increment (δR_a,1 R_a,1ᵀ = (T(ψ_a) δψ_a)^). The frame's Cayley incr
 δφ = T(φ)⁻¹ s with T(φ)⁻¹ = I − φ̂/2 + φφᵀ/4. This module writes ∂(G_s, L, H)/∂ξ
 (``moment_derivatives`` from the mass moments in O(m²); ``point_derivatives`` point by point,
 with the points' second-order rows), chains them to z (``chain``, with the end configuration's maps
-from ``_end_maps``) and projects them (``_project``, ``_step_matrix``). The matrix
+from ``_end_frame``, ``_end_maps``) and projects them (``_project``, ``_step_matrix``). The matrix
 
     K = D̄ᵀ ∂t/∂z + Φ̄ᵀ ∂L/∂z + E_cᵀ ∂G_s/∂z
 
@@ -30,7 +30,7 @@ import numpy as np
 from femb.core import jit
 from femb.core.rotations import cayley, cayley_spin_jacobian, hat, mat3
 
-from .superelement_frame import deformation_derivatives, reduced_energy
+from .superelement_frame import deformation, deformation_derivatives
 
 
 @jit
@@ -442,10 +442,11 @@ def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
 
 
 @jit
-def _end_maps(X1, u0, R0, dz, Dd, S):
-    """The end of the step's deformation and frame per unit increment: Dd (m, m) = ∂d1/∂z
-    and S (3, m) the spatial spin of R_s1 per unit z (frame_maps at the end configuration,
-    rotational columns through the Cayley spin maps T(ψ_a) of the nodes)."""
+def _end_frame(X1, u0, R0, dz, Dg1, Fg1, d1, Rs1, maps):
+    """The end configuration of the step at the increment dz (m,) (u0 + dz, the nodes
+    turned by cay(ψ_a)): the deformation d1 (m,), frame Rs1 (3, 3) and, when ``maps``, their
+    derivatives Dg1 (m, m), Fg1 (3, m) per unit spatial spin of the nodes (``frame_maps``;
+    else ``deformation`` alone, Dg1 and Fg1 untouched); returns o1 (3,) the end centroid."""
     n = X1.shape[1]
     m = u0.shape[1]
     u1 = u0.copy()
@@ -453,60 +454,64 @@ def _end_maps(X1, u0, R0, dz, Dd, S):
         u1[0, i] += dz[i]
     R1 = np.empty_like(R0)
     C = np.empty((3, 3))
-    T = np.empty((3, 3))
     psi = np.empty(3)
-    Dg = np.zeros((m, m))
-    Fg = np.zeros((3, m))
-    d1 = np.zeros(m)
-    Rs1 = np.zeros((3, 3))
     for a in range(n):
         for c in range(3):
             psi[c] = dz[6 * a + 3 + c]
         cayley(psi, C)
         mat3(C, R0[0, a], R1[0, a])
-    frame_maps(X1, u1, R1, Dg, Fg, d1, Rs1)
+    if maps:
+        o1, _ = frame_maps(X1, u1, R1, Dg1, Fg1, d1, Rs1)
+        return o1
+    Xt, Y, Rb, _, th, _, _, _, _, _ = _work(n, m)
+    o1, _ = deformation(X1, u1, R1, 0, Xt, Y, Rb, Rs1, th, d1)
+    return o1
+
+
+@jit
+def _end_maps(dz, n, Dg1, Fg1, Dd, S):
+    """The end of the step's deformation and frame per unit increment: Dd (m, m) = ∂d1/∂z
+    and S (3, m) the spatial spin of R_s1 per unit z, from the end configuration's maps
+    Dg1, Fg1 (``_end_frame``), rotational columns through the Cayley spin maps T(ψ_a) of
+    the n nodes."""
+    m = dz.shape[0]
+    T = np.empty((3, 3))
+    psi = np.empty(3)
     for i in range(m):
         for j in range(m):
-            Dd[i, j] = Dg[i, j]
+            Dd[i, j] = Dg1[i, j]
     for i in range(3):
         for j in range(m):
-            S[i, j] = Fg[i, j]
+            S[i, j] = Fg1[i, j]
     for a in range(n):
         for c in range(3):
             psi[c] = dz[6 * a + 3 + c]
         cayley_spin_jacobian(psi, T)
         col = 6 * a + 3
         for i in range(m):
-            x0, x1, x2 = Dg[i, col], Dg[i, col + 1], Dg[i, col + 2]
+            x0, x1, x2 = Dg1[i, col], Dg1[i, col + 1], Dg1[i, col + 2]
             for c in range(3):
                 Dd[i, col + c] = x0 * T[0, c] + x1 * T[1, c] + x2 * T[2, c]
         for i in range(3):
-            x0, x1, x2 = Fg[i, col], Fg[i, col + 1], Fg[i, col + 2]
+            x0, x1, x2 = Fg1[i, col], Fg1[i, col + 1], Fg1[i, col + 2]
             for c in range(3):
                 S[i, col + c] = x0 * T[0, c] + x1 * T[1, c] + x2 * T[2, c]
 
 
 @jit
-def _step_matrix(X1, u0, R0, dz, p_row, d0, d1, Dg, Fg, phi, yv, den, dGs, dL, dH, K):
+def _step_matrix(n, dz, d0, d1, Dg, Fg, phi, yv, den, Dg1, Fg1, Hm, H1, dGs, dL, dH, K):
     """K (m, m) = D̄ᵀ ∂t/∂z + Φ̄ᵀ ∂L/∂z + E_cᵀ ∂G_s/∂z (elements.superelement_step_matrix)
-    from the derivatives by ξ of the inertia terms (dGs, dL (3, 6 + m), dH (m, 6 + m)), the
-    Hessians of V added for ḡ (∂ḡ/∂d1 = (2∇²V(d_m) + ∇²V(d1))/6)."""
-    n = X1.shape[1]
+    for n interface nodes from the derivatives by ξ of the inertia terms (dGs, dL (3, 6 + m),
+    dH (m, 6 + m)), the end configuration's maps Dg1, Fg1 (``_end_frame``) and the Hessians
+    Hm, H1 (m, m) of V at the mid and end deformations added for ḡ (∂ḡ/∂d1 = (2∇²V(d_m) +
+    ∇²V(d1))/6)."""
     m = dz.shape[0]
-    Hm = np.zeros((m, m))
-    H1 = np.zeros((m, m))
-    gw = np.zeros(m)
-    dm = np.zeros(m)
-    for i in range(m):
-        dm[i] = 0.5 * (d0[i] + d1[i])
-    reduced_energy(p_row, dm, gw, Hm, True)
-    reduced_energy(p_row, d1, gw, H1, True)
     for i in range(m):
         for j in range(m):
             dH[i, 6 + j] += (2.0 * Hm[i, j] + H1[i, j]) / 6.0
     Dd = np.zeros((m, m))
     S = np.zeros((3, m))
-    _end_maps(X1, u0, R0, dz, Dd, S)
+    _end_maps(dz, n, Dg1, Fg1, Dd, S)
     tz = np.zeros((m, m))
     Lz = np.zeros((3, m))
     Gz = np.zeros((3, m))

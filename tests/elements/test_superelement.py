@@ -12,6 +12,7 @@ import scipy.linalg as sla
 from femb.core.rotations import exp_so3
 from femb.elements import get_spec
 from femb.elements.superelement import superelement_row
+from femb.elements.superelement_frame import _polar, deformation
 
 KERNELS = get_spec("superelement_2n_0q").kernels
 SIZES = [(1, 2), (2, 0), (2, 3), (3, 2), (5, 1)]
@@ -268,3 +269,21 @@ def test_geometric_stiffness_turns_with_the_body(n, k):
     Kg = geometric_stiffness(X, u, R, pg, s)
     assert np.abs(Kg - T @ expected @ T.T).max() <= 1e-12 * np.abs(expected).max()
     assert np.abs(geometric_stiffness(X, u, R, pg, 2.5 * s) - 2.5 * Kg).max() <= 1e-12 * np.abs(Kg).max()
+
+
+def test_single_node_frame_is_the_node_rotation():
+    """One interface node: the shadow frame is the node's own rotation, exactly, so the
+    node's deformational entries vanish exactly and d carries only the modal amplitudes; the
+    polar factor of the same B = ℓ² R agrees to round-off."""
+    X, _, _, _ = reduced_body(1, 2)
+    u, R = configuration(X, 2, np.random.default_rng(5), rot([1.0, 0.5, -2.0]), np.array([1.0, 2.0, 3.0]), 0.3)
+    Xt, Y, th, d = np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(8)
+    Rb, Rs = np.zeros((1, 3, 3)), np.zeros((3, 3))
+    o, w = deformation(X[None], u, R, 0, Xt, Y, Rb, Rs, th, d)
+    assert np.array_equal(Rs, R[0, 0])
+    assert np.all(d[:6] == 0.0) and np.array_equal(d[6:], u[0, 6:])
+    assert np.array_equal(o, X[0] + u[0, :3]) and w == 1.0
+    Rp = np.zeros((3, 3))
+    _polar(R[0, 0].copy(), Rp)
+    assert np.abs(Rp - R[0, 0]).max() <= 1e-15
+

@@ -37,7 +37,7 @@ import numpy as np
 
 from femb.core.jit import jit
 from femb.core.rotations import cayley_turn, exp_batch
-from femb.elements.superelement_step import point_positions, step_from_moments, velocity_moments
+from femb.elements.superelement_step import point_positions, step_from_start, step_start, velocity_moments
 from femb.solvers.dynamics.rigid_step_kernels import (
     CONVERGED,
     NOISE_FLOOR,
@@ -107,13 +107,16 @@ def _increments_close(u0e, u1e, psie, dz_ref, scales, change, store):
 
 @jit
 def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K,
-              X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change, first, vm):
+              X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change, first, vm,
+              st):
     """Residual r (n_eq,), step matrix K (n_eq, n_eq) and force scale at the increment z:
     the nodal inertia (``_residual``) plus the superelements' step forces and matrices
     (the matrices of the step's earlier evaluation kept when the increments are close,
     module docstring; ``first``: the step's first evaluation), from the points' velocity
-    moments vm = (P0 (n_el, 3), V (n_el, 3, 3), Vd (n_el, 3, m, 3)) of the step. ``full``
-    (n_var,) receives the residual over all variables."""
+    moments vm = (P0 (n_el, 3), V (n_el, 3, 3), Vd (n_el, 3, m, 3)) and the elements'
+    start-of-step quantities st = (d0 (n_el, m), Rs0 (n_el, 3, 3), o0 (n_el, 3), g0 (n_el, m),
+    V0 (n_el,)) (superelement_step.step_start) of the step. ``full`` (n_var,) receives the
+    residual over all variables."""
     scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K)
     _element_inputs(u0, z, psi, d.lay_nodes, var, cells, psi_n, u1, u1e, psie)
     reuse = not first and _increments_close(u0e, u1e, psie, dz_ref, scales, change, False)
@@ -124,8 +127,8 @@ def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
         for i in range(var.shape[1]):
             a, c = i // 6, i % 6
             dz[i] = psie[e, a, c - 3] if (a < n and c >= 3) else u1e[e, i] - u0e[e, i]
-        step_from_moments(X[e: e + 1], u0e[e: e + 1].copy(), R0e[e: e + 1].copy(), dz, h, props[e], P0[e], V[e], Vd[e],
-                          fe[e], Ke[e], 0 if reuse else 1)
+        step_from_start(X[e: e + 1], u0e[e: e + 1], R0e[e: e + 1], dz, h, props[e], P0[e], V[e], Vd[e],
+                        (st[0][e], st[1][e], st[2][e], st[3][e], st[4][e]), fe[e], Ke[e], 0 if reuse else 1)
     if reuse:
         for e in range(Ke.shape[0]):
             Ke[e] = Kref[e]
@@ -215,8 +218,10 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
     dz = np.empty(ne)
     z_new = np.empty(nv)
     vm = (np.zeros((n_el, 3)), np.zeros((n_el, 3, 3)), np.zeros((n_el, 3, m, 3)))
+    st = (np.empty((n_el, m)), np.empty((n_el, 3, 3)), np.empty((n_el, 3)), np.empty((n_el, m)), np.empty(n_el))
     for e in range(n_el):
         velocity_moments(props[e], m, pv0[e], h, grav, vm[0][e], vm[1][e], vm[2][e])
+        st[4][e] = step_start(X[e: e + 1], u0e[e: e + 1], R0e[e: e + 1], props[e], st[0][e], st[1][e], st[2][e], st[3][e])
     for i in range(nv):
         z[i] = z0[i]
     status = NOT_CONVERGED
@@ -227,7 +232,7 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
         first = it == 0 or change < 0.0
         scale = _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r,
                           K, X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change,
-                          first, vm)
+                          first, vm, st)
         if round_off:  # the last correction was at round-off: accepted (the system left at z)
             status, it_done = ROUND_OFF, it
             break
