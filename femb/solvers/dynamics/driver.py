@@ -222,7 +222,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    whole: Union[WholeSteps, RigidSteps, SuperelementSteps, None] = (
+    whole: Union[WholeSteps, RigidSteps, None] = (
         PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None)
     if whole is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
         whole = SpatialSteps.build(prob, sch, newton, solve_correction)

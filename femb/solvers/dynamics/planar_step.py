@@ -60,11 +60,14 @@ class WholeSteps:
     """The driver's side of compiled whole steps (``advance``): the time grid up to the next
     recorded step, the load amplitudes, the energy books and the new State. Subclasses set
     ``p`` (the DynamicProblem), ``amplitudes`` (of its timed loads), ``param`` (the
-    kernel's parameters; param[6] the turn limit) and run the compiled steps in ``_steps``."""
+    kernel's parameters; param[turn_slot] the turn limit, ``no_turn_limit`` when the
+    problem has none) and run the compiled steps in ``_steps``."""
 
     p: DynamicProblem
     amplitudes: list[Any]
     param: NDArray[np.float64]
+    turn_slot: int = 6
+    no_turn_limit: float = np.inf
 
     def _steps(self, state: State, hs: NDArray[np.float64], amps: NDArray[np.float64], t1: list[float],
                its: NDArray[np.int64], books: NDArray[np.float64]) -> tuple[int, NDArray[np.float64], NDArray[np.float64], dict]:
@@ -90,7 +93,7 @@ class WholeSteps:
         its = np.zeros(k, dtype=_I64)
         books = np.array([account.external_work, account.constraint_work])
         cap = self.p.max_turn
-        self.param[6] = cap if cap and np.isfinite(cap) else np.inf
+        self.param[self.turn_slot] = cap if cap and np.isfinite(cap) else self.no_turn_limit
         done, u, v, extra = self._steps(state, np.ascontiguousarray(hs), mid_amplitudes(self.amplitudes, starts, hs),
                                         (starts + hs).tolist(), its, books)
         if not done:

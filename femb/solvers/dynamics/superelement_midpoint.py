@@ -33,19 +33,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 
 from femb.elements import superelement_step
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem
+from femb.solvers.dynamics.planar_step import WholeSteps
 from femb.solvers.dynamics.rigid_step import RIGID_ELEMENTS
 from femb.solvers.dynamics.rigid_step_kernels import RigidStepData
 from femb.solvers.dynamics.schemes import MidPoint
-from femb.solvers.dynamics.step_grid import mid_amplitudes, steps_to_frame
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.dynamics.superelement_midpoint_kernels import superelement_midpoint_steps
 from femb.solvers.nonlinear.newton import DENSE_LIMIT
 
 if TYPE_CHECKING:
-    from femb.solvers.dynamics.energy import EnergyAccount
     from femb.solvers.dynamics.problem import DynamicProblem
     from femb.solvers.nonlinear.newton import NewtonSettings
 
@@ -126,12 +126,15 @@ def _build(problem) -> tuple:
     return tuple(data), block, pres_var
 
 
-class SuperelementSteps:
+class SuperelementSteps(WholeSteps):
     """Whole compiled mid-point steps of a qualifying superelement model (module docstring).
 
     Build with ``SuperelementSteps.build(problem, scheme, newton, solve_correction)`` (None
-    when the model does not qualify); ``advance`` runs the steps of the driver's time grid
-    up to the next recorded one."""
+    when the model does not qualify); ``advance`` (WholeSteps) runs the steps of the driver's
+    time grid up to the next recorded one."""
+
+    turn_slot = 5  # the kernel's param[5]; 0: no turn limit
+    no_turn_limit = 0.0
 
     def __init__(self, problem: DynamicProblem, newton: NewtonSettings, packed: tuple) -> None:
         p = problem
@@ -175,27 +178,18 @@ class SuperelementSteps:
         packed = superelement_step_data(problem)
         return None if packed is None else cls(problem, newton, packed)
 
-    def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
-                account: EnergyAccount) -> tuple[int, int, State]:
-        """Run the driver's steps n, n + 1, … up to the next recorded one (step_grid.steps_to_frame)
-        from ``state``, stopping before the first step that does not converge.
-
-        Returns (steps done, their Newton iterations, the state after them (``state`` itself
-        when none was done)); the steps' external and constraint work are added to
-        ``account``."""
-        targets, starts, hs = steps_to_frame(state.t, n, n_steps, t0, dt, t_end, every)
-        k = hs.size
-        if not k:
-            return 0, 0, state
+    def _steps(self, state: State, hs: NDArray[np.float64], amps: NDArray[np.float64], t1: list[float],
+               its: NDArray[np.int64], books: NDArray[np.float64]) -> tuple[int, NDArray[np.float64], NDArray[np.float64], dict]:
+        """``superelement_midpoint_steps`` (WholeSteps._steps; State.extra: the nodal rotations
+        R, momenta pi and the mass points' positions and velocities)."""
         p = self.p
-        ends = (starts + hs).tolist()
-        amps = mid_amplitudes(self.amplitudes, starts, hs)
-        keep_val = np.array([[p.prescribed_value(rec, t1) for rec in self.keep_records] for t1 in ends]).reshape(k, -1)
+        k = hs.size
+        keep_val = np.array([[p.prescribed_value(rec, t) for rec in self.keep_records] for t in t1]).reshape(k, -1)
         theta = np.zeros((k, self.rot_var.shape[0], 3))
-        for j, t1 in enumerate(ends):
+        for j, t in enumerate(t1):
             for i, items in enumerate(self.rot_items):
                 for c, rec in items:
-                    theta[j, i, c] = p.prescribed_value(rec, t1)
+                    theta[j, i, c] = p.prescribed_value(rec, t)
         X, var, cells, props, scales = self.block
         shape = (var.shape[0], self.n_p, 3)
         ex = state.extra
@@ -205,16 +199,8 @@ class SuperelementSteps:
         pv = np.array(ex["points_v"], dtype=np.float64).reshape(shape)
         inertia = p.point_inertia
         change = float(inertia.reuse_change) if inertia.reuse_step_matrix else -1.0
-        cap = p.max_turn
-        self.param[5] = cap if cap and np.isfinite(cap) else 0.0
-        its = np.zeros(k, dtype=np.int64)
-        books = np.array([account.external_work, account.constraint_work])
         done, _ = superelement_midpoint_steps(self.data, X, var, cells, props, scales, self.masses, change, u, v, R, pi, px, pv,
-                                              np.ascontiguousarray(hs), amps, self.timed, self.f_const, self.keep_var,
+                                              hs, amps, self.timed, self.f_const, self.keep_var,
                                               keep_val, self.rot_var, self.rot_node, theta, self.fixed, self.pres_var,
                                               self.param, int(self.newton.max_iterations), its, books)
-        if not done:
-            return 0, 0, state
-        account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        extra = {"R": R, "pi": pi, "points_x": px.reshape(-1, 3), "points_v": pv.reshape(-1, 3)}
-        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v, extra=extra)
+        return done, u, v, {"R": R, "pi": pi, "points_x": px.reshape(-1, 3), "points_v": pv.reshape(-1, 3)}
