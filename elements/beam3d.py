@@ -172,7 +172,17 @@ from femb.core import jit
 
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
-from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _sigma_from_resultants, is_timoshenko, mass_centre_column, offset_scratch
+from .beam3d_local import (
+    _local,
+    _local_force,
+    _local_hessian,
+    _section_matrix,
+    _section_stress,
+    _sigma_from_resultants,
+    is_timoshenko,
+    mass_centre_column,
+    offset_scratch,
+)
 from .beam3d_midpoint import midpoint_force_oriented
 from .timoshenko_mass import bending_mass
 
@@ -193,11 +203,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             _sigma_from_resultants(s_in, e, sig)
         else:
             _section_matrix(p, e, l0, S)
-            for k in range(6):
-                acc = 0.0
-                for m in range(6):
-                    acc += S[k, m] * rho[m]
-                sig[k] = acc
+            _section_stress(S, rho, sig)
         if mode == 2:
             s_out[e, 0] = sig[0]
             s_out[e, 3] = sig[1]
@@ -265,15 +271,7 @@ def strain_energy(X, u, R, p, en):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
         _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
         _section_matrix(p, e, l0, S)
-        for k in range(6):
-            acc = 0.0
-            for m in range(6):
-                acc += S[k, m] * rho[m]
-            sig[k] = acc
-        acc = 0.0
-        for k in range(6):
-            acc += sig[k] * rho[k]
-        en[e] = 0.5 * acc
+        en[e] = _section_stress(S, rho, sig)
 
 
 @jit

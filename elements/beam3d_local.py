@@ -223,6 +223,21 @@ def _strain_forms(l0, p, e, Lq, Hq, ow):
 
 
 @jit
+def _section_stress(S, rho, sig):
+    """Section stress resultants sig (6,) = S ρ of the generalized strains ρ (6,) with the
+    section matrix S (6, 6); returns the strain energy per unit length ½ ρᵀ S ρ (summed
+    as Σ_k ½ sig_k ρ_k)."""
+    V = 0.0
+    for k in range(6):
+        acc = 0.0
+        for m in range(6):
+            acc += S[k, m] * rho[m]
+        sig[k] = acc
+        V += 0.5 * acc * rho[k]
+    return V
+
+
+@jit
 def _section_matrix(p, e, l0, S):
     """S (6, 6) with V = ½ ρᵀ S ρ (Timoshenko when p has 13 columns)."""
     for i in range(6):

@@ -12,7 +12,7 @@ from femb.core.rotations import cayley as _cayley_matrix
 from femb.core.rotations import cayley_spin_jacobian
 
 from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
-from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, offset_scratch
+from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _section_stress, offset_scratch
 from .midpoint_invariants import (
     add_cayley_curvature,
     add_correction_tangent,
@@ -32,13 +32,7 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, ow, qv, rho, G, S, si
     l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
     _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
     _section_matrix(p, e, l0, S)
-    V = 0.0
-    for k in range(6):
-        acc = 0.0
-        for m in range(6):
-            acc += S[k, m] * rho[m]
-        sig[k] = acc
-        V += 0.5 * acc * rho[k]
+    V = _section_stress(S, rho, sig)
     _local_force(G, sig, fl)
     return V, l0, l, h, g
 
