@@ -110,14 +110,15 @@ def _band_fill(indptr, indices, data, kl, ab):
     a = ab.reshape(n * w)
     for t in range(n * w):
         a[t] = 0.0
-    nonfinite = 0.0  # stays 0 unless an entry is NaN or ±Inf (x·0 is NaN for those)
     for i in range(n):
         row = i * (w - 1) + kl  # flat index of column 0 of row i: column j at row + j
         for p in range(indptr[i], indptr[i + 1]):
-            x = data[_u(p)]
-            nonfinite += x * 0.0
-            a[_u(row + indices[_u(p)])] += x
-    return nonfinite == 0.0
+            a[_u(row + indices[_u(p)])] += data[_u(p)]
+    finite = True
+    for p in range(indptr[0], indptr[n]):  # its own loop: an and-reduction, vectorized
+        x = data[_u(p)]
+        finite &= x - x == 0.0  # False for NaN and ±Inf
+    return finite
 
 
 @jit
@@ -179,8 +180,9 @@ def _band_factor(ab, kl, ku, piv, diag, reach, threshold):
             m = a[_u(q)] * inv
             a[_u(q)] = m
             if m != 0.0:
-                for c in range(1, width + 1):
-                    a[_u(q + c)] -= m * a[_u(kk + c)]
+                off = kk - q  # from (i, j) to (k, j)
+                for t in range(q + 1, q + width + 1):
+                    a[_u(t)] -= m * a[_u(t + off)]
                 if reach[i] < right:
                     reach[i] = right
     return -1
