@@ -96,7 +96,7 @@ def pattern_band_widths(indptr, indices):
 
 
 # The band kernels index the row-major storage ``ab`` through its flat view with unsigned
-# indices: numba wraps a signed index that is negative (two extra instructions per access
+# indices: numba wraps a signed index that is negative (three extra instructions per access
 # in the innermost loops, and no vectorization of the row updates), which an unsigned one
 # skips. Every index below is non-negative by construction.
 _u = np.uint64
