@@ -26,12 +26,16 @@ cache) of femb's and REV's kernels is printed first.
                                  [--repeat 5] [--ms 20] [--baseline REV] [--no-pivoting]
 """
 import argparse
+import atexit
 import ctypes
 import os
+import shutil
 import tempfile
 import time
 
-os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="femb-band-lu-")  # empty cache: compile times measured here
+_CACHE = tempfile.mkdtemp(prefix="femb-band-lu-")
+os.environ["NUMBA_CACHE_DIR"] = _CACHE  # an empty cache: the compile times are measured here
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
