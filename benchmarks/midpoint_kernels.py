@@ -17,14 +17,12 @@ iterations per step, cut-backs, ms per step and the energy residual.
     python benchmarks/midpoint_kernels.py [--elements 2000] [--repeat 7] [--baseline REV] [--newton]
 """
 import argparse
-import importlib.util
 import pathlib
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
+from revision import module_of_revision
 
 from femb.elements import beam2d, beam3d
 
@@ -95,15 +93,7 @@ def beam2d_batch(n, seed=0, s=1e-2):
 
 def load_revision(rev):
     """elements/beam3d.py as of git revision ``rev``, imported as a sibling of beam3d."""
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:elements/beam3d.py"], check=True,
-                         capture_output=True, text=True).stdout
-    path = pathlib.Path(tempfile.mkdtemp()) / "beam3d_baseline.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location("femb.elements.beam3d_baseline", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return module_of_revision(rev, "elements/beam3d.py", "femb.elements.beam3d_baseline")
 
 
 def best_of_interleaved(calls, repeat):

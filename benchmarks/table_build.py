@@ -22,7 +22,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import json, pathlib, subprocess, sys, time, importlib.util, tempfile
+import json, pathlib, sys, time
 import numpy as np
 from femb.mesh import line_mesh
 from femb.model import Model
@@ -30,19 +30,10 @@ n, dim, rev, root = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 if rev == "-":
     from femb.correlation import build_table
 else:
-    tmp = pathlib.Path(tempfile.mkdtemp())
-    def load(name, src):
-        path = tmp / (name.rsplit(".", 1)[1] + ".py")
-        path.write_text(src)
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
-    show = lambda f: subprocess.run(["git", "-C", root, "show", f"{rev}:{f}"], check=True, capture_output=True,
-                                    text=True).stdout
-    load("femb.correlation.pattern_baseline", show("femb/correlation/pattern.py"))
-    build_table = load("femb.correlation.table_baseline", show("femb/correlation/table.py").replace(
+    sys.path.insert(0, str(pathlib.Path(root) / "benchmarks"))
+    from revision import module_of_revision
+    module_of_revision(rev, "femb/correlation/pattern.py", "femb.correlation.pattern_baseline")
+    build_table = module_of_revision(rev, "femb/correlation/table.py", "femb.correlation.table_baseline", edit=lambda src: src.replace(
         "femb.correlation.pattern import", "femb.correlation.pattern_baseline import")).build_table
 if dim == 2:
     m = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "b"), dim=2)

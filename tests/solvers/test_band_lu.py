@@ -93,3 +93,186 @@ def test_factorize_csr_is_factorize_of_the_scipy_matrix(n, kl, ku):
     assert np.allclose(b.solve(rhs), np.linalg.solve(A, rhs), rtol=1e-10, atol=1e-12)
     with pytest.raises(SingularSystemError):
         factorize_csr(3, np.array([0, 1, 2, 3]), np.array([0, 1, 2]), np.array([1.0, 0.0, 1.0]))
+
+
+# ------------------------------------------------------------------ the band kernel itself
+def _gbfa_reference(A, kl, ku, b, threshold=1.0):
+    """LU with threshold partial pivoting in LINPACK gbfa order on the dense copy of a band
+    matrix A (n, n), then −A⁻¹ b: the operations of femb's band kernel in the same order
+    on the same numbers (row interchanges of columns k and beyond, multipliers left in
+    place, forward elimination skipping zero entries, backward substitution summing the
+    row from left to right), so the results must agree bit for bit. Returns (LU, piv,
+    pivots, x)."""
+    LU = np.array(A, dtype=float)
+    n = LU.shape[0]
+    piv = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        last, hi = min(n - 1, k + kl), min(n, k + kl + ku + 1)
+        column = np.abs(LU[k:last + 1, k])
+        p = k + int(np.argmax(column))  # first of the largest
+        if p != k and abs(LU[k, k]) >= threshold * column.max():
+            p = k
+        piv[k] = p
+        LU[[k, p], k:hi] = LU[[p, k], k:hi]
+        m = LU[k + 1:last + 1, k] * (1.0 / LU[k, k])
+        LU[k + 1:last + 1, k] = m
+        for i, mi in zip(range(k + 1, last + 1), m):
+            if mi != 0.0:
+                LU[i, k + 1:hi] -= mi * LU[k, k + 1:hi]
+    x = np.array(b, dtype=float)
+    for k in range(n):
+        x[[k, piv[k]]] = x[[piv[k], k]]
+        if x[k] != 0.0:
+            last = min(n - 1, k + kl)
+            x[k + 1:last + 1] -= LU[k + 1:last + 1, k] * x[k]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, min(n, i + kl + ku + 1)):
+            s -= LU[i, j] * x[j]
+        x[i] = s / LU[i, i]
+    return LU, piv, np.diag(LU).copy(), -x
+
+
+def _kernel_solve(K, kl, ku, b, threshold=1.0):
+    """The compiled steps' call: (status, pivot ratio, ab, piv, pivots, −K⁻¹ b) of
+    ``_band_refactor_solve`` on the CSR matrix K."""
+    from femb.solvers.linalg.factorization import _band_refactor_solve
+
+    n = K.shape[0]
+    ab = np.full((n, 2 * kl + ku + 1), np.nan)  # filled by the kernel, whatever it held
+    piv, diag, reach, x = np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.empty(n)
+    status, ratio = _band_refactor_solve(K.indptr.astype(np.int64), K.indices.astype(np.int64), K.data, kl, ku, ab, piv, diag,
+                                         reach, threshold, np.asarray(b, dtype=float), x)
+    return status, ratio, ab, piv, diag, x
+
+
+def _assert_kernel_is_reference(K, b, threshold=1.0):
+    """The band kernel on K (CSR) equals ``_gbfa_reference`` bit for bit, solves K x = −b to
+    round-off and agrees with LAPACK's band solver (scipy.linalg.solve_banded)."""
+    import scipy.linalg as sla
+
+    n = K.shape[0]
+    kl, ku = band_widths(K)
+    A = K.toarray()
+    status, ratio, ab, piv, diag, x = _kernel_solve(K, kl, ku, b, threshold)
+    LU, piv_ref, diag_ref, x_ref = _gbfa_reference(A, kl, ku, b, threshold)
+    assert status == -1
+    np.testing.assert_array_equal(piv, piv_ref)
+    np.testing.assert_array_equal(diag, diag_ref)
+    np.testing.assert_array_equal(x, x_ref)
+    assert ratio == np.abs(diag).min() / np.abs(diag).max()
+    for i in range(n):  # the factors in band storage: row i, columns i − kl .. i + kl + ku
+        j = np.arange(i - kl, i + kl + ku + 1)
+        inside = (j >= 0) & (j < n)
+        np.testing.assert_array_equal(ab[i, inside], LU[i, j[inside]])
+        assert not ab[i, ~inside].any()
+    scale = np.linalg.norm(A, np.inf) * np.linalg.norm(x, np.inf) + np.linalg.norm(b, np.inf)
+    assert np.linalg.norm(A @ x + b, np.inf) <= 1e-13 * scale
+    lapack = np.zeros((kl + ku + 1, n))
+    for d in range(-kl, ku + 1):  # LAPACK band storage: a[i, j] at [ku + i − j, j]
+        lapack[ku - d, max(d, 0):n + min(d, 0)] = np.diagonal(A, d)
+    ref = -sla.solve_banded((kl, ku), lapack, b)
+    assert np.linalg.norm(ref) > 0.0  # a zero scale would let anything pass
+    assert np.linalg.norm(x - ref) <= 1e-13 * np.linalg.cond(A) * np.linalg.norm(ref)
+    return piv
+
+
+@pytest.mark.parametrize("n,kl,ku,weak", [(1, 0, 0, False), (30, 2, 2, False), (120, 5, 5, False), (120, 5, 5, True),
+                                          (61, 0, 3, False), (75, 4, 0, True), (200, 11, 11, False), (200, 11, 11, True),
+                                          (90, 20, 7, True)])
+def test_band_kernel_equals_gbfa_reference_and_lapack(n, kl, ku, weak):
+    """Random band systems, diagonally dominant (no interchange) and with a weak diagonal
+    (row interchanges at most steps, widening the band of U)."""
+    rng = np.random.default_rng(7 * n + kl + 3 * ku)
+    K, _ = _band_matrix(n, kl, ku, rng, weak)
+    piv = _assert_kernel_is_reference(K, rng.standard_normal(n))
+    swaps = int((piv != np.arange(n)).sum())
+    assert swaps == 0 if not weak or kl == 0 else swaps > n // 4
+
+
+def test_band_kernel_threshold_pivoting_equals_reference():
+    rng = np.random.default_rng(11)
+    n, kl, ku = 150, 4, 6
+    _, A = _band_matrix(n, kl, ku, rng, weak_diagonal=True)
+    below = np.array([np.abs(A[j + 1:j + kl + 1, j]).max(initial=1.0) for j in range(n)])
+    A[np.arange(n), np.arange(n)] = 0.5 * below  # half the column's largest: swaps at 1, none at 0.1
+    for threshold in (1.0, 0.1):
+        _assert_kernel_is_reference(sp.csr_matrix(A), rng.standard_normal(n), threshold)
+
+
+def test_band_kernel_structural_zeros_and_duplicate_entries():
+    """A CSR pattern with explicit zeros inside the band and duplicated (summed) entries."""
+    rng = np.random.default_rng(5)
+    n, kl, ku = 40, 3, 2
+    K, A = _band_matrix(n, kl, ku, rng, weak_diagonal=True)
+    K = K.tocoo()
+    keep = rng.random(K.nnz) > 0.3  # holes in the band, kept as explicit zeros
+    data = np.where(keep | (K.row == K.col), K.data, 0.0)
+    rows, cols = np.concatenate([K.row, K.row[:10]]), np.concatenate([K.col, K.col[:10]])
+    data = np.concatenate([data, np.full(10, 0.25)])
+    K2 = sp.csr_matrix((data, (rows, cols)), shape=(n, n))
+    K2.sum_duplicates()
+    assert K2.nnz == K.nnz and (K2.data == 0.0).any()
+    _assert_kernel_is_reference(K2, rng.standard_normal(n))
+
+
+def test_band_kernel_reports_non_finite_and_zero_pivot():
+    K = sp.csr_matrix(np.array([[1.0, 2.0, 0.0], [0.5, np.inf, 1.0], [0.0, 1.0, 3.0]]))
+    assert _kernel_solve(K, 1, 1, np.ones(3))[0] == -2
+    K = sp.csr_matrix(np.array([[1.0, 2.0, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 3.0]]))
+    assert _kernel_solve(K, 1, 1, np.ones(3))[0] == 1  # column 1 is zero below the diagonal after step 0
+
+
+class _Recording:
+    """A Newton correction (``solve_correction`` of solve_dynamic) that keeps a copy of every
+    Newton matrix and residual it is given."""
+
+    def __init__(self):
+        from femb.solvers.nonlinear.step_newton import DirectCorrection
+
+        self.inner = DirectCorrection()
+        self.seen = []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def __call__(self, K, r):
+        if K is not None:
+            self.seen.append((K.copy(), np.array(r, dtype=float)))
+        return self.inner(K, r)
+
+
+def _step_matrices(model, dt, t_end, count):
+    from femb.solvers import solve_dynamic
+    from femb.solvers.dynamics.driver import DynamicSettings
+    from femb.solvers.nonlinear.newton import NewtonSettings
+
+    rec = _Recording()
+    settings = DynamicSettings(mass="lumped", compiled_step=False, newton=NewtonSettings(tolerance=1e-10, max_iterations=25))
+    solve_dynamic(model, dt, t_end, settings, solve_correction=rec)
+    assert len(rec.seen) >= count
+    return rec.seen[::max(1, len(rec.seen) // count)][:count]
+
+
+def test_band_kernel_on_the_newton_matrices_of_beam_steps():
+    """The Newton matrices of mid-point steps of a 2-D pendulum (40 beam2d_timoshenko, 121
+    equations, bandwidth 5 + 5) and of the 3-D spin-up B (8 beam3d_timoshenko): the kernel
+    equals the reference bit for bit and LAPACK to round-off."""
+    from femb.mesh import line_mesh
+    from femb.model import Model
+    from femb.validation.dynamic3d_cases import spin_up_beam_3d
+
+    h, ei = 0.01, 6.19
+    ea = 12.0 * ei / h**2
+    pendulum = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 40, "beam"), name="pendulum")
+    pendulum.add_part("beam", "beam2d_timoshenko", "beam", values=dict(EA=ea, EI=ei, GAs=(5.0 / 6.0) * ea / 2.6, rhoA=1.0,
+                                                                       rhoI=h**2 / 12.0))
+    pendulum.fix("beam_start", "translations")
+    pendulum.gravity((0.0, -9.81))
+    cases = [(pendulum, 2e-3, 0.02, (5, 5)), (spin_up_beam_3d(n=8), 2e-2, 0.2, None)]
+    for model, dt, t_end, widths in cases:
+        seen = _step_matrices(model, dt, t_end, 6)
+        if widths is not None:
+            assert band_widths(seen[0][0]) == widths and seen[0][0].shape[0] == 121
+        for K, r in seen:
+            _assert_kernel_is_reference(K.tocsr(), r)
