@@ -3,11 +3,14 @@
 For a 2-D chain (beam2d, 3 DOFs per node) and a 3-D chain (beam3d, 6 DOFs per node) of
 N = 10⁴, 10⁵, 10⁶ elements, clamped at one end, each build runs in a fresh subprocess and
 reports its wall and CPU time (the CPU time is less sensitive to other jobs on a shared
-machine), the peak resident memory added by the build (VmHWM after the build
+machine; also split into user and system time: the system time is mostly the first touch
+of new memory, which on a machine whose page cache fills the memory costs the kernel's
+reclaim: README, "Scaling"), the peak resident memory added by the build (VmHWM after the build
 minus VmRSS before it, the high-water mark reset just before) per DOF, and the exponent
 of a least-squares fit time ∝ N^k over the sizes. ``--baseline REV`` also builds with
 femb/correlation/{table,pattern}.py as of git revision REV (the two builds of a size run
-alternately, one subprocess each).
+alternately, one subprocess each). Each subprocess first builds the table of a 2-element
+chain, which loads (or, for a baseline, compiles) the kernels; that is not timed.
 
     python benchmarks/table_build.py [--sizes 10000 100000 1000000] [--repeat 2] [--baseline REV]
 """
@@ -22,7 +25,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import json, pathlib, sys, time
+import json, pathlib, resource, sys, time
 import numpy as np
 from femb.mesh import line_mesh
 from femb.model import Model
@@ -35,35 +38,46 @@ else:
     module_of_revision(rev, "femb/correlation/pattern.py", "femb.correlation.pattern_baseline")
     build_table = module_of_revision(rev, "femb/correlation/table.py", "femb.correlation.table_baseline", edit=lambda src: src.replace(
         "femb.correlation.pattern import", "femb.correlation.pattern_baseline import")).build_table
-if dim == 2:
-    m = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "b"), dim=2)
-    m.add_part("b", "beam2d", "b", values={"EA": 1.0, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.0})
-    m.fix("b_start", ("ux", "uy", "rz"))
-else:
-    m = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n, "b"), dim=3)
-    m.add_part("b", "beam3d", "b", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
-                                           "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012})
-    m.fix("b_start", ("ux", "uy", "uz", "rx", "ry", "rz"))
+def chain(n):
+    if dim == 2:
+        m = Model(line_mesh((0.0, 0.0), (1.0, 0.0), n, "b"), dim=2)
+        m.add_part("b", "beam2d", "b", values={"EA": 1.0, "EI": 1.0, "rhoA": 1.0, "rhoI": 0.0})
+        m.fix("b_start", ("ux", "uy", "rz"))
+    else:
+        m = Model(line_mesh((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n, "b"), dim=3)
+        m.add_part("b", "beam3d", "b", values={"EA": 1e4, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
+                                               "rhoIp": 0.02, "rhoIy": 0.01, "rhoIz": 0.012})
+        m.fix("b_start", ("ux", "uy", "uz", "rx", "ry", "rz"))
+    return m
+c = time.process_time()
+build_table(chain(2))  # load (or compile) the kernels: not part of the timed build
+warm = time.process_time() - c
+m = chain(n)
 def status(key):
     for line in open("/proc/self/status"):
         if line.startswith(key):
             return int(line.split()[1]) * 1024
 pathlib.Path("/proc/self/clear_refs").write_text("5")
 rss0 = status("VmRSS")
+u = resource.getrusage(resource.RUSAGE_SELF)
 t, c = time.perf_counter(), time.process_time()
 tab = build_table(m)
 dt, dc = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"time": dt, "cpu": dc, "peak": status("VmHWM") - rss0, "n_var": int(tab.n_var), "nnz": int(tab.nnz)}))
+v = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"time": dt, "cpu": dc, "warm": warm, "user": v.ru_utime - u.ru_utime, "sys": v.ru_stime - u.ru_stime,
+                  "peak": status("VmHWM") - rss0, "n_var": int(tab.n_var), "nnz": int(tab.nnz)}))
 """
 
 
 def run(n, dim, rev):
+    """One build in a fresh subprocess (``rev`` None: the current table code): its JSON record."""
     out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(dim), rev or "-", str(ROOT)], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def main(argv=None):
+    """Build every size of each chain (and of the baseline), print the table and the fitted exponents."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--repeat", type=int, default=2)
@@ -72,7 +86,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     versions = [None] + ([a.baseline] if a.baseline else [])
     print("build_table on beam chains (fresh subprocess per build; time = median of repeats)")
-    print(f"{'chain':6s} {'version':10s} {'N':>9s} {'DOFs':>9s} {'nnz':>10s} {'wall s':>8s} {'CPU s':>8s} {'B/DOF':>7s}")
+    print(f"{'chain':6s} {'version':10s} {'N':>9s} {'DOFs':>9s} {'nnz':>10s} {'wall s':>8s} {'CPU s':>8s} {'user s':>8s} "
+          f"{'sys s':>8s} {'B/DOF':>7s}")
     for dim in a.dims:
         times = {v: [] for v in versions}
         cpus = {v: [] for v in versions}
@@ -88,8 +103,10 @@ def main(argv=None):
                 peak = max(r["peak"] for r in res[v])
                 r = res[v][0]
                 times[v].append(t)
-                print(f"{dim}-D    {v or 'current':10s} {n:9d} {r['n_var']:9d} {r['nnz']:10d} {t:8.3f} {cpu:8.3f} "
-                      f"{peak / r['n_var']:7.0f}")
+                user = float(np.median([r["user"] for r in res[v]]))
+                system = float(np.median([r["sys"] for r in res[v]]))
+                print(f"{dim}-D    {v or 'current':10s} {n:9d} {r['n_var']:9d} {r['nnz']:10d} {t:8.3f} {cpu:8.3f} {user:8.3f} "
+                      f"{system:8.3f} {peak / r['n_var']:7.0f}")
         for v in versions:
             if len(a.sizes) > 1:
                 k = np.polyfit(np.log(a.sizes), np.log(times[v]), 1)[0]

@@ -72,15 +72,20 @@ class RotationLayout:
         return self.nodes.size
 
     def _prescribed_rotations(self):
-        row_of_var = {}
-        for row, vs in enumerate(self.var):
-            for k, v in enumerate(vs):
-                row_of_var.setdefault(int(v), []).append((row, k))
+        # the rotational slots (row, k) of each prescribed variable, in the order of the
+        # records, of their variables and of the slots (several slots when nodes are tied):
+        # a lookup in the slots sorted by variable, with Python touching only the hits
+        slots = self.var.reshape(-1)
+        by_var = np.argsort(slots, kind="stable")
+        sorted_vars = slots[by_var]
         theta = {}
         records = {}
         for vars_, rec in self.table.prescribed:
-            for v in vars_:
-                for row, k in row_of_var.get(int(v), ()):
+            lo = np.searchsorted(sorted_vars, vars_, side="left")
+            hi = np.searchsorted(sorted_vars, vars_, side="right")
+            for a, b in zip(lo[hi > lo].tolist(), hi[hi > lo].tolist()):
+                for slot in by_var[a:b].tolist():
+                    row, k = divmod(slot, 3)
                     theta.setdefault(row, np.zeros(3))[k] = rec.value
                     records.setdefault(row, []).append((k, rec))
         for row, th in sorted(theta.items()):

@@ -1,6 +1,7 @@
 """The numbers of femb.correlation.build_table against plain references, on models with and
-without ties, prescribed DOFs, element-internal variables, several parts and scrambled node
-numbers: the representative (node, DOF) of each variable, the fixed variables, the
+without ties, prescribed DOFs, element-internal variables, several parts, scrambled node
+numbers, shells (triangles and quadrilaterals), a rigid body with joints and a welded 3-D
+frame: the representative (node, DOF) of each variable, the fixed variables, the
 equation order (scipy's public reverse Cuthill–McKee of the unrenumbered pattern), its
 inverse ``eq_var``, the CSR pattern and scatter positions (sorted-pair reference); the
 shortcuts for models without ties or internal variables and scipy's ordering kernel give
@@ -12,10 +13,11 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from femb.correlation import build_table
 from femb.correlation import pattern as pattern_module
-from femb.mesh import CellBlock, Mesh, line_mesh
+from femb.mesh import CellBlock, Mesh, line_mesh, rectangle_mesh
 from femb.model import Material, Model, Section
 from tests.correlation.test_internal_variables import internal_bar
 from tests.framework.test_correlation_pattern import reference
+from tests.solvers.test_shells_in_mechanisms import hinged_plate
 
 STEEL = Material(E=210e9, nu=0.3, rho=7850.0)
 SEC = Section(A=1e-3, I=1e-7, Iy=1e-7, Iz=2e-7, J=1e-7)
@@ -62,9 +64,34 @@ def pinned_frame():
     return model
 
 
+def shell_strip():
+    """A shell3 strip clamped along one edge, a displacement prescribed at the other."""
+    model = Model(rectangle_mesh(0.6, 0.2, 6, 2, cells="triangle"))
+    model.add_part("plate", "shell3", "plate", STEEL, Section(thickness=0.004))
+    model.fix("plate_x0", "all")
+    model.prescribe("plate_x1", "uz", 0.01)
+    return model
+
+
+def welded_frame():
+    """Two 3-D beam members meeting at coincident nodes welded together (all six DOFs tied)
+    and a third pinned to the second (translations tied), one end clamped."""
+    pts = np.array([[0, 0, 0], [0.5, 0, 0], [1, 0, 0], [1, 0, 0], [1, 0.5, 0], [1, 1, 0], [1, 1, 0], [1, 1, 0.5]], dtype=float)
+    mesh = Mesh(pts, {"a": CellBlock("line", np.array([[0, 1], [1, 2]])), "b": CellBlock("line", np.array([[3, 4], [4, 5]])),
+                      "c": CellBlock("line", np.array([[6, 7]]))}, {"root": [0], "ja": [2], "jb": [3], "ka": [5], "kb": [6]})
+    model = Model(mesh, dim=3)
+    for name in "abc":
+        model.add_part(name, "beam3d", name, STEEL, SEC)
+    model.fix("root")
+    model.weld("ja", "jb")
+    model.tie("ka", "kb", ("ux", "uy", "uz"))
+    return model
+
+
 MODELS = {"chain 2-D": lambda mp: chain_2d(), "long chain 2-D": lambda mp: chain_2d(60), "scrambled 3-D": lambda mp: scrambled_3d(),
           "scrambled 3-D, seed 1": lambda mp: scrambled_3d(14, 1), "pinned frame": lambda mp: pinned_frame(),
-          "internal variables": internal_bar}
+          "internal variables": internal_bar, "shell3 strip": lambda mp: shell_strip(),
+          "shell4 plate, rigid frame, revolute joints": lambda mp: hinged_plate("joints"), "welded 3-D frame": lambda mp: welded_frame()}
 
 
 def representatives(node_var):
