@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.femb-installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: demo test test-fast test-long validate bench lint docs clean
+.PHONY: demo test test-fast test-long validate bench lint docs compile clean
 
 # the public modules that `make lint` checks (ruff settings and the mypy file list: pyproject.toml)
 LINT_PATHS := femb/__init__.py femb/model femb/results femb/solvers femb/mesh examples docs/conf.py tests/framework/test_public_api.py
@@ -18,6 +18,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,plot,lint,docs,pardiso]"
 	touch $(STAMP)
+
+# compile the kernels of first runs (planar statics and dynamics, 3-D beam dynamics) into
+# the kernel cache now, so that the first real run does not (`femb compile`; run it in the
+# background with `make compile &` after installing)
+compile: $(STAMP)
+	$(VENV)/bin/femb compile
 
 demo: $(STAMP)
 	$(PY) examples/demo.py --out demo_out

@@ -6,7 +6,8 @@ scheme, twice: first with an empty temporary NUMBA_CACHE_DIR (cold: every kernel
 needs is compiled and written to the cache), then again with that cache (warm: the kernels
 are loaded). Reports wall and CPU time of each, and for the cold run the compiled
 functions with their signatures and the CPU time spent compiling each
-(``time.process_time``, exclusive of the functions it compiled in turn), largest first.
+(``time.process_time``, exclusive of the functions it compiled in turn), largest first,
+and the split of the compile time between numba's front end and LLVM's stages.
 ``--model`` chooses other first runs: ``spinup3d`` (default), ``step3d`` (the first 3-D
 step of benchmarks/startup_time.py: spin-up B with 4 beam3d_timoshenko, one step, mass
 "invariant"), ``arm`` (examples/spatial_arm.py, beam3d with joints and rigid bodies,
@@ -51,6 +52,29 @@ class Recorder(ev.Listener):
 
 
 ev.register("numba:compile", Recorder())
+
+# where the compile time goes: LLVM's per-function optimization of each new module, the
+# optimization of a library's module with every callee's module linked in, and the
+# machine-code emission of that module (numba internals, wrapped for measurement only)
+import numba.core.codegen as cg
+stages = {"llvm_function_passes": 0.0, "llvm_linked_module_passes": 0.0, "llvm_emit": 0.0}
+
+
+def timed(cls, name, key):
+    original = getattr(cls, name)
+
+    def wrapper(self, *a, **k):
+        t = time.process_time()
+        try:
+            return original(self, *a, **k)
+        finally:
+            stages[key] += time.process_time() - t
+    setattr(cls, name, wrapper)
+
+
+timed(cg.CPUCodeLibrary, "_optimize_functions", "llvm_function_passes")
+timed(cg.CPUCodeLibrary, "_optimize_final_module", "llvm_linked_module_passes")
+timed(cg.JITCodeLibrary, "_finalize_specific", "llvm_emit")
 model = sys.argv[1]
 import femb  # noqa: F401
 from femb.solvers import solve_dynamic
@@ -69,7 +93,7 @@ else:
     from femb.validation.models import spin_up_beam
     solve_dynamic(spin_up_beam("B", 10), 0.01, 0.05, record_every=5)
 ru = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records}))
+print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records, "stages": stages}))
 """
 
 
@@ -96,6 +120,12 @@ def main(argv=None):
     print(f"  cold: wall {cold['wall']:7.2f} s, CPU {cold['cpu']:7.2f} s, {len(recs)} compilations, "
           f"{sum(r['self'] for r in recs):.2f} CPU s compiling")
     print(f"  warm: wall {warm['wall']:7.2f} s, CPU {warm['cpu']:7.2f} s, {len(warm['records'])} compilations")
+    st = cold["stages"]
+    llvm = sum(st.values())
+    print(f"  cold compile CPU s by stage: numba's front end (bytecode, typing, lowering to LLVM IR) "
+          f"{sum(r['self'] for r in recs) - llvm:.2f}; LLVM: per-function passes {st['llvm_function_passes']:.2f}, "
+          f"passes over each library with its callees linked in {st['llvm_linked_module_passes']:.2f}, "
+          f"machine code {st['llvm_emit']:.2f}")
     by_name = {}
     for r in recs:
         e = by_name.setdefault(r["name"], [0, 0.0, []])

@@ -9,6 +9,7 @@
                                       run a case per combination of parameter values
         --jobs N / --scheduler ADDR   local process pool / Dask cluster; DIR/sweep.csv
     femb info MESH                    sets, cell types, counts and bounding box of a mesh file
+    femb compile [--kind KIND ...]    fill the kernel cache ahead of a first run (femb.warmup)
     femb render DIR --frame N --png FILE
                                       picture of one frame of a result folder
         --scalars NAME --warp W --length-unit m --title TEXT
@@ -63,6 +64,11 @@ def _parser():
     info = sub.add_parser("info", help="describe a mesh file")
     info.add_argument("mesh", help="mesh file (.msh, .inp, .bdf, .med, .vtu ...)")
     info.set_defaults(func=cmd_info)
+
+    compile_ = sub.add_parser("compile", help="compile the kernels of first runs into the kernel cache ahead of time")
+    compile_.add_argument("--kind", action="append", choices=sorted(_warmup_kinds()),
+                          help="kind of run to prepare (repeat; default: all)")
+    compile_.set_defaults(func=cmd_compile)
 
     render = sub.add_parser("render", help="draw one frame of a result folder to PNG")
     render.add_argument("source", help="result folder, .pvd or .vtu")
@@ -205,6 +211,27 @@ def cmd_info(args):
     for name, nodes in mesh.node_sets.items():
         shown = ", ".join(str(n) for n in nodes[:8]) + (" ..." if nodes.size > 8 else "")
         print(f"    {name:24s} {nodes.size:8d} nodes  [{shown}]")
+    return EXIT_OK
+
+
+def _warmup_kinds():
+    from femb.warmup import KINDS
+
+    return KINDS
+
+
+def cmd_compile(args):
+    """``femb compile``: run the small warm-up models (femb.warmup) so that the kernels of
+    first runs of those kinds are compiled into the kernel cache now."""
+    from femb.warmup import KINDS, cache_folder, warm_up
+
+    print(f"femb {femb.__version__}: compiling kernels into {cache_folder()}", flush=True)
+
+    def report(kind, compile_s, cpu_s):
+        what = f"compiled in {compile_s:.1f} CPU s" if compile_s > 0 else "already in the cache"
+        print(f"  {kind} ({KINDS[kind][0]}): {what} ({cpu_s:.1f} CPU s in all)", flush=True)
+
+    warm_up(args.kind, report)
     return EXIT_OK
 
 

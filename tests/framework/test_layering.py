@@ -26,6 +26,7 @@ LAYERS = {
     "femb.export": 5,
     "femb.case": 6,
     "femb.cli": 6,
+    "femb.warmup": 6,
     "femb.validation": 6,
     "femb.batch": 6,
 }
