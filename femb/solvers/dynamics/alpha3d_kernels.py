@@ -61,15 +61,13 @@ def _kinematics(z, u0, v0, a0, acc0, h, coef, u1, a1, v1, acc1):
 
 
 @jit
-def _rotary_block(J, w, wdot, pi, Jinv, ca, cv, out, T, U):
+def _rotary_block(J, w, wdot, pi, Jinv, ca, cv, out, T, U, W, P):
     """The rotary-inertia block of the Newton matrix of one node (alpha3d module docstring)
 
         B = (c_a J + c_v (ω̂ J − π̂)) J_L(θ)⁻¹ − (J ω̇)^ + J (ω̇)^ + ω̂ (J ω̂ − π̂)
 
-    into ``out`` (3, 3), in AlphaLie3DSystem.evaluate's order of operations; T, U (3, 3)
-    work."""
-    W = np.empty((3, 3))
-    P = np.empty((3, 3))
+    into ``out`` (3, 3), in AlphaLie3DSystem.evaluate's order of operations; T, U, W, P
+    (3, 3) work."""
     for i in range(3):  # W = ω̂, P = π̂
         W[i, i] = 0.0
         P[i, i] = 0.0
@@ -118,7 +116,8 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
     ev, rot3d, lay_var, J0, rot_pos = model[0], model[1], model[3], model[4], model[6]
     X, props, var, pos, crow = elems
     indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
-    (u1, a1, v1, acc1, f, macc, inert, R, r, kdata, theta, E, R1n, J, pi1, rrot, u1e, R1e, fe, ke, w, T, U, Bk, Jinv) = work
+    (u1, a1, v1, acc1, f, macc, inert, R, r, kdata, theta, E, R1n, J, pi1, rrot, u1e, R1e, fe, ke, w, T, U, Bk, Jinv, W, P, om,
+     wd) = work
     n = z.size
     k_nodes = lay_var.shape[0]
     _kinematics(z, u0, v0, a0, acc0, h, coef, u1, a1, v1, acc1)
@@ -153,8 +152,6 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
     for i in range(n):
         inert[i] = macc[i]
     _spatial_inertia(R1n, J0, J)
-    om = np.empty(3)
-    wd = np.empty(3)
     for k in range(k_nodes):
         for c in range(3):
             om[c] = v1[lay_var[k, c]]
@@ -170,7 +167,7 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
             inert[lay_var[k, c]] += rrot[k, c]
         if with_matrix:
             left_jacobian_inverse(theta[k], Jinv)
-            _rotary_block(J[k], om, wd, pi1[k], Jinv, ca, cv, Bk, T, U)
+            _rotary_block(J[k], om, wd, pi1[k], Jinv, ca, cv, Bk, T, U, W, P)
             for a in range(3):
                 for b in range(3):
                     p = rot_pos[k, a, b]
@@ -269,7 +266,8 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
             np.empty(neq), np.empty(indices_k.size), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3)),
             np.empty((n_el, n_dof)), np.empty((n_el, 2, 3, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)),
-            np.empty(n), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)))
+            np.empty(n), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)),
+            np.empty((3, 3)), np.empty(3), np.empty(3))
     u1, a1, v1, acc1, f, macc = work[0], work[1], work[2], work[3], work[4], work[5]
     r, kdata, R1n, pi1 = work[8], work[9], work[12], work[14]
     ab = np.zeros((neq, 2 * kl + ku + 1))
