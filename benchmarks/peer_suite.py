@@ -251,7 +251,8 @@ def run_dynamic_row(label, size, femb_build, exu_build, dt, t_end, tol, mass, re
                 acc[key] = exu_accuracy(exu_build, dt, t_end, exu_rel, abs_tol, modified)
             except Exception as exc:
                 acc[key] = dict(failed=str(exc).splitlines()[0])
-    row = dict(row=label, size=size, kind="dynamic", dt=dt, t_end=t_end, tol=tol, exudyn_rel_tol=exu_rel, femb_scale_median=s_med,
+    row = dict(row=label, size=size, kind="dynamic", scheme=getattr(femb_scheme, "name", femb_scheme), dt=dt, t_end=t_end, tol=tol,
+               exudyn_rel_tol=exu_rel, femb_scale_median=s_med,
                femb_scale_range=(min(scales), max(scales)), abs_tol=abs_tol, floor=floor, note=note,
                femb=dict(time=median(times["femb"]), samples=times["femb"], cpu=median(cpu["femb"]), accuracy=acc["femb"], **info["femb"]))
     for key in ("a", "b"):
@@ -310,7 +311,7 @@ def print_row(row):
     print(f"  tolerance: τ = {row['tol']:g}; femb force scale s median {row['femb_scale_median']:.4g} "
           f"(range {row['femb_scale_range'][0]:.3g} … {row['femb_scale_range'][1]:.3g}); Exudyn absoluteTolerance {row['abs_tol']:.3g}{floor}, "
           f"relativeTolerance {row.get('exudyn_rel_tol', row['tol']):g}")
-    names = {"femb": "femb mid-point" if row["kind"] == "dynamic" else "femb Newton",
+    names = {"femb": f"femb {row.get('scheme', 'midpoint')}" if row["kind"] == "dynamic" else "femb Newton",
              "a": "Exudyn (a) default (" + ("modified" if row["kind"] == "dynamic" else "full") + " Newton)",
              "b": "Exudyn (b) " + ("full" if row["kind"] == "dynamic" else "modified") + " Newton"}
     for key in ("femb", "a", "b"):

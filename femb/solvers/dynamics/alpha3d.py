@@ -61,6 +61,10 @@ Configuration-dependent loads (rotation-dependent moments, follower pressures) a
 end of the step, F(x_{n+1}, R_{n+1}, t_{n+1}), with their load stiffness −∂F/∂q per unit
 spin in S; their work is booked by the trapezoidal rule ½ (F_n + F_{n+1})·z (an O(h²)
 approximation, like the energy of the scheme).
+
+Small 3-D beam models (those of femb.solvers.dynamics.spatial_step) run these steps in one
+compiled call between recorded frames (femb.solvers.dynamics.alpha3d_step), with the same
+results to round-off.
 """
 import numpy as np
 

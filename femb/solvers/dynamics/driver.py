@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike
 
 from femb.core.errors import ConvergenceError, InputError
 from femb.results import Results
+from femb.solvers.dynamics.alpha3d_step import AlphaSpatialSteps
 from femb.solvers.dynamics.energy import EnergyAccount
 from femb.solvers.dynamics.planar_step import PlanarSteps, WholeSteps
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
@@ -90,7 +91,8 @@ class DynamicSettings:
         take compiled whole steps where a model qualifies — small planar beam2d models
         and small 3-D beam3d / beam3d_timoshenko models (no joints, no damping, full
         Newton): the steps between two recorded frames in one compiled call
-        (femb.solvers.dynamics.planar_step, femb.solvers.dynamics.spatial_step); models made
+        (femb.solvers.dynamics.planar_step, femb.solvers.dynamics.spatial_step; the same
+        3-D models under the α schemes: femb.solvers.dynamics.alpha3d_step); models made
         only of 3-D rigid bodies and point masses with 3-D joints: the steps between two
         recorded frames in one compiled call as well (femb.solvers.dynamics.rigid_step);
         models of one block of Craig–Bampton superelements (supports, prescribed motions,
@@ -226,6 +228,8 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
         PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None)
     if whole is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
         whole = SpatialSteps.build(prob, sch, newton, solve_correction)
+    if whole is None and settings.compiled_step:  # 3-D beam models under the α schemes
+        whole = AlphaSpatialSteps.build(prob, sch, newton, solve_correction)
     if whole is None and settings.compiled_step:  # superelement models: their compiled steps
         whole = SuperelementSteps.build(prob, sch, newton, solve_correction)
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)

@@ -74,7 +74,7 @@ class WholeSteps:
         """Run the compiled steps of sizes ``hs`` (k,) ending at ``t1`` from ``state``
         (timed-load amplitudes ``amps`` (k, n_timed) at their mid-points), writing the Newton
         iterations of each to ``its`` and adding the work terms to ``books``: (steps done,
-        u, v, State.extra after them)."""
+        u, v, State.extra after them; its entry "a", when there, becomes State.a)."""
         raise NotImplementedError
 
     def advance(self, state: State, n: int, n_steps: int, t0: float, dt: float, t_end: float, every: int,
@@ -94,12 +94,17 @@ class WholeSteps:
         books = np.array([account.external_work, account.constraint_work])
         cap = self.p.max_turn
         self.param[self.turn_slot] = cap if cap and np.isfinite(cap) else self.no_turn_limit
-        done, u, v, extra = self._steps(state, np.ascontiguousarray(hs), mid_amplitudes(self.amplitudes, starts, hs),
+        done, u, v, extra = self._steps(state, np.ascontiguousarray(hs), self._amplitudes(starts, hs),
                                         (starts + hs).tolist(), its, books)
         if not done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v, extra=extra)
+        return done, int(its[:done].sum()), State(float(targets[done - 1]), u, v, a=extra.pop("a", None), extra=extra)
+
+    def _amplitudes(self, starts: NDArray[np.float64], hs: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The timed-load amplitudes ``_steps`` takes for the steps with start times ``starts``
+        and sizes ``hs`` (k,): (k, n_timed) at their mid-points (the mid-point schemes)."""
+        return mid_amplitudes(self.amplitudes, starts, hs)
 
 
 class PlanarSteps(WholeSteps):

@@ -80,7 +80,10 @@ class SpatialSteps(WholeSteps):
     """Whole compiled mid-point steps of a qualifying 3-D beam model (module docstring).
 
     Build with ``SpatialSteps.build(problem, scheme, newton, solve_correction)`` (None when
-    the model does not qualify); ``advance`` (WholeSteps) runs steps of the driver's time grid."""
+    the model does not qualify); ``advance`` (WholeSteps) runs steps of the driver's time grid.
+    ``scheme_type``: the scheme class whose steps it compiles."""
+
+    scheme_type: type = MidPoint
 
     def __init__(self, problem: DynamicProblem, newton: NewtonSettings, blocks: list[Any], kl: int, ku: int) -> None:
         p, t = problem, problem.table
@@ -142,7 +145,7 @@ class SpatialSteps(WholeSteps):
               solve_correction: Optional[Any] = None) -> Optional[SpatialSteps]:
         """The compiled stepper of ``problem`` when the model qualifies (module docstring), else None."""
         p = problem
-        if type(scheme) is not MidPoint or not getattr(p, "oriented", False) or p.table.dim != 3 or p.table.n_eq == 0:
+        if type(scheme) is not cls.scheme_type or not getattr(p, "oriented", False) or p.table.dim != 3 or p.table.n_eq == 0:
             return None
         if p.joints is not None or p.damping.active or p.variable_mass or p.point_inertia or newton.modified:
             return None
