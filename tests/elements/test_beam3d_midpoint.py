@@ -5,7 +5,7 @@ own truncation error, O(h²), not merely to a forward-difference 1e-6)."""
 import numpy as np
 import pytest
 
-from femb.elements import beam3d, beam3d_corotational, beam3d_midpoint
+from femb.elements import beam3d, beam3d_corotational, beam3d_local, beam3d_midpoint
 
 P_EB = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0] + [0.0] * 6  # no offsets, mass centre (ym, zm) = 0
 P_TIM = P_EB[:11] + [2e3, 2.5e3] + [0.0] * 6
@@ -104,7 +104,9 @@ def test_invariant_hessian_is_symmetric_and_the_derivative_of_the_gradient():
     mw[3][:] = p
     Q1, Q2 = np.empty((3, 3)), np.empty((3, 3))
     x21 = np.empty(3)
-    beam3d_corotational._reference_triad(X, p, 0, R0)
+    l0 = beam3d_corotational._reference_triad(X, p, 0, R0)
+    beam3d_local._strain_forms(l0, p, 0, Lq, Hq, mw[12])  # the element's forms, built by the caller
+    beam3d_local._section_matrix(p, 0, l0, S)
     pis = []
     for zz in (np.zeros(12), z):
         u1 = u0.copy()
