@@ -33,7 +33,7 @@ from .midpoint_invariants import (
 )
 
 
-@jit
+@jit(inline="always")  # (one call site, in _invariant_energy)
 def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl):
     """Local strains, stresses and local force fl (7,) of element ``e`` at (u, R) for its
     strain forms Lq, Hq and section matrix S (built by the caller); returns (V, l0, l, h, g)
@@ -56,7 +56,7 @@ def _mid_scratch(n_p):
             np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), np.empty(9), offset_scratch())
 
 
-@jit
+@jit(inline="always")  # one call site, in the element loop: no call with its 23 arguments
 def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad, Hpi):
     """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,),
     its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1) and its Hessian Hpi (13, 13) = ∂²Ṽ/∂π²
