@@ -196,6 +196,7 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fe = _scratch()
     ow = offset_scratch()
     want_K = mode != 0  # a run-time flag: callees are compiled once, not per literal
+    every = np.int64(0)  # the tangent over both nodes (int64 value, not a literal)
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
         _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
@@ -215,14 +216,14 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             s_out[e, 2] = -(s_out[e, 4] + s_out[e, 6]) / l
         elif mode == 0:
             _local_force(G, sig, fl)
-            _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], want_K, W, J, V)
+            _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[0], want_K, every, W, J, V)
         else:
             _local_force(G, sig, fl)
             _local_hessian(G, S, Hq, sig, mode == 1, Hl)
             if mode == 1:
-                _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[e], want_K, W, J, V)
+                _transform(F, qa, th, l, h, g, fl, Hl, f[e], K[e], want_K, every, W, J, V)
             else:
-                _transform(F, qa, th, l, h, g, fl, Hl, fe, K[e], want_K, W, J, V)
+                _transform(F, qa, th, l, h, g, fl, Hl, fe, K[e], want_K, every, W, J, V)
 
 
 # --------------------------------------------------------------------------- kernels

@@ -12,7 +12,15 @@ from femb.core.rotations import cayley as _cayley_matrix
 from femb.core.rotations import cayley_spin_jacobian
 
 from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
-from .beam3d_local import _local, _local_force, _local_hessian, _section_matrix, _section_stress, offset_scratch
+from .beam3d_local import (
+    _local_force,
+    _local_hessian,
+    _section_matrix,
+    _section_stress,
+    _strain_forms,
+    _strains,
+    offset_scratch,
+)
 from .midpoint_invariants import (
     add_cayley_curvature,
     add_correction_tangent,
@@ -25,13 +33,13 @@ from .midpoint_invariants import (
 )
 
 
-@jit
-def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, ow, qv, rho, G, S, sig, fl):
-    """Local strains, stresses and local force fl (7,) of element ``e`` at (u, R); returns
-    (V, l0, l, h, g) with V the strain energy (ow: ``offset_scratch`` work arrays)."""
+@jit(inline="always")  # (one call site, in _invariant_energy)
+def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl):
+    """Local strains, stresses and local force fl (7,) of element ``e`` at (u, R) for its
+    strain forms Lq, Hq and section matrix S (built by the caller); returns (V, l0, l, h, g)
+    with V the strain energy."""
     l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-    _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
-    _section_matrix(p, e, l0, S)
+    _strains(ul, th, Lq, Hq, qv, rho, G)
     V = _section_stress(S, rho, sig)
     _local_force(G, sig, fl)
     return V, l0, l, h, g
@@ -48,7 +56,7 @@ def _mid_scratch(n_p):
             np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), np.empty(9), offset_scratch())
 
 
-@jit
+@jit(inline="always")  # one call site, in the element loop: no call with its 23 arguments
 def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad, Hpi):
     """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,),
     its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1) and its Hessian Hpi (13, 13) = ∂²Ṽ/∂π²
@@ -73,10 +81,12 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     (K' the node-2 blocks of K in the frame R0; the skew part −½ m̂ of K'_ww cancels against
     the last term, so W_cc is symmetric), and ∇²Ṽ = Aᵀ ∇²W A + f_ξ·∇²ξ + μ·∇²c with A the
     Jacobian of (ξ, c) over π. mw is the tuple of ``_mid_scratch``: Xt (1, 2, 3) and
-    pt (1, n_p) hold the element's reference positions and properties; R0 is its reference
+    pt (1, n_p) hold the element's reference positions and properties; Lq, Hq, S its
+    strain forms and section matrix (``_strain_forms``, ``_section_matrix``: they depend on
+    the element alone and are built once per element by the caller); R0 is its reference
     triad (filled by the call).
     """
-    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA, mvw, ow = mw
+    Xt, ut, Rt, pt, Kd, C, T3, vec, A, HW, HA, mvw = mw[:12]
     cv, mu = vec[0], vec[3]  # f_ξ and m in rows 1 and 2 of vec (by index, not views)
     tau = cayley_of(pi, 3, cv)
     e0 = np.int64(0)  # not a literal: one compiled specialization of the callees
@@ -97,12 +107,13 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         for j in range(3):
             Rt[0, 0, i, j] = 1.0 if i == j else 0.0
             Rt[0, 1, i, j] = T3[i, 0] * R0[j, 0] + T3[i, 1] * R0[j, 1] + T3[i, 2] * R0[j, 2]
-    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, e0, R0, F, qa, th, RR, Lq, Hq, ow, qv, rho, G, S, sig, fl)
+    Ve, l0, l, h, g = _local_state(Xt, ut, Rt, pt, e0, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl)
     if order == 0:
         return Ve
     if order == 2:
         _local_hessian(G, S, Hq, sig, order == 2, Hl)
-    _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, order == 2, W, J, V)
+    # (node 1 of the copy is held: only the node-2 block Kd[6:, 6:] of its tangent is needed)
+    _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, order == 2, np.int64(1), W, J, V)
     # back to the frame of node 1: f_ξ = R0ᵀ f_x2, m = R0ᵀ f_w2
     for k in range(3):
         vec[1, k] = R0[0, k] * fcr[6] + R0[1, k] * fcr[7] + R0[2, k] * fcr[8]
@@ -299,23 +310,33 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     V0 = np.empty(X.shape[0])
     V0[:] = np.nan
     with_matrix = V0.size == X.shape[0]  # True, as a run-time value: one compiled specialization
-    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K)
+    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, section_forms(X.shape[0]), with_matrix, f, K)
 
 
 @jit
-def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
+def section_forms(n_el):
+    """Arrays for the strain forms Lq (n_el, 6, 7), Hq (n_el, 6, 7, 7) and section matrices
+    S (n_el, 6, 6) of the elements, kept by ``midpoint_force_steps`` with their start-of-step
+    energies."""
+    return np.empty((n_el, 6, 7)), np.empty((n_el, 6, 7, 7)), np.empty((n_el, 6, 6))
+
+
+@jit
+def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f, K):
     """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
     start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else
     taken as it is (the Newton iterations of one step share the start of the step; a whole-step
-    driver sets V0 to NaN at each new step).
+    driver sets V0 to NaN at each new step). With V0[e] the element's strain forms and
+    section matrix are built into ``forms`` (``section_forms``) and kept: they depend on the
+    element alone and serve every energy evaluation of the step.
 
     Without ``with_matrix`` only the force f is written (K untouched), bitwise the force of
     a call with the matrix: the energy at π_{n+1} without its gradient and the gradient at
     π̄ without the Hessian, about 0.4 of the work of force and matrix. A Newton loop needs
     no matrix at the evaluation that converges."""
-    R0, F, RR, qa, th, Lq, Hq, S, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
+    R0, F, RR, qa, th, _, _, _, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
-    Xt, pt = mw[0], mw[3]
+    Xt, pt, ow = mw[0], mw[3], mw[12]
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
@@ -342,6 +363,11 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
         for k in range(p.shape[1]):
             pt[0, k] = p[e, k]
         l0 = _reference_triad(X, p, e, R0)
+        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated, the forms built)
+        Lq, Hq, S = forms[0][e], forms[1][e], forms[2][e]
+        if not known:
+            _strain_forms(l0, p, e, Lq, Hq, ow)
+            _section_matrix(p, e, l0, S)
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
         _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
         # averaged configuration and its invariant variation; Δπ = B(q̄) Δq exactly, taken
@@ -368,7 +394,6 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
         # Ṽ(π_n); Ṽ(π_{n+1}) and its gradient; gradient and Hessian at π̄ (order: a run-time
         # value, one compilation); for the force alone one order less at π_{n+1} and π̄
         V1 = 0.0
-        known = V0[e] == V0[e]  # (not NaN)
         for t in range(1 if known else 0, 3):
             order = t if with_matrix or t == 0 else t - 1
             Vt = _invariant_energy(PI[t], order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,

@@ -172,22 +172,19 @@ def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, 
     g1 = ∇Ṽ(π_{n+1}), gm = ∇Ṽ(π̄), B1 = B(q_{n+1}), Bm = B(q̄); cc, sden, den from
     ``discrete_gradient``). Work: Kp (npi, m), zc (npi,), row (m,).
 
-    The products with B1 and Bm skip their zero entries (about half: a chord invariant does
-    not vary with the rotations of the far node, a triad invariant not with translations);
-    every sum keeps the order of the full one, so the result is bitwise that of the dense
-    products (a skipped term is ±0, which leaves a sum begun at +0 unchanged)."""
+    Every sum runs over its terms in index order, with the columns q innermost (contiguous
+    rows of Kp, B1, HB: loops the compiler vectorizes). The product with Bm skips its zero
+    entries (about half: a chord invariant does not vary with the rotations of the far
+    node, a triad invariant not with translations); a skipped term is ±0, which leaves a
+    sum begun at +0 unchanged, so the result is bitwise that of the dense products."""
     npi, m = B1.shape[0], B1.shape[1]
     for r in range(npi):
         for q in range(m):
             Kp[r, q] = 0.0
-    for q in range(m):
         for k in range(npi):
-            b = B1[k, q]
-            if b == 0.0:
-                continue
-            for r in range(npi):
-                Kp[r, q] += Hpi[r, k] * b
-    for r in range(npi):
+            h = Hpi[r, k]
+            for q in range(m):
+                Kp[r, q] += h * B1[k, q]
         for q in range(m):
             Kp[r, q] = 0.5 * Kp[r, q]
     if den > 0.0:
@@ -197,11 +194,16 @@ def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, 
                 acc += Hpi[q, k] * dpi[q]
             zc[k] = (g1[k] - gm[k] - 0.5 * acc - 2.0 * cc * wt[k] * dpi[k]) / sden
         for q in range(m):
-            acc = 0.0
-            for k in range(npi):
-                acc += zc[k] * B1[k, q]
-            for r in range(npi):
-                Kp[r, q] += wt[r] * dpi[r] * acc + cc * wt[r] * B1[r, q]
+            row[q] = 0.0
+        for k in range(npi):
+            z = zc[k]
+            for q in range(m):
+                row[q] += z * B1[k, q]
+        for r in range(npi):
+            a = wt[r] * dpi[r]
+            c = cc * wt[r]
+            for q in range(m):
+                Kp[r, q] += a * row[q] + c * B1[r, q]
     for r in range(m):
         for q in range(m):
             row[q] = 0.0

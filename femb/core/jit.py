@@ -96,14 +96,18 @@ numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]  # numba's
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 
 
-def jit(func: Optional[Callable] = None, *, parallel: bool = False) -> Any:
+def jit(func: Optional[Callable] = None, *, parallel: bool = False, inline: str = "never") -> Any:
     """Compile ``func`` in nopython mode with on-disk caching (in ``CACHE_DIR``).
 
     Use as ``@jit`` or ``@jit(parallel=True)`` (the latter for kernels whose element loop
     is a ``prange`` with no write conflicts). Compilation is lazy: a kernel is compiled at
-    its first call, for the argument types of that call.
+    its first call, for the argument types of that call. ``@jit(inline="always")`` compiles
+    the function into each compiled caller (numba's IR inlining) instead of calling it:
+    for a helper with one call site inside a hot loop whose many array arguments make the
+    call itself cost (each array passes as its whole descriptor); called from Python it is
+    an ordinary kernel.
     """
-    options = dict(cache=True, fastmath=False, parallel=parallel)
+    options = dict(cache=True, fastmath=False, parallel=parallel, inline=inline)
 
     def compile_(f):
         kernel = numba.njit(**options)(f)

@@ -5,7 +5,7 @@ own truncation error, O(h²), not merely to a forward-difference 1e-6)."""
 import numpy as np
 import pytest
 
-from femb.elements import beam3d, beam3d_corotational, beam3d_midpoint
+from femb.elements import beam3d, beam3d_corotational, beam3d_local, beam3d_midpoint
 
 P_EB = [1e4, 8.0, 10.0, 12.0, 1.0, 0.02, 0.01, 0.012, 0.0, 0.0, 0.0] + [0.0] * 6  # no offsets, mass centre (ym, zm) = 0
 P_TIM = P_EB[:11] + [2e3, 2.5e3] + [0.0] * 6
@@ -104,7 +104,9 @@ def test_invariant_hessian_is_symmetric_and_the_derivative_of_the_gradient():
     mw[3][:] = p
     Q1, Q2 = np.empty((3, 3)), np.empty((3, 3))
     x21 = np.empty(3)
-    beam3d_corotational._reference_triad(X, p, 0, R0)
+    l0 = beam3d_corotational._reference_triad(X, p, 0, R0)
+    beam3d_local._strain_forms(l0, p, 0, Lq, Hq, mw[12])  # the element's forms, built by the caller
+    beam3d_local._section_matrix(p, 0, l0, S)
     pis = []
     for zz in (np.zeros(12), z):
         u1 = u0.copy()
@@ -135,18 +137,20 @@ def test_kept_start_energies_give_the_same_force_and_matrix(params):
     # midpoint_force_steps with the start-of-step energies V0 kept from an earlier call of
     # the same step (another end state): bitwise the force and matrix of
     # midpoint_force_oriented, which evaluates V0 afresh; V0 is the strain energy at u0
+    # (the section forms kept with it)
     X, p, u0, R0n = element(params)
+    forms = beam3d_midpoint.section_forms(1)
     for s, seed in ((1e-2, 3), (1e-3, 5)):
         u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
         beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
         V0 = np.full(1, np.nan)
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, True, fk, Kk)  # fills V0
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, forms, True, fk, Kk)  # fills V0
         en0 = np.zeros(1)
         beam3d.strain_energy(X, u0, R0n, p, en0)
         assert V0[0] > 0 and V0[0] == pytest.approx(en0[0], rel=1e-12)
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
 
@@ -157,6 +161,7 @@ def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
     # same force bit for bit, with fresh and with kept start energies, K left as it was;
     # a later call with the matrix gives the same force and matrix as ever
     X, p, u0, R0n = element(params)
+    forms = beam3d_midpoint.section_forms(1)
     for s, seed in ((3e-2, 3), (1e-3, 5), (0.0, 7)):
         u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
@@ -164,11 +169,11 @@ def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
         V0 = np.full(1, np.nan)
         for _ in range(2):  # V0 computed, then kept
             fo, Ko = np.zeros((1, 12)), np.full((1, 12, 12), 7.0)
-            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, False, fo, Ko)
+            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, False, fo, Ko)
             np.testing.assert_array_equal(fo, f)
             assert (Ko == 7.0).all()
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
         assert np.abs(f).max() > 1.0

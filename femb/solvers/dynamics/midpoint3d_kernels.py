@@ -35,7 +35,7 @@ import numpy as np
 from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
-from femb.elements.beam3d_midpoint import midpoint_force_steps
+from femb.elements.beam3d_midpoint import midpoint_force_steps, section_forms
 from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
@@ -76,10 +76,11 @@ def _csr_product(indptr, indices, data, x, out):
 
 
 @jit
-def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work):
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms):
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
-    (MidPoint3DSystem.evaluate without damping, mass points and state loads). Returns
+    (MidPoint3DSystem.evaluate without damping, mass points and state loads); ``forms``: the
+    elements' section forms kept with their start-of-step energies. Returns
     (‖r‖, force scale); the residual is bitwise the same with and without the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
@@ -94,8 +95,8 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     for i in range(n):
         u1[i] = u0[i] + z[i]
-    # gather, element kernel (the start-of-step energies V0e of the step's first call
-    # kept), scatter
+    # gather, element kernel (the start-of-step energies V0e and the section forms of the
+    # step's first call kept), scatter
     gather_vector(var, u1, u1e)
     for e in range(var.shape[0]):
         for nd in range(2):
@@ -104,7 +105,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                 psie[e, nd, a] = psi[row, a]
                 for b in range(3):
                     R1e[e, nd, a, b] = R1n[row, a, b]
-    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, with_matrix, fe, ke)
+    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, forms, with_matrix, fe, ke)
     for i in range(n):
         f[i] = 0.0
     scatter_vector(var, fe, f)
@@ -200,6 +201,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             np.empty((n_el, 2, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)), np.empty(n_el))
     u1, pm, R_full, r, kdata, mass_data, pi1, R1n = work[0], work[3], work[4], work[5], work[6], work[7], work[13], work[10]
     u0e, R0e, V0e = work[15], work[17], work[22]
+    forms = section_forms(n_el)
     ab = np.zeros((neq, 2 * kl + ku + 1))
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
@@ -265,7 +267,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             # a correction follows, then from a second, bitwise equal evaluation
             lazy = at_round_off or it >= max(guess, 1)
             norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                    not lazy, work)
+                                    not lazy, work, forms)
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
                 done, iterations = True, it
                 break
@@ -277,7 +279,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 # (with the matrix: lazy is True here, a run-time value rather than a literal
                 # that would compile a second specialization)
                 norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                        lazy, work)
+                                        lazy, work, forms)
             verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
