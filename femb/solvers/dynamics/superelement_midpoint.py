@@ -10,9 +10,11 @@ the predictor, loads and prescribed increments of MidPoint3DSystem (time functio
 amplitudes evaluated in Python once per step, the prescribed rotations' Cayley increments
 in the kernel) and the whole Newton loop — residual, step matrix, nodal Cayley rotations
 and rotary inertia, the superelements' step force and analytic matrix, dense LU, the tests
-of femb.solvers.nonlinear.step_newton.iterate — then the end state, the points' end state
-and the step's work terms. Motion, Newton iteration counts and energy books agree with the
-general path to round-off.
+of femb.solvers.nonlinear.step_newton.iterate — then the end state and the step's work
+terms. The superelement's mass points are carried between the steps as their velocity
+moments (elements.superelement_point_moments, exact), and their positions and velocities
+(``State.extra``: points_x, points_v) are made once per call, at the recorded frame. Motion,
+Newton iteration counts and energy books agree with the general path to round-off.
 
 Qualifying models (``unsupported_reason`` returns None): oriented (3-D), one element block
 of superelements (elements.superelement_step) whose mass points have no second-order rows
