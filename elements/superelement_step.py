@@ -121,7 +121,13 @@ def point_moments(mass, positions, modes, origin):
 def _moments(p_row, m):
     """(origin, m_tot, s0, S1, I0, I1, I2) views of the mass moments of a property row."""
     off, n_p = point_layout(p_row, m)
-    k = off + 4 * n_p + 3 * n_p * m
+    return moment_views(p_row, off + 4 * n_p + 3 * n_p * m, m)
+
+
+@jit
+def moment_views(p_row, k, m):
+    """(origin, m_tot, s0, S1, I0, I1, I2) views of mass moments packed by ``point_moments``
+    from position k of the array p_row (m coordinates)."""
     origin = p_row[k: k + 3]
     m_tot = p_row[k + 3]
     k += 4

@@ -383,10 +383,22 @@ def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
     coordinates X1 (1, n, 3): the deformational vector d (m,), the frame rotation Rs (3, 3)
     and the derivatives Dg = ∂d/∂z (m, m) and Fg (3, m) = the frame's spatial spin per unit
     z (rotational columns per unit spatial spin of the node, modal columns per unit q̂);
-    returns (o (3,) the centroid, ℓ² the rotation weight)."""
+    returns (o (3,) the centroid, ℓ² the rotation weight). With one interface node the
+    frame is the node's rotation, so Dg and Fg are written exactly (zero nodal rows of Dg,
+    the identity on the modal ones; Fg the identity on the node's spin)."""
     n = X1.shape[1]
     m = ue.shape[1]
     M = 6 * n
+    if n == 1:  # the frame is the node's own (superelement_frame.shadow_frame): d's nodal entries vanish identically
+        Xt, Y, Rb, th = np.empty((1, 3)), np.empty((1, 3)), np.empty((1, 3, 3)), np.empty((1, 3))
+        o, w = deformation(X1, ue, Re, 0, Xt, Y, Rb, Rs, th, d)
+        for i in range(m):
+            for j in range(m):
+                Dg[i, j] = 1.0 if (i == j and i >= M) else 0.0
+        for i in range(3):
+            for j in range(m):
+                Fg[i, j] = 1.0 if j == 3 + i else 0.0
+        return o, w
     Xt, Y, Rb, _, th, Jinv, Om, Bt, A, Ai = _work(n, m)
     o, w = deformation_derivatives(X1, ue, Re, 0, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, Ai)
     for i in range(m):
@@ -413,10 +425,26 @@ def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
 
 
 @jit
-def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
-    """r (m,) = D̄ᵀ tot + Φ̄ᵀ L + E_cᵀ Gs with the discrete derivatives D̄, Φ̄ of the step
-    (module docstring: the mid derivatives Dg, Fg plus Gonzalez's correction along yv/den)."""
+def _defects(dz, d0, d1, Dg, Fg, phi, ed, ef):
+    """What the mid derivatives miss of the step: ed (m,) = Δd − Dg dz and ef (3,) = φ − Fg dz
+    (the defects Gonzalez's correction in ``_project`` distributes)."""
     m = dz.shape[0]
+    for k in range(m):
+        acc = d1[k] - d0[k]
+        for i in range(m):
+            acc -= Dg[k, i] * dz[i]
+        ed[k] = acc
+    for c in range(3):
+        acc = phi[c]
+        for i in range(m):
+            acc -= Fg[c, i] * dz[i]
+        ef[c] = acc
+
+
+@jit
+def _project_defects(Dg, Fg, yv, den, ed, ef, tot, L, Gs, n, r):
+    """``_project`` with the step's defects ed, ef (``_defects``) given."""
+    m = Dg.shape[0]
     for i in range(m):
         acc = 0.0
         for k in range(m):
@@ -428,17 +456,22 @@ def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
     if den > 0.0:
         corr = 0.0
         for k in range(m):
-            acc = d1[k] - d0[k]
-            for i in range(m):
-                acc -= Dg[k, i] * dz[i]
-            corr += acc * tot[k]
+            corr += ed[k] * tot[k]
         for c in range(3):
-            acc = phi[c]
-            for i in range(m):
-                acc -= Fg[c, i] * dz[i]
-            corr += acc * L[c]
+            corr += ef[c] * L[c]
         for i in range(m):
             r[i] += yv[i] * corr / den
+
+
+@jit
+def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
+    """r (m,) = D̄ᵀ tot + Φ̄ᵀ L + E_cᵀ Gs with the discrete derivatives D̄, Φ̄ of the step
+    (module docstring: the mid derivatives Dg, Fg plus Gonzalez's correction along yv/den)."""
+    ed = np.empty(dz.shape[0])
+    ef = np.empty(3)
+    if den > 0.0:
+        _defects(dz, d0, d1, Dg, Fg, phi, ed, ef)
+    _project_defects(Dg, Fg, yv, den, ed, ef, tot, L, Gs, n, r)
 
 
 @jit
@@ -520,13 +553,17 @@ def _step_matrix(n, dz, d0, d1, Dg, Fg, phi, yv, den, Dg1, Fg1, Hm, H1, dGs, dL,
     tc = np.zeros(m)
     Lc = np.zeros(3)
     Gc = np.zeros(3)
+    ed = np.empty(m)
+    ef = np.empty(3)
+    if den > 0.0:
+        _defects(dz, d0, d1, Dg, Fg, phi, ed, ef)
     for c in range(m):
         for i in range(m):
             tc[i] = tz[i, c]
         for i in range(3):
             Lc[i] = Lz[i, c]
             Gc[i] = Gz[i, c]
-        _project(dz, d0, d1, Dg, Fg, phi, yv, den, tc, Lc, Gc, n, col)
+        _project_defects(Dg, Fg, yv, den, ed, ef, tc, Lc, Gc, n, col)
         for i in range(m):
             K[i, c] = col[i]
 

@@ -190,3 +190,41 @@ def test_a_step_the_compiled_loop_does_not_take_is_done_by_the_general_path(stri
     a, b = both_paths(lambda: driven_strip(rc, X), 1e-3, 0.1, record_every=10, newton=newton)
     assert len(seen) == 11  # one call per frame of 10 steps, one refused and done again
     assert_same_run(a, b, 1e-3)
+
+
+def test_a_step_refused_inside_a_call_hands_back_the_last_accepted_state(strip, monkeypatch):
+    """The third step of the fifth call is refused (its prescribed rotation made NaN): the
+    call hands back the state after its first two steps — the points' positions and
+    velocities, rebuilt from their moments, included — equal to a call of those two steps
+    alone; the driver does the refused step by the general path and the run equals the
+    general one."""
+    from femb.solvers.dynamics import superelement_midpoint as sm
+    from femb.solvers.dynamics.rigid_step_kernels import NOT_FINITE
+
+    rc, X = strip
+    kernel = sm.superelement_midpoint_steps
+    seen = []
+    state = slice(8, 14)  # u, v, R, π, points_x, points_v
+    hs, amps, keep_val, theta, its, books = 14, 15, 19, 22, 27, 28
+
+    def refuse_inside_the_fifth_call(*args):
+        seen.append(1)
+        if len(seen) != 5:
+            return kernel(*args)
+        ref = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        for i in (hs, amps, keep_val, theta, its):
+            ref[i] = np.ascontiguousarray(ref[i][:2])
+        assert kernel(*ref) == (2, 0)
+        args[theta][2] = np.nan
+        done, status = kernel(*args)
+        assert (done, status) == (2, NOT_FINITE)
+        for a, b in zip(args[state], ref[state]):
+            assert np.array_equal(a, b)
+        assert np.array_equal(args[books], ref[books])
+        return done, status
+
+    monkeypatch.setattr(sm, "superelement_midpoint_steps", refuse_inside_the_fifth_call)
+    newton = NewtonSettings(tolerance=1e-8, absolute_tolerance=1e-6, max_iterations=25)
+    a, b = both_paths(lambda: driven_strip(rc, X), 1e-3, 0.1, record_every=10, newton=newton)
+    assert len(seen) == 11  # the fifth call stopped after two steps, its third step general, then on
+    assert_same_run(a, b, 1e-3)

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from femb.core.rotations import cross_batch
+
 
 def kinetic_energy(problem, v):
     """½ vᵀ M v over all variables (v: (n_var,))."""
@@ -59,7 +61,9 @@ def momenta(problem, u, v):
     dim = t.dim
     p = np.zeros(dim)
     L = np.zeros(3)
-    cols = problem.__dict__.setdefault("_momentum_columns", [_columns(b, dim) for b in t.blocks])
+    cols = problem.__dict__.get("_momentum_columns")
+    if cols is None:
+        cols = problem.__dict__["_momentum_columns"] = [_columns(b, dim) for b in t.blocks]
     masses = list(problem.element_mass)
     variable = getattr(problem, "variable_mass", None)
     if variable:  # configuration-dependent masses at u
@@ -79,7 +83,7 @@ def momenta(problem, u, v):
             if k == 2:
                 L[2] += float((x[..., 0] * q[..., 1] - x[..., 1] * q[..., 0]).sum())
             elif k == 3:
-                L += np.cross(x.reshape(-1, 3), q.reshape(-1, 3)).sum(axis=0)
+                L += cross_batch(x.reshape(-1, 3), q.reshape(-1, 3)).sum(axis=0)
         for axis, rc in rcols.items():
             L[axis] += float(pe[:, rc].sum())
     return p, (L[2:] if dim == 2 else L)

@@ -35,6 +35,7 @@ the matrices). ``reuse_step_matrix = False`` computes them at every evaluation.
 import numpy as np
 
 from femb.core.errors import InputError
+from femb.core.rotations import cross_batch
 from femb.core.scatter import scatter_matrix
 from femb.elements.superelement_step import n_points, point_masses
 from femb.solvers.dynamics.point_gravity import PointGravity
@@ -231,4 +232,4 @@ class PointInertia(PointGravity):
     def momenta(self, state):
         """(Σ m_j v_j (3,), Σ x_j × m_j v_j (3,)) of the points of ``state``."""
         mv = self.masses()[:, None] * state.extra["points_v"]
-        return mv.sum(axis=0), np.cross(state.extra["points_x"], mv).sum(axis=0)
+        return mv.sum(axis=0), cross_batch(state.extra["points_x"], mv).sum(axis=0)

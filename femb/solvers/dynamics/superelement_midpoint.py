@@ -10,9 +10,11 @@ the predictor, loads and prescribed increments of MidPoint3DSystem (time functio
 amplitudes evaluated in Python once per step, the prescribed rotations' Cayley increments
 in the kernel) and the whole Newton loop — residual, step matrix, nodal Cayley rotations
 and rotary inertia, the superelements' step force and analytic matrix, dense LU, the tests
-of femb.solvers.nonlinear.step_newton.iterate — then the end state, the points' end state
-and the step's work terms. Motion, Newton iteration counts and energy books agree with the
-general path to round-off.
+of femb.solvers.nonlinear.step_newton.iterate — then the end state and the step's work
+terms. The superelement's mass points are carried between the steps as their velocity
+moments (elements.superelement_point_moments, exact), and their positions and velocities
+(``State.extra``: points_x, points_v) are made once per call, at the recorded frame. Motion,
+Newton iteration counts and energy books agree with the general path to round-off.
 
 Qualifying models (``unsupported_reason`` returns None): oriented (3-D), one element block
 of superelements (elements.superelement_step) whose mass points have no second-order rows
@@ -100,6 +102,15 @@ def superelement_step_data(problem) -> Optional[tuple]:
     return cache[0]
 
 
+def _weighted_moments(p_row: NDArray[np.float64], m: int) -> NDArray[np.float64]:
+    """The mass moments (superelement_step.point_moments) of the points of a property row with
+    the weights m_j² (what the momentum scale Σ m_j²|v_j|² of the compiled steps needs)."""
+    row = np.ascontiguousarray(p_row, dtype=np.float64)
+    mass, pos, modes = superelement_step._points(row, m)
+    origin = superelement_step._moments(row, m)[0]
+    return superelement_step.point_moments(np.asarray(mass) ** 2, pos, modes, origin)
+
+
 def _build(problem) -> tuple:
     t = problem.table
     lay = problem.rotary.layout
@@ -120,7 +131,9 @@ def _build(problem) -> tuple:
         jac_keep=e_i, st_total=0, st_eq_rows=e_i, st_eq_cols=e_i, st_keep=e_i, joint_eqs=e_i)
     pi = problem.point_inertia
     b = t.blocks[pi.blocks[0]]
-    block = (f64(b.X), i64(b.var), i64(b.cells), f64(b.props), f64(pi._scales()[0]))
+    m = b.var.shape[1]
+    moments2 = [_weighted_moments(row, m) for row in b.props]
+    block = (f64(b.X), i64(b.var), i64(b.cells), f64(b.props), f64(pi._scales()[0]), f64(moments2))
     groups = [np.atleast_1d(vars_) for vars_, _ in problem.prescribed]
     pres_var = i64(np.concatenate(groups)) if groups else np.zeros(0, dtype=np.int64)
     return tuple(data), block, pres_var
@@ -142,7 +155,6 @@ class SuperelementSteps(WholeSteps):
         self.newton = newton
         self.data, self.block, self.pres_var = packed
         pi = p.point_inertia
-        self.masses = np.ascontiguousarray(pi.masses(), dtype=np.float64)
         self.n_p = int(pi.counts[0])
         self.f_const = np.array(p.f_const, dtype=np.float64)
         self.amplitudes = [amp for amp, _ in p._timed]
@@ -190,7 +202,7 @@ class SuperelementSteps(WholeSteps):
             for i, items in enumerate(self.rot_items):
                 for c, rec in items:
                     theta[j, i, c] = p.prescribed_value(rec, t)
-        X, var, cells, props, scales = self.block
+        X, var, cells, props, scales, moments2 = self.block
         shape = (var.shape[0], self.n_p, 3)
         ex = state.extra
         u, v = np.array(state.u, dtype=np.float64), np.array(state.v, dtype=np.float64)
@@ -199,7 +211,7 @@ class SuperelementSteps(WholeSteps):
         pv = np.array(ex["points_v"], dtype=np.float64).reshape(shape)
         inertia = p.point_inertia
         change = float(inertia.reuse_change) if inertia.reuse_step_matrix else -1.0
-        done, _ = superelement_midpoint_steps(self.data, X, var, cells, props, scales, self.masses, change, u, v, R, pi, px, pv,
+        done, _ = superelement_midpoint_steps(self.data, X, var, cells, props, moments2, scales, change, u, v, R, pi, px, pv,
                                               hs, amps, self.timed, self.f_const, self.keep_var,
                                               keep_val, self.rot_var, self.rot_node, theta, self.fixed, self.pres_var,
                                               self.param, int(self.newton.max_iterations), its, books)

@@ -12,7 +12,7 @@ operation for operation, on dense arrays:
 - residual over the free equations: the nodal inertia M ((2/h²) Δx − (2/h) v_n) and
   (π_{n+1} − π_n)/h of the oriented nodes (rigid_step_kernels ``_residual``), plus the
   elements' step forces (elastic discrete gradient and the inertia of the mass points:
-  ``step_from_moments`` with the points' velocity moments computed once per step; points
+  ``step_from_start`` with the points' velocity moments of the step; points
   with second-order rows do not qualify), minus the loads; force scale
   max(‖f‖, ‖inertia‖, ‖f_ext‖, |momentum|/h);
 - step matrix: (2/h²) M, the rotary-inertia derivative and the elements' analytic
@@ -23,9 +23,15 @@ operation for operation, on dense arrays:
   limit of a correction, and the tests of ``iterate``: force test (relative or absolute),
   noise floor or round-off level ε‖|K|·|x|‖ of a stalled residual, correction at round-off,
   divergence, iteration cap;
-- once converged, the end state (``rigid_step_kernels._finish``), the points' positions
-  (``point_positions``) and velocities v_{j,n+1} = 2(x_{j,n+1} − x_{j,n})/h − v_{j,n}, and the work
-  of the scaled loads and of the reactions on the prescribed variables.
+- once converged, the end state (``rigid_step_kernels._finish``) and the work of the scaled
+  loads and of the reactions on the prescribed variables.
+
+Between the steps of one call (``superelement_midpoint_steps``) the mass points are carried
+as reduced quantities (elements.superelement_point_moments): their velocity moments with
+the weights m_j (the inertia force) and m_j² (the momentum scale Σ m_j²|v_j|²) advance
+exactly with each step's frame and deformation (v_{j,n+1} = 2Δx_j/h − v_{j,n}), so a step
+never touches the points; their positions and velocities are made once, when the call
+hands its state back. The points' moments differ from per-point sums by round-off only.
 
 The residual norms are compiled sums of squares, not BLAS dot products: results agree with
 the general path to round-off. Arrays are float64 / int64 (femb.core.jit); ``data`` is the
@@ -37,7 +43,14 @@ import numpy as np
 
 from femb.core.jit import jit
 from femb.core.rotations import cayley_turn, exp_batch
-from femb.elements.superelement_step import point_positions, step_from_start, step_start, velocity_moments
+from femb.elements.superelement_point_moments import (
+    advance_moments,
+    advance_velocity_map,
+    point_velocities,
+    shifted_moments,
+    start_moments,
+)
+from femb.elements.superelement_step import _moments, moment_views, point_positions, step_from_start, step_start
 from femb.solvers.dynamics.rigid_step_kernels import (
     CONVERGED,
     NOISE_FLOOR,
@@ -108,7 +121,7 @@ def _increments_close(u0e, u1e, psie, dz_ref, scales, change, store):
 @jit
 def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K,
               X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change, first, vm,
-              st):
+              st, dz, fsc):
     """Residual r (n_eq,), step matrix K (n_eq, n_eq) and force scale at the increment z:
     the nodal inertia (``_residual``) plus the superelements' step forces and matrices
     (the matrices of the step's earlier evaluation kept when the increments are close,
@@ -116,13 +129,12 @@ def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     moments vm = (P0 (n_el, 3), V (n_el, 3, 3), Vd (n_el, 3, m, 3)) and the elements'
     start-of-step quantities st = (d0 (n_el, m), Rs0 (n_el, 3, 3), o0 (n_el, 3), g0 (n_el, m),
     V0 (n_el,)) (superelement_step.step_start) of the step. ``full`` (n_var,) receives the
-    residual over all variables."""
+    residual over all variables; dz (m,) and fsc (n_var,) are work arrays."""
     scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K)
     _element_inputs(u0, z, psi, d.lay_nodes, var, cells, psi_n, u1, u1e, psie)
     reuse = not first and _increments_close(u0e, u1e, psie, dz_ref, scales, change, False)
     P0, V, Vd = vm
     n = cells.shape[1]
-    dz = np.empty(var.shape[1])
     for e in range(var.shape[0]):  # from the points' velocity moments of the step, one element at a time
         for i in range(var.shape[1]):
             a, c = i // 6, i % 6
@@ -136,7 +148,8 @@ def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
         for e in range(Ke.shape[0]):
             Kref[e] = Ke[e]
         _increments_close(u0e, u1e, psie, dz_ref, scales, change, True)
-    fsc = np.zeros(z.size)  # the element forces over the variables
+    for i in range(z.size):  # the element forces over the variables
+        fsc[i] = 0.0
     var_eq = d.var_eq
     for e in range(var.shape[0]):
         for a in range(var.shape[1]):
@@ -162,25 +175,38 @@ def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 
 
 @jit
-def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v0, R0, pi0, px0, pv0, h, grav, f_ext, f_s,
-                               fext_norm, mom_scale, z0, pres_var, par, max_it, z, R1, pi1, u1, v1, px1, pv1, hist, r, out):
+def step_work(nv, ne, nk, n_nodes, n_el, n, m):
+    """The work arrays of ``superelement_midpoint_step`` for n_var variables, n_eq equations,
+    k oriented nodes of n_nodes, n_el elements of n interface nodes and m coordinates."""
+    return (np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.zeros((n_nodes, 3)), np.empty((n_el, m)), np.empty((n_el, n, 3)),
+            np.empty((n_el, m)), np.empty((n_el, m, m)), np.empty((n_el, m, m)), np.empty((n_el, m)), np.empty((nk, 3)),
+            np.empty((nk, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)),
+            np.empty((nk, 3, 3)), np.empty(nv), np.empty((ne, ne)), np.empty(ne, dtype=np.int64), np.empty(ne, dtype=np.int64),
+            np.empty(ne, dtype=np.int64), np.empty(ne), np.empty(nv), np.empty(m), np.empty(nv))
+
+
+@jit
+def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v0, R0, pi0, u0e, R0e, h, vm, st, f_ext, f_s,
+                               fext_norm, mom_scale, z0, pres_var, par, max_it, z, R1, pi1, u1, v1, hist, r, out, wk):
     """All Newton iterations of one mid-point step of a superelement model (module docstring).
 
     Inputs: ``data`` the model's RigidStepData as a plain tuple; the superelement block's
     X (n_el, n, 3), var (n_el, m), cells (n_el, n), props; ``scales`` (n_el, m) and
     ``change`` the matrix-reuse test (PointInertia._scales, reuse_change; change < 0: never
-    reuse); u0, v0 (n_var,) the state at t_n; R0 (n_nodes, 3, 3); π0 (k, 3); the points'
-    positions px0 and velocities pv0 (n_el, n_p, 3); h the step; grav (3,) the gravity
-    field on the points at t_n + h/2; f_ext (n_var,) the loads at t_n + h/2 and f_s their
-    time-scaled part; the general step's force norm ‖f_ext‖ and momentum scale; z0 (n_var,)
-    the predictor (prescribed and fixed increments imposed); ``pres_var`` the prescribed
-    variables; par (8,) = (tolerance, absolute tolerance or NaN, increment tolerance,
-    divergence factor, noise floor, max turn or 0, length scale, ‖u0‖); ``max_it``.
+    reuse); u0, v0 (n_var,) the state at t_n; R0 (n_nodes, 3, 3); π0 (k, 3); u0e (n_el, m)
+    and R0e (n_el, n, 3, 3) the block's values at t_n (``_gather``); h the step; vm the
+    velocity moments of the points' start velocities shifted by h g/2 (``_evaluate``); st the
+    elements' start of the step (``_evaluate``); f_ext (n_var,) the loads at t_n + h/2 and
+    f_s their time-scaled part; the general step's force norm ‖f_ext‖ and momentum scale; z0
+    (n_var,) the predictor (prescribed and fixed increments imposed); ``pres_var`` the
+    prescribed variables; par (8,) = (tolerance, absolute tolerance or NaN, increment
+    tolerance, divergence factor, noise floor, max turn or 0, length scale, ‖u0‖);
+    ``max_it``; ``wk`` the work arrays of ``step_work``.
 
     Outputs: z (n_var,) the accepted increment; R1, π1 at z; hist (max_it + 1,) the
     residual norms; r (n_eq,) the last residual; out (3,) = (iterations, history length,
     external work f_s·Δx + f_ext·ψ of the step, work of the reactions on the prescribed
-    variables); once converged u1, v1 (n_var,) and the points' px1, pv1 at t_n + h.
+    variables); once converged u1, v1 (n_var,) at t_n + h.
     Returns the status code (rigid_step_kernels, plus DIVERGED)."""
     d = RigidStepData(*data)
     nv = u0.size
@@ -188,40 +214,9 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
     nk = d.lay_var.shape[0]
     tol, abs_tol, inc_tol, div, floor, max_turn, length_scale, u_norm = (par[0], par[1], par[2], par[3], par[4],
                                                                          par[5], par[6], par[7])
-    R0n = np.empty((nk, 3, 3))
-    Jn = np.empty((nk, 3, 3))
+    (R0n, Jn, psi_n, u1e, psie, fe, Ke, Kref, dz_ref, psi, psi_new, C, R1n, Rmn, D, dr, full, K, perm, lo, hi, dz, z_new,
+     dze, fsc) = wk
     nodal_inertia(d, R0, R0n, Jn)
-    n_el, m = var.shape
-    n = cells.shape[1]
-    u0e = np.empty((n_el, m))
-    R0e = np.empty((n_el, n, 3, 3))
-    _gather(u0, R0, var, cells, u0e, R0e)
-    psi_n = np.zeros((R0.shape[0], 3))
-    u1e = np.empty((n_el, m))
-    psie = np.empty((n_el, n, 3))
-    fe = np.empty((n_el, m))
-    Ke = np.empty((n_el, m, m))
-    Kref = np.empty((n_el, m, m))
-    dz_ref = np.empty((n_el, m))
-    psi = np.empty((nk, 3))
-    psi_new = np.empty((nk, 3))
-    C = np.empty((nk, 3, 3))
-    R1n = np.empty((nk, 3, 3))
-    Rmn = np.empty((nk, 3, 3))
-    D = np.empty((nk, 3, 3))
-    dr = np.empty((nk, 3, 3))
-    full = np.empty(nv)
-    K = np.empty((ne, ne))
-    perm = np.empty(ne, dtype=np.int64)
-    lo = np.empty(ne, dtype=np.int64)
-    hi = np.empty(ne, dtype=np.int64)
-    dz = np.empty(ne)
-    z_new = np.empty(nv)
-    vm = (np.zeros((n_el, 3)), np.zeros((n_el, 3, 3)), np.zeros((n_el, 3, m, 3)))
-    st = (np.empty((n_el, m)), np.empty((n_el, 3, 3)), np.empty((n_el, 3)), np.empty((n_el, m)), np.empty(n_el))
-    for e in range(n_el):
-        velocity_moments(props[e], m, pv0[e], h, grav, vm[0][e], vm[1][e], vm[2][e])
-        st[4][e] = step_start(X[e: e + 1], u0e[e: e + 1], R0e[e: e + 1], props[e], st[0][e], st[1][e], st[2][e], st[3][e])
     for i in range(nv):
         z[i] = z0[i]
     status = NOT_CONVERGED
@@ -232,7 +227,7 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
         first = it == 0 or change < 0.0
         scale = _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r,
                           K, X, var, cells, props, u0e, R0e, psi_n, u1, u1e, psie, fe, Ke, Kref, dz_ref, scales, change,
-                          first, vm, st)
+                          first, vm, st, dze, fsc)
         if round_off:  # the last correction was at round-off: accepted (the system left at z)
             status, it_done = ROUND_OFF, it
             break
@@ -298,29 +293,21 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
         for k in range(nk):
             R1[d.lay_nodes[k]] = R1n[k]
         _finish(d, u0, v0, z, R1, pi1, h, u1, v1)
-        R1e = np.empty((n_el, n, 3, 3))
-        _gather(u1, R1, var, cells, u1e, R1e)
-        point_positions(X, u1e, R1e, props, px1)
-        for e in range(n_el):
-            for j in range(px1.shape[1]):
-                for a in range(3):
-                    pv1[e, j, a] = 2.0 * (px1[e, j, a] - px0[e, j, a]) / h - pv0[e, j, a]
     return status
 
 
 @jit
-def _step_start(d, u0, v0, pi0, pv0, masses, h, f_ext, keep_var, keep_val, rot_var, rot_node, Rp, R0, fixed, z0):
+def _step_start(d, u0, v0, pi0, S2, h, f_ext, keep_var, keep_val, rot_var, rot_node, Rp, R0, fixed, z0, C):
     """The predictor z0 (n_var,) of a step (MidPoint3DSystem: z = h v, the prescribed
     increments — values ``keep_val`` at t_n + h on ``keep_var``, the Cayley vectors of
     R_p(t_n + h) R_nᵀ on the rotations ``rot_var`` (nr, 3) of the nodes ``rot_node`` —, zero
     on the ``fixed`` variables); returns (‖f_ext‖ over the equations, |momentum|/h: of the
-    nodes over the equations and of the mass points (masses (n_points,), velocities pv0))."""
+    nodes over the equations and of the mass points, S2 = Σ m_j² |v_j|²); C (3, 3) work."""
     nv = u0.size
     for i in range(nv):
         z0[i] = h * v0[i]
     for q in range(keep_var.size):
         z0[keep_var[q]] = keep_val[q] - u0[keep_var[q]]
-    C = np.empty((3, 3))
     for k in range(rot_var.shape[0]):
         R = R0[rot_node[k]]
         for a in range(3):
@@ -333,30 +320,55 @@ def _step_start(d, u0, v0, pi0, pv0, masses, h, f_ext, keep_var, keep_val, rot_v
     for q in range(fixed.size):
         z0[fixed[q]] = 0.0
     fext_norm, scale = step_scales(d, v0, pi0, f_ext, h)
-    pv = pv0.reshape((-1, 3))
-    s = 0.0
-    for j in range(masses.size):
-        for a in range(3):
-            s += (masses[j] * pv[j, a]) ** 2
-    return fext_norm, max(scale, math.sqrt(s) / h)
+    return fext_norm, max(scale, math.sqrt(S2) / h)
 
 
 @jit
-def superelement_midpoint_steps(data, X, var, cells, props, scales, masses, change, u, v, R, pi, px, pv, hs, amps, timed,
+def _advance_points(X, var, cells, props, moments2, u, R, ue, Re, st0, st1, h, P, V, Vd, S2, a, B, Cv, work):
+    """After an accepted step to (u, R): the elements' start quantities of the next step st1
+    (``step_start``, the end of this one) and the points' reduced state carried from st0
+    (the start of this one) to st1: the velocity moments P, V, Vd with both weights and S2
+    per element (superelement_point_moments.advance_moments) and the velocity map a, B, Cv
+    (``advance_velocity_map``); ``moments2`` (n_el, ·) the m_j²-weighted mass moments."""
+    m = var.shape[1]
+    do, dR, dd, A, Bw, Cw = work
+    _gather(u, R, var, cells, ue, Re)
+    for e in range(var.shape[0]):
+        st1[4][e] = step_start(X[e: e + 1], ue[e: e + 1], Re[e: e + 1], props[e], st1[0][e], st1[1][e], st1[2][e], st1[3][e])
+        d0, Rs0, o0 = st0[0][e], st0[1][e], st0[2][e]
+        d1, Rs1, o1 = st1[0][e], st1[1][e], st1[2][e]
+        for i in range(3):
+            do[i] = o1[i] - o0[i]
+            for j in range(3):
+                dR[i, j] = Rs1[i, j] - Rs0[i, j]
+        for i in range(m):
+            dd[i] = d1[i] - d0[i]
+        advance_moments(_moments(props[e], m), do, dR, Rs0, d1, dd, h, P[e, 0], V[e, 0], Vd[e, 0], A, Bw, Cw)
+        xx, xv = advance_moments(moment_views(moments2[e], 0, m), do, dR, Rs0, d1, dd, h, P[e, 1], V[e, 1], Vd[e, 1], A, Bw,
+                                 Cw)
+        S2[e] += (4.0 / (h * h)) * xx - (4.0 / h) * xv
+        advance_velocity_map(do, dR, Rs0, d1, dd, h, a[e], B[e], Cv[e])
+
+
+@jit
+def superelement_midpoint_steps(data, X, var, cells, props, moments2, scales, change, u, v, R, pi, px, pv, hs, amps, timed,
                                 f_const, keep_var, keep_val, rot_var, rot_node, theta, fixed, pres_var, par, max_it, its,
                                 books):
     """Mid-point steps of a superelement model from the state (u, v (n_var,), R (n_nodes,
-    3, 3), π (k, 3), the points' px, pv (n_el, n_p, 3)), each overwritten with every
-    accepted step's state.
+    3, 3), π (k, 3), the points' px, pv (n_el, n_p, 3)), each overwritten with the state
+    after the last accepted step.
 
     Step j has the size ``hs[j]``; loads f_const + Σ_i ``amps[j, i]``·``timed[i]``
     (amplitudes at its mid time; timed (n_timed, n_var)); prescribed values ``keep_val[j]``
     (q,) on ``keep_var`` and rotation vectors ``theta[j]`` (nr, 3) of the prescribed
     rotations R_p = exp(θ̂) of the nodes ``rot_node`` (their variables ``rot_var``), both at
     its end; ``fixed`` variables stay. Block, ``scales``, ``change``, ``pres_var``, ``par``
-    (its last entry set per step) and ``max_it`` as ``superelement_midpoint_step``; masses
-    (n_points,) of the mass points. Writes each step's Newton iterations to ``its`` and adds
-    its external and constraint work to ``books`` [W, W_c].
+    (its last entry set per step) and ``max_it`` as ``superelement_midpoint_step``;
+    ``moments2`` (n_el, ·) the points' mass moments with the weights m_j² (point_moments).
+    Between the steps the points are carried as reduced quantities
+    (elements.superelement_point_moments): their velocity moments once from pv, their
+    positions and velocities once at the end. Writes each step's Newton iterations to
+    ``its`` and adds its external and constraint work to ``books`` [W, W_c].
 
     Returns (steps done, status of the step that stopped them: 0 all done, else the code of
     ``superelement_midpoint_step``)."""
@@ -364,6 +376,8 @@ def superelement_midpoint_steps(data, X, var, cells, props, scales, masses, chan
     nv = u.size
     ne = d.eq_var.size
     n_timed = timed.shape[0]
+    n_el, m = var.shape
+    n = cells.shape[1]
     grav = np.zeros(3)
     for a in range(3):
         grav[a] = par[8 + a]
@@ -373,14 +387,34 @@ def superelement_midpoint_steps(data, X, var, cells, props, scales, masses, chan
     v1 = np.empty(nv)
     R1 = np.empty_like(R)
     pi1 = np.empty_like(pi)
-    px1 = np.empty_like(px)
-    pv1 = np.empty_like(pv)
     f_s = np.zeros(nv)
     f_ext = np.empty(nv)
     hist = np.empty(max_it + 1)
     r = np.empty(ne)
     out = np.empty(4)
+    C3 = np.empty((3, 3))
     Rp = np.empty((rot_var.shape[0], 3, 3))
+    wk = step_work(nv, ne, d.lay_var.shape[0], R.shape[0], n_el, n, m)
+    ue = np.empty((n_el, m))
+    Re = np.empty((n_el, n, 3, 3))
+    st0 = (np.empty((n_el, m)), np.empty((n_el, 3, 3)), np.empty((n_el, 3)), np.empty((n_el, m)), np.empty(n_el))
+    st1 = (np.empty((n_el, m)), np.empty((n_el, 3, 3)), np.empty((n_el, 3)), np.empty((n_el, m)), np.empty(n_el))
+    P = np.empty((n_el, 2, 3))
+    V = np.empty((n_el, 2, 3, 3))
+    Vd = np.empty((n_el, 2, 3, m, 3))
+    S2 = np.empty(n_el)
+    vm = (np.empty((n_el, 3)), np.empty((n_el, 3, 3)), np.empty((n_el, 3, m, 3)))
+    a_map = np.zeros((n_el, 3))
+    B_map = np.zeros((n_el, 3, 3))
+    C_map = np.zeros((n_el, 3, 3, m))
+    work = (np.empty(3), np.empty((3, 3)), np.empty(m), np.empty(3), np.empty((3, 3)), np.empty((3, m, 3)))
+    sign = 1.0
+    _gather(u, R, var, cells, ue, Re)
+    for e in range(n_el):
+        st0[4][e] = step_start(X[e: e + 1], ue[e: e + 1], Re[e: e + 1], props[e], st0[0][e], st0[1][e], st0[2][e], st0[3][e])
+        S2[e] = start_moments(props[e], m, pv[e], P[e], V[e], Vd[e])
+    done = hs.size
+    status = 0
     for step in range(hs.size):
         h = hs[step]
         for i in range(nv):
@@ -393,17 +427,25 @@ def superelement_midpoint_steps(data, X, var, cells, props, scales, masses, chan
             f_ext[i] = f_const[i] + f_s[i]
         if rot_var.shape[0]:
             exp_batch(theta[step], Rp)
-        fext_norm, mom_scale = _step_start(d, u, v, pi, pv, masses, h, f_ext, keep_var, keep_val[step], rot_var, rot_node,
-                                           Rp, R, fixed, z0)
+        s = 0.0
+        for e in range(n_el):
+            s += S2[e]
+        fext_norm, mom_scale = _step_start(d, u, v, pi, s, h, f_ext, keep_var, keep_val[step], rot_var, rot_node, Rp, R,
+                                           fixed, z0, C3)
         s = 0.0
         for i in range(nv):
             s += u[i] * u[i]
         par[7] = math.sqrt(s)
-        status = superelement_midpoint_step(data, X, var, cells, props, scales, change, u, v, R, pi, px, pv, h, grav, f_ext,
-                                            f_s, fext_norm, mom_scale, z0, pres_var, par, max_it, z, R1, pi1, u1, v1, px1,
-                                            pv1, hist, r, out)
+        for e in range(n_el):
+            shifted_moments(props[e], m, P[e, 0], V[e, 0], Vd[e, 0], 0.5 * h, grav, vm[0][e], vm[1][e], vm[2][e])
+        st = st0
+        status = superelement_midpoint_step(data, X, var, cells, props, scales, change, u, v, R, pi, ue, Re, h, vm, st,
+                                            f_ext, f_s, fext_norm, mom_scale, z0, pres_var, par, max_it, z, R1, pi1, u1,
+                                            v1, hist, r, out, wk)
         if not (status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR):
-            return step, status
+            done = step
+            break
+        status = 0
         its[step] = int(out[0])
         books[0] += out[2]
         books[1] += out[3]
@@ -411,6 +453,12 @@ def superelement_midpoint_steps(data, X, var, cells, props, scales, masses, chan
         v[:] = v1
         R[:] = R1
         pi[:] = pi1
-        px[:] = px1
-        pv[:] = pv1
-    return hs.size, 0
+        _advance_points(X, var, cells, props, moments2, u, R, ue, Re, st0, st1, h, P, V, Vd, S2, a_map, B_map, C_map,
+                        work)
+        sign = -sign
+        st0, st1 = st1, st0
+    if done:  # the points' state at the last accepted step
+        point_positions(X, ue, Re, props, px)
+        for e in range(n_el):
+            point_velocities(props[e], m, sign, a_map[e], B_map[e], C_map[e], pv[e])
+    return done, status
