@@ -109,21 +109,38 @@ RENEW = 0.1
 
 
 @jit
-def _split(part, dep_mask, ind):
-    """``dep_mask`` (n_eq,) True on the dependent equations ``part`` (m,), and ``ind``
-    (n_eq − m,) the others in order."""
-    dep_mask[:] = False
+def _split(part, pos, ind, entries, order):
+    """``ind`` (n_eq − m,) the equations other than the dependent ones ``part`` (m,), in
+    order, ``pos`` (n_eq,) the place of each equation: c for part[c], −1 − c for ind[c];
+    ``order`` (2, m) the rows of G_d in the order of the first dependent coordinate each
+    joint row holds (``entries``: the (rows, equations) where G can be non-zero), so that
+    G_d is banded: order[1] the rows by that order, order[0] the place of each row in it."""
+    pos[:] = 0
     for i in range(part.size):
-        dep_mask[part[i]] = True
+        pos[part[i]] = i + 1
     q = 0
-    for e in range(dep_mask.size):
-        if not dep_mask[e]:
+    for e in range(pos.size):
+        if pos[e] > 0:
+            pos[e] -= 1
+        else:
             ind[q] = e
+            pos[e] = -1 - q
             q += 1
+    m = part.size
+    first = np.full(m, m, dtype=np.int64)
+    rows, eqs = entries
+    for t in range(rows.size):
+        c = pos[eqs[t]]
+        if 0 <= c < first[rows[t]]:
+            first[rows[t]] = c
+    order[1] = np.argsort(first, kind="mergesort")
+    for j in range(m):
+        order[0, order[1, j]] = j
 
 
 @jit
-def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands, out):
+def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands,
+               out):
     """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
 
     The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
@@ -134,13 +151,14 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, Gi, 
     (2,)); otherwise it is chosen again. Any partition with G_d and Ḡ_d regular spans the
     same null space: the corrections solve the same equations, only the basis of the
     projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
-    ``dep_mask`` (n_eq,) when it chooses (``_split``; kept otherwise), Gd, Gbd (m, m) in LU form with their row orders ``perm``,
+    ``pos``, ``order`` when it chooses (``_split``; kept otherwise), Gd, Gbd (m, m) in LU form
+    (rows in ``order``: banded) with their row orders in G's rows ``perm``,
     ``perm_bar`` and row ranges ``bands`` (4, m) = (lo, hi of G_d, lo, hi of Ḡ_d)
-    (``lu_factor_bands``), Gi, Gbi (m, n_eq − m) the independent columns; ``out[5]`` counts
+    (``lu_factor_bands``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
+    (rows, equations) = ``entries`` where G and Ḡ can be non-zero); ``out[5]`` counts
     the partitions chosen. Returns False when G_d or Ḡ_d of a freshly chosen partition has
     an exact zero pivot (the general path's LinAlgError)."""
     m = part.size
-    n_ind = ind.size
     fresh = not part_ref[0] > 0.0
     while True:
         if fresh:
@@ -152,16 +170,26 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, Gi, 
             for i in range(m):
                 part[i] = jcols[loc[i]]
             out[5] += 1.0
-            _split(part, dep_mask, ind)
-        for i in range(m):
-            for c in range(m):
-                Gd[i, c] = Geq[i, part[c]]
-                Gbd[i, c] = Gbar_eq[i, part[c]]
-            for c in range(n_ind):
-                Gi[i, c] = Geq[i, ind[c]]
-                Gbi[i, c] = Gbar_eq[i, ind[c]]
+            _split(part, pos, ind, entries, order)
+        Gd[:, :] = 0.0
+        Gbd[:, :] = 0.0
+        Gi[:, :] = 0.0
+        Gbi[:, :] = 0.0
+        rows, eqs = entries
+        for t in range(rows.size):
+            i, e = rows[t], eqs[t]
+            c = pos[e]
+            if c >= 0:  # G_d and Ḡ_d with their rows in ``order``
+                Gd[order[0, i], c] = Geq[i, e]
+                Gbd[order[0, i], c] = Gbar_eq[i, e]
+            else:
+                Gi[i, -1 - c] = Geq[i, e]
+                Gbi[i, -1 - c] = Gbar_eq[i, e]
         ra = lu_factor_bands(Gd, perm, bands[0], bands[1])
         rb = lu_factor_bands(Gbd, perm_bar, bands[2], bands[3])
+        for i in range(m):  # the row orders of the factors in G's rows
+            perm[i] = order[1, perm[i]]
+            perm_bar[i] = order[1, perm_bar[i]]
         if fresh:
             part_ref[0] = ra
             part_ref[1] = rb
@@ -224,8 +252,9 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 def _jacobian_pattern(d):
     """Where the joint Jacobians land over the equations: (the kept Jacobian triplets whose
     variable is a free non-rotational one, their equations, the rows and oriented nodes of
-    the (row, node) pairs the triplets join through a rotational variable). ``_joints``
-    writes only those entries of G and Ḡ over the equations; the others stay zero."""
+    the (row, node) pairs the triplets join through a rotational variable), and all the
+    (row, equation) entries that G or Ḡ over the equations can fill. ``_joints`` writes only
+    those entries; the others stay zero."""
     nv = d.var_eq.size
     nk = d.lay_var.shape[0]
     m = 0
@@ -249,7 +278,52 @@ def _jacobian_pattern(d):
     teq = np.empty(nt, dtype=np.int64)
     for t in range(nt):
         teq[t] = d.var_eq[d.jac_cols[tq[t]]]
-    return tq[:nt].copy(), teq, pr.astype(np.int64), pk.astype(np.int64)
+    er = np.empty(nt + 3 * pr.size, dtype=np.int64)
+    ee = np.empty(nt + 3 * pr.size, dtype=np.int64)
+    n = 0
+    for t in range(nt):
+        er[n], ee[n] = d.jac_rows[tq[t]], teq[t]
+        n += 1
+    for t in range(pr.size):
+        for a in range(3):
+            e = d.var_eq[d.lay_var[pk[t], a]]
+            if e >= 0:
+                er[n], ee[n] = pr[t], e
+                n += 1
+    return tq[:nt].copy(), teq, pr.astype(np.int64), pk.astype(np.int64), (er[:n].copy(), ee[:n].copy())
+
+
+@jit
+def _matrix_pattern(d):
+    """The entries of the step matrix K over the equations that can be non-zero (those of
+    M_eq, the 3 × 3 rotary-inertia blocks of the oriented nodes, the joints' discrete
+    stiffness), by rows: (row starts (n_eq + 1,), columns ascending in each row)."""
+    ne = d.eq_var.size
+    mark = np.zeros((ne, ne), dtype=np.bool_)
+    for a in range(ne):
+        for b in range(ne):
+            mark[a, b] = d.M_eq[a, b] != 0.0
+    for k in range(d.lay_var.shape[0]):
+        for a in range(3):
+            ea = d.var_eq[d.lay_var[k, a]]
+            for b in range(3):
+                eb = d.var_eq[d.lay_var[k, b]]
+                if ea >= 0 and eb >= 0:
+                    mark[ea, eb] = True
+    for q in range(d.st_eq_rows.size):
+        if d.st_eq_rows[q] >= 0 and d.st_eq_cols[q] >= 0:
+            mark[d.st_eq_rows[q], d.st_eq_cols[q]] = True
+    ptr = np.zeros(ne + 1, dtype=np.int64)
+    for a in range(ne):
+        ptr[a + 1] = ptr[a] + np.count_nonzero(mark[a])
+    cols = np.empty(ptr[ne], dtype=np.int64)
+    n = 0
+    for a in range(ne):
+        for b in range(ne):
+            if mark[a, b]:
+                cols[n] = b
+                n += 1
+    return ptr, cols
 
 
 @jit
@@ -279,7 +353,7 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
         Gbar[rows[q], cols[q]] = 0.0
     for q in range(rows.size):
         Gbar[rows[q], cols[q]] += vals[keep[q]]
-    tq, teq, pr, pk = pattern
+    tq, teq, pr, pk, _ = pattern
     for t in range(tq.size):
         q = tq[t]
         Geq[rows[q], teq[t]] = G[rows[q], cols[q]]
@@ -433,7 +507,6 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     Geq, Gbar_eq = np.zeros((m, ne)), np.zeros((m, ne))
     Gbar, G = np.zeros((m, nv)), np.zeros((m, nv))
     um, jvals, svals = np.empty(nv), np.empty(d.n_jac), np.empty(d.st_total)
-    pattern = _jacobian_pattern(d)
     # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
     # equations, which the joints' stiffness of the next iteration uses (as the general loop),
     # and the same of the previous iterate (p…)
@@ -447,10 +520,13 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     lo, hi, lo_bar, hi_bar = bands[0], bands[1], bands[2], bands[3]
     lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
-    dep_mask = np.zeros(ne, dtype=np.bool_)
+    pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``_split``)
     ind = np.empty(n_ind, dtype=np.int64)
+    order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``_split``)
+    pattern = _jacobian_pattern(d)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
-        _split(part, dep_mask, ind)
+        _split(part, pos, ind, pattern[4], order)
+    k_ptr, k_cols = _matrix_pattern(d)
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
     X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
@@ -530,8 +606,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             lam_used[:] = lam_cur
             stiff = used  # pending
             # null space: the dependent coordinates (``_partition``), G_d and Ḡ_d factorized
-            if not _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands,
-                              out):
+            if not _partition(Geq, Gbar_eq, pattern[4], jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm,
+                              perm_bar, bands, out):
                 status = DEP_SINGULAR
                 it_done = it
                 break
@@ -590,18 +666,20 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     Xbar[i, c] = -Xbar[i, c]
                     X[i, c] = -X[i, c]
             lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
-            for e in range(ne):  # r + K δq_p and K_·d X
+            for e in range(ne):  # r + K δq_p and K_·d X (over K's pattern: the other terms are exact zeros)
                 s = r[e]
-                for i in range(m):
-                    s -= K[e, dep[i]] * col[i]
-                rk[e] = s
                 for b in range(n_ind):
                     KX[e, b] = 0.0
-                for i in range(m):
-                    kv = K[e, dep[i]]
+                for q in range(k_ptr[e], k_ptr[e + 1]):
+                    i = pos[k_cols[q]]
+                    if i < 0:
+                        continue
+                    kv = K[e, k_cols[q]]
+                    s -= kv * col[i]
                     if kv != 0.0:
                         for b in range(n_ind):
                             KX[e, b] += kv * X[i, b]
+                rk[e] = s
             for a in range(n_ind):  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
                 s = rk[ind[a]]
                 for i in range(m):
@@ -644,8 +722,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             # Newton's multiplier update for the next curvature term (damped with the step)
             for i in range(m):
                 s = 0.0
-                for e in range(ne):
-                    s += K[dep[i], e] * dx[e]
+                for q in range(k_ptr[dep[i]], k_ptr[dep[i] + 1]):
+                    s += K[dep[i], k_cols[q]] * dx[k_cols[q]]
                 res_d[i] = r[dep[i]] + s
             lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, res_d, col_bar)
             for i in range(m):  # λ_new = −col_bar
