@@ -48,6 +48,7 @@ from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_
 from femb.solvers.linalg.dense_kernels import (
     euclidean_norm,
     lu_factor_bands,
+    lu_factor_pattern,
     lu_solve,
     lu_solve_many,
     lu_solve_t,
@@ -153,8 +154,8 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
     projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
     ``pos``, ``order`` when it chooses (``_split``; kept otherwise), Gd, Gbd (m, m) in LU form
     (rows in ``order``: banded) with their row orders in G's rows ``perm``,
-    ``perm_bar`` and row ranges ``bands`` (4, m) = (lo, hi of G_d, lo, hi of Ḡ_d)
-    (``lu_factor_bands``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
+    ``perm_bar`` and row ranges ``bands`` (6, m) = (lo, hi of G_d, lo, hi of Ḡ_d, work)
+    (``lu_factor_pattern``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
     (rows, equations) = ``entries`` where G and Ḡ can be non-zero); ``out[5]`` counts
     the partitions chosen. Returns False when G_d or Ḡ_d of a freshly chosen partition has
     an exact zero pivot (the general path's LinAlgError)."""
@@ -185,8 +186,19 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
             else:
                 Gi[i, -1 - c] = Geq[i, e]
                 Gbi[i, -1 - c] = Gbar_eq[i, e]
-        ra = lu_factor_bands(Gd, perm, bands[0], bands[1])
-        rb = lu_factor_bands(Gbd, perm_bar, bands[2], bands[3])
+        for c in range(m):  # where G_d and Ḡ_d can be non-zero: last columns of rows, lowest rows of columns
+            bands[1, c] = 0
+            bands[4, c] = -1
+        for t in range(rows.size):
+            c = pos[eqs[t]]
+            if c >= 0:
+                i = order[0, rows[t]]
+                bands[1, i] = max(bands[1, i], c + 1)
+                bands[4, c] = max(bands[4, c], i)
+        bands[3] = bands[1]
+        bands[5] = bands[4]
+        ra = lu_factor_pattern(Gd, perm, bands[0], bands[1], bands[4])
+        rb = lu_factor_pattern(Gbd, perm_bar, bands[2], bands[3], bands[5])
         for i in range(m):  # the row orders of the factors in G's rows
             perm[i] = order[1, perm[i]]
             perm_bar[i] = order[1, perm_bar[i]]
@@ -516,7 +528,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                                         np.empty((nj, 3, 3)), np.empty((nj, 3, 3)), np.empty((nj, 3, 3)))
     dm, pdm = np.empty((nj, 3)), np.empty((nj, 3))
     perm, perm_bar, perm_red = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
-    bands = np.empty((4, m), dtype=np.int64)  # rows ranges of the LU factors of G_d and Ḡ_d
+    bands = np.empty((6, m), dtype=np.int64)  # row ranges of the LU factors of G_d and Ḡ_d (``_partition``)
     lo, hi, lo_bar, hi_bar = bands[0], bands[1], bands[2], bands[3]
     lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)

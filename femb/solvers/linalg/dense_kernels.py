@@ -134,12 +134,7 @@ def lu_factor_bands(A, perm, lo, hi):
     and the last non-zero of each row are tracked through swaps and fill-in): the same
     pivots and arithmetic as the dense loop, in time proportional to the bands."""
     n = A.shape[0]
-    cols = np.empty(n, dtype=np.int64)
-    bot = np.empty(n, dtype=np.int64)  # lowest row that may hold a non-zero, per column
-    for i in range(n):
-        perm[i] = i
-        bot[i] = -1
-        lo[i] = n  # first multiplier of each row (n: none yet)
+    bot = np.full(n, -1, dtype=np.int64)  # lowest row that may hold a non-zero, per column
     for r in range(n):
         e = 0
         for c in range(n):
@@ -148,6 +143,19 @@ def lu_factor_bands(A, perm, lo, hi):
                 if r > bot[c]:
                     bot[c] = r
         hi[r] = e  # one past the last non-zero of each row
+    return lu_factor_pattern(A, perm, lo, hi, bot)
+
+
+@jit
+def lu_factor_pattern(A, perm, lo, hi, bot):
+    """``lu_factor_bands`` given where A (n, n) can be non-zero: ``hi`` (n,) one past the
+    last such column of each row, ``bot`` (n,) the lowest such row of each column (−1:
+    none; overwritten); every entry outside is an exact zero."""
+    n = A.shape[0]
+    cols = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        perm[i] = i
+        lo[i] = n  # first multiplier of each row (n: none yet)
     for i in range(n):
         p = i
         best = abs(A[i, i])
