@@ -136,13 +136,13 @@ def evaluate(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, 
     """Φ into ``phi`` (m,) and the Jacobian values into ``vals`` at state ``u`` (n_var,)
     (translations) and rotations Ra, Rb (nj, 3, 3); d = x_b − x_a per joint into ``d_out``
     (nj, 3), kept for the curvature terms."""
-    d = np.empty(3)
-    v = np.empty(3)
-    vb = np.empty(3)
-    r = np.empty(3)
-    p = np.empty(3)
-    q = np.empty(3)
-    pq = np.empty(3)
+    evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, phi, vals, d_out, np.empty((7, 3)))
+
+
+@jit
+def evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, phi, vals, d_out, work):
+    """``evaluate`` with its 3-vectors in ``work`` (7, 3) (for callers that evaluate often)."""
+    d, v, vb, r, p, q, pq = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
     for j in range(kind.shape[0]):
         code = kind[j]
         for i in range(3):

@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
+from femb.assembly.joints.spatial_kernels import evaluate_into as joint_evaluate
 from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
@@ -134,9 +134,13 @@ def _split(part, pos, ind, entries, order):
         c = pos[eqs[t]]
         if 0 <= c < first[rows[t]]:
             first[rows[t]] = c
-    order[1] = np.argsort(first, kind="mergesort")
-    for j in range(m):
-        order[0, order[1, j]] = j
+    j = 0
+    for c in range(m + 1):  # rows by first column, in G's order on ties
+        for i in range(m):
+            if first[i] == c:
+                order[0, i] = j
+                order[1, j] = i
+                j += 1
 
 
 @jit
@@ -286,7 +290,15 @@ def _jacobian_pattern(d):
         elif d.var_eq[v] >= 0:
             tq[nt] = q
             nt += 1
-    pk, pr = np.nonzero(touch)  # by node
+    pr = np.empty(nk * m, dtype=np.int64)
+    pk = np.empty(nk * m, dtype=np.int64)
+    n_pairs = 0
+    for k in range(nk):  # by node
+        for i in range(m):
+            if touch[k, i]:
+                pr[n_pairs], pk[n_pairs] = i, k
+                n_pairs += 1
+    pr, pk = pr[:n_pairs].copy(), pk[:n_pairs].copy()
     teq = np.empty(nt, dtype=np.int64)
     for t in range(nt):
         teq[t] = d.var_eq[d.jac_cols[tq[t]]]
@@ -302,7 +314,7 @@ def _jacobian_pattern(d):
             if e >= 0:
                 er[n], ee[n] = pr[t], e
                 n += 1
-    return tq[:nt].copy(), teq, pr.astype(np.int64), pk.astype(np.int64), (er[:n].copy(), ee[:n].copy())
+    return tq[:nt].copy(), teq, pr, pk, (er[:n].copy(), ee[:n].copy())
 
 
 @jit
@@ -326,41 +338,40 @@ def _matrix_pattern(d):
         if d.st_eq_rows[q] >= 0 and d.st_eq_cols[q] >= 0:
             mark[d.st_eq_rows[q], d.st_eq_cols[q]] = True
     ptr = np.zeros(ne + 1, dtype=np.int64)
-    for a in range(ne):
-        ptr[a + 1] = ptr[a] + np.count_nonzero(mark[a])
-    cols = np.empty(ptr[ne], dtype=np.int64)
+    cols = np.empty(ne * ne, dtype=np.int64)
     n = 0
     for a in range(ne):
         for b in range(ne):
             if mark[a, b]:
                 cols[n] = b
                 n += 1
-    return ptr, cols
+        ptr[a + 1] = n
+    return ptr, cols[:n].copy()
 
 
 @jit
 def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um, vals,
-            phim):
+            phim, work):
     """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
     the increment z (R: the end-of-step nodal rotations); the discrete Jacobian's state
     (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``. G and Ḡ get only the
     entries of ``pattern`` (``_jacobian_pattern``; the others of Geq, Gbar_eq and Gbar stay
-    zero); G (m, n_var), zero on entry and on return, u1, um (n_var,), vals (n_jac,) and
-    phim (m,) are work arrays."""
+    zero); G (m, n_var), zero on entry and on return, u1, um (n_var,), vals (n_jac,), phim
+    (m,) and ``work`` (7, 3) are work arrays."""
     nv = z.size
     for i in range(nv):
         u1[i] = u0[i] + z[i]
         um[i] = 0.5 * (u0[i] + u1[i])
     frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
     joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, u1, Ra1, Rb1, phi,
-                   vals, dm)  # (d = x_b − x_a of this evaluation: not kept)
+                   vals, dm, work)  # (d = x_b − x_a of this evaluation: not kept)
     rows, cols, keep = d.jac_rows, d.jac_cols, d.jac_keep
     for q in range(rows.size):
         G[rows[q], cols[q]] += vals[keep[q]]
     midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
     phim[:] = 0.0
     joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, um, Ram, Rbm, phim,
-                   vals, dm)
+                   vals, dm, work)
     for q in range(rows.size):
         Gbar[rows[q], cols[q]] = 0.0
     for q in range(rows.size):
@@ -518,7 +529,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     phi, phim = np.empty(m), np.empty(m)
     Geq, Gbar_eq = np.zeros((m, ne)), np.zeros((m, ne))
     Gbar, G = np.zeros((m, nv)), np.zeros((m, nv))
-    um, jvals, svals = np.empty(nv), np.empty(d.n_jac), np.empty(d.st_total)
+    um, jvals, svals, jwork = np.empty(nv), np.empty(d.n_jac), np.empty(d.st_total), np.empty((7, 3))
     # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
     # equations, which the joints' stiffness of the next iteration uses (as the general loop),
     # and the same of the previous iterate (p…)
@@ -586,7 +597,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         for k in range(nk):
             R1[d.lay_nodes[k]] = R1n[k]
         _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um,
-                jvals, phim)
+                jvals, phim, jwork)
         pRa1[:] = Ra1
         pRb1[:] = Rb1
         pRam[:] = Ram
@@ -611,7 +622,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 pTb, Tb = Tb, pTb
                 pdm, dm = dm, pdm
                 _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1,
-                        um, jvals, phim)
+                        um, jvals, phim, jwork)
             # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
             # previous iterate (of the predictor at it = 0); added when a correction or the
             # round-off test needs K
