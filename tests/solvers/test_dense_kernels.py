@@ -1,7 +1,8 @@
 """Dense LU kernels of the compiled whole steps (femb.solvers.linalg.dense_kernels).
 
 ``lu_factor_bands`` visits only the rows that can hold a non-zero in the pivot column; it
-must give the factors of ``lu_factor`` bit for bit (same pivots, same arithmetic), row
+(and ``lu_factor_pattern``, told where the matrix can be non-zero) must give the factors
+of ``lu_factor`` bit for bit (same pivots, same arithmetic), row
 ranges that hold every non-zero of the factors (those of ``lu_bands`` or wider), and
 ``lu_solve_many`` the columns of ``lu_solve`` bit for bit, equal to numpy's solve to
 round-off.
@@ -9,7 +10,7 @@ round-off.
 import numpy as np
 import pytest
 
-from femb.solvers.linalg.dense_kernels import lu_bands, lu_factor, lu_factor_bands, lu_solve, lu_solve_many
+from femb.solvers.linalg.dense_kernels import lu_bands, lu_factor, lu_factor_bands, lu_factor_pattern, lu_solve, lu_solve_many
 
 
 def sparse_chain_matrix(n, rng):
@@ -60,3 +61,19 @@ def test_banded_factor_reports_a_zero_pivot():
     A = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
     lo, hi, p = (np.empty(3, dtype=np.int64) for _ in range(3))
     assert lu_factor_bands(A.copy(), p, lo, hi) == 0.0 == lu_factor(A.copy(), p)
+
+
+def test_factor_from_a_known_pattern_equals_the_dense_loop():
+    """Told a pattern wider than the matrix's non-zeros (as the joint Jacobians' pattern,
+    whose entries can be exact zeros at some states), the same factors and pivots."""
+    rng = np.random.default_rng(5)
+    n = 24
+    A = sparse_chain_matrix(n, rng)
+    mask = (A != 0.0) | (rng.random((n, n)) < 0.05)
+    hi = np.array([np.flatnonzero(mask[r]).max() + 1 if mask[r].any() else 0 for r in range(n)], dtype=np.int64)
+    bot = np.array([np.flatnonzero(mask[:, c]).max() if mask[:, c].any() else -1 for c in range(n)], dtype=np.int64)
+    F1, F2 = A.copy(), A.copy()
+    p1, p2 = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    lo = np.empty(n, dtype=np.int64)
+    assert lu_factor(F1, p1) == lu_factor_pattern(F2, p2, lo, hi, bot) > 0.0
+    assert np.array_equal(p1, p2) and np.array_equal(F1, F2)
