@@ -299,15 +299,16 @@ def midpoint_stiffness(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra
     averaged rotations Ra, Rb and vectors d̄ (nj, 3), with the end rotations Ra1, Rb1 and
     the Cayley spin maps Ta, Tb (nj, 3, 3) of the increments: with p̄ = (p_0 + p_1)/2 and
     p_1 = cay(ψ) p_0, δp̄ = −½ [p_1]× T(ψ) δψ and δd̄ = ½ δΔd."""
-    x = np.empty(3)
-    p = np.empty(3)
-    q = np.empty(3)
-    lv = np.empty(3)
-    A = np.empty((3, 3))
-    B = np.empty((3, 3))
-    S1 = np.empty((3, 3))
-    S2 = np.empty((3, 3))
-    H = np.empty((3, 3))
+    midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra1, Rb1, Ta, Tb, lam, vals, np.empty((4, 3)),
+                            np.empty((5, 3, 3)))
+
+
+@jit
+def midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra1, Rb1, Ta, Tb, lam, vals, w3, w33):
+    """``midpoint_stiffness`` with its 3-vectors in ``w3`` (4, 3) and 3 × 3 matrices in
+    ``w33`` (5, 3, 3) (for callers that evaluate often)."""
+    x, p, q, lv = w3[0], w3[1], w3[2], w3[3]
+    A, B, S1, S2, H = w33[0], w33[1], w33[2], w33[3], w33[4]
     for j in range(kind.shape[0]):
         code = kind[j]
         b = blk0[j]

@@ -24,7 +24,11 @@ femb.solvers.nonlinear.newton.projected_newton), operation for operation, on den
   conditioned (``_partition``; the general path chooses them at every iteration),
   X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by LU with partial
   pivoting (singular when its pivot ratio is below 1e-13), multipliers
-  λ = −Ḡ_d⁻ᵀ(r + K δq)_d;
+  λ = −Ḡ_d⁻ᵀ(r + K δq)_d. The joint Jacobians are sparse: G and Ḡ are written over their
+  fixed pattern only, G_d and Ḡ_d with their rows in the order of the first dependent
+  coordinate each holds (a chain's G_d is then banded and its LU stays in the band), the
+  products with K run over K's pattern, and X, X̄ come from one solve with n_eq − m
+  right-hand sides;
 - the tests of projected_newton: projected residual ‖N̄ᵀr‖ against the tolerance (relative
   to the force scale, or absolute), ‖Φ‖ against the constraint tolerance, acceptance of a
   correction at round-off, of a residual at the system's noise floor or at the round-off
@@ -42,9 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from femb.assembly.joints.spatial_kernels import evaluate_into as joint_evaluate
-from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
+from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness_into
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
+from femb.solvers.dynamics.rigid_step_patterns import jacobian_pattern, matrix_pattern, split
 from femb.solvers.linalg.dense_kernels import (
     euclidean_norm,
     lu_factor_bands,
@@ -110,40 +115,6 @@ RENEW = 0.1
 
 
 @jit
-def _split(part, pos, ind, entries, order):
-    """``ind`` (n_eq − m,) the equations other than the dependent ones ``part`` (m,), in
-    order, ``pos`` (n_eq,) the place of each equation: c for part[c], −1 − c for ind[c];
-    ``order`` (2, m) the rows of G_d in the order of the first dependent coordinate each
-    joint row holds (``entries``: the (rows, equations) where G can be non-zero), so that
-    G_d is banded: order[1] the rows by that order, order[0] the place of each row in it."""
-    pos[:] = 0
-    for i in range(part.size):
-        pos[part[i]] = i + 1
-    q = 0
-    for e in range(pos.size):
-        if pos[e] > 0:
-            pos[e] -= 1
-        else:
-            ind[q] = e
-            pos[e] = -1 - q
-            q += 1
-    m = part.size
-    first = np.full(m, m, dtype=np.int64)
-    rows, eqs = entries
-    for t in range(rows.size):
-        c = pos[eqs[t]]
-        if 0 <= c < first[rows[t]]:
-            first[rows[t]] = c
-    j = 0
-    for c in range(m + 1):  # rows by first column, in G's order on ties
-        for i in range(m):
-            if first[i] == c:
-                order[0, i] = j
-                order[1, j] = i
-                j += 1
-
-
-@jit
 def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands,
                out):
     """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
@@ -156,7 +127,7 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
     (2,)); otherwise it is chosen again. Any partition with G_d and Ḡ_d regular spans the
     same null space: the corrections solve the same equations, only the basis of the
     projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
-    ``pos``, ``order`` when it chooses (``_split``; kept otherwise), Gd, Gbd (m, m) in LU form
+    ``pos``, ``order`` when it chooses (``split``; kept otherwise), Gd, Gbd (m, m) in LU form
     (rows in ``order``: banded) with their row orders in G's rows ``perm``,
     ``perm_bar`` and row ranges ``bands`` (6, m) = (lo, hi of G_d, lo, hi of Ḡ_d, work)
     (``lu_factor_pattern``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
@@ -175,7 +146,7 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
             for i in range(m):
                 part[i] = jcols[loc[i]]
             out[5] += 1.0
-            _split(part, pos, ind, entries, order)
+            split(part, pos, ind, entries, order)
         Gd[:, :] = 0.0
         Gbd[:, :] = 0.0
         Gi[:, :] = 0.0
@@ -265,97 +236,12 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 
 
 @jit
-def _jacobian_pattern(d):
-    """Where the joint Jacobians land over the equations: (the kept Jacobian triplets whose
-    variable is a free non-rotational one, their equations, the rows and oriented nodes of
-    the (row, node) pairs the triplets join through a rotational variable), and all the
-    (row, equation) entries that G or Ḡ over the equations can fill. ``_joints`` writes only
-    those entries; the others stay zero."""
-    nv = d.var_eq.size
-    nk = d.lay_var.shape[0]
-    m = 0
-    for q in range(d.jac_rows.size):
-        m = max(m, d.jac_rows[q] + 1)
-    node = np.full(nv, -1, dtype=np.int64)  # oriented node of each rotational variable
-    for k in range(nk):
-        for a in range(3):
-            node[d.lay_var[k, a]] = k
-    touch = np.zeros((nk, m), dtype=np.bool_)
-    tq = np.empty(d.jac_rows.size, dtype=np.int64)
-    nt = 0
-    for q in range(d.jac_rows.size):
-        v = d.jac_cols[q]
-        if node[v] >= 0:
-            touch[node[v], d.jac_rows[q]] = True
-        elif d.var_eq[v] >= 0:
-            tq[nt] = q
-            nt += 1
-    pr = np.empty(nk * m, dtype=np.int64)
-    pk = np.empty(nk * m, dtype=np.int64)
-    n_pairs = 0
-    for k in range(nk):  # by node
-        for i in range(m):
-            if touch[k, i]:
-                pr[n_pairs], pk[n_pairs] = i, k
-                n_pairs += 1
-    pr, pk = pr[:n_pairs].copy(), pk[:n_pairs].copy()
-    teq = np.empty(nt, dtype=np.int64)
-    for t in range(nt):
-        teq[t] = d.var_eq[d.jac_cols[tq[t]]]
-    er = np.empty(nt + 3 * pr.size, dtype=np.int64)
-    ee = np.empty(nt + 3 * pr.size, dtype=np.int64)
-    n = 0
-    for t in range(nt):
-        er[n], ee[n] = d.jac_rows[tq[t]], teq[t]
-        n += 1
-    for t in range(pr.size):
-        for a in range(3):
-            e = d.var_eq[d.lay_var[pk[t], a]]
-            if e >= 0:
-                er[n], ee[n] = pr[t], e
-                n += 1
-    return tq[:nt].copy(), teq, pr, pk, (er[:n].copy(), ee[:n].copy())
-
-
-@jit
-def _matrix_pattern(d):
-    """The entries of the step matrix K over the equations that can be non-zero (those of
-    M_eq, the 3 × 3 rotary-inertia blocks of the oriented nodes, the joints' discrete
-    stiffness), by rows: (row starts (n_eq + 1,), columns ascending in each row)."""
-    ne = d.eq_var.size
-    mark = np.zeros((ne, ne), dtype=np.bool_)
-    for a in range(ne):
-        for b in range(ne):
-            mark[a, b] = d.M_eq[a, b] != 0.0
-    for k in range(d.lay_var.shape[0]):
-        for a in range(3):
-            ea = d.var_eq[d.lay_var[k, a]]
-            for b in range(3):
-                eb = d.var_eq[d.lay_var[k, b]]
-                if ea >= 0 and eb >= 0:
-                    mark[ea, eb] = True
-    for q in range(d.st_eq_rows.size):
-        if d.st_eq_rows[q] >= 0 and d.st_eq_cols[q] >= 0:
-            mark[d.st_eq_rows[q], d.st_eq_cols[q]] = True
-    ptr = np.zeros(ne + 1, dtype=np.int64)
-    cols = np.empty(ne * ne, dtype=np.int64)
-    n = 0
-    for a in range(ne):
-        for b in range(ne):
-            if mark[a, b]:
-                cols[n] = b
-                n += 1
-        ptr[a + 1] = n
-    return ptr, cols[:n].copy()
-
-
-@jit
 def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um, vals,
             phim, work):
     """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
     the increment z (R: the end-of-step nodal rotations); the discrete Jacobian's state
     (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``. G and Ḡ get only the
-    entries of ``pattern`` (``_jacobian_pattern``; the others of Geq, Gbar_eq and Gbar stay
+    entries of ``pattern`` (``jacobian_pattern``; the others of Geq, Gbar_eq and Gbar stay
     zero); G (m, n_var), zero on entry and on return, u1, um (n_var,), vals (n_jac,), phim
     (m,) and ``work`` (7, 3) are work arrays."""
     nv = z.size
@@ -402,10 +288,12 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
 
 
 @jit
-def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals):
+def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
-    discrete-Jacobian state, multipliers λ fixed; ``vals`` (st_total,) work array)."""
-    midpoint_stiffness(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals)
+    discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
+    w33 (5, 3, 3))."""
+    midpoint_stiffness_into(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals,
+                            w3, w33)
     for q in range(d.st_eq_rows.size):
         ea = d.st_eq_rows[q]
         eb = d.st_eq_cols[q]
@@ -530,6 +418,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     Geq, Gbar_eq = np.zeros((m, ne)), np.zeros((m, ne))
     Gbar, G = np.zeros((m, nv)), np.zeros((m, nv))
     um, jvals, svals, jwork = np.empty(nv), np.empty(d.n_jac), np.empty(d.st_total), np.empty((7, 3))
+    sw3, sw33 = np.empty((4, 3)), np.empty((5, 3, 3))
     # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
     # equations, which the joints' stiffness of the next iteration uses (as the general loop),
     # and the same of the previous iterate (p…)
@@ -543,13 +432,13 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     lo, hi, lo_bar, hi_bar = bands[0], bands[1], bands[2], bands[3]
     lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
-    pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``_split``)
+    pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``split``)
     ind = np.empty(n_ind, dtype=np.int64)
-    order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``_split``)
-    pattern = _jacobian_pattern(d)
+    order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
+    pattern = jacobian_pattern(d)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
-        _split(part, pos, ind, pattern[4], order)
-    k_ptr, k_cols = _matrix_pattern(d)
+        split(part, pos, ind, pattern[4], order)
+    k_ptr, k_cols = matrix_pattern(d)
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
     X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
@@ -670,7 +559,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
                     if not at_floor:
                         if stiff:
-                            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals)
+                            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
                             stiff = False
                         at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
                     if at_floor:
@@ -681,7 +570,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 break
             # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
             if stiff:
-                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals)
+                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
             lu_solve_many(Gbd, perm_bar, lo_bar, hi_bar, Gbi, Xbar)
             lu_solve_many(Gd, perm, lo, hi, Gi, X)
             for i in range(m):
