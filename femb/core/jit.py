@@ -48,7 +48,7 @@ _ELEMENTS = _FEMB.parent / "elements"  # femb.elements lives in elements/ of the
 
 # single kernel modules beside the code that uses them (outside the folders above)
 KERNEL_FILES = [_FEMB / "solvers" / "dynamics" / "midpoint2d_kernels.py", _FEMB / "solvers" / "dynamics" / "rigid_step_kernels.py",
-                _FEMB / "solvers" / "dynamics" / "midpoint3d_kernels.py",
+                _FEMB / "solvers" / "dynamics" / "rigid_step_patterns.py", _FEMB / "solvers" / "dynamics" / "midpoint3d_kernels.py",
                 _FEMB / "solvers" / "dynamics" / "alpha3d_kernels.py", _FEMB / "solvers" / "dynamics" / "superelement_midpoint_kernels.py",
                 _FEMB / "solvers" / "nonlinear" / "chord_update.py", _FEMB / "solvers" / "statics" / "planar_kernels.py"]
 

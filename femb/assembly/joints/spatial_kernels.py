@@ -136,13 +136,13 @@ def evaluate(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, 
     """Φ into ``phi`` (m,) and the Jacobian values into ``vals`` at state ``u`` (n_var,)
     (translations) and rotations Ra, Rb (nj, 3, 3); d = x_b − x_a per joint into ``d_out``
     (nj, 3), kept for the curvature terms."""
-    d = np.empty(3)
-    v = np.empty(3)
-    vb = np.empty(3)
-    r = np.empty(3)
-    p = np.empty(3)
-    q = np.empty(3)
-    pq = np.empty(3)
+    evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, phi, vals, d_out, np.empty((7, 3)))
+
+
+@jit
+def evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, phi, vals, d_out, work):
+    """``evaluate`` with its 3-vectors in ``work`` (7, 3) (for callers that evaluate often)."""
+    d, v, vb, r, p, q, pq = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
     for j in range(kind.shape[0]):
         code = kind[j]
         for i in range(3):
@@ -299,15 +299,16 @@ def midpoint_stiffness(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra
     averaged rotations Ra, Rb and vectors d̄ (nj, 3), with the end rotations Ra1, Rb1 and
     the Cayley spin maps Ta, Tb (nj, 3, 3) of the increments: with p̄ = (p_0 + p_1)/2 and
     p_1 = cay(ψ) p_0, δp̄ = −½ [p_1]× T(ψ) δψ and δd̄ = ½ δΔd."""
-    x = np.empty(3)
-    p = np.empty(3)
-    q = np.empty(3)
-    lv = np.empty(3)
-    A = np.empty((3, 3))
-    B = np.empty((3, 3))
-    S1 = np.empty((3, 3))
-    S2 = np.empty((3, 3))
-    H = np.empty((3, 3))
+    midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra1, Rb1, Ta, Tb, lam, vals, np.empty((4, 3)),
+                            np.empty((5, 3, 3)))
+
+
+@jit
+def midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra1, Rb1, Ta, Tb, lam, vals, w3, w33):
+    """``midpoint_stiffness`` with its 3-vectors in ``w3`` (4, 3) and 3 × 3 matrices in
+    ``w33`` (5, 3, 3) (for callers that evaluate often)."""
+    x, p, q, lv = w3[0], w3[1], w3[2], w3[3]
+    A, B, S1, S2, H = w33[0], w33[1], w33[2], w33[3], w33[4]
     for j in range(kind.shape[0]):
         code = kind[j]
         b = blk0[j]

@@ -27,8 +27,7 @@ linear p = Σ M v (dim,), angular about the origin L = Σ x × (M v)_transl + Σ
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from femb.core.rotations import cross_batch
+import scipy.sparse as sp
 
 
 def kinetic_energy(problem, v):
@@ -54,6 +53,36 @@ def _columns(block, dim):
     return tcols, rcols
 
 
+def _momentum_plan(table, masses):
+    """The element momenta of all blocks at once: S (sparse, Σ n_el·n_edof × n_var) with
+    S v = the element vectors M_e v_e stacked; per translational width k (number of
+    translations of a block's nodes): (rows of S (n_p, k), variables (n_p, k), −1 where
+    fixed, reference positions (n_p, k)) of every element node; per rotation axis the rows
+    of S of the nodes' rotational entries."""
+    rows, cols, vals = [], [], []
+    trans: dict = {}
+    rot: dict = {}
+    o = 0
+    for block, Me in zip(table.blocks, masses):
+        var = block.var
+        n_el, nd = var.shape
+        tcols, rcols = _columns(block, table.dim)
+        e, i, j = np.nonzero(np.broadcast_to((var >= 0)[:, None, :], (n_el, nd, nd)))
+        rows.append(o + e * nd + i)
+        cols.append(var[e, j])
+        vals.append(Me[e, i, j])
+        k = tcols.shape[1]
+        if k:
+            r = (o + np.arange(n_el)[:, None, None] * nd + tcols[None]).reshape(-1, k)
+            trans.setdefault(k, []).append((r, var[:, tcols].reshape(-1, k), block.X[:, :, :k].reshape(-1, k)))
+        for axis, rc in rcols.items():
+            rot.setdefault(axis, []).append((o + np.arange(n_el)[:, None] * nd + rc[None]).ravel())
+        o += n_el * nd
+    S = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(o, table.n_var))
+    trans = {k: tuple(np.concatenate(parts) for parts in zip(*groups)) for k, groups in trans.items()}
+    return S, trans, {axis: np.concatenate(r) for axis, r in rot.items()}
+
+
 def momenta(problem, u, v):
     """Linear momentum (dim,) and angular momentum about the origin (2-D: (1,), 3-D: (3,))
     of state u, v (n_var,)."""
@@ -61,31 +90,30 @@ def momenta(problem, u, v):
     dim = t.dim
     p = np.zeros(dim)
     L = np.zeros(3)
-    cols = problem.__dict__.get("_momentum_columns")
-    if cols is None:
-        cols = problem.__dict__["_momentum_columns"] = [_columns(b, dim) for b in t.blocks]
-    masses = list(problem.element_mass)
     variable = getattr(problem, "variable_mass", None)
     if variable:  # configuration-dependent masses at u
+        masses = list(problem.element_mass)
         for i, Me in zip(variable.blocks, variable.element_masses(u)):
             masses[i] = Me
-    for block, Me, (tcols, rcols) in zip(t.blocks, masses, cols):
-        var = block.var
-        ok = var >= 0
-        ve = np.where(ok, v[np.maximum(var, 0)], 0.0)
-        ue = np.where(ok, u[np.maximum(var, 0)], 0.0)
-        pe = np.einsum("eij,ej->ei", Me, ve)
-        k = tcols.shape[1]
-        if k:
-            x = block.X[:, :, :k] + ue[:, tcols]  # (n_el, n_nodes, k)
-            q = pe[:, tcols]
-            p[:k] += q.sum(axis=(0, 1))
-            if k == 2:
-                L[2] += float((x[..., 0] * q[..., 1] - x[..., 1] * q[..., 0]).sum())
-            elif k == 3:
-                L += cross_batch(x.reshape(-1, 3), q.reshape(-1, 3)).sum(axis=0)
-        for axis, rc in rcols.items():
-            L[axis] += float(pe[:, rc].sum())
+        plan = _momentum_plan(t, masses)
+    else:
+        plan = problem.__dict__.get("_momentum_plan")
+        if plan is None:
+            plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.element_mass)
+    S, trans, rot = plan
+    pe = S @ v
+    for k, (rows, var, X) in trans.items():
+        q = pe[rows]  # (n_p, k)
+        x = X + np.where(var >= 0, u[np.maximum(var, 0)], 0.0)
+        p[:k] += q.sum(axis=0)
+        if k == 2:
+            L[2] += float((x[:, 0] * q[:, 1] - x[:, 1] * q[:, 0]).sum())
+        elif k == 3:  # Σ x × q
+            for a in range(3):
+                b, c = (a + 1) % 3, (a + 2) % 3
+                L[a] += float(x[:, b] @ q[:, c] - x[:, c] @ q[:, b])
+    for axis, rows in rot.items():
+        L[axis] += float(pe[rows].sum())
     return p, (L[2:] if dim == 2 else L)
 
 

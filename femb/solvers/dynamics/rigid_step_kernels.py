@@ -24,7 +24,11 @@ femb.solvers.nonlinear.newton.projected_newton), operation for operation, on den
   conditioned (``_partition``; the general path chooses them at every iteration),
   X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by LU with partial
   pivoting (singular when its pivot ratio is below 1e-13), multipliers
-  λ = −Ḡ_d⁻ᵀ(r + K δq)_d;
+  λ = −Ḡ_d⁻ᵀ(r + K δq)_d. The joint Jacobians are sparse: G and Ḡ are written over their
+  fixed pattern only, G_d and Ḡ_d with their rows in the order of the first dependent
+  coordinate each holds (a chain's G_d is then banded and its LU stays in the band), the
+  products with K run over K's pattern, and X, X̄ come from one solve with n_eq − m
+  right-hand sides;
 - the tests of projected_newton: projected residual ‖N̄ᵀr‖ against the tolerance (relative
   to the force scale, or absolute), ‖Φ‖ against the constraint tolerance, acceptance of a
   correction at round-off, of a residual at the system's noise floor or at the round-off
@@ -41,11 +45,20 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from femb.assembly.joints.spatial_kernels import evaluate as joint_evaluate
-from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness
+from femb.assembly.joints.spatial_kernels import evaluate_into as joint_evaluate
+from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness_into
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
-from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_bands, lu_factor, lu_solve, lu_solve_t, pivoted_columns
+from femb.solvers.dynamics.rigid_step_patterns import jacobian_pattern, matrix_pattern, split
+from femb.solvers.linalg.dense_kernels import (
+    euclidean_norm,
+    lu_factor_bands,
+    lu_factor_pattern,
+    lu_solve,
+    lu_solve_many,
+    lu_solve_t,
+    pivoted_columns,
+)
 
 # status codes of ``rigid_midpoint_steps`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
@@ -102,7 +115,8 @@ RENEW = 0.1
 
 
 @jit
-def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT, GbiT, perm, perm_bar, out):
+def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands,
+               out):
     """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
 
     The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
@@ -113,13 +127,14 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
     (2,)); otherwise it is chosen again. Any partition with G_d and Ḡ_d regular spans the
     same null space: the corrections solve the same equations, only the basis of the
     projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
-    ``dep_mask`` (n_eq,), Gd, Gbd (m, m) in LU form with their row orders ``perm``,
-    ``perm_bar`` (``lu_factor``), GiT, GbiT (n_eq − m, m) the independent columns transposed;
-    ``out[5]`` counts the partitions chosen. Returns False when G_d or Ḡ_d of a freshly
-    chosen partition has an exact zero pivot (the general path's LinAlgError)."""
+    ``pos``, ``order`` when it chooses (``split``; kept otherwise), Gd, Gbd (m, m) in LU form
+    (rows in ``order``: banded) with their row orders in G's rows ``perm``,
+    ``perm_bar`` and row ranges ``bands`` (6, m) = (lo, hi of G_d, lo, hi of Ḡ_d, work)
+    (``lu_factor_pattern``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
+    (rows, equations) = ``entries`` where G and Ḡ can be non-zero); ``out[5]`` counts
+    the partitions chosen. Returns False when G_d or Ḡ_d of a freshly chosen partition has
+    an exact zero pivot (the general path's LinAlgError)."""
     m = part.size
-    ne = dep_mask.size
-    n_ind = ind.size
     fresh = not part_ref[0] > 0.0
     while True:
         if fresh:
@@ -131,23 +146,37 @@ def _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT,
             for i in range(m):
                 part[i] = jcols[loc[i]]
             out[5] += 1.0
-        dep_mask[:] = False
-        for i in range(m):
-            dep_mask[part[i]] = True
-        q = 0
-        for e in range(ne):
-            if not dep_mask[e]:
-                ind[q] = e
-                q += 1
-        for i in range(m):
-            for c in range(m):
-                Gd[i, c] = Geq[i, part[c]]
-                Gbd[i, c] = Gbar_eq[i, part[c]]
-            for c in range(n_ind):
-                GiT[c, i] = Geq[i, ind[c]]
-                GbiT[c, i] = Gbar_eq[i, ind[c]]
-        ra = lu_factor(Gd, perm)
-        rb = lu_factor(Gbd, perm_bar)
+            split(part, pos, ind, entries, order)
+        Gd[:, :] = 0.0
+        Gbd[:, :] = 0.0
+        Gi[:, :] = 0.0
+        Gbi[:, :] = 0.0
+        rows, eqs = entries
+        for t in range(rows.size):
+            i, e = rows[t], eqs[t]
+            c = pos[e]
+            if c >= 0:  # G_d and Ḡ_d with their rows in ``order``
+                Gd[order[0, i], c] = Geq[i, e]
+                Gbd[order[0, i], c] = Gbar_eq[i, e]
+            else:
+                Gi[i, -1 - c] = Geq[i, e]
+                Gbi[i, -1 - c] = Gbar_eq[i, e]
+        for c in range(m):  # where G_d and Ḡ_d can be non-zero: last columns of rows, lowest rows of columns
+            bands[1, c] = 0
+            bands[4, c] = -1
+        for t in range(rows.size):
+            c = pos[eqs[t]]
+            if c >= 0:
+                i = order[0, rows[t]]
+                bands[1, i] = max(bands[1, i], c + 1)
+                bands[4, c] = max(bands[4, c], i)
+        bands[3] = bands[1]
+        bands[5] = bands[4]
+        ra = lu_factor_pattern(Gd, perm, bands[0], bands[1], bands[4])
+        rb = lu_factor_pattern(Gbd, perm_bar, bands[2], bands[3], bands[5])
+        for i in range(m):  # the row orders of the factors in G's rows
+            perm[i] = order[1, perm[i]]
+            perm_bar[i] = order[1, perm_bar[i]]
         if fresh:
             part_ref[0] = ra
             part_ref[1] = rb
@@ -207,58 +236,64 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 
 
 @jit
-def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm):
+def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um, vals,
+            phim, work):
     """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
     the increment z (R: the end-of-step nodal rotations); the discrete Jacobian's state
-    (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``."""
+    (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``. G and Ḡ get only the
+    entries of ``pattern`` (``jacobian_pattern``; the others of Geq, Gbar_eq and Gbar stay
+    zero); G (m, n_var), zero on entry and on return, u1, um (n_var,), vals (n_jac,), phim
+    (m,) and ``work`` (7, 3) are work arrays."""
     nv = z.size
-    m = phi.size
-    u1 = np.empty(nv)
-    um = np.empty(nv)
     for i in range(nv):
         u1[i] = u0[i] + z[i]
         um[i] = 0.5 * (u0[i] + u1[i])
     frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
-    vals = np.empty(d.n_jac)
-    nj = d.kind.size
-    d1 = np.empty((nj, 3))
     joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, u1, Ra1, Rb1, phi,
-                   vals, d1)
-    G = np.zeros((m, nv))
-    for q in range(d.jac_rows.size):
-        G[d.jac_rows[q], d.jac_cols[q]] += vals[d.jac_keep[q]]
+                   vals, dm, work)  # (d = x_b − x_a of this evaluation: not kept)
+    rows, cols, keep = d.jac_rows, d.jac_cols, d.jac_keep
+    for q in range(rows.size):
+        G[rows[q], cols[q]] += vals[keep[q]]
     midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
-    phim = np.zeros(m)
+    phim[:] = 0.0
     joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, um, Ram, Rbm, phim,
-                   vals, dm)
-    Gbar[:, :] = 0.0
-    for q in range(d.jac_rows.size):
-        Gbar[d.jac_rows[q], d.jac_cols[q]] += vals[d.jac_keep[q]]
+                   vals, dm, work)
+    for q in range(rows.size):
+        Gbar[rows[q], cols[q]] = 0.0
+    for q in range(rows.size):
+        Gbar[rows[q], cols[q]] += vals[keep[q]]
+    tq, teq, pr, pk, _ = pattern
+    for t in range(tq.size):
+        q = tq[t]
+        Geq[rows[q], teq[t]] = G[rows[q], cols[q]]
+    for q in range(rows.size):
+        e = d.var_eq[cols[q]]
+        if e >= 0:
+            Gbar_eq[rows[q], e] = Gbar[rows[q], cols[q]]
     T = np.empty((3, 3))
-    g = np.empty(3)
     lay_var = d.lay_var
-    for k in range(lay_var.shape[0]):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
-        cayley_spin_jacobian(psi[k], T)
+    kt = -1
+    for t in range(pr.size):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
+        i, k = pr[t], pk[t]
+        if k != kt:
+            cayley_spin_jacobian(psi[k], T)
+            kt = k
         c0, c1, c2 = lay_var[k, 0], lay_var[k, 1], lay_var[k, 2]
-        for i in range(m):
-            if G[i, c0] == 0.0 and G[i, c1] == 0.0 and G[i, c2] == 0.0:  # rows the node does not enter
-                continue
-            for b in range(3):
-                g[b] = G[i, lay_var[k, 0]] * T[0, b] + G[i, lay_var[k, 1]] * T[1, b] + G[i, lay_var[k, 2]] * T[2, b]
-            for b in range(3):
-                G[i, lay_var[k, b]] = g[b]
-    for i in range(m):
-        for e in range(d.eq_var.size):
-            Geq[i, e] = G[i, d.eq_var[e]]
-            Gbar_eq[i, e] = Gbar[i, d.eq_var[e]]
+        for b in range(3):
+            e = d.var_eq[lay_var[k, b]]
+            if e >= 0:
+                Geq[i, e] = G[i, c0] * T[0, b] + G[i, c1] * T[1, b] + G[i, c2] * T[2, b]
+    for q in range(rows.size):
+        G[rows[q], cols[q]] = 0.0
 
 
 @jit
-def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K):
+def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
-    discrete-Jacobian state, multipliers λ fixed)."""
-    vals = np.empty(d.st_total)
-    midpoint_stiffness(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals)
+    discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
+    w33 (5, 3, 3))."""
+    midpoint_stiffness_into(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals,
+                            w3, w33)
     for q in range(d.st_eq_rows.size):
         ea = d.st_eq_rows[q]
         eb = d.st_eq_cols[q]
@@ -360,94 +395,81 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     status code of the last step tried (module constants)).
     """
     d = RigidStepData(*data)
-    n_var = u0.size
-    u1 = np.empty(n_var)
-    v1 = np.empty(n_var)
+    nv = u0.size
+    ne = d.eq_var.size
+    m = lam0.size
+    nk = d.lay_var.shape[0]
+    nj = d.kind.size
+    n_ind = ne - m
+    # work arrays, every entry written before it is read in each step (Geq, Gbar_eq, Gbar, G:
+    # zero outside the Jacobian pattern, ``_joints``)
+    u1, v1, f_s, f_ext = np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv)
     R1 = np.empty_like(R0)
     pi1 = np.empty_like(pi0)
-    lam1 = np.empty_like(lam0)
-    f_s = np.empty(n_var)
-    f_ext = np.empty(n_var)
+    lam1, lam_cur, lam_used = np.empty(m), np.empty(m), np.empty(m)
+    R0n, Jn = np.empty((nk, 3, 3)), np.empty((nk, 3, 3))
+    Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
+    psi, psi_new = np.empty((nk, 3)), np.empty((nk, 3))
+    C, R1n, Rmn, D, dr = (np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)),
+                          np.empty((nk, 3, 3)))
+    full = np.empty(nv)
+    K = np.empty((ne, ne))
+    phi, phim = np.empty(m), np.empty(m)
+    Geq, Gbar_eq = np.zeros((m, ne)), np.zeros((m, ne))
+    Gbar, G = np.zeros((m, nv)), np.zeros((m, nv))
+    um, jvals, svals, jwork = np.empty(nv), np.empty(d.n_jac), np.empty(d.st_total), np.empty((7, 3))
+    sw3, sw33 = np.empty((4, 3)), np.empty((5, 3, 3))
+    # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
+    # equations, which the joints' stiffness of the next iteration uses (as the general loop),
+    # and the same of the previous iterate (p…)
+    Ra1, Rb1, Ram, Rbm, Ta, Tb = (np.empty((nj, 3, 3)), np.empty((nj, 3, 3)), np.empty((nj, 3, 3)),
+                                  np.empty((nj, 3, 3)), np.empty((nj, 3, 3)), np.empty((nj, 3, 3)))
+    pRa1, pRb1, pRam, pRbm, pTa, pTb = (np.empty((nj, 3, 3)), np.empty((nj, 3, 3)), np.empty((nj, 3, 3)),
+                                        np.empty((nj, 3, 3)), np.empty((nj, 3, 3)), np.empty((nj, 3, 3)))
+    dm, pdm = np.empty((nj, 3)), np.empty((nj, 3))
+    perm, perm_bar, perm_red = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
+    bands = np.empty((6, m), dtype=np.int64)  # row ranges of the LU factors of G_d and Ḡ_d (``_partition``)
+    lo, hi, lo_bar, hi_bar = bands[0], bands[1], bands[2], bands[3]
+    lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
+    col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``split``)
+    ind = np.empty(n_ind, dtype=np.int64)
+    order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
+    pattern = jacobian_pattern(d)
+    if part_ref[0] > 0.0:  # a partition kept from an earlier call
+        split(part, pos, ind, pattern[4], order)
+    k_ptr, k_cols = matrix_pattern(d)
+    Gd, Gbd = np.empty((m, m)), np.empty((m, m))
+    Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
+    X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
+    proj, rhs, y, Y = np.empty(n_ind), np.empty(n_ind), np.empty(n_ind), np.empty(n_ind)
+    Kr = np.empty((n_ind, n_ind))
+    rk, dx = np.empty(ne), np.empty(ne)
+    KX = np.empty((ne, n_ind))
+    jcols = d.joint_eqs
+    dep = part  # the dependent equations (sorted), kept across iterations and steps
+    tol, abs_tol, inc_tol, c_tol, floor, max_turn, length_scale = par[0], par[1], par[2], par[3], par[4], par[5], par[6]
     status = NOT_CONVERGED
     for step in range(hs.size):
         f_s[:] = 0.0
         for j in range(timed.shape[0]):  # as DynamicProblem.scaled_loads
-            for i in range(n_var):
+            for i in range(nv):
                 f_s[i] += amps[step, j] * timed[j, i]
-        for i in range(n_var):
+        for i in range(nv):
             f_ext[i] = f_const[i] + f_s[i]
         par[7] = euclidean_norm(u0)
+        u_norm = par[7]
         out[5] = 0.0
         h = hs[step]
         has = has_lam or step > 0
-        nv = u0.size
-        ne = d.eq_var.size
-        m = lam1.size
-        nk = d.lay_var.shape[0]
-        tol, abs_tol, inc_tol, c_tol, floor, max_turn, length_scale, u_norm = (par[0], par[1], par[2], par[3], par[4],
-                                                                             par[5], par[6], par[7])
         # constant over the step
-        R0n = np.empty((nk, 3, 3))
-        Jn = np.empty((nk, 3, 3))
         nodal_inertia(d, R0, R0n, Jn)
         fext_norm, mom_scale = step_scales(d, v0, pi0, f_ext, h)
-        nj = d.kind.size
-        Ra0, Rb0 = np.empty((nj, 3, 3)), np.empty((nj, 3, 3))
         frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
         # the predictor: z = h v on the free variables
         for i in range(nv):
             z[i] = h * v0[i] if d.var_eq[i] >= 0 else 0.0
-        # work arrays
-        psi = np.empty((nk, 3))
-        psi_new = np.empty((nk, 3))
-        C = np.empty((nk, 3, 3))
-        R1n = np.empty((nk, 3, 3))
-        Rmn = np.empty((nk, 3, 3))
-        D = np.empty((nk, 3, 3))
-        dr = np.empty((nk, 3, 3))
-        full = np.empty(nv)
-        K = np.empty((ne, ne))
-        phi = np.empty(m)
-        Geq = np.empty((m, ne))
-        Gbar_eq = np.empty((m, ne))
-        Gbar = np.empty((m, nv))
-        # the discrete-Jacobian state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) of the last joint
-        # equations, which the joints' stiffness of the next iteration uses (as the general loop)
-        Ra1 = np.empty((nj, 3, 3))
-        Rb1 = np.empty((nj, 3, 3))
-        Ram = np.empty((nj, 3, 3))
-        Rbm = np.empty((nj, 3, 3))
-        Ta = np.empty((nj, 3, 3))
-        Tb = np.empty((nj, 3, 3))
-        dm = np.empty((nj, 3))
-        pRa1 = np.empty((nj, 3, 3))  # the same of the previous iterate
-        pRb1 = np.empty((nj, 3, 3))
-        pRam = np.empty((nj, 3, 3))
-        pRbm = np.empty((nj, 3, 3))
-        pTa = np.empty((nj, 3, 3))
-        pTb = np.empty((nj, 3, 3))
-        pdm = np.empty((nj, 3))
-        n_ind = ne - m
-        perm = np.empty(m, dtype=np.int64)
-        perm_bar = np.empty(m, dtype=np.int64)
-        perm_red = np.empty(n_ind, dtype=np.int64)
-        lo = np.empty(m, dtype=np.int64)
-        hi = np.empty(m, dtype=np.int64)
-        lo_bar = np.empty(m, dtype=np.int64)
-        hi_bar = np.empty(m, dtype=np.int64)
-        lo_red = np.empty(n_ind, dtype=np.int64)
-        hi_red = np.empty(n_ind, dtype=np.int64)
-        col = np.empty(m)
-        col_bar = np.empty(m)
-        dep_mask = np.zeros(ne, dtype=np.bool_)
-        ind = np.empty(n_ind, dtype=np.int64)
-        Gd = np.empty((m, m))
-        Gbd = np.empty((m, m))
-        GiT = np.empty((n_ind, m))  # G_i and Ḡ_i transposed (columns contiguous)
-        GbiT = np.empty((n_ind, m))
-        jcols = d.joint_eqs
-        dep = part  # the dependent equations (sorted), kept across iterations and steps
-        lam_cur = lam0.copy()
+        lam_cur[:] = lam0
         have = has
         round_off = False
         status = NOT_CONVERGED
@@ -456,15 +478,15 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         it_done = max_it
 
         # the joint equations at the predictor (the general loop evaluates them before the first residual)
-        for i in range(R0.shape[0]):
-            R1[i] = R0[i]
+        R1[:] = R0
         for k in range(nk):
             for a in range(3):
                 psi[k, a] = z[d.lay_var[k, a]]
         cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
         for k in range(nk):
             R1[d.lay_nodes[k]] = R1n[k]
-        _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+        _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um,
+                jvals, phim, jwork)
         pRa1[:] = Ra1
         pRb1[:] = Rb1
         pRam[:] = Ram
@@ -475,8 +497,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         for it in range(max_it + 1):
             scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
                               full, r, K)
-            for i in range(R0.shape[0]):
-                R1[i] = R0[i]
+            R1[:] = R0
             for k in range(nk):
                 R1[d.lay_nodes[k]] = R1n[k]
             used = have
@@ -489,28 +510,27 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 pTa, Ta = Ta, pTa
                 pTb, Tb = Tb, pTb
                 pdm, dm = dm, pdm
-                _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm)
+                _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1,
+                        um, jvals, phim, jwork)
             # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
             # previous iterate (of the predictor at it = 0); added when a correction or the
             # round-off test needs K
-            lam_used = lam_cur.copy()
+            lam_used[:] = lam_cur
             stiff = used  # pending
             # null space: the dependent coordinates (``_partition``), G_d and Ḡ_d factorized
-            if not _partition(Geq, Gbar_eq, jcols, part, part_ref, dep_mask, ind, Gd, Gbd, GiT, GbiT, perm, perm_bar, out):
+            if not _partition(Geq, Gbar_eq, pattern[4], jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm,
+                              perm_bar, bands, out):
                 status = DEP_SINGULAR
                 it_done = it
                 break
             # projected residual N̄ᵀr = r_i + X̄ᵀr_d = r_i − Ḡ_iᵀ μ with Ḡ_dᵀ μ = r_d (λ = −μ), ‖Φ‖
-            r_dep = np.empty(m)
             for i in range(m):
                 r_dep[i] = r[dep[i]]
-            lu_bands(Gbd, lo_bar, hi_bar)
             lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
-            proj = np.empty(n_ind)
             for c in range(n_ind):
                 s = 0.0
                 for i in range(m):
-                    s += GbiT[c, i] * col_bar[i]
+                    s += Gbi[i, c] * col_bar[i]
                 proj[c] = r[ind[c]] - s
             norm = euclidean_norm(proj)
             c_norm = euclidean_norm(phi)
@@ -539,7 +559,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
                     if not at_floor:
                         if stiff:
-                            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
+                            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
                             stiff = False
                         at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
                     if at_floor:
@@ -550,44 +570,36 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 break
             # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
             if stiff:
-                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K)
-            lu_bands(Gd, lo, hi)
-            Xbar = np.empty((m, n_ind))  # X̄ = −Ḡ_d⁻¹Ḡ_i
-            for c in range(n_ind):
-                lu_solve(Gbd, perm_bar, lo_bar, hi_bar, GbiT[c], col_bar)
-                for i in range(m):
-                    Xbar[i, c] = -col_bar[i]
-            X = np.empty((m, n_ind))
-            for c in range(n_ind):
-                lu_solve(Gd, perm, lo, hi, GiT[c], col)
-                for i in range(m):
-                    X[i, c] = -col[i]
+                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+            lu_solve_many(Gbd, perm_bar, lo_bar, hi_bar, Gbi, Xbar)
+            lu_solve_many(Gd, perm, lo, hi, Gi, X)
+            for i in range(m):
+                for c in range(n_ind):
+                    Xbar[i, c] = -Xbar[i, c]
+                    X[i, c] = -X[i, c]
             lu_solve(Gd, perm, lo, hi, phi, col)  # δq_p on the dependent coordinates: −col
-            rk = np.empty(ne)  # r + K δq_p
-            KX = np.empty((ne, n_ind))  # K_·d X
-            for e in range(ne):
+            for e in range(ne):  # r + K δq_p and K_·d X (over K's pattern: the other terms are exact zeros)
                 s = r[e]
-                for i in range(m):
-                    s -= K[e, dep[i]] * col[i]
-                rk[e] = s
                 for b in range(n_ind):
                     KX[e, b] = 0.0
-                for i in range(m):
-                    kv = K[e, dep[i]]
+                for q in range(k_ptr[e], k_ptr[e + 1]):
+                    i = pos[k_cols[q]]
+                    if i < 0:
+                        continue
+                    kv = K[e, k_cols[q]]
+                    s -= kv * col[i]
                     if kv != 0.0:
                         for b in range(n_ind):
                             KX[e, b] += kv * X[i, b]
-            rhs = np.empty(n_ind)
-            Kr = np.empty((n_ind, n_ind))  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
-            for a in range(n_ind):
+                rk[e] = s
+            for a in range(n_ind):  # N̄ᵀ K N = K_ii + K_id X + X̄ᵀ (K_di + K_dd X)
                 s = rk[ind[a]]
                 for i in range(m):
                     s += Xbar[i, a] * rk[dep[i]]
                 rhs[a] = -s
                 for b in range(n_ind):
                     Kr[a, b] = K[ind[a], ind[b]] + KX[ind[a], b]
-            Y = np.empty(n_ind)  # row i of K_di + K_dd X
-            for i in range(m):
+            for i in range(m):  # Y: row i of K_di + K_dd X
                 for b in range(n_ind):
                     Y[b] = K[dep[i], ind[b]] + KX[dep[i], b]
                 for a in range(n_ind):
@@ -595,15 +607,12 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     if xa != 0.0:
                         for b in range(n_ind):
                             Kr[a, b] += xa * Y[b]
-            y = np.empty(n_ind)
             if n_ind:
-                if not lu_factor(Kr, perm_red) > 1e-13:
+                if not lu_factor_bands(Kr, perm_red, lo_red, hi_red) > 1e-13:
                     status = SINGULAR
                     it_done = it
                     break
-                lu_bands(Kr, lo_red, hi_red)
                 lu_solve(Kr, perm_red, lo_red, hi_red, rhs, y)
-            dx = np.empty(ne)
             for c in range(n_ind):
                 dx[ind[c]] = y[c]
             for i in range(m):
@@ -623,11 +632,10 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 if turn > max_turn:
                     eta = max_turn / turn
             # Newton's multiplier update for the next curvature term (damped with the step)
-            res_d = np.empty(m)
             for i in range(m):
                 s = 0.0
-                for e in range(ne):
-                    s += K[dep[i], e] * dx[e]
+                for q in range(k_ptr[dep[i]], k_ptr[dep[i] + 1]):
+                    s += K[dep[i], k_cols[q]] * dx[k_cols[q]]
                 res_d[i] = r[dep[i]] + s
             lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, res_d, col_bar)
             for i in range(m):  # λ_new = −col_bar

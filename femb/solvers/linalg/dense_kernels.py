@@ -2,7 +2,8 @@
 Euclidean norm as a compiled loop, the residual threshold of the Newton tests and, for the null-space elimination of joint equations
 (femb.solvers.dynamics.rigid_step_kernels), the column choice of QR with column pivoting
 (LAPACK's dlaqp2, as femb.solvers.linalg.nullspace) and an LU factorization with partial
-pivoting whose triangular solves skip the exact zeros of sparse joint Jacobians.
+pivoting that visits only the rows and columns the sparse joint Jacobians can fill, whose
+triangular solves (one or several right-hand sides) skip their exact zeros.
 
 Arrays are float64 (matrices C-contiguous, n × n or as stated) and int64 (permutations,
 ranges); all functions are compiled with femb.core.jit."""
@@ -121,37 +122,83 @@ def lu_factor(A, perm):
     skipping zero multipliers and zero entries of the pivot rows (sparse joint Jacobians);
     returns the pivot ratio min|u_ii| / max|u_ii| (0 with a zero pivot)."""
     n = A.shape[0]
+    return lu_factor_bands(A, perm, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+
+
+@jit
+def lu_factor_bands(A, perm, lo, hi):
+    """``lu_factor`` that also writes row ranges of the factors for the triangular solves:
+    L[i, lo[i]:i] and U[i, i + 1:hi[i]] hold every non-zero (the ranges of ``lu_bands`` or
+    wider by exact zeros, which leave the solves unchanged). The elimination visits only the
+    rows that can hold a non-zero in the pivot column (the lowest such row of each column
+    and the last non-zero of each row are tracked through swaps and fill-in): the same
+    pivots and arithmetic as the dense loop, in time proportional to the bands."""
+    n = A.shape[0]
+    bot = np.full(n, -1, dtype=np.int64)  # lowest row that may hold a non-zero, per column
+    for r in range(n):
+        e = 0
+        for c in range(n):
+            if A[r, c] != 0.0:
+                e = c + 1
+                if r > bot[c]:
+                    bot[c] = r
+        hi[r] = e  # one past the last non-zero of each row
+    return lu_factor_pattern(A, perm, lo, hi, bot)
+
+
+@jit
+def lu_factor_pattern(A, perm, lo, hi, bot):
+    """``lu_factor_bands`` given where A (n, n) can be non-zero: ``hi`` (n,) one past the
+    last such column of each row, ``bot`` (n,) the lowest such row of each column (−1:
+    none; overwritten); every entry outside is an exact zero."""
+    n = A.shape[0]
     cols = np.empty(n, dtype=np.int64)
     for i in range(n):
         perm[i] = i
+        lo[i] = n  # first multiplier of each row (n: none yet)
     for i in range(n):
         p = i
         best = abs(A[i, i])
-        for r in range(i + 1, n):
+        for r in range(i + 1, bot[i] + 1):
             if abs(A[r, i]) > best:
                 best = abs(A[r, i])
                 p = r
         if p != i:
-            for c in range(n):
+            for c in range(max(hi[i], hi[p])):
                 t = A[i, c]
                 A[i, c] = A[p, c]
                 A[p, c] = t
             perm[i], perm[p] = perm[p], perm[i]
+            hi[i], hi[p] = hi[p], hi[i]
+            lo[i], lo[p] = lo[p], lo[i]
+            for c in range(i, hi[p]):  # the former row i now at p
+                if A[p, c] != 0.0 and p > bot[c]:
+                    bot[c] = p
         piv = A[i, i]
         if piv == 0.0:
             return 0.0
         nc = 0
-        for c in range(i + 1, n):
+        for c in range(i + 1, hi[i]):
             if A[i, c] != 0.0:
                 cols[nc] = c
                 nc += 1
-        for r in range(i + 1, n):
+        for r in range(i + 1, bot[i] + 1):
             if A[r, i] == 0.0:
                 continue
             f = A[r, i] / piv
             A[r, i] = f
+            if lo[r] > i:
+                lo[r] = i
             for q in range(nc):
-                A[r, cols[q]] -= f * A[i, cols[q]]
+                c = cols[q]
+                A[r, c] -= f * A[i, c]
+                if r > bot[c]:
+                    bot[c] = r
+            if nc and hi[r] < cols[nc - 1] + 1:
+                hi[r] = cols[nc - 1] + 1
+    for i in range(n):
+        lo[i] = min(lo[i], i)
+        hi[i] = max(hi[i], i + 1)
     if n == 0:
         return 1.0
     dmin, dmax = np.inf, 0.0
@@ -197,6 +244,34 @@ def lu_solve(LU, perm, lo, hi, b, out):
         for c in range(i + 1, hi[i]):
             s -= LU[i, c] * out[c]
         out[i] = s / LU[i, i]
+
+
+@jit
+def lu_solve_many(LU, perm, lo, hi, B, X):
+    """X (n, k) = A⁻¹ B (B (n, k)) from ``lu_factor``'s factors and their row ranges: the
+    k right-hand sides of ``lu_solve`` at once, row by row (the same operations in the same
+    order on every column)."""
+    n, k = B.shape
+    for i in range(n):
+        xi = X[i]
+        bi = B[perm[i]]
+        for j in range(k):
+            xi[j] = bi[j]
+        for c in range(lo[i], i):
+            f = LU[i, c]
+            xc = X[c]
+            for j in range(k):
+                xi[j] -= f * xc[j]
+    for i in range(n - 1, -1, -1):
+        xi = X[i]
+        for c in range(i + 1, hi[i]):
+            f = LU[i, c]
+            xc = X[c]
+            for j in range(k):
+                xi[j] -= f * xc[j]
+        d = LU[i, i]
+        for j in range(k):
+            xi[j] = xi[j] / d
 
 
 @jit

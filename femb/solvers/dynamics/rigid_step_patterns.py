@@ -1,0 +1,127 @@
+"""Sparsity patterns of the compiled mid-point steps of jointed rigid bodies
+(femb.solvers.dynamics.rigid_step_kernels): where the joint Jacobians G, Ḡ over the
+equations and the step matrix K can be non-zero, and the coordinate partition's index
+maps with the banded row order of G_d. Computed once per call of the steps (``d``: the
+model's RigidStepData); int64 index arrays."""
+import numpy as np
+
+from femb.core.jit import jit
+
+
+@jit
+def split(part, pos, ind, entries, order):
+    """``ind`` (n_eq − m,) the equations other than the dependent ones ``part`` (m,), in
+    order, ``pos`` (n_eq,) the place of each equation: c for part[c], −1 − c for ind[c];
+    ``order`` (2, m) the rows of G_d in the order of the first dependent coordinate each
+    joint row holds (``entries``: the (rows, equations) where G can be non-zero), so that
+    G_d is banded: order[1] the rows by that order, order[0] the place of each row in it."""
+    pos[:] = 0
+    for i in range(part.size):
+        pos[part[i]] = i + 1
+    q = 0
+    for e in range(pos.size):
+        if pos[e] > 0:
+            pos[e] -= 1
+        else:
+            ind[q] = e
+            pos[e] = -1 - q
+            q += 1
+    m = part.size
+    first = np.full(m, m, dtype=np.int64)
+    rows, eqs = entries
+    for t in range(rows.size):
+        c = pos[eqs[t]]
+        if 0 <= c < first[rows[t]]:
+            first[rows[t]] = c
+    j = 0
+    for c in range(m + 1):  # rows by first column, in G's order on ties
+        for i in range(m):
+            if first[i] == c:
+                order[0, i] = j
+                order[1, j] = i
+                j += 1
+
+
+@jit
+def jacobian_pattern(d):
+    """Where the joint Jacobians land over the equations: (the kept Jacobian triplets whose
+    variable is a free non-rotational one, their equations, the rows and oriented nodes of
+    the (row, node) pairs the triplets join through a rotational variable), and all the
+    (row, equation) entries that G or Ḡ over the equations can fill. The step's joint equations
+    (rigid_step_kernels ``_joints``) write only those entries; the others stay zero."""
+    nv = d.var_eq.size
+    nk = d.lay_var.shape[0]
+    m = 0
+    for q in range(d.jac_rows.size):
+        m = max(m, d.jac_rows[q] + 1)
+    node = np.full(nv, -1, dtype=np.int64)  # oriented node of each rotational variable
+    for k in range(nk):
+        for a in range(3):
+            node[d.lay_var[k, a]] = k
+    touch = np.zeros((nk, m), dtype=np.bool_)
+    tq = np.empty(d.jac_rows.size, dtype=np.int64)
+    nt = 0
+    for q in range(d.jac_rows.size):
+        v = d.jac_cols[q]
+        if node[v] >= 0:
+            touch[node[v], d.jac_rows[q]] = True
+        elif d.var_eq[v] >= 0:
+            tq[nt] = q
+            nt += 1
+    pr = np.empty(nk * m, dtype=np.int64)
+    pk = np.empty(nk * m, dtype=np.int64)
+    n_pairs = 0
+    for k in range(nk):  # by node
+        for i in range(m):
+            if touch[k, i]:
+                pr[n_pairs], pk[n_pairs] = i, k
+                n_pairs += 1
+    pr, pk = pr[:n_pairs].copy(), pk[:n_pairs].copy()
+    teq = np.empty(nt, dtype=np.int64)
+    for t in range(nt):
+        teq[t] = d.var_eq[d.jac_cols[tq[t]]]
+    er = np.empty(nt + 3 * pr.size, dtype=np.int64)
+    ee = np.empty(nt + 3 * pr.size, dtype=np.int64)
+    n = 0
+    for t in range(nt):
+        er[n], ee[n] = d.jac_rows[tq[t]], teq[t]
+        n += 1
+    for t in range(pr.size):
+        for a in range(3):
+            e = d.var_eq[d.lay_var[pk[t], a]]
+            if e >= 0:
+                er[n], ee[n] = pr[t], e
+                n += 1
+    return tq[:nt].copy(), teq, pr, pk, (er[:n].copy(), ee[:n].copy())
+
+
+@jit
+def matrix_pattern(d):
+    """The entries of the step matrix K over the equations that can be non-zero (those of
+    M_eq, the 3 × 3 rotary-inertia blocks of the oriented nodes, the joints' discrete
+    stiffness), by rows: (row starts (n_eq + 1,), columns ascending in each row)."""
+    ne = d.eq_var.size
+    mark = np.zeros((ne, ne), dtype=np.bool_)
+    for a in range(ne):
+        for b in range(ne):
+            mark[a, b] = d.M_eq[a, b] != 0.0
+    for k in range(d.lay_var.shape[0]):
+        for a in range(3):
+            ea = d.var_eq[d.lay_var[k, a]]
+            for b in range(3):
+                eb = d.var_eq[d.lay_var[k, b]]
+                if ea >= 0 and eb >= 0:
+                    mark[ea, eb] = True
+    for q in range(d.st_eq_rows.size):
+        if d.st_eq_rows[q] >= 0 and d.st_eq_cols[q] >= 0:
+            mark[d.st_eq_rows[q], d.st_eq_cols[q]] = True
+    ptr = np.zeros(ne + 1, dtype=np.int64)
+    cols = np.empty(ne * ne, dtype=np.int64)
+    n = 0
+    for a in range(ne):
+        for b in range(ne):
+            if mark[a, b]:
+                cols[n] = b
+                n += 1
+        ptr[a + 1] = n
+    return ptr, cols[:n].copy()
