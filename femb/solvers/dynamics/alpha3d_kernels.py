@@ -39,7 +39,7 @@ from femb.core.rotations import exp_batch, left_jacobian_inverse, log_so3, mat3,
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d import internal_force, tangent
 from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end
-from femb.solvers.dynamics.midpoint3d_kernels import _copy_rows, _csr_product, _spatial_inertia
+from femb.solvers.dynamics.midpoint3d_kernels import _copy_rows, _csr_product, _spatial_inertia, residual_and_scale
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -173,19 +173,7 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
                     p = rot_pos[k, a, b]
                     if p >= 0:
                         kdata[p] += Bk[a, b]
-    sf = 0.0
-    si = 0.0
-    sr = 0.0
-    for i in range(n):
-        R[i] = f[i] + inert[i] - fext[i]
-    for q in range(ev.size):
-        i = ev[q]
-        r[q] = R[i]
-        sr += R[i] * R[i]
-        sf += f[i] * f[i]
-        si += inert[i] * inert[i]
-    scale = max(math.sqrt(sf), math.sqrt(si), fext_norm, mom_scale, 1e-300)
-    return math.sqrt(sr), scale
+    return residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r)
 
 
 @jit

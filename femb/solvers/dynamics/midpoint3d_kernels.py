@@ -76,6 +76,25 @@ def _csr_product(indptr, indices, data, x, out):
 
 
 @jit
+def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
+    """R = f + inert − fext over all variables (n_var,), r = R[ev] (n_eq,): the norm |r| and
+    the step's force scale max(|f[ev]|, |inert[ev]|, |fext|, the momentum scale) [N]."""
+    sf = 0.0
+    si = 0.0
+    sr = 0.0
+    for i in range(f.size):
+        R[i] = f[i] + inert[i] - fext[i]
+    for q in range(ev.size):
+        i = ev[q]
+        r[q] = R[i]
+        sr += R[i] * R[i]
+        sf += f[i] * f[i]
+        si += inert[i] * inert[i]
+    scale = max(math.sqrt(sf), math.sqrt(si), fext_norm, mom_scale, 1e-300)
+    return math.sqrt(sr), scale
+
+
+@jit
 def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms):
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
@@ -129,19 +148,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                     p = rot_pos[k, a, b]
                     if p >= 0:
                         kdata[p] += dr[k, a, b]
-    sf = 0.0
-    si = 0.0
-    sr = 0.0
-    for i in range(n):
-        R[i] = f[i] + inert[i] - fext[i]
-    for q in range(ev.size):
-        i = ev[q]
-        r[q] = R[i]
-        sr += R[i] * R[i]
-        sf += f[i] * f[i]
-        si += inert[i] * inert[i]
-    scale = max(math.sqrt(sf), math.sqrt(si), fext_norm, mom_scale, 1e-300)
-    return math.sqrt(sr), scale
+    return residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r)
 
 
 @jit
