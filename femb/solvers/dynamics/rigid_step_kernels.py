@@ -476,24 +476,6 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         n_hist = 0
         c_norm = 0.0
         it_done = max_it
-
-        # the joint equations at the predictor (the general loop evaluates them before the first residual)
-        R1[:] = R0
-        for k in range(nk):
-            for a in range(3):
-                psi[k, a] = z[d.lay_var[k, a]]
-        cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
-        for k in range(nk):
-            R1[d.lay_nodes[k]] = R1n[k]
-        _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um,
-                jvals, phim, jwork)
-        pRa1[:] = Ra1
-        pRb1[:] = Rb1
-        pRam[:] = Ram
-        pRbm[:] = Rbm
-        pTa[:] = Ta
-        pTb[:] = Tb
-        pdm[:] = dm
         for it in range(max_it + 1):
             scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
                               full, r, K)
@@ -501,8 +483,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             for k in range(nk):
                 R1[d.lay_nodes[k]] = R1n[k]
             used = have
-            if it > 0:  # (at it = 0 those of the predictor, evaluated above)
-                # keep the discrete-Jacobian state of the previous iterate for the stiffness term
+            if it > 0:  # keep the discrete-Jacobian state of the previous iterate for the stiffness term
                 pRa1, Ra1 = Ra1, pRa1
                 pRb1, Rb1 = Rb1, pRb1
                 pRam, Ram = Ram, pRam
@@ -510,8 +491,18 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 pTa, Ta = Ta, pTa
                 pTb, Tb = Tb, pTb
                 pdm, dm = dm, pdm
-                _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1,
-                        um, jvals, phim, jwork)
+            # the joint equations at the iterate, its Cayley step (ψ, R1) that of the residual
+            # (the general loop evaluates those of the predictor before its first residual)
+            _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um,
+                    jvals, phim, jwork)
+            if it == 0:  # the predictor's discrete-Jacobian state for the stiffness term of the first correction
+                pRa1[:] = Ra1
+                pRb1[:] = Rb1
+                pRam[:] = Ram
+                pRbm[:] = Rbm
+                pTa[:] = Ta
+                pTb[:] = Tb
+                pdm[:] = dm
             # the joints' stiffness with the multiplier estimate λ, at the discrete Jacobian of the
             # previous iterate (of the predictor at it = 0); added when a correction or the
             # round-off test needs K
