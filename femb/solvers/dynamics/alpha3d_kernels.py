@@ -39,7 +39,7 @@ from femb.core.rotations import exp_batch, left_jacobian_inverse, log_so3, mat3,
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d import internal_force, tangent
 from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end
-from femb.solvers.dynamics.midpoint3d_kernels import _copy_rows, _csr_product, _spatial_inertia, residual_and_scale
+from femb.solvers.dynamics.midpoint3d_kernels import _copy_rows, _csr_product, _spatial_inertia, momentum_flux_scale, norm_over, residual_and_scale
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -291,22 +291,10 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
                 fs1[i] += b1 * timed[m, i]
         for i in range(n):
             fext[i] = f_const[i] + fs1[i]
-        s = 0.0
-        for q in range(neq):
-            s += fext[ev[q]] * fext[ev[q]]
-        fext_norm = math.sqrt(s)
-        # |momentum|/h over the equations (midpoint3d.momentum_flux_scale)
-        for i in range(n):
-            x[i] = 0.0 if rot3d[i] else v0[i]
-        _csr_product(indptr_m, indices_m, mdata, x, d)
+        fext_norm = norm_over(fext, ev)
+        mom_scale = momentum_flux_scale(v0, pi, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, x, d)
         for k in range(k_nodes):
             _copy_rows(R, lay_nodes[k], R0n, k)
-            for c in range(3):
-                d[lay_var[k, c]] += pi[k, c]
-        s = 0.0
-        for q in range(neq):
-            s += d[ev[q]] * d[ev[q]]
-        mom_scale = math.sqrt(s) / h
         # predictor h v_n + ½ h² v̇_n with the prescribed increments
         c2 = 0.5 * h * h
         for i in range(n):

@@ -76,6 +76,30 @@ def _csr_product(indptr, indices, data, x, out):
 
 
 @jit
+def norm_over(x, ev):
+    """|x[ev]|: the Euclidean norm of x (n_var,) over the equations ev (n_eq,)."""
+    s = 0.0
+    for q in range(ev.size):
+        s += x[ev[q]] * x[ev[q]]
+    return math.sqrt(s)
+
+
+@jit
+def momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, w, p):
+    """|M v_n + π_n|/h over the equations (midpoint3d.momentum_flux_scale) [N]: M in CSR
+    (``indptr_m``, ``indices_m``, ``mdata``) on the translational velocities of v0 (n_var,;
+    ``rot3d`` marks the rotational slots), the spatial angular momenta π_n (k, 3) added in
+    the slots ``lay_var`` (k, 3); w, p (n_var,) work (p holds M v_n + π_n on return)."""
+    for i in range(v0.size):
+        w[i] = 0.0 if rot3d[i] else v0[i]
+    _csr_product(indptr_m, indices_m, mdata, w, p)
+    for k in range(lay_var.shape[0]):
+        for c in range(3):
+            p[lay_var[k, c]] += pi0[k, c]
+    return norm_over(p, ev) / h
+
+
+@jit
 def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
     """R = f + inert − fext over all variables (n_var,), r = R[ev] (n_eq,): the norm |r| and
     the step's force scale max(|f[ev]|, |inert[ev]|, |fext|, the momentum scale) [N]."""
@@ -227,21 +251,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         # loads at the mid-point and their norm over the equations
         for i in range(n):
             fext[i] = f_const[i] + fs[i]
-        s = 0.0
-        for q in range(neq):
-            s += fext[ev[q]] * fext[ev[q]]
-        fext_norm = math.sqrt(s)
-        # |momentum|/h over the equations (midpoint3d.momentum_flux_scale)
-        for i in range(n):
-            a[i] = 0.0 if rot3d[i] else v0[i]
-        _csr_product(indptr_m, indices_m, mdata, a, pm)
-        for k in range(k_nodes):
-            for c in range(3):
-                pm[lay_var[k, c]] += pi0[k, c]
-        s = 0.0
-        for q in range(neq):
-            s += pm[ev[q]] * pm[ev[q]]
-        mom_scale = math.sqrt(s) / h
+        fext_norm = norm_over(fext, ev)
+        mom_scale = momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, a, pm)
         # the element inputs of the start of the step
         gather_vector(var, u0, u0e)
         V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
