@@ -36,10 +36,18 @@ import numpy as np
 
 from femb.core.jit import jit
 from femb.core.rotations import exp_batch, left_jacobian_inverse, log_so3, mat3, spin_update
-from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+from femb.core.scatter import gather_vector
 from femb.elements.beam3d import internal_force, tangent
 from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end
-from femb.solvers.dynamics.midpoint3d_kernels import _copy_rows, _csr_product, _spatial_inertia, momentum_flux_scale, norm_over, residual_and_scale
+from femb.solvers.dynamics.midpoint3d_kernels import (
+    _copy_rows,
+    _csr_product,
+    _spatial_inertia,
+    momentum_flux_scale,
+    norm_over,
+    residual_and_scale,
+    scatter_force_and_matrix,
+)
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -136,15 +144,7 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
         tangent(X, u1e, R1e, props, fe, ke)
     else:
         internal_force(X, u1e, R1e, props, fe)
-    for i in range(n):
-        f[i] = 0.0
-    scatter_vector(var, fe, f)
-    if with_matrix:
-        for p in range(kdata.size):
-            kdata[p] = 0.0
-        scatter_matrix(pos, ke, kdata)
-        for p in range(kdata.size):
-            kdata[p] += mass_data[p]
+    scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
     # translational inertia M ẍ_{n+1}; rotary J ω̇ + ω × J ω with J = R_{n+1} J0 R_{n+1}ᵀ
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else acc1[i]

@@ -100,6 +100,22 @@ def momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata,
 
 
 @jit
+def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata):
+    """f (n_var,) ← the element forces fe (n_el, n_dof) scattered by ``var``; with_matrix:
+    kdata (nnz,) ← the element matrices ke (n_el, n_dof, n_dof) scattered by ``pos`` plus
+    the mass part ``mass_data`` (nnz,) of the Newton matrix."""
+    for i in range(f.size):
+        f[i] = 0.0
+    scatter_vector(var, fe, f)
+    if with_matrix:
+        for p in range(kdata.size):
+            kdata[p] = 0.0
+        scatter_matrix(pos, ke, kdata)
+        for p in range(kdata.size):
+            kdata[p] += mass_data[p]
+
+
+@jit
 def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
     """R = f + inert − fext over all variables (n_var,), r = R[ev] (n_eq,): the norm |r| and
     the step's force scale max(|f[ev]|, |inert[ev]|, |fext|, the momentum scale) [N]."""
@@ -149,15 +165,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                 for b in range(3):
                     R1e[e, nd, a, b] = R1n[row, a, b]
     midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, forms, with_matrix, fe, ke)
-    for i in range(n):
-        f[i] = 0.0
-    scatter_vector(var, fe, f)
-    if with_matrix:
-        for p in range(kdata.size):
-            kdata[p] = 0.0
-        scatter_matrix(pos, ke, kdata)
-        for p in range(kdata.size):
-            kdata[p] += mass_data[p]
+    scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
     # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
