@@ -497,24 +497,26 @@ def midpoint_force_from(X, S, u0, u1, f, K, tangent):
     """``midpoint_force`` from the start quantities S (n_el, ``MIDPOINT_START_WIDTH``) of
     ``midpoint_start`` at u0, bit for bit; without ``tangent`` the force f alone (K is not
     touched)."""
-    # per node i (first index) values and derivatives over (δx21_x, δx21_y, δτ1, δτ2)
-    tb0 = np.empty(2)
-    tb1 = np.empty(2)
-    rho = np.empty(2)
-    h = np.empty(2)
-    gx = np.empty(2)
-    gy = np.empty(2)
-    dphi = np.empty((2, 4))
-    drho = np.empty((2, 4))
-    dh = np.empty((2, 4))
-    dgx = np.empty((2, 4))
-    dgy = np.empty((2, 4))
-    dc1 = np.empty(4)
-    ds1 = np.empty(4)
-    ddmx = np.empty(4)
-    ddmy = np.empty(4)
-    dM = np.empty((2, 4))
-    D = np.empty((6, 4))
+    # per node i (first index) values and derivatives over (δx21_x, δx21_y, δτ1, δτ2), in
+    # one work allocation per call
+    work = np.empty(100)
+    tb0 = work[0:2]
+    tb1 = work[2:4]
+    rho = work[4:6]
+    h = work[6:8]
+    gx = work[8:10]
+    gy = work[10:12]
+    dc1 = work[12:16]
+    ds1 = work[16:20]
+    ddmx = work[20:24]
+    ddmy = work[24:28]
+    dphi = work[28:36].reshape((2, 4))
+    drho = work[36:44].reshape((2, 4))
+    dh = work[44:52].reshape((2, 4))
+    dgx = work[52:60].reshape((2, 4))
+    dgy = work[60:68].reshape((2, 4))
+    dM = work[68:76].reshape((2, 4))
+    D = work[76:100].reshape((6, 4))
     for e in range(X.shape[0]):
         X21x = X[e, 1, 0] - X[e, 0, 0]
         X21y = X[e, 1, 1] - X[e, 0, 1]
