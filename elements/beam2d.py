@@ -579,7 +579,12 @@ def midpoint_force_from(X, S, u0, u1, f, K, tangent):
             ds1[0] = d1y
             ds1[1] = -d1x
             ds1[2 + i] = mu * c1
+            o = 3 - i  # the other node's τ: φ_i and the invariants of node i do not depend on it
             for k in range(4):
+                if k == o:
+                    dphi[i, k] = 0.0
+                    drho[i, k] = 0.0
+                    continue
                 dphi[i, k] = (c1 * ds1[k] - s1 * dc1[k]) / (l1 * l1)
                 drho[i, k] = dS * dphi[i, k] / (ln * l1)
             drho[i, 0] -= rho[i] * e1x / l1
@@ -590,6 +595,11 @@ def midpoint_force_from(X, S, u0, u1, f, K, tangent):
             ddmx[2 + i] = -0.5 * mu * d1y
             ddmy[2 + i] = 0.5 * mu * d1x
             for k in range(4):
+                if k == o:
+                    dgx[i, k] = 0.0
+                    dgy[i, k] = 0.0
+                    dh[i, k] = 0.0
+                    continue
                 dwc = 0.5 * dc1[k]
                 dws = 0.5 * ds1[k]
                 dct = xmx * ddmx[k] + xmy * ddmy[k]
