@@ -408,19 +408,23 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             # iteration 3 newton_verdict does not read the matrix) computes the force alone,
             # the tangent and matrix follow when another correction is needed
             tangent = not (at_round_off or (0 < it <= 2 and it == last_its))
-            norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
-                                           indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
-                                           fext_k, u1, R, r, tangent)
+            verdict = 0
+            for _ in range(2):  # (a second pass when the prediction missed: the tangent, the same residual bit for bit)
+                norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
+                                               indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
+                                               fext_k, u1, R, r, tangent)
+                if at_round_off:
+                    break
+                verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+                if verdict or tangent:
+                    break
+                tangent = True
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for u1, R)
                 done, iterations = True, it
                 break
-            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
                 break
-            if not tangent:  # the prediction missed: the tangent at the same u1 (the force again, identical)
-                beam2d_midpoint_force_from(X, start, u0e, u1e, fe, ke, True)
-                _newton_matrix(pos, ke, kdata, mass_data, fext, rot, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, dkap)
             status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
                 return step, 2
