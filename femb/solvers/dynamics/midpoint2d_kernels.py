@@ -180,7 +180,7 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
     """Residual r (n_eq,), R (n_var,) and u1 of the increment z (schemes._MidPointSystem.evaluate
     without damping), the beam2d force from the step's start quantities ``start``
     (elements.beam2d.midpoint_start at u0e, the element values of u0); with ``tangent``
-    also the element tangents ke and the Newton-matrix data ``kdata`` (``_newton_matrix``),
+    also the element tangents ke and the Newton-matrix data ``kdata``,
     else the force alone (ke and kdata untouched). Returns (‖r‖, force scale)."""
     fx = fext
     if rot_loaded:  # moments on rotations: m·Δθ/τ, and its derivative on the free rotational equations
@@ -198,26 +198,18 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
     scatter_vector(var, fe, f)
     no_matrix = kdata[:0]
     sf, si, se, sr = midpoint_residual(f, z, v0, 2.0 / (h * h), 2.0 / h, indptr_m, indices_m, mdata, fx, ev, no_matrix, no_matrix, R, r)
-    if tangent:
-        _newton_matrix(pos, ke, kdata, mass_data, fext, rot, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, dkap)
+    if tangent:  # the Newton matrix in the order of scatter_midpoint_residual: Σ ke + mass part, less fext·κ'(τ)
+        for p in range(kdata.size):
+            kdata[p] = 0.0
+        scatter_matrix(pos, ke, kdata)
+        for p in range(kdata.size):
+            kdata[p] += mass_data[p]
+        if rot_loaded:
+            for k in range(rot_eq.size):
+                j = rot_eq_in_rot[k]
+                kdata[diag_pos[rot_eq[k]]] -= fext[rot[j]] * dkap[j]
     scale = max(math.sqrt(sf), math.sqrt(si), math.sqrt(se), 1e-300)
     return math.sqrt(sr), scale
-
-
-@jit
-def _newton_matrix(pos, ke, kdata, mass_data, fext, rot, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, dkap):
-    """The Newton matrix's CSR data kdata = Σ ke (CSR positions ``pos``) + mass_data, less
-    fext·κ'(τ) on the diagonal of the free rotational equations of loaded rotations (κ' of
-    ``_kappa_into`` in ``dkap``); in the order of ``scatter_midpoint_residual``."""
-    for p in range(kdata.size):
-        kdata[p] = 0.0
-    scatter_matrix(pos, ke, kdata)
-    for p in range(kdata.size):
-        kdata[p] += mass_data[p]
-    if rot_loaded:
-        for k in range(rot_eq.size):
-            j = rot_eq_in_rot[k]
-            kdata[diag_pos[rot_eq[k]]] -= fext[rot[j]] * dkap[j]
 
 
 @jit
