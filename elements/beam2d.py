@@ -402,6 +402,60 @@ def _consistent_local(rhoA, rhoI, l0, phi, Ml):
 
 
 # --------------------------------------------------------------------------- energy-conserving mid-point force
+MIDPOINT_START_WIDTH = 18
+"""Columns of a row of ``midpoint_start``: l0, e0 (2), l_n, l_n − l0, EA, k11, k12, and per
+node i (5 + ...) d_i,n (2), w_i,n (2), θ̄_i,n."""
+
+
+@jit
+def _director_invariants(e0x, e0y, theta, xx, xy):
+    """The nodal director d = R(θ) e0 of the reference chord direction e0 and the invariants
+    w = (x·d, x × d) of the chord x: (d_x, d_y, w_c, w_s)."""
+    c = math.cos(theta)
+    s = math.sin(theta)
+    dx = e0x * c - e0y * s
+    dy = e0x * s + e0y * c
+    return dx, dy, xx * dx + xy * dy, xx * dy - xy * dx
+
+
+@jit
+def midpoint_start(X, u0, p, S):
+    """The quantities of ``midpoint_force`` that depend on the start configuration u0
+    (n_el, 6) only, per element into S (n_el, ``MIDPOINT_START_WIDTH``): reference length
+    l0 and direction e0, chord length l_n and stretch l_n − l0 (length units), EA and the
+    bending stiffnesses k11, k12 (``_section``), and per node i (columns 8 + 5i …) the
+    director d_i,n = R(θ_i,n) e0, the invariants w_i,n = (x21,n·d_i,n, x21,n × d_i,n) and
+    θ̄_i,n = atan2(w_i,n). A step evaluates them once for all its Newton iterations."""
+    for e in range(X.shape[0]):
+        X21x = X[e, 1, 0] - X[e, 0, 0]
+        X21y = X[e, 1, 1] - X[e, 0, 1]
+        l0 = math.hypot(X21x, X21y)
+        e0x = X21x / l0
+        e0y = X21y / l0
+        a21x = u0[e, 3] - u0[e, 0]
+        a21y = u0[e, 4] - u0[e, 1]
+        x0x = X21x + a21x
+        x0y = X21y + a21y
+        ln = math.hypot(x0x, x0y)
+        EA, k11, k12, _, _ = _section(p, e, l0)
+        S[e, 0] = l0
+        S[e, 1] = e0x
+        S[e, 2] = e0y
+        S[e, 3] = ln
+        S[e, 4] = ((2.0 * X21x + a21x) * a21x + (2.0 * X21y + a21y) * a21y) / (ln + l0)
+        S[e, 5] = EA
+        S[e, 6] = k11
+        S[e, 7] = k12
+        for i in range(2):
+            d0x, d0y, c0, s0 = _director_invariants(e0x, e0y, u0[e, 3 * i + 2], x0x, x0y)
+            j = 8 + 5 * i
+            S[e, j] = d0x
+            S[e, j + 1] = d0y
+            S[e, j + 2] = c0
+            S[e, j + 3] = s0
+            S[e, j + 4] = math.atan2(s0, c0)
+
+
 @jit
 def midpoint_force(X, u0, u1, p, f, K):
     """Energy- and momentum-conserving mid-point force between u0 and u1, and its tangent.
@@ -429,45 +483,59 @@ def midpoint_force(X, u0, u1, p, f, K):
     u0 == u1 the force equals ``internal_force``. θ̄_i,n+1 is taken as θ̄_i,n plus the
     angle from w_i,n to w_i,n+1, so the deformation angles never wrap within a step.
 
-    X (n_el, 2, 2); p (n_el, 4, 5 or 6) as for ``internal_force``.
+    X (n_el, 2, 2); p (n_el, 4, 5 or 6) as for ``internal_force``. The start quantities
+    come from ``midpoint_start`` (a work array per call; ``midpoint_force_from`` takes them
+    precomputed).
     """
-    # per node i (first index) values and derivatives over (δx21_x, δx21_y, δτ1, δτ2)
-    tb0 = np.empty(2)
-    tb1 = np.empty(2)
-    rho = np.empty(2)
-    h = np.empty(2)
-    gx = np.empty(2)
-    gy = np.empty(2)
-    dphi = np.empty((2, 4))
-    drho = np.empty((2, 4))
-    dh = np.empty((2, 4))
-    dgx = np.empty((2, 4))
-    dgy = np.empty((2, 4))
-    dc1 = np.empty(4)
-    ds1 = np.empty(4)
-    ddmx = np.empty(4)
-    ddmy = np.empty(4)
-    dM = np.empty((2, 4))
-    D = np.empty((6, 4))
+    S = np.empty((X.shape[0], MIDPOINT_START_WIDTH))
+    midpoint_start(X, u0, p, S)
+    midpoint_force_from(X, S, u0, u1, f, K, True)
+
+
+@jit
+def midpoint_force_from(X, S, u0, u1, f, K, tangent):
+    """``midpoint_force`` from the start quantities S (n_el, ``MIDPOINT_START_WIDTH``) of
+    ``midpoint_start`` at u0, bit for bit; without ``tangent`` the force f alone (K is not
+    touched)."""
+    # per node i (first index) values and derivatives over (δx21_x, δx21_y, δτ1, δτ2), in
+    # one work allocation per call
+    work = np.empty(100)
+    tb0 = work[0:2]
+    tb1 = work[2:4]
+    rho = work[4:6]
+    h = work[6:8]
+    gx = work[8:10]
+    gy = work[10:12]
+    dc1 = work[12:16]
+    ds1 = work[16:20]
+    ddmx = work[20:24]
+    ddmy = work[24:28]
+    dphi = work[28:36].reshape((2, 4))
+    drho = work[36:44].reshape((2, 4))
+    dh = work[44:52].reshape((2, 4))
+    dgx = work[52:60].reshape((2, 4))
+    dgy = work[60:68].reshape((2, 4))
+    dM = work[68:76].reshape((2, 4))
+    D = work[76:100].reshape((6, 4))
     for e in range(X.shape[0]):
         X21x = X[e, 1, 0] - X[e, 0, 0]
         X21y = X[e, 1, 1] - X[e, 0, 1]
-        l0 = math.hypot(X21x, X21y)
-        e0x = X21x / l0
-        e0y = X21y / l0
-        a21x = u0[e, 3] - u0[e, 0]
-        a21y = u0[e, 4] - u0[e, 1]
+        l0 = S[e, 0]
+        e0x = S[e, 1]
+        e0y = S[e, 2]
+        ln = S[e, 3]
+        ul0 = S[e, 4]
+        EA = S[e, 5]
+        k11 = S[e, 6]
+        k12 = S[e, 7]
         b21x = u1[e, 3] - u1[e, 0]
         b21y = u1[e, 4] - u1[e, 1]
-        x0x = X21x + a21x
-        x0y = X21y + a21y
+        x0x = X21x + (u0[e, 3] - u0[e, 0])
+        x0y = X21y + (u0[e, 4] - u0[e, 1])
         x1x = X21x + b21x
         x1y = X21y + b21y
-        ln = math.hypot(x0x, x0y)
         l1 = math.hypot(x1x, x1y)
-        ul0 = ((2.0 * X21x + a21x) * a21x + (2.0 * X21y + a21y) * a21y) / (ln + l0)
         ul1 = ((2.0 * X21x + b21x) * b21x + (2.0 * X21y + b21y) * b21y) / (l1 + l0)
-        EA, k11, k12, rhoA, rhoI = _section(p, e, l0)
         N_av = 0.5 * EA / l0 * (ul0 + ul1)
         l_av = 0.5 * (ln + l1)
         xmx = 0.5 * (x0x + x1x)
@@ -475,31 +543,32 @@ def midpoint_force(X, u0, u1, p, f, K):
         e1x = x1x / l1
         e1y = x1y / l1
         cN = N_av / l_av
-        gN = 0.5 * (EA / l0 - cN) / l_av  # δ(N_av/l_av) = gN e1·δx
         for i in range(2):
-            j = 3 * i + 2
-            th0 = u0[e, j]
-            th1 = u1[e, j]
-            half = 0.5 * (th1 - th0)
-            tau = 2.0 * math.tan(half)
-            mu = math.cos(half) ** 2  # dθ1/dτ = 1/(1 + τ²/4)
-            c = math.cos(th0)
-            s = math.sin(th0)
-            d0x = e0x * c - e0y * s
-            d0y = e0x * s + e0y * c
-            c = math.cos(th1)
-            s = math.sin(th1)
-            d1x = e0x * c - e0y * s
-            d1y = e0x * s + e0y * c
-            c0 = x0x * d0x + x0y * d0y
-            s0 = x0x * d0y - x0y * d0x
-            c1 = x1x * d1x + x1y * d1y
-            s1 = x1x * d1y - x1y * d1x
-            tb0[i] = math.atan2(s0, c0)
+            j = 8 + 5 * i
+            d0x = S[e, j]
+            d0y = S[e, j + 1]
+            c0 = S[e, j + 2]
+            s0 = S[e, j + 3]
+            tb0[i] = S[e, j + 4]
+            th1 = u1[e, 3 * i + 2]
+            d1x, d1y, c1, s1 = _director_invariants(e0x, e0y, th1, x1x, x1y)
             phi = math.atan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
             tb1[i] = tb0[i] + phi
-            S, dS = phi_over_sin(phi)
-            rho[i] = S / (ln * l1)
+            S_phi, dS = phi_over_sin(phi)
+            rho[i] = S_phi / (ln * l1)
+            # mid-point director and invariants
+            dmx = 0.5 * (d0x + d1x)
+            dmy = 0.5 * (d0y + d1y)
+            wmc = 0.5 * (c0 + c1)
+            wms = 0.5 * (s0 + s1)
+            ct = xmx * dmx + xmy * dmy
+            st = xmx * dmy - xmy * dmx
+            gx[i] = wmc * dmy - wms * dmx
+            gy[i] = -(wmc * dmx + wms * dmy)
+            h[i] = wmc * ct + wms * st
+            if not tangent:
+                continue
+            mu = math.cos(0.5 * (th1 - u0[e, 3 * i + 2])) ** 2  # dθ1/dτ = 1/(1 + τ²/4)
             # δc1, δs1 and δφ = (c1 δs1 − s1 δc1)/l1²
             for k in range(4):
                 dc1[k] = 0.0
@@ -510,27 +579,27 @@ def midpoint_force(X, u0, u1, p, f, K):
             ds1[0] = d1y
             ds1[1] = -d1x
             ds1[2 + i] = mu * c1
+            o = 3 - i  # the other node's τ: φ_i and the invariants of node i do not depend on it
             for k in range(4):
+                if k == o:
+                    dphi[i, k] = 0.0
+                    drho[i, k] = 0.0
+                    continue
                 dphi[i, k] = (c1 * ds1[k] - s1 * dc1[k]) / (l1 * l1)
                 drho[i, k] = dS * dphi[i, k] / (ln * l1)
             drho[i, 0] -= rho[i] * e1x / l1
             drho[i, 1] -= rho[i] * e1y / l1
-            # mid-point director and invariants
-            dmx = 0.5 * (d0x + d1x)
-            dmy = 0.5 * (d0y + d1y)
             for k in range(4):
                 ddmx[k] = 0.0
                 ddmy[k] = 0.0
             ddmx[2 + i] = -0.5 * mu * d1y
             ddmy[2 + i] = 0.5 * mu * d1x
-            wmc = 0.5 * (c0 + c1)
-            wms = 0.5 * (s0 + s1)
-            ct = xmx * dmx + xmy * dmy
-            st = xmx * dmy - xmy * dmx
-            gx[i] = wmc * dmy - wms * dmx
-            gy[i] = -(wmc * dmx + wms * dmy)
-            h[i] = wmc * ct + wms * st
             for k in range(4):
+                if k == o:
+                    dgx[i, k] = 0.0
+                    dgy[i, k] = 0.0
+                    dh[i, k] = 0.0
+                    continue
                 dwc = 0.5 * dc1[k]
                 dws = 0.5 * ds1[k]
                 dct = xmx * ddmx[k] + xmy * ddmy[k]
@@ -546,9 +615,6 @@ def midpoint_force(X, u0, u1, p, f, K):
                 dh[i, k] = dwc * ct + wmc * dct + dws * st + wms * dst
         M1 = 0.5 * (k11 * (tb0[0] + tb1[0]) + k12 * (tb0[1] + tb1[1]))
         M2 = 0.5 * (k12 * (tb0[0] + tb1[0]) + k11 * (tb0[1] + tb1[1]))
-        for k in range(4):
-            dM[0, k] = 0.5 * (k11 * dphi[0, k] + k12 * dphi[1, k])
-            dM[1, k] = 0.5 * (k12 * dphi[0, k] + k11 * dphi[1, k])
         Fx = cN * xmx + M1 * rho[0] * gx[0] + M2 * rho[1] * gx[1]
         Fy = cN * xmy + M1 * rho[0] * gy[0] + M2 * rho[1] * gy[1]
         f[e, 0] = -Fx
@@ -557,6 +623,12 @@ def midpoint_force(X, u0, u1, p, f, K):
         f[e, 3] = Fx
         f[e, 4] = Fy
         f[e, 5] = M2 * rho[1] * h[1]
+        if not tangent:
+            continue
+        gN = 0.5 * (EA / l0 - cN) / l_av  # δ(N_av/l_av) = gN e1·δx
+        for k in range(4):
+            dM[0, k] = 0.5 * (k11 * dphi[0, k] + k12 * dphi[1, k])
+            dM[1, k] = 0.5 * (k12 * dphi[0, k] + k11 * dphi[1, k])
         for k in range(4):
             dFx = 0.0
             dFy = 0.0

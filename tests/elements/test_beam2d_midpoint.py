@@ -150,6 +150,28 @@ def test_tangent_is_the_derivative_with_respect_to_translations_and_tau(name, se
         assert np.abs(K - K.transpose(0, 2, 1)).max() > 1e-3 * np.abs(K).max()
 
 
+
+@pytest.mark.parametrize("name", NAMES)
+def test_start_quantities_and_force_alone_equal_the_kernel_bit_for_bit(name):
+    """midpoint_force = midpoint_start (the u0 quantities, once per step in the compiled
+    steps) + midpoint_force_from: the same f and K bit for bit; without the tangent the
+    same f, K left untouched."""
+    from femb.elements import beam2d
+    X, u0, u1 = random_pairs(seed=11)
+    p = params(name, len(X))
+    f, K = midpoint(name, X, u0, u1, p)
+    S = np.full((len(X), beam2d.MIDPOINT_START_WIDTH), np.nan)
+    beam2d.midpoint_start(X, u0, p, S)
+    assert np.isfinite(S).all()
+    f2, K2 = np.zeros_like(f), np.zeros_like(K)
+    beam2d.midpoint_force_from(X, S, u0, u1, f2, K2, True)
+    np.testing.assert_array_equal(f2, f)
+    np.testing.assert_array_equal(K2, K)
+    f3, K3 = np.zeros_like(f), np.full_like(K, 7.0)
+    beam2d.midpoint_force_from(X, S, u0, u1, f3, K3, False)
+    np.testing.assert_array_equal(f3, f)
+    assert (K3 == 7.0).all()
+
 @pytest.mark.parametrize("name", NAMES)
 def test_equal_end_states_give_the_static_internal_force(name):
     X, u0, _, _ = deformed_states(seed=6)

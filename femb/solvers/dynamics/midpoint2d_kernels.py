@@ -19,7 +19,10 @@ import math
 import numpy as np
 
 from femb.core.jit import jit
-from femb.elements.beam2d import midpoint_force as beam2d_midpoint_force
+from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+from femb.elements.beam2d import MIDPOINT_START_WIDTH
+from femb.elements.beam2d import midpoint_force_from as beam2d_midpoint_force_from
+from femb.elements.beam2d import midpoint_start as beam2d_midpoint_start
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
@@ -172,10 +175,13 @@ def _kappa_into(z, rot, k, dk):
 
 
 @jit
-def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m, mdata,
-                     mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r):
-    """Residual r (n_eq,), R (n_var,), Newton-matrix data ``kdata`` and u1 of the increment z
-    (schemes._MidPointSystem.evaluate without damping). Returns (‖r‖, force scale)."""
+def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m, mdata,
+                     mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
+    """Residual r (n_eq,), R (n_var,) and u1 of the increment z (schemes._MidPointSystem.evaluate
+    without damping), the beam2d force from the step's start quantities ``start``
+    (elements.beam2d.midpoint_start at u0e, the element values of u0); with ``tangent``
+    also the element tangents ke and the Newton-matrix data ``kdata``,
+    else the force alone (ke and kdata untouched). Returns (‖r‖, force scale)."""
     fx = fext
     if rot_loaded:  # moments on rotations: m·Δθ/τ, and its derivative on the free rotational equations
         _kappa_into(z, rot, kap, dkap)
@@ -184,14 +190,24 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, 
         for j in range(rot.size):
             fext_k[rot[j]] *= kap[j]
         fx = fext_k
-    cayley_gather(u0, z, rot, u1, var, u0e, u1e)
-    beam2d_midpoint_force(X, u0e, u1e, props, fe, ke)
-    sf, si, se, sr = scatter_midpoint_residual(var, pos, fe, ke, f, kdata, z, v0, 2.0 / (h * h), 2.0 / h, indptr_m, indices_m, mdata,
-                                               fx, ev, mass_data, R, r)
-    if rot_loaded:
-        for k in range(rot_eq.size):
-            j = rot_eq_in_rot[k]
-            kdata[diag_pos[rot_eq[k]]] -= fext[rot[j]] * dkap[j]
+    cayley_configuration(u0, z, rot, u1)
+    gather_vector(var, u1, u1e)
+    beam2d_midpoint_force_from(X, start, u0e, u1e, fe, ke, tangent)
+    for i in range(f.size):
+        f[i] = 0.0
+    scatter_vector(var, fe, f)
+    no_matrix = kdata[:0]
+    sf, si, se, sr = midpoint_residual(f, z, v0, 2.0 / (h * h), 2.0 / h, indptr_m, indices_m, mdata, fx, ev, no_matrix, no_matrix, R, r)
+    if tangent:  # the Newton matrix in the order of scatter_midpoint_residual: Σ ke + mass part, less fext·κ'(τ)
+        for p in range(kdata.size):
+            kdata[p] = 0.0
+        scatter_matrix(pos, ke, kdata)
+        for p in range(kdata.size):
+            kdata[p] += mass_data[p]
+        if rot_loaded:
+            for k in range(rot_eq.size):
+                j = rot_eq_in_rot[k]
+                kdata[diag_pos[rot_eq[k]]] -= fext[rot[j]] * dkap[j]
     scale = max(math.sqrt(sf), math.sqrt(si), math.sqrt(se), 1e-300)
     return math.sqrt(sr), scale
 
@@ -345,6 +361,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     n_el, n_dof = var.shape
     u0e = np.empty((n_el, n_dof))
     u1e = np.empty((n_el, n_dof))
+    start = np.empty((n_el, MIDPOINT_START_WIDTH))
     fe = np.empty((n_el, n_dof))
     ke = np.empty((n_el, n_dof, n_dof))
     ab = np.zeros((neq, 2 * kl + ku + 1))
@@ -354,6 +371,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     hist = np.empty(max_iterations + 1)
     unit = np.zeros(n, dtype=np.bool_)  # (planar: every coordinate by its magnitude)
     h_mass = np.nan
+    last_its = -1  # Newton iterations of the step before
     n_timed = timed.shape[0]
     for step in range(n_steps):
         h = hs[step]
@@ -368,19 +386,34 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             z[i] = 2.0 * math.tan(0.5 * dzp) if pres_rot[k] else dzp
         for k in range(fixed.size):
             z[fixed[k]] = 0.0
+        # the element quantities of u0, once for all the step's evaluations
+        gather_vector(var, u0, u0e)
+        beam2d_midpoint_start(X, u0e, props, start)
         # Newton (step_newton.iterate)
         u_norm = euclidean_norm(u0)
         done = False
         at_round_off = False
         iterations = 0
         for it in range(max_iterations + 1):
-            norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, props, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
-                                           indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
-                                           fext_k, u1, R, r)
+            # an evaluation predicted to be the step's last (the one after a correction at
+            # round-off; or iteration 1 or 2 when the step before converged there: below
+            # iteration 3 newton_verdict does not read the matrix) computes the force alone,
+            # the tangent and matrix follow when another correction is needed
+            tangent = not (at_round_off or (0 < it <= 2 and it == last_its))
+            verdict = 0
+            for _ in range(2):  # (a second pass when the prediction missed: the tangent, the same residual bit for bit)
+                norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
+                                               indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
+                                               fext_k, u1, R, r, tangent)
+                if at_round_off:
+                    break
+                verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+                if verdict or tangent:
+                    break
+                tangent = True
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for u1, R)
                 done, iterations = True, it
                 break
-            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
                 break
@@ -403,4 +436,5 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
                 work += fs[i] * (u1[i] - u0[i])
         step_end(R, z, pres_var, pres_ptr, work, books, u1, v0, h, u, v)
         its[step] = iterations
+        last_its = iterations
     return n_steps, 0

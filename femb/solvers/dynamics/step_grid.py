@@ -42,5 +42,7 @@ def mid_amplitudes(amplitudes: list, starts: NDArray[np.float64], hs: NDArray[np
     """(k, n_a) the amplitudes a(t) (callables of the loads with an amplitude, n_a of them) at
     the mid times t_s + h_s/2 of the steps with start times ``starts`` and sizes ``hs`` (k,),
     as ``DynamicProblem.scaled_loads`` evaluates them per step."""
+    if not amplitudes:  # (no timed loads: nothing to evaluate)
+        return np.zeros((hs.size, 0))
     mids = (starts + 0.5 * hs).tolist()
     return np.array([[float(a(tm)) for a in amplitudes] for tm in mids]).reshape(len(mids), len(amplitudes))
