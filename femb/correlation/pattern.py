@@ -234,3 +234,22 @@ def csr_pattern(n_eq, eq_blocks):
         _positions(eq, indptr, indices, pos)
         positions.append(pos)
     return indptr, indices, positions
+
+
+def entry_positions(eq, indptr, indices):
+    """CSR positions (k, m, m) int64 of the entries (eq[a, i], eq[a, j]) of each group a of
+    m equations ``eq`` (k, m) in the pattern (indptr, indices) (writable int64 arrays: the
+    type ``_positions`` is compiled for): -1 where an equation is -1 or the pattern has no
+    such entry."""
+    eq = np.require(eq, dtype=np.int64, requirements=["C", "W"])
+    pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
+    _positions(eq, indptr, indices, pos)
+    r = np.broadcast_to(eq[:, :, None], pos.shape)
+    c = np.broadcast_to(eq[:, None, :], pos.shape)
+    ok = pos >= 0
+    at = np.where(ok, pos, 0)
+    ok &= at < indptr[np.maximum(r, 0) + 1]
+    if indices.size:
+        ok &= indices[np.minimum(at, indices.size - 1)] == c
+    pos[~ok] = -1
+    return pos

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
-from femb.correlation.pattern import csr_pattern, renumbered_pattern
+from femb.correlation.pattern import csr_pattern, entry_positions, renumbered_pattern
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +135,12 @@ class CorrelationTable:
                 arr = np.array(arr, dtype=np.int64, order="C")
             out.append(arr)
         return out[0], out[1]
+
+    def entry_positions(self, eq):
+        """CSR positions (k, m, m) int64 in the data of the table's pattern of the entries
+        (eq[a, i], eq[a, j]) of each group a of m equations ``eq`` (k, m): -1 where an
+        equation is -1 or the pattern has no such entry."""
+        return entry_positions(eq, *self.kernel_pattern())
 
     def new_matrix_data(self):
         """A zeroed CSR data array (nnz,) for assembly into the fixed pattern."""

@@ -15,7 +15,6 @@ additive angles θ (rad); vectors over *equations* (n_eq,) are their free part.
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from femb.assembly.element_loop import material_stiffness
 from femb.assembly.loads import gravity_field
@@ -27,7 +26,14 @@ from femb.model.loads import Gravity
 from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import ConfigurationMass, VariableMass
-from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
+from femb.solvers.problem import (
+    ProblemSetup,
+    full_matrix,
+    nodal_body_inertia,
+    reference_coordinates,
+    rotary_columns,
+    split_rotary_mass,
+)
 
 _EYE3 = np.eye(3)
 
@@ -94,16 +100,8 @@ class NodalRotaryInertia:
         k = lay.n
         self.J0, self.owner = nodal_body_inertia(J_full, lay)
         self.J0_pinv = np.linalg.pinv(self.J0, hermitian=True) if k else np.zeros((0, 3, 3))
-        # CSR positions of the (eq_a, eq_b) entries: look them up in a matrix of the
-        # table's pattern whose data are the positions + 1 (0 where the pattern has none)
-        E = lay.eq.reshape(k, 3)
-        r, c = np.repeat(E, 3, axis=1).ravel(), np.tile(E, (1, 3)).ravel()
-        ok = (r >= 0) & (c >= 0)
-        P = sp.csr_matrix((np.arange(1, table.nnz + 1, dtype=np.int64), table.indices, table.indptr), shape=(table.n_eq, table.n_eq))
-        pos = np.full(9 * k, -1, dtype=np.int64)
-        if ok.any():
-            pos[ok] = np.asarray(P[r[ok], c[ok]]).ravel().astype(np.int64) - 1
-        self.pos = pos.reshape(k, 3, 3)
+        # CSR positions of the (eq_a, eq_b) entries (-1 where the pattern has none)
+        self.pos = table.entry_positions(lay.eq.reshape(k, 3))
         self.pos[~self.owner] = -1
 
     def spatial(self, R, pinv=False):
@@ -428,8 +426,8 @@ class DynamicProblem(ProblemSetup):
         for i, (b, Me) in enumerate(zip(t.blocks, masses)):
             if i in variable or i in points:  # re-assembled by the α step / carried by mass points
                 Me = np.zeros_like(Me)
-            if self.oriented:
-                Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i))
+            if self.oriented:  # Me (a copy of the loop's buffer) becomes the translational part
+                Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i), in_place=True)
                 rotary.append(Mr)
             elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
                 Me = Me - self.offset_points.block_masses(i)
@@ -440,7 +438,9 @@ class DynamicProblem(ProblemSetup):
             for b, Me in zip(t.blocks, self.element_mass):
                 scatter_matrix(b.pos, Me, data)
             self.M_eq = t.csr(data)
-            self.rotary = NodalRotaryInertia(t, full_matrix(t, rotary), self.rotations)
+            J_full = full_matrix(t, rotary, [rotary_columns(b) for b in t.blocks])
+            del rotary
+            self.rotary = NodalRotaryInertia(t, J_full, self.rotations)
         else:
             data = t.new_matrix_data()
             for b, Me in zip(t.blocks, self.element_mass):
