@@ -68,11 +68,7 @@ def mass_kind_of(mass):
 def _diagonal_positions(table):
     """Position of each diagonal entry (n_eq,) in the CSR data of the table's pattern
     (-1 where the pattern has none)."""
-    pos = np.full(table.n_eq, -1, dtype=np.int64)
-    rows = np.repeat(np.arange(table.n_eq), np.diff(table.indptr))
-    hit = np.flatnonzero(table.indices == rows)
-    pos[rows[hit]] = hit
-    return pos
+    return table.entry_positions(np.arange(table.n_eq, dtype=np.int64).reshape(-1, 1)).reshape(-1)
 
 
 class NodalRotaryInertia:
@@ -432,21 +428,17 @@ class DynamicProblem(ProblemSetup):
             elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
                 Me = Me - self.offset_points.block_masses(i)
             self.element_mass.append(Me)
+        # oriented models: translational mass only; the rotary inertia turns with the nodes
+        # (femb.solvers.dynamics.midpoint3d)
+        data = t.new_matrix_data()
+        for b, Me in zip(t.blocks, self.element_mass):
+            scatter_matrix(b.pos, Me, data)
+        self.M_eq = t.csr(data)
+        self.rotary = None
         if self.oriented:
-            # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
-            data = t.new_matrix_data()
-            for b, Me in zip(t.blocks, self.element_mass):
-                scatter_matrix(b.pos, Me, data)
-            self.M_eq = t.csr(data)
             J_full = full_matrix(t, rotary, [rotary_columns(b) for b in t.blocks])
             del rotary
             self.rotary = NodalRotaryInertia(t, J_full, self.rotations)
-        else:
-            data = t.new_matrix_data()
-            for b, Me in zip(t.blocks, self.element_mass):
-                scatter_matrix(b.pos, Me, data)
-            self.M_eq = t.csr(data)
-            self.rotary = None
         self.M_full = full_matrix(t, self.element_mass)
         self.rot = np.zeros(t.n_var, dtype=bool)
         self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
