@@ -150,7 +150,7 @@ def test_the_public_ordering_gives_the_order_of_scipys_kernel(seed, monkeypatch)
     rng = np.random.default_rng(seed)
     n_eq = int(rng.integers(5, 150))
     blocks = [np.ascontiguousarray(rng.integers(-1, n_eq, (int(rng.integers(1, 60)), int(rng.integers(2, 7)))), dtype=np.int64)]
-    indptr, indices, _ = pattern_module._pattern(n_eq, blocks)
+    indptr, indices, _, _ = pattern_module._pattern(n_eq, blocks)
     kernel = pattern_module._rcm(n_eq, indptr, indices)
     monkeypatch.setattr(pattern_module, "_reverse_cuthill_mckee", None)
     assert np.array_equal(pattern_module._rcm(n_eq, indptr, indices), kernel)
