@@ -159,14 +159,16 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     prob = DynamicProblem(model, mass="invariant")
     t = prob.table
     beam = t.blocks[0]
-    shared = {"pos": beam.pos, "var": beam.var, "indptr": t.indptr, "indices": t.indices, "M_eq": prob.M_eq.data,
+    shared = {"pos": beam.pos, "var": beam.var, "indptr": t.indptr, "indices": t.indices, "M_eq": prob.mass_data,
               "M_full": prob.M_full.data}
     before = {k: a.copy() for k, a in shared.items()}
     steps = PlanarSteps.build(prob, MidPoint(), NewtonSettings())
     for mine, theirs in ((steps.block[2], beam.var), (steps.block[3], beam.pos), (steps.mass[2], prob.M_full.data),
-                         (steps.mass[3], prob.M_eq.data), (steps.pattern[0], t.indptr), (steps.pattern[1], t.indices)):
+                         (steps.mass[3], prob.mass_data), (steps.pattern[0], t.indptr), (steps.pattern[1], t.indices)):
         assert np.shares_memory(mine, theirs)
     res = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(mass="invariant", record_every=5), problem=prob)
     assert res.info["compiled_step"]
     for k, a in shared.items():
         assert np.array_equal(a, before[k]), k
+    assert "K" not in prob.__dict__  # the general path's Newton matrix buffer is not made
+    assert np.shares_memory(prob.M_eq.data, prob.mass_data)

@@ -134,7 +134,7 @@ class PlanarSteps(WholeSteps):
         self.rot = _ints(constants["rot"])
         self.ev = _ints(constants["ev"])
         self.mass = (_shared_ints(constants["indptr"]), _shared_ints(constants["indices"]), _shared_floats(p.M_full.data),
-                     _shared_floats(p.M_eq.data))
+                     _shared_floats(p.mass_data))
         self.pattern = (*t.kernel_pattern(), int(kl), int(ku))
         chords = constants["chords"]
         if chords:

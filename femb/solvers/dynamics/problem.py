@@ -13,6 +13,7 @@ Vectors over *variables* have shape (n_var,) and hold every DOF value, 2-D rotat
 additive angles θ (rad); vectors over *equations* (n_eq,) are their free part.
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -337,7 +338,9 @@ class DynamicProblem(ProblemSetup):
     (those of ProblemSetup: table, assembler, loads, joints, rotations, oriented,
     length_scale, prescribed, ...; prescribed DOFs follow function(t), or keep their value)
     mass_kind : int
-    M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents)
+    M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents),
+        made on first use
+    mass_data : (nnz,) the data of M_eq
     M_full : CSR (n_var, n_var), constrained rows and columns included
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
         variable-mass blocks)
@@ -433,7 +436,7 @@ class DynamicProblem(ProblemSetup):
         data = t.new_matrix_data()
         for b, Me in zip(t.blocks, self.element_mass):
             scatter_matrix(b.pos, Me, data)
-        self.M_eq = t.csr(data)
+        self.mass_data = data
         self.rotary = None
         if self.oriented:
             J_full = full_matrix(t, rotary, [rotary_columns(b) for b in t.blocks])
@@ -463,8 +466,19 @@ class DynamicProblem(ProblemSetup):
                 self.chord_columns.append((None, None))
         self.max_turn = 0.5  # rad: the largest rotation one Newton correction may apply (set by the driver)
         self.force = np.zeros(t.n_var)
-        self.K = t.csr(t.new_matrix_data())  # persistent Newton-matrix buffer on the table's pattern
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
+
+    @cached_property
+    def M_eq(self):
+        """The translational mass (CSR (n_eq, n_eq) over ``mass_data``, on the table's
+        pattern), made on first use: the compiled steps read ``mass_data`` only, and the CSR
+        wrapper needs the table's index arrays in scipy's index type."""
+        return self.table.csr(self.mass_data)
+
+    @cached_property
+    def K(self):
+        """Persistent Newton-matrix buffer (CSR on the table's pattern), made on first use."""
+        return self.table.csr(self.table.new_matrix_data())
 
     def _gravity_share(self, g, masses, blocks):
         """The nodal gravity load (n_var,) of the field g that the element masses of

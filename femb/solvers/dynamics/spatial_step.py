@@ -107,7 +107,7 @@ class SpatialSteps(WholeSteps):
                       _floats(rot.J0_pinv).reshape(-1, 3, 3), _ints(rot.pos).reshape(-1, 3, 3),
                       _floats(p.reference_coordinates), rot3d.copy())
         M = p.M_full.tocsr()
-        self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data), _shared_floats(p.M_eq.data),
+        self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data), _shared_floats(p.mass_data),
                      *t.kernel_pattern(), int(kl), int(ku))
         index = [i for i, b in enumerate(t.blocks) if any(b is x for x in blocks)]
         chords = [p.chord_columns[i] for i in index]
