@@ -23,7 +23,8 @@ time of the last two step loops' difference divided by s, so each run's one-off 
 (system time, large on a machine whose page cache fills the memory) are left out; Newton
 iterations per step and CPU µs per DOF and step are reported with it. Peak memory is the
 high-water mark of resident memory added by everything after the warm-up (model, table,
-problem, the runs), per DOF. At the end, the exponent k of a least-squares fit of the
+problem, the runs), per DOF; a second line per size gives that high-water mark after each
+stage (model, table, DynamicProblem, first run). At the end, the exponent k of a least-squares fit of the
 cost per step ∝ DOF^k over the sizes.
 
     python benchmarks/step_scaling.py [--dofs 100 1000 10000 100000 1000000] [--dims 2 3] [--steps 3] [--general]
@@ -41,6 +42,7 @@ import numpy as np
 from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import DynamicSettings, solve_dynamic
+from femb.correlation import build_table
 from femb.solvers.dynamics.problem import DynamicProblem
 
 n, dim, steps, compiled = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
@@ -71,9 +73,13 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")
 rss0 = status("VmRSS")
 m = chain(n)
+stages = {"model": status("VmHWM") - rss0}
 c = time.process_time()
-prob = DynamicProblem(m)
+table = build_table(m)
+stages["table"] = status("VmHWM") - rss0
+prob = DynamicProblem(m, table=table)
 setup = time.process_time() - c
+stages["problem"] = status("VmHWM") - rss0
 runs = []
 for k in (1, 1, 1 + steps):  # the first run touches the step's memory for the first time: not used
     u0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -81,11 +87,12 @@ for k in (1, 1, 1 + steps):  # the first run touches the step's memory for the f
     u1 = resource.getrusage(resource.RUSAGE_SELF)
     runs.append({"cpu": res.info["cpu_time"], "iterations": res.info["newton_iterations"],
                  "user": u1.ru_utime - u0.ru_utime, "sys": u1.ru_stime - u0.ru_stime})
+    stages.setdefault("runs", status("VmHWM") - rss0)
 a, b = runs[1:]
 print(json.dumps({"dofs": int(prob.table.n_var), "n_eq": int(prob.table.n_eq), "setup": setup,
                   "step": (b["cpu"] - a["cpu"]) / steps, "iterations": (b["iterations"] - a["iterations"]) / steps,
                   "user": (b["user"] - a["user"]) / steps, "sys": (b["sys"] - a["sys"]) / steps,
-                  "first": runs[0]["cpu"], "peak": status("VmHWM") - rss0}))
+                  "first": runs[0]["cpu"], "peak": status("VmHWM") - rss0, "stages": stages}))
 """
 
 
@@ -118,6 +125,9 @@ def main(argv=None):
             print(f"{dim}-D    {n:8d} {r['dofs']:8d} {r['setup']:9.3f} {r['first']:10.3f} {r['step']:10.4f} {r['user']:7.3f} "
                   f"{r['sys']:7.3f} {r['iterations']:7.2f} {1e6 * r['step'] / r['dofs']:7.2f} {r['peak'] / r['dofs']:7.0f}",
                   flush=True)
+            st = r["stages"]
+            print(f"{'':6s} high-water B/DOF after model {st['model'] / r['dofs']:.0f}, table {st['table'] / r['dofs']:.0f}, "
+                  f"problem {st['problem'] / r['dofs']:.0f}, 1st run {st['runs'] / r['dofs']:.0f}", flush=True)
         if len(sizes) > 1:
             k = np.polyfit(np.log(sizes), np.log(costs), 1)[0]
             ki = np.polyfit(np.log(sizes), np.log(per_iter), 1)[0]

@@ -164,19 +164,37 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
 
 
 def _pattern(n_eq, eq_blocks):
-    """CSR pattern (indptr, indices) of the equations coupled by the element blocks."""
+    """CSR pattern (indptr, indices) of the equations coupled by the element blocks, the
+    blocks as C-contiguous int64 arrays and the work array (int64, Σ n_el·n_edof² long)
+    whose first nnz entries are ``indices``: ``_block_positions`` writes the positions into
+    it once ``indices`` is no longer needed, over memory already touched."""
     counts = np.zeros(n_eq + 1, dtype=np.int64)
     blocks = [np.ascontiguousarray(eq, dtype=np.int64) for eq in eq_blocks]
     for eq in blocks:
         _count_rows(eq, counts[1:])
     start = np.cumsum(counts)
-    cols = np.empty(int(start[-1]), dtype=np.int64)
+    work = np.empty(max(int(start[-1]), sum(eq.shape[0] * eq.shape[1] ** 2 for eq in blocks)), dtype=np.int64)
     cursor = start[:-1].copy()
     for eq in blocks:
-        _fill_rows(eq, cursor, cols)
+        _fill_rows(eq, cursor, work)
     indptr = np.empty(n_eq + 1, dtype=np.int64)
-    nnz = _sort_unique_rows(start, cols, indptr, cols)  # compacts in place: nnz ≤ every prefix
-    return indptr, cols[:nnz], blocks
+    nnz = _sort_unique_rows(start, work, indptr, work)  # compacts in place: nnz ≤ every prefix
+    return indptr, work[:nnz], blocks, work
+
+
+def _block_positions(work, blocks, indptr, indices):
+    """The positions (n_el, n_edof, n_edof) of each block's entries in the CSR data of the
+    pattern (indptr, indices), as consecutive parts of ``work`` (``_pattern``'s work array;
+    ``indices`` must not be in it)."""
+    positions = []
+    o = 0
+    for eq in blocks:
+        n_el, n = eq.shape
+        pos = work[o:o + n_el * n * n].reshape(n_el, n, n)
+        _positions(eq, indptr, indices, pos)
+        positions.append(pos)
+        o += n_el * n * n
+    return positions
 
 
 def _rcm(n_eq, indptr, indices):
@@ -194,7 +212,7 @@ def bandwidth_reducing_order(n_eq, eq_blocks):
     """Reverse Cuthill–McKee permutation ``perm`` of the equations (new -> old)."""
     if n_eq == 0:
         return np.zeros(0, np.int64)
-    indptr, indices, _ = _pattern(n_eq, eq_blocks)
+    indptr, indices, _, _ = _pattern(n_eq, eq_blocks)
     return _rcm(n_eq, indptr, indices)
 
 
@@ -203,22 +221,17 @@ def renumbered_pattern(n_eq, eq_blocks):
     numbers, from one pass over the elements: returns ``new_of_old`` (n_eq,) int64, the
     renumbered blocks (``new_of_old[eq]``, −1 kept) and (indptr, indices, positions) as
     ``csr_pattern`` of those (the pattern of the original numbering, permuted)."""
-    indptr, indices, blocks = _pattern(n_eq, eq_blocks)
+    indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
     new_of_old = np.empty(n_eq, dtype=np.int64)
     if n_eq:
         new_of_old[_rcm(n_eq, indptr, indices)] = np.arange(n_eq)
     indptr_new = np.empty(n_eq + 1, dtype=np.int64)
     indices_new = np.empty(indices.size, dtype=np.int64)
     _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new)
-    del indices
-    positions = []
-    renumbered = []
-    for eq in blocks:
-        eq_new = np.where(eq >= 0, new_of_old[np.maximum(eq, 0)], -1)
-        pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
-        _positions(eq_new, indptr_new, indices_new, pos)
-        positions.append(pos)
-        renumbered.append(eq_new)
+    del indices, indptr
+    renumbered = [np.where(eq >= 0, new_of_old[np.maximum(eq, 0)], -1) for eq in blocks]
+    del blocks
+    positions = _block_positions(work, renumbered, indptr_new, indices_new)
     return new_of_old, renumbered, (indptr_new, indices_new, positions)
 
 
@@ -226,11 +239,25 @@ def csr_pattern(n_eq, eq_blocks):
     """CSR pattern (indptr, indices) of the coupled equations and, for each block, the
     positions (n_el, n_edof, n_edof) int64 of each element entry in the CSR data (-1 when
     the row or column is constrained)."""
-    indptr, indices, blocks = _pattern(n_eq, eq_blocks)
-    indices = indices.copy()  # not a view of the larger work array
-    positions = []
-    for eq in blocks:
-        pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
-        _positions(eq, indptr, indices, pos)
-        positions.append(pos)
-    return indptr, indices, positions
+    indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
+    indices = indices.copy()  # out of the work array, which receives the positions
+    return indptr, indices, _block_positions(work, blocks, indptr, indices)
+
+
+def entry_positions(eq, indptr, indices):
+    """CSR positions (k, m, m) int64 of the entries (eq[a, i], eq[a, j]) of each group a of
+    m equations ``eq`` (k, m) in the pattern (indptr, indices) (writable int64 arrays: the
+    type ``_positions`` is compiled for): -1 where an equation is -1 or the pattern has no
+    such entry."""
+    eq = np.require(eq, dtype=np.int64, requirements=["C", "W"])
+    pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
+    _positions(eq, indptr, indices, pos)
+    r = np.broadcast_to(eq[:, :, None], pos.shape)
+    c = np.broadcast_to(eq[:, None, :], pos.shape)
+    ok = pos >= 0
+    at = np.where(ok, pos, 0)
+    ok &= at < indptr[np.maximum(r, 0) + 1]
+    if indices.size:
+        ok &= indices[np.minimum(at, indices.size - 1)] == c
+    pos[~ok] = -1
+    return pos

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
-from femb.correlation.pattern import csr_pattern, renumbered_pattern
+from femb.correlation.pattern import csr_pattern, entry_positions, renumbered_pattern
 
 log = logging.getLogger(__name__)
 
@@ -92,13 +92,16 @@ class CorrelationTable:
         self.fixed_vars = fixed_vars
         self.prescribed = prescribed
         self.blocks = blocks
-        self.indptr = indptr
-        self.indices = indices
+        # the pattern's arrays as given, kept writable for ``kernel_pattern``; the
+        # attributes are read-only views of them
+        self._pattern = (indptr, indices)
+        self.indptr = indptr.view()
+        self.indices = indices.view()
         n_var = var_eq.size
         self.var_block = np.full(n_var, -1, dtype=np.int64) if var_block is None else var_block
         self.var_element = np.full(n_var, -1, dtype=np.int64) if var_element is None else var_element
         self.n_nodal = int(np.count_nonzero(self.var_block < 0))
-        for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, indptr, indices, self.var_block,
+        for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, self.indptr, self.indices, self.var_block,
                     self.var_element):
             arr.setflags(write=False)
         self._csr_index = None  # (indices, indptr) in scipy's index dtype, made on first use
@@ -119,6 +122,25 @@ class CorrelationTable:
     def constrained_vars(self):
         """Variables without an equation (fixed and prescribed), (k,) int64."""
         return np.flatnonzero(self.var_eq < 0)
+
+    def kernel_pattern(self):
+        """(indptr (n_eq + 1,), indices (nnz,)): the CSR pattern as int64 C-contiguous arrays
+        typed writable, for compiled kernels that only read it. numba gives read-only and
+        writable arrays different types (one more compilation of a kernel per type); these
+        share the memory of ``indptr`` and ``indices`` when the table's own arrays are int64
+        and contiguous (copies otherwise). Callers must not write into them."""
+        out = []
+        for arr in self._pattern:
+            if arr.dtype != np.int64 or not arr.flags.c_contiguous or not arr.flags.writeable:
+                arr = np.array(arr, dtype=np.int64, order="C")
+            out.append(arr)
+        return out[0], out[1]
+
+    def entry_positions(self, eq):
+        """CSR positions (k, m, m) int64 in the data of the table's pattern of the entries
+        (eq[a, i], eq[a, j]) of each group a of m equations ``eq`` (k, m): -1 where an
+        equation is -1 or the pattern has no such entry."""
+        return entry_positions(eq, *self.kernel_pattern())
 
     def new_matrix_data(self):
         """A zeroed CSR data array (nnz,) for assembly into the fixed pattern."""

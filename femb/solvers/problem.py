@@ -44,11 +44,13 @@ from femb.solvers.nonlinear.chord_update import ChordUpdate
 log = logging.getLogger(__name__)
 
 
-def full_matrix(table, matrices):
-    """CSR (n_var, n_var) from per-block element matrices (n_el, n, n) over block.var."""
+def full_matrix(table, matrices, columns=None):
+    """CSR (n_var, n_var) from per-block element matrices (n_el, n, n) over block.var;
+    ``columns`` (per block: the n element columns the matrices cover, None: all of them),
+    optional."""
     rows, cols, vals = [], [], []
-    for block, Me in zip(table.blocks, matrices):
-        var = block.var
+    for i, (block, Me) in enumerate(zip(table.blocks, matrices)):
+        var = block.var if columns is None or columns[i] is None else block.var[:, columns[i]]
         r = np.broadcast_to(var[:, :, None], Me.shape)
         c = np.broadcast_to(var[:, None, :], Me.shape)
         keep = (r >= 0) & (c >= 0) & (Me != 0.0)
@@ -95,7 +97,15 @@ def check_mass_centre_offsets(table, kind, dynamic=False):
                          "'consistent') or put the nodes on the mass-centre line", "mass")
 
 
-def split_rotary_mass(block, Me, points=None):
+def rotary_columns(block):
+    """The element columns (r,) int64 of the rotational DOFs (rx, ry, rz) of a block."""
+    names = block.spec.node_dofs
+    nd = len(names)
+    return np.array([a * nd + k for a in range(block.spec.n_nodes) for k, n in enumerate(names) if n in ("rx", "ry", "rz")],
+                    dtype=np.int64)
+
+
+def split_rotary_mass(block, Me, points=None, in_place=False):
     """(translational, rotational) parts (n_el, n, n) of element masses of a 3-D model: the
     rotational rows and columns (rx, ry, rz) go to the second; ModelError when the mass
     couples translations and rotations (a centre of mass off the node).
@@ -103,18 +113,19 @@ def split_rotary_mass(block, Me, points=None):
     ``points`` (n_el, n, n), optional: the element masses of mass points rigidly attached
     to the nodes (femb.solvers.dynamics.offset_points, a section mass centre off the node
     line), integrated as points by the caller: they are taken out of Me before the split,
-    which leaves the rotary inertia about the points' mass centres on the nodes."""
+    which leaves the rotary inertia about the points' mass centres on the nodes.
+
+    ``in_place``: Me (the caller's to change) becomes the translational part, and the
+    rotational part is returned compact, (n_el, r, r) over the element columns
+    ``rotary_columns(block)`` (r,), instead of (n_el, n, n): no copy of Me."""
     if points is not None:
         Me = Me - points
-    names = block.spec.node_dofs
-    nd = len(names)
+    ri = rotary_columns(block)
     rot = np.zeros(block.spec.n_edof, dtype=bool)
-    for a in range(block.spec.n_nodes):
-        for k, n in enumerate(names):
-            rot[a * nd + k] = n in ("rx", "ry", "rz")
+    rot[ri] = True
     if not rot.any():
-        return Me, np.zeros_like(Me)
-    if np.any(Me[:, rot][:, :, ~rot] != 0.0):
+        return Me, (Me[:, :0, :0].copy() if in_place else np.zeros_like(Me))
+    if np.any(Me[:, ri[:, None], np.flatnonzero(~rot)[None, :]] != 0.0):
         if block.spec.n_internal:
             raise ModelError(f"part {block.part!r}: a superelement's reduced mass turns with its frame and couples its "
                              "nodes' translations, rotations and modal amplitudes; 3-D linearization of superelements "
@@ -128,6 +139,11 @@ def split_rotary_mass(block, Me, points=None):
                              "not yet)")
         raise ModelError(f"part {block.part!r}: the mass couples translations and rotations; 3-D dynamics and 3-D "
                          "linearization need the rotary inertia at the nodes (mass kinds 'lumped' or 'invariant' for beams)")
+    if in_place:
+        Mr = Me[:, ri[:, None], ri[None, :]]
+        Me[:, rot, :] = 0.0
+        Me[:, :, rot] = 0.0
+        return Me, Mr
     Mt, Mr = Me.copy(), np.zeros_like(Me)
     Mt[:, rot, :] = 0.0
     Mt[:, :, rot] = 0.0

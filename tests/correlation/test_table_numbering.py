@@ -150,7 +150,31 @@ def test_the_public_ordering_gives_the_order_of_scipys_kernel(seed, monkeypatch)
     rng = np.random.default_rng(seed)
     n_eq = int(rng.integers(5, 150))
     blocks = [np.ascontiguousarray(rng.integers(-1, n_eq, (int(rng.integers(1, 60)), int(rng.integers(2, 7)))), dtype=np.int64)]
-    indptr, indices, _ = pattern_module._pattern(n_eq, blocks)
+    indptr, indices, _, _ = pattern_module._pattern(n_eq, blocks)
     kernel = pattern_module._rcm(n_eq, indptr, indices)
     monkeypatch.setattr(pattern_module, "_reverse_cuthill_mckee", None)
     assert np.array_equal(pattern_module._rcm(n_eq, indptr, indices), kernel)
+
+
+@pytest.mark.parametrize("name", ["scrambled 3-D", "welded 3-D frame", "shell4 plate, rigid frame, revolute joints"])
+def test_entry_positions_find_the_pattern_entries_and_mark_the_missing_ones(name, monkeypatch):
+    """``entry_positions`` of groups of equations (each block's element equations, and
+    random groups with constrained and uncoupled pairs) against a scipy lookup in a matrix
+    of the pattern whose data are the positions + 1; ``kernel_pattern`` shares the table's
+    memory and the public pattern arrays stay read-only."""
+    t = build_table(MODELS[name](monkeypatch))
+    P = sp.csr_matrix((np.arange(1, t.nnz + 1), t.indices, t.indptr), shape=(t.n_eq, t.n_eq))
+    rng = np.random.default_rng(0)
+    groups = [b.eq for b in t.blocks] + [rng.integers(-1, t.n_eq, size=(40, 3))]
+    for eq in groups:
+        r = np.broadcast_to(eq[:, :, None], (eq.shape[0], eq.shape[1], eq.shape[1]))
+        c = np.broadcast_to(eq[:, None, :], r.shape)
+        ok = (r >= 0) & (c >= 0)
+        expected = np.full(r.shape, -1, dtype=np.int64)
+        if ok.any():
+            expected[ok] = np.asarray(P[r[ok], c[ok]]).ravel() - 1
+        assert np.array_equal(t.entry_positions(eq), expected)
+    assert (np.asarray(P[groups[-1][:, 0], groups[-1][:, 1]]) == 0).any()  # some random pairs are not in the pattern
+    indptr, indices = t.kernel_pattern()
+    assert np.shares_memory(indices, t.indices) and np.shares_memory(indptr, t.indptr) and indices.flags.writeable
+    assert not t.indices.flags.writeable and not t.indptr.flags.writeable

@@ -352,3 +352,29 @@ def test_free_flying_beam_keeps_energy_and_angular_momentum_over_ten_thousand_st
     assert m["step_over_axial_period"] > 5.0
     assert m["energy_rel_error"] <= 1e-9
     assert m["angular_momentum_rel_error"] <= 1e-9
+
+
+@pytest.mark.parametrize("mass", ["lumped", "invariant"])
+def test_in_place_rotary_split_equals_the_copying_split(mass):
+    """split_rotary_mass(in_place=True) (what DynamicProblem keeps) gives the translational
+    part of the copying form in Me itself and its rotary blocks compact, and the nodal
+    rotary inertia assembled from those equals the one from the full blocks, bitwise."""
+    from femb.solvers.dynamics.problem import DynamicProblem, mass_kind_of
+    from femb.solvers.problem import full_matrix, nodal_body_inertia, rotary_columns, split_rotary_mass
+
+    model = free_beam(5)
+    model.add_discrete("hub", "rigid_body3d", "b_start", m=2.0, Jxx=0.3, Jyy=0.2, Jzz=0.4)
+    prob = DynamicProblem(model, mass=mass)
+    t, lay = prob.table, prob.rotations
+    masses = prob.assembler.element_masses(mass_kind_of(mass), R=lay.identity())
+    full = [split_rotary_mass(b, Me) for b, Me in zip(t.blocks, masses)]
+    compact = [split_rotary_mass(b, Me.copy(), in_place=True) for b, Me in zip(t.blocks, masses)]
+    cols = [rotary_columns(b) for b in t.blocks]
+    for (Mt, Mr), (Mt_c, Mr_c), c, Me in zip(full, compact, cols, masses):
+        assert np.array_equal(Mt, Mt_c) and np.array_equal(Mr[:, c[:, None], c[None, :]], Mr_c)
+        assert np.array_equal(Mt + Mr, Me) and np.abs(Mr_c).max() > 0.0
+    J_full, _ = nodal_body_inertia(full_matrix(t, [Mr for _, Mr in full]), lay)
+    J_compact, _ = nodal_body_inertia(full_matrix(t, [Mr for _, Mr in compact], cols), lay)
+    assert np.array_equal(J_full, J_compact) and np.array_equal(prob.rotary.J0, J_full)
+    for Me, (Mt, _) in zip(prob.element_mass, full):
+        assert np.array_equal(Me, Mt)

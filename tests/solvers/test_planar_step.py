@@ -11,7 +11,9 @@ from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import solve_dynamic
 from femb.solvers.dynamics.driver import DynamicSettings
-from femb.solvers.dynamics.problem import Rayleigh
+from femb.solvers.dynamics.planar_step import PlanarSteps
+from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.nonlinear.newton import NewtonSettings
 from femb.validation.models import spin_up_beam
 
@@ -164,3 +166,25 @@ def test_round_off_acceptances_equal_general_path(monkeypatch, tol, inc_tol, rea
     a = run(pendulum(), 1e-3, 0.1, True, every=10, tol=tol, increment_tolerance=inc_tol)
     assert_same_run(a, b)
     assert np.abs(a.series("energy_residual")).max() < 1e-11 * energy_scale(a)
+
+
+def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
+    """The compiled steps take the block's positions and variables, the table's CSR pattern
+    and the mass data without copying them, and leave them bitwise unchanged."""
+    model = pendulum()
+    prob = DynamicProblem(model, mass="invariant")
+    t = prob.table
+    beam = t.blocks[0]
+    shared = {"pos": beam.pos, "var": beam.var, "indptr": t.indptr, "indices": t.indices, "M_eq": prob.mass_data,
+              "M_full": prob.M_full.data}
+    before = {k: a.copy() for k, a in shared.items()}
+    steps = PlanarSteps.build(prob, MidPoint(), NewtonSettings())
+    for mine, theirs in ((steps.block[2], beam.var), (steps.block[3], beam.pos), (steps.mass[2], prob.M_full.data),
+                         (steps.mass[3], prob.mass_data), (steps.pattern[0], t.indptr), (steps.pattern[1], t.indices)):
+        assert np.shares_memory(mine, theirs)
+    res = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(mass="invariant", record_every=5), problem=prob)
+    assert res.info["compiled_step"]
+    for k, a in shared.items():
+        assert np.array_equal(a, before[k]), k
+    assert "K" not in prob.__dict__  # the general path's Newton matrix buffer is not made
+    assert np.shares_memory(prob.M_eq.data, prob.mass_data)

@@ -12,7 +12,9 @@ from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import solve_dynamic
 from femb.solvers.dynamics.driver import DynamicSettings
-from femb.solvers.dynamics.problem import Rayleigh
+from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
+from femb.solvers.dynamics.schemes import MidPoint
+from femb.solvers.dynamics.spatial_step import SpatialSteps
 from femb.solvers.nonlinear.newton import NewtonSettings
 from femb.validation.dynamic3d_cases import spin_up_beam_3d
 
@@ -142,3 +144,27 @@ def test_unsupported_models_take_the_general_path():
     follower.point_load("b_end", moment_type="follower", mz=0.01)  # a rotation-dependent moment
     res = run(follower, 0.01, 0.02, True)
     assert not res.info["compiled_step"] and res.info["steps"] == 2
+
+
+def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
+    """The compiled steps take the beam block's positions and variables, the table's CSR
+    pattern and the mass data without copying them, and leave them bitwise unchanged."""
+    model = cantilever()
+    prob = DynamicProblem(model)
+    t = prob.table
+    beam = next(b for b in t.blocks if b.part == "b")
+    shared = {"pos": beam.pos, "var": beam.var, "X": beam.X, "props": beam.props, "indptr": t.indptr, "indices": t.indices,
+              "M_eq": prob.mass_data, "M_full": prob.M_full.data}
+    before = {k: a.copy() for k, a in shared.items()}
+    steps = SpatialSteps.build(prob, MidPoint(), NewtonSettings())
+    X, props, var, pos, _ = steps.elems
+    for mine, theirs in ((X, beam.X), (props, beam.props), (var, beam.var), (pos, beam.pos), (steps.mass[3], prob.mass_data),
+                         (steps.mass[4], t.indptr), (steps.mass[5], t.indices)):
+        assert np.shares_memory(mine, theirs)
+    res = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(record_every=5), problem=prob)
+    assert res.info["compiled_step"]
+    for k, a in shared.items():
+        assert np.array_equal(a, before[k]), k
+    assert "M_eq" not in prob.__dict__ and "K" not in prob.__dict__  # the CSR wrappers are not needed
+    assert np.shares_memory(prob.M_eq.data, prob.mass_data)
+    assert not t.indices.flags.writeable and not t.indptr.flags.writeable  # the table's own view stays read-only

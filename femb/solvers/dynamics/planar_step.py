@@ -56,6 +56,19 @@ def _floats(x: Any) -> NDArray[np.float64]:
     return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
+def _shared_ints(x: Any) -> NDArray[np.int64]:
+    """``x`` itself when it is a writable C-contiguous int64 array, else such a copy: for
+    the inputs the compiled steps only read (element positions and variables, CSR
+    patterns), which then share the memory of the table and the problem."""
+    return np.require(x, dtype=_I64, requirements=["C", "W"])
+
+
+def _shared_floats(x: Any) -> NDArray[np.float64]:
+    """``x`` itself when it is a writable C-contiguous float64 array, else such a copy (as
+    ``_shared_ints``: inputs the compiled steps only read)."""
+    return np.require(x, dtype=np.float64, requirements=["C", "W"])
+
+
 class WholeSteps:
     """The driver's side of compiled whole steps (``advance``): the time grid up to the next
     recorded step, the load amplitudes, the energy books and the new State. Subclasses set
@@ -117,11 +130,12 @@ class PlanarSteps(WholeSteps):
         p, t = problem, problem.table
         self.p = p
         X, props, var, pos = constants["block"][1:5]
-        self.block = (_floats(X), _floats(props), _ints(var), _ints(pos))
+        self.block = (_shared_floats(X), _shared_floats(props), _shared_ints(var), _shared_ints(pos))
         self.rot = _ints(constants["rot"])
         self.ev = _ints(constants["ev"])
-        self.mass = (_ints(constants["indptr"]), _ints(constants["indices"]), _floats(p.M_full.data), _floats(p.M_eq.data))
-        self.pattern = (_ints(t.indptr), _ints(t.indices), int(kl), int(ku))
+        self.mass = (_shared_ints(constants["indptr"]), _shared_ints(constants["indices"]), _shared_floats(p.M_full.data),
+                     _shared_floats(p.mass_data))
+        self.pattern = (*t.kernel_pattern(), int(kl), int(ku))
         chords = constants["chords"]
         if chords:
             cvar, col_a, col_b, X21 = chords

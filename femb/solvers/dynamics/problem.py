@@ -13,9 +13,9 @@ Vectors over *variables* have shape (n_var,) and hold every DOF value, 2-D rotat
 additive angles θ (rad); vectors over *equations* (n_eq,) are their free part.
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
 from femb.assembly.element_loop import material_stiffness
 from femb.assembly.loads import gravity_field
@@ -27,7 +27,14 @@ from femb.model.loads import Gravity
 from femb.solvers.dynamics.offset_points import OffsetPoints, PlanarOffsetPoints
 from femb.solvers.dynamics.point_inertia import PointInertia
 from femb.solvers.dynamics.variable_mass import ConfigurationMass, VariableMass
-from femb.solvers.problem import ProblemSetup, full_matrix, nodal_body_inertia, reference_coordinates, split_rotary_mass
+from femb.solvers.problem import (
+    ProblemSetup,
+    full_matrix,
+    nodal_body_inertia,
+    reference_coordinates,
+    rotary_columns,
+    split_rotary_mass,
+)
 
 _EYE3 = np.eye(3)
 
@@ -62,11 +69,7 @@ def mass_kind_of(mass):
 def _diagonal_positions(table):
     """Position of each diagonal entry (n_eq,) in the CSR data of the table's pattern
     (-1 where the pattern has none)."""
-    pos = np.full(table.n_eq, -1, dtype=np.int64)
-    rows = np.repeat(np.arange(table.n_eq), np.diff(table.indptr))
-    hit = np.flatnonzero(table.indices == rows)
-    pos[rows[hit]] = hit
-    return pos
+    return table.entry_positions(np.arange(table.n_eq, dtype=np.int64).reshape(-1, 1)).reshape(-1)
 
 
 class NodalRotaryInertia:
@@ -94,16 +97,8 @@ class NodalRotaryInertia:
         k = lay.n
         self.J0, self.owner = nodal_body_inertia(J_full, lay)
         self.J0_pinv = np.linalg.pinv(self.J0, hermitian=True) if k else np.zeros((0, 3, 3))
-        # CSR positions of the (eq_a, eq_b) entries: look them up in a matrix of the
-        # table's pattern whose data are the positions + 1 (0 where the pattern has none)
-        E = lay.eq.reshape(k, 3)
-        r, c = np.repeat(E, 3, axis=1).ravel(), np.tile(E, (1, 3)).ravel()
-        ok = (r >= 0) & (c >= 0)
-        P = sp.csr_matrix((np.arange(1, table.nnz + 1, dtype=np.int64), table.indices, table.indptr), shape=(table.n_eq, table.n_eq))
-        pos = np.full(9 * k, -1, dtype=np.int64)
-        if ok.any():
-            pos[ok] = np.asarray(P[r[ok], c[ok]]).ravel().astype(np.int64) - 1
-        self.pos = pos.reshape(k, 3, 3)
+        # CSR positions of the (eq_a, eq_b) entries (-1 where the pattern has none)
+        self.pos = table.entry_positions(lay.eq.reshape(k, 3))
         self.pos[~self.owner] = -1
 
     def spatial(self, R, pinv=False):
@@ -343,7 +338,9 @@ class DynamicProblem(ProblemSetup):
     (those of ProblemSetup: table, assembler, loads, joints, rotations, oriented,
     length_scale, prescribed, ...; prescribed DOFs follow function(t), or keep their value)
     mass_kind : int
-    M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents)
+    M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents),
+        made on first use
+    mass_data : (nnz,) the data of M_eq
     M_full : CSR (n_var, n_var), constrained rows and columns included
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
         variable-mass blocks)
@@ -428,25 +425,23 @@ class DynamicProblem(ProblemSetup):
         for i, (b, Me) in enumerate(zip(t.blocks, masses)):
             if i in variable or i in points:  # re-assembled by the α step / carried by mass points
                 Me = np.zeros_like(Me)
-            if self.oriented:
-                Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i))
+            if self.oriented:  # Me (a copy of the loop's buffer) becomes the translational part
+                Me, Mr = split_rotary_mass(b, Me, self.offset_points.block_masses(i), in_place=True)
                 rotary.append(Mr)
             elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
                 Me = Me - self.offset_points.block_masses(i)
             self.element_mass.append(Me)
+        # oriented models: translational mass only; the rotary inertia turns with the nodes
+        # (femb.solvers.dynamics.midpoint3d)
+        data = t.new_matrix_data()
+        for b, Me in zip(t.blocks, self.element_mass):
+            scatter_matrix(b.pos, Me, data)
+        self.mass_data = data
+        self.rotary = None
         if self.oriented:
-            # translational mass only; the rotary inertia turns with the nodes (femb.solvers.dynamics.midpoint3d)
-            data = t.new_matrix_data()
-            for b, Me in zip(t.blocks, self.element_mass):
-                scatter_matrix(b.pos, Me, data)
-            self.M_eq = t.csr(data)
-            self.rotary = NodalRotaryInertia(t, full_matrix(t, rotary), self.rotations)
-        else:
-            data = t.new_matrix_data()
-            for b, Me in zip(t.blocks, self.element_mass):
-                scatter_matrix(b.pos, Me, data)
-            self.M_eq = t.csr(data)
-            self.rotary = None
+            J_full = full_matrix(t, rotary, [rotary_columns(b) for b in t.blocks])
+            del rotary
+            self.rotary = NodalRotaryInertia(t, J_full, self.rotations)
         self.M_full = full_matrix(t, self.element_mass)
         self.rot = np.zeros(t.n_var, dtype=bool)
         self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
@@ -471,8 +466,19 @@ class DynamicProblem(ProblemSetup):
                 self.chord_columns.append((None, None))
         self.max_turn = 0.5  # rad: the largest rotation one Newton correction may apply (set by the driver)
         self.force = np.zeros(t.n_var)
-        self.K = t.csr(t.new_matrix_data())  # persistent Newton-matrix buffer on the table's pattern
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
+
+    @cached_property
+    def M_eq(self):
+        """The translational mass (CSR (n_eq, n_eq) over ``mass_data``, on the table's
+        pattern), made on first use: the compiled steps read ``mass_data`` only, and the CSR
+        wrapper needs the table's index arrays in scipy's index type."""
+        return self.table.csr(self.mass_data)
+
+    @cached_property
+    def K(self):
+        """Persistent Newton-matrix buffer (CSR on the table's pattern), made on first use."""
+        return self.table.csr(self.table.new_matrix_data())
 
     def _gravity_share(self, g, masses, blocks):
         """The nodal gravity load (n_var,) of the field g that the element masses of

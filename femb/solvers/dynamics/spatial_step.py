@@ -42,7 +42,7 @@ from femb.core.rotations import exp_batch
 from femb.elements.beam3d_midpoint import midpoint_force_oriented
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem
 from femb.solvers.dynamics.midpoint3d_kernels import beam3d_steps
-from femb.solvers.dynamics.planar_step import WholeSteps, _floats, _ints
+from femb.solvers.dynamics.planar_step import WholeSteps, _floats, _ints, _shared_floats, _shared_ints
 from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.nonlinear.step_newton import DirectCorrection
@@ -69,6 +69,12 @@ def _force_blocks(problem: DynamicProblem) -> Optional[list[Any]]:
     return force
 
 
+def _joined(arrays: list[NDArray[Any]]) -> NDArray[Any]:
+    """The arrays of the blocks joined along the element axis (the one array itself, not a
+    copy, for a single block)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
 def _band_widths(table: Any) -> tuple[int, int]:
     """Lower and upper band widths of the table's pattern over the equations."""
     rows = np.repeat(np.arange(table.n_eq), np.diff(table.indptr))
@@ -93,16 +99,16 @@ class SpatialSteps(WholeSteps):
         row_of_node[lay.nodes] = np.arange(lay.n, dtype=_I64)
         crow = np.concatenate([row_of_node[b.cells] for b in blocks])
         self.ok = bool(np.all(crow >= 0))  # every beam node oriented
-        self.elems = (_floats(np.concatenate([b.X for b in blocks])), _floats(np.concatenate([b.props for b in blocks])),
-                      _ints(np.concatenate([b.var for b in blocks])), _ints(np.concatenate([b.pos for b in blocks])), _ints(crow))
+        self.elems = (_shared_floats(_joined([b.X for b in blocks])), _shared_floats(_joined([b.props for b in blocks])),
+                      _shared_ints(_joined([b.var for b in blocks])), _shared_ints(_joined([b.pos for b in blocks])), _ints(crow))
         rot = p.rotary
         rot3d = np.ascontiguousarray(p.rot3d, dtype=np.bool_)
         self.model = (_ints(t.eq_var), rot3d, _ints(lay.nodes), _ints(lay.var).reshape(-1, 3), _floats(rot.J0).reshape(-1, 3, 3),
                       _floats(rot.J0_pinv).reshape(-1, 3, 3), _ints(rot.pos).reshape(-1, 3, 3),
                       _floats(p.reference_coordinates), rot3d.copy())
         M = p.M_full.tocsr()
-        self.mass = (_ints(M.indptr), _ints(M.indices), _floats(M.data), _floats(p.M_eq.data), _ints(t.indptr), _ints(t.indices),
-                     int(kl), int(ku))
+        self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data), _shared_floats(p.mass_data),
+                     *t.kernel_pattern(), int(kl), int(ku))
         index = [i for i, b in enumerate(t.blocks) if any(b is x for x in blocks)]
         chords = [p.chord_columns[i] for i in index]
         self.chords_ok = all(c[0] is None for c in chords) or all(
