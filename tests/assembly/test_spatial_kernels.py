@@ -3,7 +3,8 @@ attachment offsets from both nodes (the c_b terms) and to ground, for every join
 random states: the Jacobian is the derivative of Φ in translations and spatial spins, the
 discrete Jacobian is exact (Ḡ·(Δx, ψ) = Φ_1 − Φ_0), and the discrete stiffness is the
 derivative of Ḡᵀλ in (Δx, ψ); ``evaluate`` and ``evaluate_into``, ``midpoint_stiffness``
-and ``midpoint_stiffness_into`` write the same values."""
+and ``midpoint_stiffness_into`` write the same values; the curvature (``hessian``) is the
+second derivative of λ·Φ along geodesics."""
 import numpy as np
 import pytest
 
@@ -97,6 +98,31 @@ def test_discrete_jacobian_is_exact_and_the_stiffness_is_its_derivative(kind):
     fd = np.column_stack([(gbar(z + e * c).T @ lam - gbar(z - e * c).T @ lam) / (2 * e) for c in np.eye(table.n_var)])
     assert np.abs(fd).max() > 0.1
     assert np.abs(K - fd).max() <= 1e-8 * np.abs(fd).max()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_curvature_is_the_second_derivative_along_geodesics(kind):
+    """zᵀ H z of ``hessian`` (symmetric part of Σ λ ∇²Φ) = d²/dt² λ·Φ(u + t Δx, exp(t w) R)
+    at t = 0 (central second differences, step 1e-4), z = (Δx, w) random."""
+    table, cs, ev, rot, tra = setup(kind)
+    rng = np.random.default_rng(8)
+    R, u, lam = rotations(rng, 3), rng.normal(scale=0.2, size=table.n_var), rng.normal(size=ev.m)
+    ev.evaluate(u, rotations=R)
+    H = dense(ev.hessian(lam), (table.n_var, table.n_var))
+    assert np.array_equal(H, H.T)
+    h = 1e-4
+    for _ in range(3):
+        z = np.zeros(table.n_var)
+        z[tra], z[rot] = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+
+        def f(t):
+            Rt = np.empty_like(R)
+            exp_batch(t * z[rot], Rt)
+            return lam @ ev.evaluate(u + t * z, rotations=Rt @ R)[0]
+
+        fd = (f(h) - 2.0 * f(0.0) + f(-h)) / h**2
+        assert abs(fd) > 0.1
+        assert abs(z @ H @ z - fd) <= 1e-6 * abs(fd)
 
 
 @pytest.mark.parametrize("kind", KINDS)

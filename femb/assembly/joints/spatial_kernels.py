@@ -34,7 +34,7 @@ scratch arrays per call.
 import numpy as np
 
 from femb.core.jit import jit
-from femb.core.rotations import cayley_spin_jacobian, cayley_vector, hat
+from femb.core.rotations import cayley_spin_jacobian, cayley_vector
 
 KIND_CODES = {"spherical": 0, "revolute": 1, "universal": 2, "cylindrical": 3, "prismatic": 4}
 """Integer code of each 3-D joint kind in the kernels."""
@@ -66,39 +66,6 @@ def _pair(code, k):
 
 
 @jit
-def _mv(R, x, out):
-    for i in range(3):
-        out[i] = R[i, 0] * x[0] + R[i, 1] * x[1] + R[i, 2] * x[2]
-
-
-@jit
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@jit
-def _put(vals, block, H, s):
-    """vals[9 block : 9 block + 9] = s H (row-major)."""
-    o = 9 * block
-    for i in range(3):
-        for j in range(3):
-            vals[o + 3 * i + j] = s * H[i, j]
-
-
-@jit
-def _put_t(vals, block, H, s):
-    """vals of the block = s Hᵀ."""
-    o = 9 * block
-    for i in range(3):
-        for j in range(3):
-            vals[o + 3 * i + j] = s * H[j, i]
-
-
-# ----------------------------------------------------------------------------- scalar helpers
-# 3-vectors as three float64 scalars, 3 × 3 matrices as 9-tuples (row-major): the kernels
-# keep them in registers instead of scratch arrays, which the compiler must otherwise
-# reload after every store into the output arrays (they might alias).
-@jit
 def _rot(R, j, x0, x1, x2):
     """R[j] x (3-tuple) for R (nj, 3, 3) and x = (x0, x1, x2)."""
     return (R[j, 0, 0] * x0 + R[j, 0, 1] * x1 + R[j, 0, 2] * x2,
@@ -114,7 +81,8 @@ def _rot_row(R, j, F, k):
 
 @jit
 def _cross3(a, b):
-    """a × b (3-tuple) of 3-tuples, as ``_cross`` (0 + a × b: the same signed zeros)."""
+    """a × b (3-tuple) of 3-tuples (0 + a × b, the signed zeros of femb.core.rotations.add_cross
+    into zeros)."""
     return (0.0 + (a[1] * b[2] - a[2] * b[1]), 0.0 + (a[2] * b[0] - a[0] * b[2]), 0.0 + (a[0] * b[1] - a[1] * b[0]))
 
 
@@ -131,8 +99,9 @@ def _mat(M, j):
 
 @jit
 def _hat_times(x, M):
-    """[x]× M (9-tuple) for x (3-tuple) and M (9-tuple): the values of ``mat3(hat(x), M)``
-    (the products with the zeros of [x]× left out, which changes at most the sign of a zero)."""
+    """[x]× M (9-tuple) for x (3-tuple) and M (9-tuple): the values of the dense product
+    ``mat3(hat(x), M)`` (femb.core.rotations) with the products by the zeros of [x]× left
+    out, which changes at most the sign of a zero."""
     return (x[1] * M[6] - x[2] * M[3], x[1] * M[7] - x[2] * M[4], x[1] * M[8] - x[2] * M[5],
             x[2] * M[0] - x[0] * M[6], x[2] * M[1] - x[0] * M[7], x[2] * M[2] - x[0] * M[8],
             x[0] * M[3] - x[1] * M[0], x[0] * M[4] - x[1] * M[1], x[0] * M[5] - x[1] * M[2])
@@ -168,7 +137,7 @@ def _store(vals, block, H, s):
 
 @jit
 def _store_hat(vals, block, x, s):
-    """vals of the block = s [x]× (as ``_put(vals, block, hat(x), s)``)."""
+    """vals of the block = s [x]× (its zeros written as s·0, as the dense form)."""
     o = 9 * block
     z = s * 0.0
     vals[o], vals[o + 1], vals[o + 2] = z, s * -x[2], s * x[1]
@@ -319,85 +288,75 @@ def _product_row(phi, vals, row, o, p, q):
 def hessian(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, lam, vals):
     """Symmetric part of Σ λ ∇²Φ (3×3 blocks into ``vals``) at the rotations Ra, Rb and
     the joint vectors d (nj, 3) of an evaluation; ``lam`` (m,) one multiplier per row."""
-    v = np.empty(3)
-    vb = np.empty(3)
-    p = np.empty(3)
-    q = np.empty(3)
-    lv = np.empty(3)
-    H = np.empty((3, 3))
-    S = np.empty((3, 3))
     for j in range(kind.shape[0]):
         code = kind[j]
-        d = d_all[j]
         b = blk0[j]
         r_ = row0[j]
         cbj = has_cb[j]
-        if cbj:
-            _mv(Rb[j], cb[j], vb)
-        if code <= 2:
-            _mv(Ra[j], c[j], v)
-            for i in range(3):
-                lv[i] = lam[r_ + i]
-            lvv = _dot(lv, v)
-            for i in range(3):
-                for k in range(3):
-                    H[i, k] = (lvv if i == k else 0.0) - 0.5 * (v[i] * lv[k] + lv[i] * v[k])
-            _put(vals, b, H, 1.0)
+        vb = _rot(Rb, j, cb[j, 0], cb[j, 1], cb[j, 2])
+        if code <= 2:  # λ·r: (λ·v) I − sym(v λᵀ) at w_a, sym(v_b λᵀ) − (λ·v_b) I at w_b
+            v = _rot(Ra, j, c[j, 0], c[j, 1], c[j, 2])
+            lv = (lam[r_], lam[r_ + 1], lam[r_ + 2])
+            _store(vals, b, _sym(v, lv, _dot3(lv, v)), -1.0)
             b += 1
             if cbj:
-                lvb = _dot(lv, vb)
-                for i in range(3):
-                    for k in range(3):
-                        H[i, k] = 0.5 * (vb[i] * lv[k] + lv[i] * vb[k]) - (lvb if i == k else 0.0)
-                _put(vals, b, H, 1.0)
+                _store(vals, b, _sym(vb, lv, _dot3(lv, vb)), 1.0)
                 b += 1
             r_ += 3
-        else:
-            for a in (1, 2):
-                w = lam[r_]
-                _mv(Ra[j], frame[j, a], p)
-                hat(p, S)
-                _put(vals, b, S, w)  # (w_a, u_b)
-                _put_t(vals, b + 1, S, w)  # (u_b, w_a)
-                _put(vals, b + 2, S, -w)  # (w_a, u_a)
-                _put_t(vals, b + 3, S, -w)  # (u_a, w_a)
-                pd = _dot(p, d)
-                for i in range(3):
-                    for k in range(3):
-                        H[i, k] = 0.5 * (p[i] * d[k] + d[i] * p[k]) - (pd if i == k else 0.0)
-                _put(vals, b + 4, H, w)  # (w_a, w_a)
-                b += 5
-                r_ += 1
-            if cbj:  # the products (R_a t)·(R_b c_b) of the two projection rows
-                for a in (1, 2):
-                    _mv(Ra[j], frame[j, a], p)
-                    b = _dot_blocks(vals, b, p, vb, lam[row0[j] + a - 1], H)
+        else:  # the projections (R_a t)·r, t = t1, t2, and their products (R_a t)·(R_b c_b)
+            p1 = _rot_row(Ra, j, frame, 1)
+            p2 = _rot_row(Ra, j, frame, 2)
+            d = (d_all[j, 0], d_all[j, 1], d_all[j, 2])
+            b = _projection_curvature(vals, b, p1, d, lam[r_])
+            b = _projection_curvature(vals, b, p2, d, lam[r_ + 1])
+            if cbj:
+                b = _dot_blocks(vals, b, p1, vb, lam[r_])
+                b = _dot_blocks(vals, b, p2, vb, lam[r_ + 1])
+            r_ += 2
         for k in range(n_pairs(code)):
             ia, ib = _pair(code, k)
-            _mv(Ra[j], frame[j, ia], p)
-            _mv(Rb[j], frame[j, ib], q)
-            b = _dot_blocks(vals, b, p, q, lam[r_], H)
-            r_ += 1
+            b = _dot_blocks(vals, b, _rot_row(Ra, j, frame, ia), _rot_row(Rb, j, frame, ib), lam[r_ + k])
 
 
 @jit
-def _dot_blocks(vals, b, p, q, w, H):
+def _sym(x, y, s):
+    """sym(x yᵀ) − s I (9-tuple): 0.5 (x_i y_k + y_i x_k) − s δ_ik."""
+    return (0.5 * (x[0] * y[0] + y[0] * x[0]) - s, 0.5 * (x[0] * y[1] + y[0] * x[1]), 0.5 * (x[0] * y[2] + y[0] * x[2]),
+            0.5 * (x[1] * y[0] + y[1] * x[0]), 0.5 * (x[1] * y[1] + y[1] * x[1]) - s, 0.5 * (x[1] * y[2] + y[1] * x[2]),
+            0.5 * (x[2] * y[0] + y[2] * x[0]), 0.5 * (x[2] * y[1] + y[2] * x[1]), 0.5 * (x[2] * y[2] + y[2] * x[2]) - s)
+
+
+@jit
+def _diag_minus_outer(s, x, y):
+    """s I − x yᵀ (9-tuple; off the diagonal 0 − x_i y_k, as the dense form)."""
+    return (s - x[0] * y[0], 0.0 - x[0] * y[1], 0.0 - x[0] * y[2],
+            0.0 - x[1] * y[0], s - x[1] * y[1], 0.0 - x[1] * y[2],
+            0.0 - x[2] * y[0], 0.0 - x[2] * y[1], s - x[2] * y[2])
+
+
+@jit(inline="always")
+def _projection_curvature(vals, b, p, d, w):
+    """The five curvature blocks ((w_a, u_b), (u_b, w_a), (w_a, u_a), (u_a, w_a), (w_a, w_a))
+    of a projection w p·d (p = R_a t) from block ``b`` on; returns the next block."""
+    m = (-p[0], -p[1], -p[2])  # [p]×ᵀ = [−p]×
+    _store_hat(vals, b, p, w)
+    _store_hat(vals, b + 1, m, w)
+    _store_hat(vals, b + 2, p, -w)
+    _store_hat(vals, b + 3, m, -w)
+    _store(vals, b + 4, _sym(p, d, _dot3(p, d)), w)
+    return b + 5
+
+
+@jit(inline="always")
+def _dot_blocks(vals, b, p, q, w):
     """The four curvature blocks (w_a w_a, w_b w_b, w_a w_b, w_b w_a) of w p·q from block
     ``b`` on; returns the next block."""
-    pq = _dot(p, q)
-    for i in range(3):
-        for k in range(3):
-            H[i, k] = 0.5 * (p[i] * q[k] + q[i] * p[k]) - (pq if i == k else 0.0)
-    _put(vals, b, H, w)
-    _put(vals, b + 1, H, w)
-    for i in range(3):
-        for k in range(3):
-            H[i, k] = (pq if i == k else 0.0) - q[i] * p[k]
-    _put(vals, b + 2, H, w)
-    for i in range(3):
-        for k in range(3):
-            H[i, k] = (pq if i == k else 0.0) - p[i] * q[k]
-    _put(vals, b + 3, H, w)
+    pq = _dot3(p, q)
+    H = _sym(p, q, pq)
+    _store(vals, b, H, w)
+    _store(vals, b + 1, H, w)
+    _store(vals, b + 2, _diag_minus_outer(pq, q, p), w)
+    _store(vals, b + 3, _diag_minus_outer(pq, p, q), w)
     return b + 4
 
 
