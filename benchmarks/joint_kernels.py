@@ -23,7 +23,15 @@ entries whose bits differ (the sign of an exact zero) are printed.
 each revision in a fresh process (the kernels' own compilation, the shared femb.core
 helpers included in both).
 
-Usage: python benchmarks/joint_kernels.py [--baseline REV] [--repeat 7] [--compile]
+``--step``: the whole compiled steps of the rigid chain and the revolute body of
+benchmarks/peer_suite.py (femb's run there: mid-point scheme, full Newton, τ = 1e-6,
+states recorded every 50 steps), once with the current joint kernels and once with the
+baseline's (the compiled rigid step, femb.solvers.dynamics.rigid_step_kernels, imported a
+second time against the baseline joint module), alternating, ``--repeat`` runs each: CPU
+µs per step (the CPU time of the time-stepping loop, ``results.info["cpu_time"]``, over
+the steps), medians, and whether the two runs' states and energies are bitwise equal.
+
+Usage: python benchmarks/joint_kernels.py [--baseline REV] [--repeat 7] [--kinds ...] [--compile] [--step]
 """
 import argparse
 import os
@@ -196,6 +204,40 @@ print(" ".join(f"{{clock[k]:.3f}}" for k in jk.KERNELS))
     return [float(x) for x in r.stdout.split()[-len(KERNELS):]]
 
 
+def step_runs(rev, repeat):
+    """Per-step CPU µs of the peer suite's rigid chain and revolute body with the current
+    and the baseline joint kernels, alternating; (name, µs baseline, µs current, equal)."""
+    import peer_suite as ps
+
+    from femb.solvers.dynamics import rigid_step
+
+    base_joints = "femb.assembly.joints.spatial_kernels_baseline"
+    if base_joints not in sys.modules:
+        module_of_revision(rev, PATH, base_joints)
+    path = "femb/solvers/dynamics/rigid_step_kernels.py"
+    base_step = module_of_revision("HEAD", path, "femb.solvers.dynamics.rigid_step_kernels_joint_baseline",
+                                   edit=lambda src: src.replace("femb.assembly.joints.spatial_kernels import", f"{base_joints} import"))
+    variants = (base_step.rigid_midpoint_steps, rigid_step.rigid_midpoint_steps)
+    cases = (("rigid chain (10 bodies)", ps.femb_chain, 2e-3, 0.5), ("revolute body", lambda: ps.jso.pendulum3d(True), 0.02, 4.0))
+    out = []
+    try:
+        for name, build, dt, t_end in cases:
+            times, results = ([], []), [None, None]
+            for k in range(repeat + 1):  # the first round compiles and is not timed
+                for i, kernel in enumerate(variants):
+                    rigid_step.rigid_midpoint_steps = kernel
+                    res = ps.femb_dynamic_run(build, dt, t_end, 1e-6, "lumped")
+                    if k:
+                        times[i].append(res.info["cpu_time"] / res.info["steps"] * 1e6)
+                    results[i] = res
+            equal = all(np.array_equal(a, b) for a, b in zip(results[0].states, results[1].states)) and all(
+                np.array_equal(results[0].series(q), results[1].series(q)) for q in ("total_energy", "kinetic_energy"))
+            out.append((name, statistics.median(times[0]), statistics.median(times[1]), equal))
+    finally:
+        rigid_step.rigid_midpoint_steps = variants[1]
+    return out
+
+
 def main(argv=None):
     """Run the comparison (command line ``argv``)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -203,6 +245,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--kinds", nargs="*", default=KINDS)
     ap.add_argument("--compile", action="store_true", help="first-call CPU s with an empty numba cache")
+    ap.add_argument("--step", action="store_true", help="whole compiled rigid steps of the peer suite's chain and revolute body")
     a = ap.parse_args(argv)
     print(f"load {os.getloadavg()[0]:.2f}/{os.getloadavg()[1]:.2f}/{os.getloadavg()[2]:.2f}, baseline {a.baseline}, "
           f"repeat {a.repeat} (median CPU µs per call, interleaved)")
@@ -219,6 +262,10 @@ def main(argv=None):
                 tb, tn = times[0][name], times[1][name]
                 eq, bits = same[name]
                 print(f"{kind + ' ' + layout:<22} {name:<24} {tb:8.3f} {tn:8.3f} {tn / tb:8.2f} {tn / nj:9.3f}  {eq} ({bits})")
+    if a.step:
+        print("\nwhole compiled steps (CPU µs per step, baseline joint kernels / current, medians):")
+        for name, tb, tn, equal in step_runs(a.baseline, a.repeat):
+            print(f"  {name:<26} {tb:8.2f} {tn:8.2f}  ratio {tn / tb:.3f}  states and energies bitwise equal: {equal}")
     if a.compile:
         cb, cn = compile_times(a.baseline), compile_times("")
         print("\nfirst call with an empty numba cache, CPU s (baseline / new):")

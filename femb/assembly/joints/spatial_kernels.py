@@ -28,8 +28,9 @@ Ra, Rb (nj, 3, 3)
     The rotations of a and b used (identity for ground and nodes without rotations; the
     averaged R̄ = (R_0 + R_1)/2 of the two step ends for the discrete Jacobian).
 
-All kernels are compiled with ``cache=True`` (femb.core.jit) and allocate only 3×3
-scratch arrays per call.
+All kernels are compiled with ``cache=True`` (femb.core.jit); inside the joint loops
+3-vectors are held as three scalars and 3×3 matrices as 9-tuples (row-major), and the only
+scratch arrays are those of ``midpoint_frames`` (one 3×3, one 3-vector per call).
 """
 import numpy as np
 
