@@ -82,13 +82,14 @@ def _rot_row(R, j, F, k):
 
 @jit
 def _cross3(a, b):
-    """a × b (3-tuple) of 3-tuples (0 + a × b, the signed zeros of femb.core.rotations.add_cross
-    into zeros)."""
+    """a × b (3-tuple) of 3-tuples, as femb.core.rotations.add_cross adds it into zeros
+    (0 + a × b: the same signed zeros)."""
     return (0.0 + (a[1] * b[2] - a[2] * b[1]), 0.0 + (a[2] * b[0] - a[0] * b[2]), 0.0 + (a[0] * b[1] - a[1] * b[0]))
 
 
 @jit
 def _dot3(a, b):
+    """a·b of 3-tuples."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
