@@ -116,7 +116,7 @@ def _planar_constants(problem, h):
             c["chords"] = ()
         problem._midpoint2d = c
     if c["h"] != h:
-        c["h"], c["mass_data"] = h, (2.0 / (h * h)) * problem.M_eq.data
+        c["h"], c["mass_data"] = h, (2.0 / (h * h)) * problem.mass_data
     return c
 
 
@@ -530,7 +530,7 @@ class _AlphaSystem(_StepSystem):
         fd = None
         data = K.data
         data *= 1.0 - af
-        data += (1.0 - am) / (sc.beta * h * h) * p.M_eq.data
+        data += (1.0 - am) / (sc.beta * h * h) * p.mass_data
         if p.damping.active:
             fd, Cd = p.damping.evaluate(u1, v1)
             g1 += fd
