@@ -116,7 +116,7 @@ RENEW = 0.1
 
 @jit
 def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands,
-               out):
+               held, out):
     """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
 
     The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
@@ -132,8 +132,10 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
     ``perm_bar`` and row ranges ``bands`` (6, m) = (lo, hi of G_d, lo, hi of Ḡ_d, work)
     (``lu_factor_pattern``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
     (rows, equations) = ``entries`` where G and Ḡ can be non-zero); ``out[5]`` counts
-    the partitions chosen. Returns False when G_d or Ḡ_d of a freshly chosen partition has
-    an exact zero pivot (the general path's LinAlgError)."""
+    the partitions chosen; ``held`` (1,) bool: whether Gd, Gbd, Gi, Gbi hold this function's
+    complete output of the last call (then only the factors' row ranges are cleared),
+    updated. Returns False when G_d or Ḡ_d of a freshly chosen partition has an exact zero
+    pivot (the general path's LinAlgError)."""
     m = part.size
     fresh = not part_ref[0] > 0.0
     while True:
@@ -147,10 +149,18 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
                 part[i] = jcols[loc[i]]
             out[5] += 1.0
             split(part, pos, ind, entries, order)
-        Gd[:, :] = 0.0
-        Gbd[:, :] = 0.0
-        Gi[:, :] = 0.0
-        Gbi[:, :] = 0.0
+        if fresh or not held[0]:
+            Gd[:, :] = 0.0
+            Gbd[:, :] = 0.0
+            Gi[:, :] = 0.0
+            Gbi[:, :] = 0.0
+        else:  # the factors of the last evaluation: zero within their row ranges; G_i, Ḡ_i keep their pattern
+            for i in range(m):
+                for c in range(bands[0, i], bands[1, i]):
+                    Gd[i, c] = 0.0
+                for c in range(bands[2, i], bands[3, i]):
+                    Gbd[i, c] = 0.0
+        held[0] = False
         rows, eqs = entries
         for t in range(rows.size):
             i, e = rows[t], eqs[t]
@@ -177,6 +187,7 @@ def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd
         for i in range(m):  # the row orders of the factors in G's rows
             perm[i] = order[1, perm[i]]
             perm_bar[i] = order[1, perm_bar[i]]
+        held[0] = ra != 0.0 and rb != 0.0  # (a zero pivot ends the factorization before its ranges are complete)
         if fresh:
             part_ref[0] = ra
             part_ref[1] = rb
@@ -191,6 +202,21 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
     the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
     over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
+    scale = _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+    ne = d.eq_var.size
+    c2 = 2.0 / (h * h)
+    for a in range(ne):
+        for b in range(ne):
+            K[a, b] = c2 * d.M_eq[a, b]
+    _add_rotary(d, dr, K)
+    return scale
+
+
+@jit(inline="always")
+def _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r):
+    """``_residual`` without the step matrix: r (n_eq,), ``full`` (n_var,), the Cayley step
+    (ψ, C, R1n, Rmn, D, π1 and the rotary-inertia derivative dr (k, 3, 3)); returns the
+    force scale."""
     nv = z.size
     lay_var = d.lay_var
     for k in range(lay_var.shape[0]):
@@ -220,9 +246,26 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
         full[i] = full[i] - f_ext[i]
     for e in range(ne):
         r[e] = full[d.eq_var[e]]
-    for a in range(ne):
-        for b in range(ne):
+    return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
+
+
+@jit(inline="always")
+def _step_matrix(d, h, dr, k_ptr, k_cols, K):
+    """The step matrix of ``_residual`` written over K's pattern only (``matrix_pattern``:
+    rows ``k_ptr`` (n_eq + 1,), columns ``k_cols``); K's other entries stay as they are
+    (zero)."""
+    c2 = 2.0 / (h * h)
+    for a in range(d.eq_var.size):
+        for q in range(k_ptr[a], k_ptr[a + 1]):
+            b = k_cols[q]
             K[a, b] = c2 * d.M_eq[a, b]
+    _add_rotary(d, dr, K)
+
+
+@jit(inline="always")
+def _add_rotary(d, dr, K):
+    """K += the rotary-inertia derivative dr (k, 3, 3) of the oriented nodes, over the equations."""
+    lay_var = d.lay_var
     for k in range(lay_var.shape[0]):
         for a in range(3):
             ea = d.var_eq[lay_var[k, a]]
@@ -232,10 +275,9 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
                 eb = d.var_eq[lay_var[k, b]]
                 if eb >= 0:
                     K[ea, eb] += dr[k, a, b]
-    return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
 
 
-@jit
+@jit(inline="always")
 def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um, vals,
             phim, work):
     """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
@@ -287,7 +329,7 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
         G[rows[q], cols[q]] = 0.0
 
 
-@jit
+@jit(inline="always")
 def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
     discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
@@ -319,7 +361,7 @@ def _rounding(K, d, u0, z):
     return np.finfo(np.float64).eps * math.sqrt(s)
 
 
-@jit
+@jit(inline="always")
 def nodal_inertia(d, R0, R0n, Jn):
     """The oriented nodes' rotations R0n (k, 3, 3) at the start of a step (R0 (n_nodes, 3,
     3)) and their spatial inertia J_n = R0n J0 R0nᵀ (k, 3, 3)."""
@@ -334,7 +376,7 @@ def nodal_inertia(d, R0, R0n, Jn):
                 Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
 
 
-@jit
+@jit(inline="always")
 def step_scales(d, v0, pi0, f_ext, h):
     """(‖f_ext‖, |momentum|/h) over the equations at the start of a step: the loads' norm
     and the nodes' momenta M v (translations) and π (oriented nodes) per step size
@@ -413,7 +455,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     C, R1n, Rmn, D, dr = (np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)),
                           np.empty((nk, 3, 3)))
     full = np.empty(nv)
-    K = np.empty((ne, ne))
+    K = np.zeros((ne, ne))  # zero outside its pattern (``_step_matrix``)
     phi, phim = np.empty(m), np.empty(m)
     Geq, Gbar_eq = np.zeros((m, ne)), np.zeros((m, ne))
     Gbar, G = np.zeros((m, nv)), np.zeros((m, nv))
@@ -440,6 +482,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         split(part, pos, ind, pattern[4], order)
     k_ptr, k_cols = matrix_pattern(d)
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
+    held = np.zeros(1, dtype=np.bool_)  # Gd, Gbd, Gi, Gbi: ``_partition``'s output of its last call
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
     X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
     proj, rhs, y, Y = np.empty(n_ind), np.empty(n_ind), np.empty(n_ind), np.empty(n_ind)
@@ -477,8 +520,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         c_norm = 0.0
         it_done = max_it
         for it in range(max_it + 1):
-            scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
-                              full, r, K)
+            scale = _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D,
+                                     pi1, dr, full, r)
+            _step_matrix(d, h, dr, k_ptr, k_cols, K)
             R1[:] = R0
             for k in range(nk):
                 R1[d.lay_nodes[k]] = R1n[k]
@@ -510,7 +554,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             stiff = used  # pending
             # null space: the dependent coordinates (``_partition``), G_d and Ḡ_d factorized
             if not _partition(Geq, Gbar_eq, pattern[4], jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm,
-                              perm_bar, bands, out):
+                              perm_bar, bands, held, out):
                 status = DEP_SINGULAR
                 it_done = it
                 break
@@ -669,7 +713,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     return hs.size, status
 
 
-@jit
+@jit(inline="always")
 def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
     with the spatial angular velocities of the oriented nodes (``finish_rotary``)."""
