@@ -48,7 +48,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from femb.assembly.joints.spatial_kernels import evaluate_into, frames, midpoint_frames, midpoint_stiffness_into
+from femb.assembly.joints.spatial_kernels import evaluate_into as joint_evaluate
+from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness_into
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
 from femb.solvers.dynamics.rigid_step_patterns import (
@@ -109,11 +110,6 @@ class RigidStepData(NamedTuple):
     st_keep: NDArray[np.int64]  # their positions among the st_total values
     joint_eqs: NDArray[np.int64]  # their free equations (sorted)
 
-
-# the joint kernels compiled into the step kernel (their 14–17 array arguments would each pass as a
-# whole descriptor at every call)
-joint_evaluate = jit(inline="always")(evaluate_into.py_func)
-joint_stiffness = jit(inline="always")(midpoint_stiffness_into.py_func)
 
 RENEW = 0.1
 """A kept coordinate partition is chosen again (pivoted QR) when the pivot ratio of G_d or
@@ -265,7 +261,7 @@ def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
     discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
     w33 (5, 3, 3))."""
-    joint_stiffness(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals,
+    midpoint_stiffness_into(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals,
                             w3, w33)
     for q in range(d.st_eq_rows.size):
         ea = d.st_eq_rows[q]
