@@ -252,6 +252,38 @@ def test_the_step_does_not_depend_on_the_coordinate_partition():
     assert np.abs(s1.v - s0.v).max() <= 1e-12 * np.abs(s0.v).max()
 
 
+def test_a_partition_renewed_before_a_correction_gives_the_same_step():
+    """G_d is factorized only at the iterates a correction follows (the converged iterate's
+    tests need Ḡ_d alone); a kept partition whose G_d has lost its conditioning there is
+    chosen again, and the iterate's tests are done again in the new partition. Forced on the
+    first step of the rod chain by a reference pivot ratio of G_d that no factorization
+    reaches: pivoted QR chooses the same partition from the same G again, so the step is
+    the one with the partition chosen at the start, bit for bit (iterations, residual
+    history, state), and the reference ratio is again that of the chosen G_d."""
+    from femb.solvers.dynamics.rigid_step import RigidStepSystem
+    from femb.solvers.dynamics.schemes import MidPoint
+
+    dt = 2e-3
+    settings = NewtonSettings(tolerance=1e-12, max_iterations=25)
+    prob = DynamicProblem(rod_chain())
+    u, v = prob.initial_state(0.0, dt, None, None)
+    state = MidPoint().start(prob, 0.0, u, v)
+    step = RigidStepSystem(prob, state, dt)
+    first = step.solve_step(settings)  # the partition chosen at the predictor
+    s0 = step.finish(first.state)[0]
+    part, ref = prob.__dict__["_rigid_partition"]
+    chosen, ratios = part.copy(), ref.copy()
+    assert first.converged and first.iterations >= 2 and 0.0 < ratios[0] <= 1.0
+    ref[0] = 1e300  # Ḡ_d stays acceptable, G_d does not
+    step = RigidStepSystem(prob, state, dt)
+    again = step.solve_step(settings)
+    s1 = step.finish(again.state)[0]
+    assert again.converged and again.iterations == first.iterations
+    assert again.residual_history == first.residual_history  # the tests of the renewed iterate, once
+    assert np.array_equal(part, chosen) and np.array_equal(ref, ratios)  # chosen again at the first correction
+    assert np.array_equal(s1.u, s0.u) and np.array_equal(s1.v, s0.v)
+
+
 def test_steps_that_fail_in_the_compiled_run_go_back_to_the_driver():
     """The mixed chain at 5 Δt with at most 3 Newton iterations: some steps do not converge
     in the compiled run of steps between frames (every 7th recorded); the driver does them

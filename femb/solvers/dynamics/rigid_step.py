@@ -16,7 +16,7 @@ It is the general loop (MidPoint3DSystem iterated by
 femb.solvers.nonlinear.newton.projected_newton) operation for operation, except for the
 coordinate partition of the null-space elimination: the general loop chooses the dependent
 coordinates by pivoted QR at every iteration, the compiled one keeps them across iterations
-and steps while G_d and Ḡ_d stay well conditioned (``rigid_step_kernels._partition``). The
+and steps while G_d and Ḡ_d stay well conditioned (``rigid_step_kernels.RENEW``). The
 partition is a choice of basis of the same null space: the corrections solve the same
 equations, only the projected residual of the convergence test is measured in another
 basis. The motion, the Newton iteration counts, the multipliers and the energy books agree
@@ -164,7 +164,7 @@ def _parameters(problem, settings):
 def _partition_store(problem):
     """The coordinate partition kept across the Newton iterations and steps of ``problem``:
     (dependent equations (m,), their G_d and Ḡ_d pivot ratios when chosen (2,))
-    (femb.solvers.dynamics.rigid_step_kernels ``_partition``)."""
+    (femb.solvers.dynamics.rigid_step_kernels ``RENEW``)."""
     store = problem.__dict__.get("_rigid_partition")
     if store is None:
         store = problem.__dict__["_rigid_partition"] = (np.zeros(problem.joints.m, dtype=np.int64), np.zeros(2))
@@ -331,7 +331,8 @@ class RigidSteps:
         lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
         u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
         books = np.array([account.external_work, account.constraint_work])
-        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, mid_amplitudes(self.amplitudes, starts, hs), books)
+        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((hs.size, 0))
+        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, books)
         if not run.done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])

@@ -21,7 +21,10 @@ femb.solvers.nonlinear.newton.projected_newton), operation for operation, on den
 - the null-space elimination of femb.solvers.linalg.nullspace.NullSpace: dependent
   coordinates by QR with column pivoting of G (the greedy column choice of LAPACK's
   dgeqp3/dlaqp2), kept across iterations and steps while G_d and Ḡ_d stay well
-  conditioned (``_partition``; the general path chooses them at every iteration),
+  conditioned (``RENEW``; rigid_step_patterns ``choose_partition``, ``factor_dependent``;
+  the general path chooses them at every iteration); G over the equations, G_d and the
+  step matrix K are formed only at the iterates a correction (or the round-off test) needs
+  them: the converged iterate's tests need Ḡ_d alone,
   X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i, the reduced matrix N̄ᵀKN factorized by LU with partial
   pivoting (singular when its pivot ratio is below 1e-13), multipliers
   λ = −Ḡ_d⁻ᵀ(r + K δq)_d. The joint Jacobians are sparse: G and Ḡ are written over their
@@ -49,16 +52,15 @@ from femb.assembly.joints.spatial_kernels import evaluate_into as joint_evaluate
 from femb.assembly.joints.spatial_kernels import frames, midpoint_frames, midpoint_stiffness_into
 from femb.core.jit import jit
 from femb.core.rotations import cayley_spin_jacobian, cayley_step_batch, cayley_turn, log_batch
-from femb.solvers.dynamics.rigid_step_patterns import jacobian_pattern, matrix_pattern, split
-from femb.solvers.linalg.dense_kernels import (
-    euclidean_norm,
-    lu_factor_bands,
-    lu_factor_pattern,
-    lu_solve,
-    lu_solve_many,
-    lu_solve_t,
-    pivoted_columns,
+from femb.solvers.dynamics.rigid_step_patterns import (
+    choose_partition,
+    factor_dependent,
+    jacobian_pattern,
+    matrix_pattern,
+    partition_layout,
+    split,
 )
+from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_factor_bands, lu_solve, lu_solve_many, lu_solve_t
 
 # status codes of ``rigid_midpoint_steps`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
@@ -111,79 +113,8 @@ class RigidStepData(NamedTuple):
 
 RENEW = 0.1
 """A kept coordinate partition is chosen again (pivoted QR) when the pivot ratio of G_d or
-Ḡ_d falls below RENEW times its value when the partition was chosen."""
-
-
-@jit
-def _partition(Geq, Gbar_eq, entries, jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm, perm_bar, bands,
-               out):
-    """The coordinate partition of the null-space elimination and the LU factors of G_d and Ḡ_d.
-
-    The dependent equations ``part`` (m,) (sorted) are those that QR with column pivoting of
-    G over the jointed equations ``jcols`` picks first (``pivoted_columns``, LAPACK's choice,
-    as femb.solvers.linalg.nullspace). A partition chosen before (``part_ref[0]`` > 0) is kept
-    while it stays well conditioned: the pivot ratios of G_d and Ḡ_d (min|u_ii| / max|u_ii|
-    of their LU factors) at least ``RENEW`` times those when it was chosen (``part_ref``
-    (2,)); otherwise it is chosen again. Any partition with G_d and Ḡ_d regular spans the
-    same null space: the corrections solve the same equations, only the basis of the
-    projected residual changes. Writes ``ind`` (n_eq − m,) the independent equations,
-    ``pos``, ``order`` when it chooses (``split``; kept otherwise), Gd, Gbd (m, m) in LU form
-    (rows in ``order``: banded) with their row orders in G's rows ``perm``,
-    ``perm_bar`` and row ranges ``bands`` (6, m) = (lo, hi of G_d, lo, hi of Ḡ_d, work)
-    (``lu_factor_pattern``), Gi, Gbi (m, n_eq − m) the independent columns (from the entries
-    (rows, equations) = ``entries`` where G and Ḡ can be non-zero); ``out[5]`` counts
-    the partitions chosen. Returns False when G_d or Ḡ_d of a freshly chosen partition has
-    an exact zero pivot (the general path's LinAlgError)."""
-    m = part.size
-    fresh = not part_ref[0] > 0.0
-    while True:
-        if fresh:
-            W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
-            for i in range(m):
-                for c in range(jcols.size):
-                    W[c, i] = Geq[i, jcols[c]]
-            loc = pivoted_columns(W, m)
-            for i in range(m):
-                part[i] = jcols[loc[i]]
-            out[5] += 1.0
-            split(part, pos, ind, entries, order)
-        Gd[:, :] = 0.0
-        Gbd[:, :] = 0.0
-        Gi[:, :] = 0.0
-        Gbi[:, :] = 0.0
-        rows, eqs = entries
-        for t in range(rows.size):
-            i, e = rows[t], eqs[t]
-            c = pos[e]
-            if c >= 0:  # G_d and Ḡ_d with their rows in ``order``
-                Gd[order[0, i], c] = Geq[i, e]
-                Gbd[order[0, i], c] = Gbar_eq[i, e]
-            else:
-                Gi[i, -1 - c] = Geq[i, e]
-                Gbi[i, -1 - c] = Gbar_eq[i, e]
-        for c in range(m):  # where G_d and Ḡ_d can be non-zero: last columns of rows, lowest rows of columns
-            bands[1, c] = 0
-            bands[4, c] = -1
-        for t in range(rows.size):
-            c = pos[eqs[t]]
-            if c >= 0:
-                i = order[0, rows[t]]
-                bands[1, i] = max(bands[1, i], c + 1)
-                bands[4, c] = max(bands[4, c], i)
-        bands[3] = bands[1]
-        bands[5] = bands[4]
-        ra = lu_factor_pattern(Gd, perm, bands[0], bands[1], bands[4])
-        rb = lu_factor_pattern(Gbd, perm_bar, bands[2], bands[3], bands[5])
-        for i in range(m):  # the row orders of the factors in G's rows
-            perm[i] = order[1, perm[i]]
-            perm_bar[i] = order[1, perm_bar[i]]
-        if fresh:
-            part_ref[0] = ra
-            part_ref[1] = rb
-            return ra != 0.0 and rb != 0.0  # (a non-finite G: the residual test reports it)
-        if ra >= RENEW * part_ref[0] and rb >= RENEW * part_ref[1]:
-            return True
-        fresh = True
+Ḡ_d falls below RENEW times its value when the partition was chosen (Ḡ_d checked at every
+iterate, G_d at the iterates a correction follows: the converged one does not need G_d)."""
 
 
 @jit
@@ -191,6 +122,21 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
     the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
     over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
+    scale = _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+    ne = d.eq_var.size
+    c2 = 2.0 / (h * h)
+    for a in range(ne):
+        for b in range(ne):
+            K[a, b] = c2 * d.M_eq[a, b]
+    _add_rotary(d, dr, K)
+    return scale
+
+
+@jit(inline="always")
+def _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r):
+    """``_residual`` without the step matrix: r (n_eq,), ``full`` (n_var,), the Cayley step
+    (ψ, C, R1n, Rmn, D, π1 and the rotary-inertia derivative dr (k, 3, 3)); returns the
+    force scale."""
     nv = z.size
     lay_var = d.lay_var
     for k in range(lay_var.shape[0]):
@@ -220,9 +166,26 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
         full[i] = full[i] - f_ext[i]
     for e in range(ne):
         r[e] = full[d.eq_var[e]]
-    for a in range(ne):
-        for b in range(ne):
+    return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
+
+
+@jit(inline="always")
+def _step_matrix(d, h, dr, k_ptr, k_cols, K):
+    """The step matrix of ``_residual`` written over K's pattern only (``matrix_pattern``:
+    rows ``k_ptr`` (n_eq + 1,), columns ``k_cols``); K's other entries stay as they are
+    (zero)."""
+    c2 = 2.0 / (h * h)
+    for a in range(d.eq_var.size):
+        for q in range(k_ptr[a], k_ptr[a + 1]):
+            b = k_cols[q]
             K[a, b] = c2 * d.M_eq[a, b]
+    _add_rotary(d, dr, K)
+
+
+@jit(inline="always")
+def _add_rotary(d, dr, K):
+    """K += the rotary-inertia derivative dr (k, 3, 3) of the oriented nodes, over the equations."""
+    lay_var = d.lay_var
     for k in range(lay_var.shape[0]):
         for a in range(3):
             ea = d.var_eq[lay_var[k, a]]
@@ -232,26 +195,26 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
                 eb = d.var_eq[lay_var[k, b]]
                 if eb >= 0:
                     K[ea, eb] += dr[k, a, b]
-    return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
 
 
-@jit
-def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um, vals,
-            phim, work):
-    """Φ (m,), G and Ḡ over the equations (m, n_eq) and Ḡ over the variables (m, n_var) at
-    the increment z (R: the end-of-step nodal rotations); the discrete Jacobian's state
-    (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``. G and Ḡ get only the
-    entries of ``pattern`` (``jacobian_pattern``; the others of Geq, Gbar_eq and Gbar stay
-    zero); G (m, n_var), zero on entry and on return, u1, um (n_var,), vals (n_jac,), phim
+@jit(inline="always")
+def _joints(d, z, u0, R, Ra0, Rb0, phi, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, G, u1, um, vals, phim, work):
+    """Φ (m,), G over the variables (m, n_var), Ḡ over the equations (m, n_eq) and the
+    variables (m, n_var) at the increment z (R: the end-of-step nodal rotations); the discrete
+    Jacobian's state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``. Only
+    the entries of the Jacobian triplets are written (the others of G, Gbar_eq and Gbar stay
+    zero; G over the equations: ``_spin_jacobian``); u1, um (n_var,), vals (n_jac,), phim
     (m,) and ``work`` (7, 3) are work arrays."""
     nv = z.size
     for i in range(nv):
         u1[i] = u0[i] + z[i]
         um[i] = 0.5 * (u0[i] + u1[i])
+    rows, cols, keep = d.jac_rows, d.jac_cols, d.jac_keep
+    for q in range(rows.size):
+        G[rows[q], cols[q]] = 0.0
     frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
     joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, u1, Ra1, Rb1, phi,
                    vals, dm, work)  # (d = x_b − x_a of this evaluation: not kept)
-    rows, cols, keep = d.jac_rows, d.jac_cols, d.jac_keep
     for q in range(rows.size):
         G[rows[q], cols[q]] += vals[keep[q]]
     midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
@@ -262,14 +225,22 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
         Gbar[rows[q], cols[q]] = 0.0
     for q in range(rows.size):
         Gbar[rows[q], cols[q]] += vals[keep[q]]
-    tq, teq, pr, pk, _ = pattern
-    for t in range(tq.size):
-        q = tq[t]
-        Geq[rows[q], teq[t]] = G[rows[q], cols[q]]
     for q in range(rows.size):
         e = d.var_eq[cols[q]]
         if e >= 0:
             Gbar_eq[rows[q], e] = Gbar[rows[q], cols[q]]
+
+
+@jit(inline="always")
+def _spin_jacobian(d, psi, G, pattern, Geq):
+    """G over the equations (m, n_eq) ``Geq`` from G over the variables (``_joints``) at
+    the Cayley vectors ψ (k, 3) of the iterate: written over ``pattern``
+    (``jacobian_pattern``; the other entries stay zero)."""
+    rows, cols = d.jac_rows, d.jac_cols
+    tq, teq, pr, pk, _ = pattern
+    for t in range(tq.size):
+        q = tq[t]
+        Geq[rows[q], teq[t]] = G[rows[q], cols[q]]
     T = np.empty((3, 3))
     lay_var = d.lay_var
     kt = -1
@@ -283,11 +254,9 @@ def _joints(d, z, u0, R, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, 
             e = d.var_eq[lay_var[k, b]]
             if e >= 0:
                 Geq[i, e] = G[i, c0] * T[0, b] + G[i, c1] * T[1, b] + G[i, c2] * T[2, b]
-    for q in range(rows.size):
-        G[rows[q], cols[q]] = 0.0
 
 
-@jit
+@jit(inline="always")
 def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
     discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
@@ -319,7 +288,7 @@ def _rounding(K, d, u0, z):
     return np.finfo(np.float64).eps * math.sqrt(s)
 
 
-@jit
+@jit(inline="always")
 def nodal_inertia(d, R0, R0n, Jn):
     """The oriented nodes' rotations R0n (k, 3, 3) at the start of a step (R0 (n_nodes, 3,
     3)) and their spatial inertia J_n = R0n J0 R0nᵀ (k, 3, 3)."""
@@ -334,7 +303,7 @@ def nodal_inertia(d, R0, R0n, Jn):
                 Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
 
 
-@jit
+@jit(inline="always")
 def step_scales(d, v0, pi0, f_ext, h):
     """(‖f_ext‖, |momentum|/h) over the equations at the start of a step: the loads' norm
     and the nodes' momenta M v (translations) and π (oriented nodes) per step size
@@ -383,7 +352,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     guess of the first step, used when ``has_lam``; each later step's guess is its
     predecessor's multipliers); the coordinate partition, ``part`` (m,) the dependent
     equations (sorted) and ``part_ref`` (2,) the pivot ratios of G_d and Ḡ_d when it was
-    chosen (0: none chosen yet; ``_partition``); ``books`` (2,) += each step's external work
+    chosen (0: none chosen yet; ``RENEW``); ``books`` (2,) += each step's external work
     f_s·Δx + f_ext·ψ (forces with an amplitude, all moments: they have no potential in 3-D)
     and constraint work −λ·Ḡz, in the order of the driver's energy account.
 
@@ -413,7 +382,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     C, R1n, Rmn, D, dr = (np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)), np.empty((nk, 3, 3)),
                           np.empty((nk, 3, 3)))
     full = np.empty(nv)
-    K = np.empty((ne, ne))
+    K = np.zeros((ne, ne))  # zero outside its pattern (``_step_matrix``)
     phi, phim = np.empty(m), np.empty(m)
     Geq, Gbar_eq = np.zeros((m, ne)), np.zeros((m, ne))
     Gbar, G = np.zeros((m, nv)), np.zeros((m, nv))
@@ -428,8 +397,11 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                                         np.empty((nj, 3, 3)), np.empty((nj, 3, 3)), np.empty((nj, 3, 3)))
     dm, pdm = np.empty((nj, 3)), np.empty((nj, 3))
     perm, perm_bar, perm_red = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
-    bands = np.empty((6, m), dtype=np.int64)  # row ranges of the LU factors of G_d and Ḡ_d (``_partition``)
-    lo, hi, lo_bar, hi_bar = bands[0], bands[1], bands[2], bands[3]
+    # the row ranges of the LU factors of G_d and Ḡ_d, two work rows, the partition's shape (``partition_layout``)
+    bands = np.empty((8, m), dtype=np.int64)
+    lo, hi, lo_bar, hi_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[6:8]
+    # Gd, Gbd hold complete factors of the partition (``factor_dependent``); its layout made in this call
+    held = np.zeros(3, dtype=np.bool_)
     lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``split``)
@@ -477,8 +449,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         c_norm = 0.0
         it_done = max_it
         for it in range(max_it + 1):
-            scale = _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr,
-                              full, r, K)
+            scale = _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D,
+                                     pi1, dr, full, r)
+            k_set = False  # K of this iterate written (``_step_matrix``: when a correction or the round-off test needs it)
             R1[:] = R0
             for k in range(nk):
                 R1[d.lay_nodes[k]] = R1n[k]
@@ -493,8 +466,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 pdm, dm = dm, pdm
             # the joint equations at the iterate, its Cayley step (ψ, R1) that of the residual
             # (the general loop evaluates those of the predictor before its first residual)
-            _joints(d, z, u0, R1, psi, Ra0, Rb0, phi, Geq, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, pattern, G, u1, um,
-                    jvals, phim, jwork)
+            _joints(d, z, u0, R1, Ra0, Rb0, phi, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, G, u1, um, jvals, phim, jwork)
             if it == 0:  # the predictor's discrete-Jacobian state for the stiffness term of the first correction
                 pRa1[:] = Ra1
                 pRb1[:] = Rb1
@@ -508,58 +480,116 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             # round-off test needs K
             lam_used[:] = lam_cur
             stiff = used  # pending
-            # null space: the dependent coordinates (``_partition``), G_d and Ḡ_d factorized
-            if not _partition(Geq, Gbar_eq, pattern[4], jcols, part, part_ref, pos, ind, order, Gd, Gbd, Gi, Gbi, perm,
-                              perm_bar, bands, out):
-                status = DEP_SINGULAR
-                it_done = it
-                break
-            # projected residual N̄ᵀr = r_i + X̄ᵀr_d = r_i − Ḡ_iᵀ μ with Ḡ_dᵀ μ = r_d (λ = −μ), ‖Φ‖
-            for i in range(m):
-                r_dep[i] = r[dep[i]]
-            lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
-            for c in range(n_ind):
-                s = 0.0
+            # null space: the dependent coordinates kept or chosen again, Ḡ_d factorized, and G_d when a
+            # correction follows (when G_d makes the partition change, the tests are done again with the new one)
+            g_eq = False  # G over the equations written at this iterate (``_spin_jacobian``)
+            g_dep = False  # G_d factorized at this iterate
+            stop = False
+            while True:
+                if part_ref[0] > 0.0 and not held[2]:  # a partition kept from an earlier call
+                    partition_layout(pattern[4], pos, order, Gi, Gbi, shape)
+                    held[0] = False
+                    held[1] = False
+                    held[2] = True
+                ok = True
+                if part_ref[0] > 0.0:
+                    rb = factor_dependent(Gbar_eq, pattern[4], pos, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                                          bands[5])
+                    held[1] = rb != 0.0
+                    if not rb >= RENEW * part_ref[1]:
+                        part_ref[0] = 0.0
+                if not part_ref[0] > 0.0:  # (re)chosen by pivoted QR of G
+                    if not g_eq:
+                        _spin_jacobian(d, psi, G, pattern, Geq)
+                        g_eq = True
+                    choose_partition(Geq, jcols, part, pos, ind, pattern[4], order)
+                    out[5] += 1.0
+                    partition_layout(pattern[4], pos, order, Gi, Gbi, shape)
+                    held[2] = True
+                    ra = factor_dependent(Geq, pattern[4], pos, order, shape, False, Gd, Gi, perm, lo, hi, bands[4])
+                    rb = factor_dependent(Gbar_eq, pattern[4], pos, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                                          bands[5])
+                    held[0] = ra != 0.0
+                    held[1] = rb != 0.0
+                    part_ref[0] = ra
+                    part_ref[1] = rb
+                    g_dep = True
+                    ok = ra != 0.0 and rb != 0.0  # (a non-finite G: the residual test reports it)
+                if not ok:  # an exact zero pivot of a freshly chosen partition (the general path's LinAlgError)
+                    status = DEP_SINGULAR
+                    it_done = it
+                    stop = True
+                    break
+                # projected residual N̄ᵀr = r_i + X̄ᵀr_d = r_i − Ḡ_iᵀ μ with Ḡ_dᵀ μ = r_d (λ = −μ), ‖Φ‖
                 for i in range(m):
-                    s += Gbi[i, c] * col_bar[i]
-                proj[c] = r[ind[c]] - s
-            norm = euclidean_norm(proj)
-            c_norm = euclidean_norm(phi)
-            hist[n_hist] = norm
-            scales[n_hist] = scale
-            n_hist += 1
-            if not math.isfinite(norm + c_norm):
-                status = NOT_FINITE
-                it_done = it
+                    r_dep[i] = r[dep[i]]
+                lu_solve_t(Gbd, perm_bar, lo_bar, hi_bar, r_dep, col_bar)
+                for c in range(n_ind):
+                    s = 0.0
+                    for i in range(m):
+                        s += Gbi[i, c] * col_bar[i]
+                    proj[c] = r[ind[c]] - s
+                norm = euclidean_norm(proj)
+                c_norm = euclidean_norm(phi)
+                hist[n_hist] = norm
+                scales[n_hist] = scale
+                n_hist += 1
+                if not math.isfinite(norm + c_norm):
+                    status = NOT_FINITE
+                    it_done = it
+                    stop = True
+                    break
+                for i in range(m):
+                    lam1[i] = -col_bar[i]
+                c_ok = c_norm <= c_tol
+                threshold = abs_tol if abs_tol > 0.0 else tol * scale
+                if norm <= threshold and c_ok:
+                    status = CONVERGED
+                    it_done = it
+                    stop = True
+                    break
+                if c_ok and round_off and norm <= 1e-4 * scale:
+                    status = ROUND_OFF
+                    it_done = it
+                    stop = True
+                    break
+                if c_ok and n_hist >= 4:
+                    low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
+                    if not hist[n_hist - 1] < 0.25 * low:
+                        at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
+                        if not at_floor:
+                            if not k_set:
+                                _step_matrix(d, h, dr, k_ptr, k_cols, K)
+                                k_set = True
+                            if stiff:
+                                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                                stiff = False
+                            at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
+                        if at_floor:
+                            status = NOISE_FLOOR
+                            it_done = it
+                            stop = True
+                            break
+                if it == max_it:
+                    stop = True
+                    break
+                if not g_dep:  # G_d for the correction; the partition is kept while G_d stays well conditioned
+                    if not g_eq:
+                        _spin_jacobian(d, psi, G, pattern, Geq)
+                        g_eq = True
+                    ra = factor_dependent(Geq, pattern[4], pos, order, shape, held[0], Gd, Gi, perm, lo, hi, bands[4])
+                    held[0] = ra != 0.0
+                    g_dep = True
+                    if not ra >= RENEW * part_ref[0]:
+                        part_ref[0] = 0.0
+                        n_hist -= 1
+                        continue
                 break
-            for i in range(m):
-                lam1[i] = -col_bar[i]
-            c_ok = c_norm <= c_tol
-            threshold = abs_tol if abs_tol > 0.0 else tol * scale
-            if norm <= threshold and c_ok:
-                status = CONVERGED
-                it_done = it
-                break
-            if c_ok and round_off and norm <= 1e-4 * scale:
-                status = ROUND_OFF
-                it_done = it
-                break
-            if c_ok and n_hist >= 4:
-                low = min(hist[n_hist - 4], hist[n_hist - 3], hist[n_hist - 2])
-                if not hist[n_hist - 1] < 0.25 * low:
-                    at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
-                    if not at_floor:
-                        if stiff:
-                            _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
-                            stiff = False
-                        at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
-                    if at_floor:
-                        status = NOISE_FLOOR
-                        it_done = it
-                        break
-            if it == max_it:
+            if stop:
                 break
             # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
+            if not k_set:
+                _step_matrix(d, h, dr, k_ptr, k_cols, K)
             if stiff:
                 _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
             lu_solve_many(Gbd, perm_bar, lo_bar, hi_bar, Gbi, Xbar)
@@ -669,7 +699,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     return hs.size, status
 
 
-@jit
+@jit(inline="always")
 def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
     with the spatial angular velocities of the oriented nodes (``finish_rotary``)."""

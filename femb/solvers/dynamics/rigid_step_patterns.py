@@ -1,11 +1,13 @@
-"""Sparsity patterns of the compiled mid-point steps of jointed rigid bodies
-(femb.solvers.dynamics.rigid_step_kernels): where the joint Jacobians G, Ḡ over the
-equations and the step matrix K can be non-zero, and the coordinate partition's index
-maps with the banded row order of G_d. Computed once per call of the steps (``d``: the
-model's RigidStepData); int64 index arrays."""
+"""Sparsity patterns and the coordinate partition of the compiled mid-point steps of jointed
+rigid bodies (femb.solvers.dynamics.rigid_step_kernels): where the joint Jacobians G, Ḡ
+over the equations and the step matrix K can be non-zero (computed once per call of the
+steps; ``d``: the model's RigidStepData), the choice of the dependent coordinates, their
+index maps with the banded row order of G_d, and the gathered, LU-factorized G_d (or Ḡ_d)
+with G_i (Ḡ_i). int64 index arrays, float64 matrices."""
 import numpy as np
 
 from femb.core.jit import jit
+from femb.solvers.linalg.dense_kernels import lu_factor_pattern, pivoted_columns
 
 
 @jit
@@ -125,3 +127,76 @@ def matrix_pattern(d):
                 n += 1
         ptr[a + 1] = n
     return ptr, cols[:n].copy()
+
+
+@jit
+def choose_partition(Geq, jcols, part, pos, ind, entries, order):
+    """The dependent equations ``part`` (m,) (sorted): those that QR with column pivoting of
+    G (m, n_eq) over the jointed equations ``jcols`` picks first (``pivoted_columns``,
+    LAPACK's choice, as femb.solvers.linalg.nullspace), and their index maps ``pos``,
+    ``ind``, ``order`` (``split``; ``entries``: the (rows, equations) where G can be
+    non-zero)."""
+    m = part.size
+    W = np.empty((jcols.size, m))  # G over the jointed equations, transposed
+    for i in range(m):
+        for c in range(jcols.size):
+            W[c, i] = Geq[i, jcols[c]]
+    loc = pivoted_columns(W, m)
+    for i in range(m):
+        part[i] = jcols[loc[i]]
+    split(part, pos, ind, entries, order)
+
+
+@jit
+def partition_layout(entries, pos, order, Ai, Abi, shape):
+    """For a partition (``pos``, ``order`` of ``split``): the independent columns G_i, Ḡ_i
+    (m, n_eq − m) ``Ai``, ``Abi`` cleared, and where G_d and Ḡ_d (rows in ``order``) can be
+    non-zero: ``shape`` (2, m) = (one past the last column of each row, the lowest row of
+    each column (−1: none))."""
+    m = shape.shape[1]
+    Ai[:, :] = 0.0
+    Abi[:, :] = 0.0
+    for c in range(m):
+        shape[0, c] = 0
+        shape[1, c] = -1
+    rows, eqs = entries
+    for t in range(rows.size):
+        c = pos[eqs[t]]
+        if c >= 0:
+            i = order[0, rows[t]]
+            shape[0, i] = max(shape[0, i], c + 1)
+            shape[1, c] = max(shape[1, c], i)
+
+
+@jit
+def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi, bot):
+    """G_d (m, m) into ``A`` with its rows in ``order`` (banded), LU-factorized in place
+    (``lu_factor_pattern``: row order ``perm`` (m,) in G's rows, row ranges ``lo``, ``hi``
+    of the factors; ``bot`` (m,) work), and G_i (m, n_eq − m) into ``Ai``, from G over the
+    equations ``Geq`` (m, n_eq) at the ``entries`` (rows, equations) where it can be
+    non-zero; ``shape`` of ``partition_layout``. ``held`` (True: A holds this function's
+    complete factors of the same partition, non-zero only within ``lo``, ``hi``, which are
+    then cleared instead of all of A). Returns the pivot ratio min|u_ii| / max|u_ii| (0 with
+    an exact zero pivot, which leaves the factors incomplete)."""
+    m = A.shape[0]
+    if held:
+        for i in range(m):
+            for c in range(lo[i], hi[i]):
+                A[i, c] = 0.0
+    else:
+        A[:, :] = 0.0
+    rows, eqs = entries
+    for t in range(rows.size):
+        i, e = rows[t], eqs[t]
+        c = pos[e]
+        if c >= 0:
+            A[order[0, i], c] = Geq[i, e]
+        else:
+            Ai[i, -1 - c] = Geq[i, e]
+    for i in range(m):
+        hi[i] = shape[0, i]
+        bot[i] = shape[1, i]
+    ratio = lu_factor_pattern(A, perm, lo, hi, bot)
+    for i in range(m):  # the row order of the factors in G's rows
+        perm[i] = order[1, perm[i]]
+    return ratio
