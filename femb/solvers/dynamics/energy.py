@@ -54,11 +54,11 @@ def _columns(block, dim):
 
 
 def _momentum_plan(table, masses):
-    """The element momenta of all blocks at once: S (sparse, Σ n_el·n_edof × n_var) with
-    S v = the element vectors M_e v_e stacked; per translational width k (number of
-    translations of a block's nodes): (rows of S (n_p, k), variables (n_p, k), −1 where
-    fixed, reference positions (n_p, k)) of every element node; per rotation axis the rows
-    of S of the nodes' rotational entries."""
+    """The element momenta of all blocks at once: S (sparse, Σ n_el·n_edof × n_var, the
+    free columns' nonzero mass entries) with S v = the element vectors M_e v_e stacked;
+    per translational width k (number of translations of a block's nodes): (rows of S
+    (n_p, k), variables (n_p, k), −1 where fixed, reference positions (n_p, k)) of every
+    element node; per rotation axis the rows of S of the nodes' rotational entries."""
     rows, cols, vals = [], [], []
     trans: dict = {}
     rot: dict = {}
@@ -67,7 +67,9 @@ def _momentum_plan(table, masses):
         var = block.var
         n_el, nd = var.shape
         tcols, rcols = _columns(block, table.dim)
-        e, i, j = np.nonzero(np.broadcast_to((var >= 0)[:, None, :], (n_el, nd, nd)))
+        # the free columns' nonzero entries only (a lumped beam mass is mostly zeros: the
+        # sums S v are the same, and the plan's size follows the mass, not n_edof²)
+        e, i, j = np.nonzero((var >= 0)[:, None, :] & (Me != 0.0))
         rows.append(o + e * nd + i)
         cols.append(var[e, j])
         vals.append(Me[e, i, j])
