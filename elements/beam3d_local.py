@@ -259,14 +259,6 @@ def _section_matrix(p, e, l0, S):
 
 
 @jit
-def _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G):
-    """Section strains ρ (6,) and their gradient G (6, 7) at q = (ul, θ̄1, θ̄2) of element
-    ``e``; fills Lq, Hq (``_strain_forms``, work arrays ow) and qv (7,)."""
-    _strain_forms(l0, p, e, Lq, Hq, ow)
-    _strains(ul, th, Lq, Hq, qv, rho, G)
-
-
-@jit
 def _strains(ul, th, Lq, Hq, qv, rho, G):
     """Section strains ρ (6,) = Lq q + ½ qᵀ Hq q and their gradient G (6, 7) at
     q = (ul, θ̄1, θ̄2) (written to qv (7,)) for the strain forms Lq (6, 7), Hq (6, 7, 7) of
