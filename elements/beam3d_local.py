@@ -126,7 +126,7 @@ def _offset_coordinates(q, l0, dy, dz, out):
         out[3 + 3 * a] = tz - pz + 0.5 * py1 * tx
 
 
-@jit
+@jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def offset_scratch():
     """Work arrays of the eccentric-section strain forms (``_strain_forms``) of one
     element: Lo (6, 7), Ho (6, 7, 7), A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,)."""
