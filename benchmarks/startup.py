@@ -7,7 +7,10 @@ needs is compiled and written to the cache), then again with that cache (warm: t
 are loaded). Reports wall and CPU time of each, and for the cold run the compiled
 functions with their signatures and the CPU time spent compiling each
 (``time.process_time``, exclusive of the functions it compiled in turn), largest first,
-and the split of the compile time between numba's front end and LLVM's stages.
+the split of the compile time between numba's front end and LLVM's stages (with the part
+of the front end that lowers each function's CPython and C-callable wrappers), and the
+LLVM stages per library (each compiled function is one library, finalized with the
+modules of all its callees linked in).
 ``--model`` chooses other first runs: ``spinup3d`` (default), ``step3d`` (the first 3-D
 step of benchmarks/startup_time.py: spin-up B with 4 beam3d_timoshenko, one step, mass
 "invariant"), ``arm`` (examples/spatial_arm.py, beam3d with joints and rigid bodies,
@@ -58,6 +61,7 @@ ev.register("numba:compile", Recorder())
 # machine-code emission of that module (numba internals, wrapped for measurement only)
 import numba.core.codegen as cg
 stages = {"llvm_function_passes": 0.0, "llvm_linked_module_passes": 0.0, "llvm_emit": 0.0}
+by_library = {}  # library name -> CPU s of each LLVM stage
 
 
 def timed(cls, name, key):
@@ -68,13 +72,35 @@ def timed(cls, name, key):
         try:
             return original(self, *a, **k)
         finally:
-            stages[key] += time.process_time() - t
+            dt = time.process_time() - t
+            stages[key] += dt
+            lib = by_library.setdefault(self.name, dict.fromkeys(stages, 0.0))
+            lib[key] += dt
     setattr(cls, name, wrapper)
 
 
 timed(cg.CPUCodeLibrary, "_optimize_functions", "llvm_function_passes")
 timed(cg.CPUCodeLibrary, "_optimize_final_module", "llvm_linked_module_passes")
 timed(cg.JITCodeLibrary, "_finalize_specific", "llvm_emit")
+# part of the front end: the lowering of each function's CPython and C-callable wrappers
+import numba.core.lowering as lo
+wrappers = {"wrappers": 0.0}
+
+
+def timed_wrapper(name):
+    original = getattr(lo.Lower, name)
+
+    def wrapper(self, *a, **k):
+        t = time.process_time()
+        try:
+            return original(self, *a, **k)
+        finally:
+            wrappers["wrappers"] += time.process_time() - t
+    setattr(lo.Lower, name, wrapper)
+
+
+timed_wrapper("create_cpython_wrapper")
+timed_wrapper("create_cfunc_wrapper")
 model = sys.argv[1]
 import femb  # noqa: F401
 from femb.solvers import solve_dynamic
@@ -93,7 +119,8 @@ else:
     from femb.validation.models import spin_up_beam
     solve_dynamic(spin_up_beam("B", 10), 0.01, 0.05, record_every=5)
 ru = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records, "stages": stages}))
+print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records, "stages": stages,
+                  "libraries": by_library, "wrappers": wrappers["wrappers"]}))
 """
 
 
@@ -126,6 +153,8 @@ def main(argv=None):
           f"{sum(r['self'] for r in recs) - llvm:.2f}; LLVM: per-function passes {st['llvm_function_passes']:.2f}, "
           f"passes over each library with its callees linked in {st['llvm_linked_module_passes']:.2f}, "
           f"machine code {st['llvm_emit']:.2f}")
+    print(f"  (of the front end: lowering the CPython and C-callable wrappers of each function "
+          f"{cold.get('wrappers', 0.0):.2f})")
     by_name = {}
     for r in recs:
         e = by_name.setdefault(r["name"], [0, 0.0, []])
@@ -140,6 +169,11 @@ def main(argv=None):
             diff = [i for i in range(len(sigs[0])) if len({s[i] if i < len(s) else "" for s in sigs}) > 1]
             extra = "  " + " | ".join(", ".join(f"#{i}: {s[i]}" for i in diff) for s in sigs)
         print(f"  {t:6.2f} {n:3d}  {name}{extra[:400]}")
+    libs = cold.get("libraries", {})
+    print(f"\n  LLVM CPU s per library (function passes, linked-module passes, machine code), top {a.top}:")
+    for name, d in sorted(libs.items(), key=lambda kv: -sum(kv[1].values()))[: a.top]:
+        print(f"  {sum(d.values()):6.2f}  ({d['llvm_function_passes']:5.2f} {d['llvm_linked_module_passes']:5.2f} "
+              f"{d['llvm_emit']:5.2f})  {name}")
 
 
 if __name__ == "__main__":

@@ -173,12 +173,13 @@ from femb.core import jit
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .beam3d_corotational import _kinematics, _reference_triad, _scratch, _transform
 from .beam3d_local import (
-    _local,
     _local_force,
     _local_hessian,
     _section_matrix,
     _section_stress,
     _sigma_from_resultants,
+    _strain_forms,
+    _strains,
     is_timoshenko,
     mass_centre_column,
     offset_scratch,
@@ -199,7 +200,8 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     every = np.int64(0)  # the tangent over both nodes (int64 value, not a literal)
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-        _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
+        _strain_forms(l0, p, e, Lq, Hq, ow)
+        _strains(ul, th, Lq, Hq, qv, rho, G)
         if mode == 3:
             _sigma_from_resultants(s_in, e, sig)
         else:
@@ -270,18 +272,37 @@ def strain_energy(X, u, R, p, en):
     ow = offset_scratch()
     for e in range(X.shape[0]):
         l0, l, ul, h, g = _kinematics(X, u, R, p, e, R0, F, qa, th, RR)
-        _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G)
+        _strain_forms(l0, p, e, Lq, Hq, ow)
+        _strains(ul, th, Lq, Hq, qv, rho, G)
         _section_matrix(p, e, l0, S)
         en[e] = _section_stress(S, rho, sig)
 
 
-@jit
-def mass(X, u, R, p, kind, M):
+_MASS_CENTRE_KINDS = ("beam3d mass: a mass centre off the node line (ym, zm) needs the lumped mass kind "
+                      "(or the consistent kind of the Euler-Bernoulli beam3d)")
+
+
+def mass(X: np.ndarray, u: np.ndarray, R: np.ndarray, p: np.ndarray, kind: int, M: np.ndarray) -> None:
     """Mass matrix M (n_el, 12, 12) of kind 0 lumped, 1 consistent (element frame of the
     configuration), 2 invariant translations + lumped rotary inertia; see the module
-    docstring. Rotational rows/columns refer to spatial angular velocities."""
-    if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
+    docstring. Rotational rows/columns refer to spatial angular velocities. X (n_el, 2, 3),
+    u (n_el, 12), R (n_el, 2, 3, 3), p property rows.
+
+    Two compiled kernels, so that a run compiles only the kind it uses: the consistent
+    mass needs the element frame of the configuration (the co-rotational kinematics), the
+    lumped and invariant kinds only the reference triad and the nodal rotations."""
+    if kind == CONSISTENT:
+        _consistent_mass(X, u, R, p, M)
+    elif kind == LUMPED or kind == INVARIANT:
+        _nodal_mass(X, R, p, kind, M)
+    else:
         raise ValueError("beam3d mass: kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
+
+
+@jit
+def _consistent_mass(X, u, R, p, M):
+    """Consistent mass M (n_el, 12, 12) (``mass`` kind 1) in the element frame of the
+    configuration (u, R)."""
     mc = mass_centre_column(p)
     R0 = np.empty((3, 3))
     F = np.empty((3, 3))
@@ -298,24 +319,41 @@ def mass(X, u, R, p, kind, M):
                 M[e, i, j] = 0.0
         ym = p[e, mc] if mc >= 0 else 0.0
         zm = p[e, mc + 1] if mc >= 0 else 0.0
-        if (ym != 0.0 or zm != 0.0) and (kind == INVARIANT or (kind == CONSISTENT and is_timoshenko(p))):
-            raise ValueError("beam3d mass: a mass centre off the node line (ym, zm) needs the lumped mass kind "
-                             "(or the consistent kind of the Euler-Bernoulli beam3d)")
-        if kind == CONSISTENT:
-            _consistent_local(p, e, l0, Ml)
-            if ym != 0.0 or zm != 0.0:
-                _consistent_offset_local(p[e, 4], ym, zm, l0, Ml, Bc, Bc0)
-            # M = T Ml Tᵀ with T = diag(E, E, E, E), E[i, k] = F[k, i]
-            for A in range(4):
-                for B in range(4):
-                    for i in range(3):
-                        for j in range(3):
-                            acc = 0.0
-                            for k in range(3):
-                                for m in range(3):
-                                    acc += F[k, i] * Ml[3 * A + k, 3 * B + m] * F[m, j]
-                            M[e, 3 * A + i, 3 * B + j] = acc
-            continue
+        if (ym != 0.0 or zm != 0.0) and is_timoshenko(p):
+            raise ValueError(_MASS_CENTRE_KINDS)
+        _consistent_local(p, e, l0, Ml)
+        if ym != 0.0 or zm != 0.0:
+            _consistent_offset_local(p[e, 4], ym, zm, l0, Ml, Bc, Bc0)
+        # M = T Ml Tᵀ with T = diag(E, E, E, E), E[i, k] = F[k, i]
+        for A in range(4):
+            for B in range(4):
+                for i in range(3):
+                    for j in range(3):
+                        acc = 0.0
+                        for k in range(3):
+                            for m in range(3):
+                                acc += F[k, i] * Ml[3 * A + k, 3 * B + m] * F[m, j]
+                        M[e, 3 * A + i, 3 * B + j] = acc
+
+
+@jit
+def _nodal_mass(X, R, p, kind, M):
+    """Lumped (``mass`` kind 0) or invariant (kind 2) mass M (n_el, 12, 12): translational
+    mass ρA l0 lumped or as the constant consistent 1/3, 1/6 blocks, rotary inertia
+    ½ l0 Q_a diag(ρIp, ρIy, ρIz) Q_aᵀ at each node (Q_a = R_a R0 the section triad)."""
+    mc = mass_centre_column(p)
+    R0 = np.empty((3, 3))
+    Q = np.empty((3, 3))
+    r = np.empty(3)
+    for e in range(X.shape[0]):
+        l0 = _reference_triad(X, p, e, R0)
+        for i in range(12):
+            for j in range(12):
+                M[e, i, j] = 0.0
+        ym = p[e, mc] if mc >= 0 else 0.0
+        zm = p[e, mc + 1] if mc >= 0 else 0.0
+        if (ym != 0.0 or zm != 0.0) and kind == INVARIANT:
+            raise ValueError(_MASS_CENTRE_KINDS)
         mA = p[e, 4] * l0
         diag, off = (0.5 * mA, 0.0) if kind == LUMPED else (mA / 3.0, mA / 6.0)
         for i in range(3):
@@ -323,7 +361,6 @@ def mass(X, u, R, p, kind, M):
             M[e, 6 + i, 6 + i] = diag
             M[e, i, 6 + i] = off
             M[e, 6 + i, i] = off
-        Q = RR[0]
         for a in range(2):
             for i in range(3):
                 for j in range(3):
@@ -335,7 +372,6 @@ def mass(X, u, R, p, kind, M):
                         acc += Q[i, k] * p[e, 5 + k] * Q[j, k]
                     M[e, 6 * a + 3 + i, 6 * a + 3 + j] = 0.5 * l0 * acc
             if ym != 0.0 or zm != 0.0:  # the end's mass at r = Q (0, ym, zm): v_p = v − r̂ ω
-                r = qa[0]
                 for i in range(3):
                     r[i] = Q[i, 1] * ym + Q[i, 2] * zm
                 _add_offset_point(M[e], 6 * a, diag, r)

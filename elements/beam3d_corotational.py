@@ -272,7 +272,7 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, node0, W, J, V):
 
 
 # --------------------------------------------------------------------------- driver
-@jit
+@jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def _scratch():
     """Work arrays of one element evaluation, shared by the static and mid-point drivers:
     R0, F (3, 3); RR (2, 3, 3); qa, th (2, 3); Lq (6, 7); Hq (6, 7, 7); S (6, 6); qv (7,);

@@ -126,7 +126,7 @@ def _offset_coordinates(q, l0, dy, dz, out):
         out[3 + 3 * a] = tz - pz + 0.5 * py1 * tx
 
 
-@jit
+@jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def offset_scratch():
     """Work arrays of the eccentric-section strain forms (``_strain_forms``) of one
     element: Lo (6, 7), Ho (6, 7, 7), A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,)."""
@@ -256,14 +256,6 @@ def _section_matrix(p, e, l0, S):
         S[i + 1, i + 1] = k * (4.0 + phi)
         S[i, i + 1] = k * (phi - 2.0)
         S[i + 1, i] = k * (phi - 2.0)
-
-
-@jit
-def _local(ul, th, l0, p, e, Lq, Hq, ow, qv, rho, G):
-    """Section strains ρ (6,) and their gradient G (6, 7) at q = (ul, θ̄1, θ̄2) of element
-    ``e``; fills Lq, Hq (``_strain_forms``, work arrays ow) and qv (7,)."""
-    _strain_forms(l0, p, e, Lq, Hq, ow)
-    _strains(ul, th, Lq, Hq, qv, rho, G)
 
 
 @jit

@@ -45,7 +45,7 @@ def _local_state(X, u, R, p, e, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, f
     return V, l0, l, h, g
 
 
-@jit
+@jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def _mid_scratch(n_p):
     """Work arrays of the invariant energy (``_invariant_energy``) of one element:
     Xt (1, 2, 3), ut (1, 12), Rt (1, 2, 3, 3), pt (1, n_p), Kd (12, 12), C, T3 (3, 3),
@@ -313,7 +313,7 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, section_forms(X.shape[0]), with_matrix, f, K)
 
 
-@jit
+@jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def section_forms(n_el):
     """Arrays for the strain forms Lq (n_el, 6, 7), Hq (n_el, 6, 7, 7) and section matrices
     S (n_el, 6, 6) of the elements, kept by ``midpoint_force_steps`` with their start-of-step

@@ -33,7 +33,7 @@ def test_parser_takes_kinds():
     args = _parser().parse_args(["compile", "--kind", "statics2d", "--kind", "dynamics3d"])
     assert args.kind == ["statics2d", "dynamics3d"] and args.func.__name__ == "cmd_compile"
     assert _parser().parse_args(["compile"]).kind is None  # all kinds
-    assert set(KINDS) == {"statics2d", "dynamics2d", "dynamics3d"}
+    assert set(KINDS) == {"statics2d", "dynamics2d", "dynamics3d", "alpha3d", "rigid3d", "joints3d", "superelement"}
 
 
 @pytest.mark.slow
@@ -52,3 +52,19 @@ def test_compile_then_first_model_compiles_nothing(tmp_path):
     assert json.loads(out.split("COMPILED", 1)[1]) == []
     second = subprocess.run(entry, capture_output=True, text=True, env=env, check=True).stdout
     assert "statics2d (planar static load steps (beam2d)): already in the cache" in second
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["alpha3d", "rigid3d", "joints3d", "superelement"])
+def test_compile_runs_the_kinds_beyond_the_beam_models(tmp_path, kind):
+    """``femb compile --kind KIND`` runs the tiny model of each kind on an empty cache (so
+    it compiles), and the run took the path it is there to compile: a second process on
+    that cache runs the same model without compiling a femb kernel."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    entry = [sys.executable, "-c", "import sys; from femb.cli import main; sys.exit(main())", "compile", "--kind", kind]
+    first = subprocess.run(entry, capture_output=True, text=True, env=env, check=True).stdout
+    assert re.search(rf"{kind} \(.*\): compiled in [0-9.]+ CPU s", first), first
+    again = ("import json; from femb.warmup import KINDS; from femb.core.jit import COMPILE_SECONDS; "
+             f"KINDS[{kind!r}][1](); print('COMPILED', json.dumps(sorted(COMPILE_SECONDS)))")
+    out = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(out.split("COMPILED", 1)[1]) == []

@@ -114,7 +114,7 @@ def _rotary_block(J, w, wdot, pi, Jinv, ca, cv, out, T, U, W, P):
             out[i, j] += U[i, j]
 
 
-@jit
+@jit(inline="always")  # one call site, in alpha3d_steps: no library of its own to link and re-emit
 def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems, mass, mass_data,
               with_matrix, work):
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
@@ -318,19 +318,24 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
         iterations = 0
         for it in range(max_iterations + 1):
             lazy = at_round_off or it >= max(guess, 1)
-            norm, scale = _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems, mass,
-                                    mass_data, not lazy, work)
+            with_matrix = not lazy
+            converged = False
+            for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
+                norm, scale = _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems,
+                                        mass, mass_data, with_matrix, work)
+                if with_matrix or at_round_off:
+                    break
+                converged = norm <= residual_threshold(param[0], param[1], scale)  # newton_verdict's force test
+                if converged:
+                    break
+                with_matrix = lazy  # (True: a run-time value rather than a literal)
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
                 done, iterations = True, it
                 break
-            if lazy:
-                if norm <= residual_threshold(param[0], param[1], scale):  # newton_verdict's force test
-                    hist[it] = norm
-                    done, iterations = True, it
-                    break
-                # (with the matrix: lazy is True here, a run-time value rather than a literal)
-                norm, scale = _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems,
-                                        mass, mass_data, lazy, work)
+            if converged:
+                hist[it] = norm
+                done, iterations = True, it
+                break
             verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it

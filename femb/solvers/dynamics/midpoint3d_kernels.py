@@ -134,7 +134,7 @@ def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
     return math.sqrt(sr), scale
 
 
-@jit
+@jit(inline="always")  # one call site, in beam3d_steps: no library of its own to link and re-emit
 def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms):
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
@@ -292,20 +292,26 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             # than the last step needed; a state accepted at round-off): the matrix only if
             # a correction follows, then from a second, bitwise equal evaluation
             lazy = at_round_off or it >= max(guess, 1)
-            norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                    not lazy, work, forms)
+            with_matrix = not lazy
+            converged = False
+            for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
+                norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
+                                        with_matrix, work, forms)
+                if with_matrix or at_round_off:
+                    break
+                converged = norm <= residual_threshold(param[0], param[1], scale)  # newton_verdict's force test
+                if converged:
+                    break
+                # with the matrix (lazy is True here: a run-time value rather than a literal
+                # that would compile a second specialization)
+                with_matrix = lazy
             if at_round_off:  # the last correction was at round-off: accepted (evaluated for the state)
                 done, iterations = True, it
                 break
-            if lazy:
-                if norm <= residual_threshold(param[0], param[1], scale):  # newton_verdict's force test
-                    hist[it] = norm
-                    done, iterations = True, it
-                    break
-                # (with the matrix: lazy is True here, a run-time value rather than a literal
-                # that would compile a second specialization)
-                norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                        lazy, work, forms)
+            if converged:
+                hist[it] = norm
+                done, iterations = True, it
+                break
             verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
