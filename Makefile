@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test,plot,lint,docs,pardiso]"
 	touch $(STAMP)
 
-# compile the kernels of first runs (planar statics and dynamics, 3-D beam dynamics) into
-# the kernel cache now, so that the first real run does not (`femb compile`; run it in the
-# background with `make compile &` after installing)
+# compile the kernels of first runs (planar statics and dynamics, 3-D beam dynamics,
+# jointed rigid bodies, superelements) into the kernel cache now, so that the first real
+# run does not (`femb compile`; run it in the background with `make compile &` after
+# installing)
 compile: $(STAMP)
 	$(VENV)/bin/femb compile
 
