@@ -42,6 +42,16 @@ def rotary_kinetic_energy(problem, R, pi):
     return 0.5 * float(np.einsum("ki,kij,kj->", pi, Jp, pi))
 
 
+def strain_energy(problem, u, R=None):
+    """Strain energy V at ``u`` (n_var,) [and nodal rotations R (n_nodes, 3, 3)]: 0.0
+    without evaluating any kernel when every block is of a pure inertia element type
+    (``ElementSpec.internal_forces`` False: zero strain energy), else the assembler's sum
+    over all blocks."""
+    if problem.__dict__.get("_inertia_only") is None:
+        problem.__dict__["_inertia_only"] = not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks)
+    return 0.0 if problem.__dict__["_inertia_only"] else problem.assembler.strain_energy(u, R=R)
+
+
 def _columns(block, dim):
     """Translational (n_nodes, k) and rotational {axis: (n_nodes,)} element columns."""
     names = block.spec.node_dofs
@@ -153,7 +163,7 @@ class EnergyAccount:
         offset = offset if offset and state is not None and "offset_v" in state.extra else None
         if offset is not None:
             T += offset.kinetic_energy(state)
-        V = problem.assembler.strain_energy(u, R=R)
+        V = strain_energy(problem, u, R)
         P = problem.potential(u)
         if points is not None:
             P += points.potential(state)
