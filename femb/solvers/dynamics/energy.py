@@ -25,9 +25,11 @@ linear p = Σ M v (dim,), angular about the origin L = Σ x × (M v)_transl + Σ
 (2-D: the z component; 3-D: the vector, plus Σ π of the oriented nodes).
 """
 from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 
 
 def kinetic_energy(problem, v):
@@ -42,11 +44,11 @@ def rotary_kinetic_energy(problem, R, pi):
     return 0.5 * float(np.einsum("ki,kij,kj->", pi, Jp, pi))
 
 
-def strain_energy(problem, u, R=None):
-    """Strain energy V at ``u`` (n_var,) [and nodal rotations R (n_nodes, 3, 3)]: 0.0
-    without evaluating any kernel when every block is of a pure inertia element type
-    (``ElementSpec.internal_forces`` False: zero strain energy), else the assembler's sum
-    over all blocks."""
+def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.float64]] = None) -> float:
+    """Strain energy V (force × length) of ``problem`` (a DynamicProblem) at ``u`` (n_var,)
+    [and nodal rotations R (n_nodes, 3, 3)]: 0.0 without evaluating any kernel when every
+    block is of a pure inertia element type (``ElementSpec.internal_forces`` False: zero
+    strain energy), else the assembler's sum over all blocks."""
     if problem.__dict__.get("_inertia_only") is None:
         problem.__dict__["_inertia_only"] = not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks)
     return 0.0 if problem.__dict__["_inertia_only"] else problem.assembler.strain_energy(u, R=R)
