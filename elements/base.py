@@ -244,8 +244,8 @@ class ElementSpec:
     """One line for listings and the documentation."""
     internal_forces: bool = True
     """False for pure inertia elements (point masses, rigid bodies) whose internal force,
-    tangent and mid-point force kernels are identically zero: the dynamic assembly skips
-    their blocks."""
+    tangent, mid-point force and strain-energy kernels are identically zero: the dynamic
+    assembly and the energy books skip their blocks."""
     table_params: tuple[str, ...] = ()
     """Names of non-numeric entries of direct ``values`` (e.g. a spring's force-law table
     ``law``), passed to ``pack`` instead of becoming numeric columns."""

@@ -298,3 +298,34 @@ def test_steps_that_fail_in_the_compiled_run_go_back_to_the_driver():
     assert fast.series("iterations").tolist() == slow.series("iterations").tolist()
     assert np.abs(fast.final - slow.final).max() <= 1e-10 * np.abs(slow.final).max()
     assert energy_error(fast) <= 1e-9
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_step_data_from_the_patterns_equals_the_assembled_one(name):
+    """The joint variables read off the Jacobian's fixed pattern are ConstraintSet.variables
+    (its probe evaluation), and the dense mass written from ``mass_data`` is M_eq.toarray()
+    bit for bit."""
+    from femb.solvers.dynamics.rigid_step import _dense_mass, _joint_variables
+    problem = DynamicProblem(MODELS[name][0](), None, "lumped", None)
+    np.testing.assert_array_equal(_joint_variables(problem), problem.joints.variables)
+    dense = _dense_mass(problem)
+    assert np.array_equal(dense, problem.M_eq.toarray()) and np.count_nonzero(dense) > 0
+    data = rigid_step_data(problem)
+    assert np.array_equal(data.M_eq, dense)
+
+
+def test_strain_energy_of_inertia_only_models_is_not_evaluated_but_equal():
+    """energy.strain_energy: 0.0 for a model of rigid bodies and point masses (no kernel
+    called), the assembler's sum for a model with elastic elements; both equal to the
+    assembler's value bit for bit."""
+    from femb.solvers.dynamics.energy import strain_energy
+    rigid = DynamicProblem(mixed_chain(), None, "lumped", None)
+    u = np.random.default_rng(3).normal(scale=0.1, size=rigid.table.n_var)
+    assert strain_energy(rigid, u) == rigid.assembler.strain_energy(u) == 0.0
+    model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 4, "beam"), name="beam")
+    model.add_part("beam", "beam2d_timoshenko", "beam", values=dict(EA=1e4, EI=1.0, GAs=1e4, rhoA=1.0, rhoI=1e-3))
+    model.fix("beam_start")
+    elastic = DynamicProblem(model, None, "lumped", None)
+    u = np.random.default_rng(4).normal(scale=0.05, size=elastic.table.n_var)
+    V = strain_energy(elastic, u)
+    assert V > 0.0 and V == elastic.assembler.strain_energy(u)

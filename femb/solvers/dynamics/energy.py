@@ -25,9 +25,11 @@ linear p = Σ M v (dim,), angular about the origin L = Σ x × (M v)_transl + Σ
 (2-D: the z component; 3-D: the vector, plus Σ π of the oriented nodes).
 """
 from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 
 
 def kinetic_energy(problem, v):
@@ -40,6 +42,16 @@ def rotary_kinetic_energy(problem, R, pi):
     π (k, 3) spatial angular momenta)."""
     Jp = problem.rotary.spatial(R, pinv=True)
     return 0.5 * float(np.einsum("ki,kij,kj->", pi, Jp, pi))
+
+
+def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.float64]] = None) -> float:
+    """Strain energy V (force × length) of ``problem`` (a DynamicProblem) at ``u`` (n_var,)
+    [and nodal rotations R (n_nodes, 3, 3)]: 0.0 without evaluating any kernel when every
+    block is of a pure inertia element type (``ElementSpec.internal_forces`` False: zero
+    strain energy), else the assembler's sum over all blocks."""
+    if problem.__dict__.get("_inertia_only") is None:
+        problem.__dict__["_inertia_only"] = not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks)
+    return 0.0 if problem.__dict__["_inertia_only"] else problem.assembler.strain_energy(u, R=R)
 
 
 def _columns(block, dim):
@@ -56,9 +68,8 @@ def _columns(block, dim):
 def _momentum_plan(table, masses):
     """The element momenta of all blocks at once: S (sparse, Σ n_el·n_edof × n_var, the
     free columns' nonzero mass entries) with S v = the element vectors M_e v_e stacked;
-    per translational width k (number of translations of a block's nodes): (rows of S
-    (n_p, k), variables (n_p, k), −1 where fixed, reference positions (n_p, k)) of every
-    element node; per rotation axis the rows of S of the nodes' rotational entries."""
+    per translational width k (number of translations of a block's nodes): the
+    ``_node_rows`` of every element node; per rotation axis the rows of S of the nodes' rotational entries."""
     rows, cols, vals = [], [], []
     trans: dict = {}
     rot: dict = {}
@@ -81,8 +92,15 @@ def _momentum_plan(table, masses):
             rot.setdefault(axis, []).append((o + np.arange(n_el)[:, None] * nd + rc[None]).ravel())
         o += n_el * nd
     S = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(o, table.n_var))
-    trans = {k: tuple(np.concatenate(parts) for parts in zip(*groups)) for k, groups in trans.items()}
+    trans = {k: _node_rows(*(np.concatenate(parts) for parts in zip(*groups))) for k, groups in trans.items()}
     return S, trans, {axis: np.concatenate(r) for axis, r in rot.items()}
+
+
+def _node_rows(rows, var, X):
+    """(rows, free, gather, X) of the element nodes of one translational width: rows of S
+    (n_p, k), which entries are variables (var ≥ 0), the variables to read (0 where fixed),
+    reference positions (n_p, k)."""
+    return rows, var >= 0, np.maximum(var, 0), X
 
 
 def momenta(problem, u, v):
@@ -104,9 +122,9 @@ def momenta(problem, u, v):
             plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.element_mass)
     S, trans, rot = plan
     pe = S @ v
-    for k, (rows, var, X) in trans.items():
+    for k, (rows, free, gather, X) in trans.items():
         q = pe[rows]  # (n_p, k)
-        x = X + np.where(var >= 0, u[np.maximum(var, 0)], 0.0)
+        x = X + np.where(free, u[gather], 0.0)
         p[:k] += q.sum(axis=0)
         if k == 2:
             L[2] += float((x[:, 0] * q[:, 1] - x[:, 1] * q[:, 0]).sum())
@@ -153,7 +171,7 @@ class EnergyAccount:
         offset = offset if offset and state is not None and "offset_v" in state.extra else None
         if offset is not None:
             T += offset.kinetic_energy(state)
-        V = problem.assembler.strain_energy(u, R=R)
+        V = strain_energy(problem, u, R)
         P = problem.potential(u)
         if points is not None:
             P += points.potential(state)

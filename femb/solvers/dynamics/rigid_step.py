@@ -92,10 +92,27 @@ def unsupported_reason(problem) -> Optional[str]:
         return "rotational variables shared by tied nodes"
     if table.n_eq > DENSE_LIMIT:
         return f"more than {DENSE_LIMIT} free equations"
-    jv = joints.variables
+    jv = _joint_variables(problem)
     if int(np.count_nonzero(table.var_eq[jv] >= 0)) < joints.m:
         return "more joint rows than jointed free equations"
     return None
+
+
+def _joint_variables(problem) -> NDArray[np.int64]:
+    """The sorted variables (k,) the 3-D joints of ``problem`` involve: the free columns of
+    the Jacobian's fixed triplet pattern (``Joints3D.jac_cols``), the same set as
+    ``ConstraintSet.variables`` without its probe evaluation of the joints."""
+    cols = problem.joints.evaluators[0].jac_cols
+    return np.unique(cols[cols >= 0])
+
+
+def _dense_mass(problem) -> NDArray[np.float64]:
+    """The translational mass over the equations as a dense (n_eq, n_eq) array, written
+    from ``mass_data`` on the table's pattern (``M_eq.toarray()`` without the CSR wrapper)."""
+    t = problem.table
+    out = np.zeros((t.n_eq, t.n_eq))
+    out[np.repeat(np.arange(t.n_eq), np.diff(t.indptr)), t.indices] = problem.mass_data
+    return out
 
 
 def rigid_step_data(problem) -> Optional[RigidStepData]:
@@ -120,14 +137,14 @@ def _build(problem) -> RigidStepData:
         keep = ev.jac_cols >= 0
         rows, cols = ev.jac_rows[keep], ev.jac_cols[keep]
     st_rows, st_cols, st_keep, st_total = ev._square["midpoint_stiffness"]
-    jv = np.asarray(problem.joints.variables, dtype=np.int64)
+    jv = _joint_variables(problem)
     jeq = np.sort(t.var_eq[jv][t.var_eq[jv] >= 0]).astype(np.int64)
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
     return RigidStepData(
         var_eq=i64(t.var_eq), eq_var=i64(t.eq_var), rot3d=np.ascontiguousarray(problem.rot3d, dtype=np.bool_),
         ref=f64(problem.reference_coordinates), m_indptr=i64(M.indptr), m_indices=i64(M.indices), m_data=f64(M.data),
-        M_eq=f64(problem.M_eq.toarray()), lay_nodes=i64(lay.nodes), lay_var=i64(lay.var).reshape(-1, 3),
+        M_eq=_dense_mass(problem), lay_nodes=i64(lay.nodes), lay_var=i64(lay.var).reshape(-1, 3),
         J0=f64(problem.rotary.J0).reshape(-1, 3, 3), J0_pinv=f64(problem.rotary.J0_pinv).reshape(-1, 3, 3),
         kind=i64(ev.kind), row0=i64(ev.row0), jac0=i64(ev.jac0), blk0=i64(ev.blk0), Xa=f64(ev.Xa), Xb=f64(ev.Xb),
         ta=i64(ev.ta), tb=i64(ev.tb), c=f64(ev.c), cb=f64(ev.cb), has_cb=np.ascontiguousarray(ev.has_cb, dtype=np.bool_),
