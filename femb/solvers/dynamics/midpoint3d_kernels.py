@@ -142,9 +142,9 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     and the end-of-step rotations and momenta (in ``work``) at the increment z
     (MidPoint3DSystem.evaluate without damping, mass points and state loads); ``forms``: the
     elements' section forms kept with their start-of-step energies. The elements are
-    evaluated and scattered in blocks of ELEMENT_BLOCK (the per-evaluation element arrays
-    u1e, R1e, ψe, fe, ke of ``work`` hold one block): in element order, as one pass over all
-    of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
+    evaluated and scattered in blocks of ELEMENT_BLOCK (the element arrays u0e, u1e, R0e,
+    R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0, u0 + z, R_n, R_{n+1}, ψ):
+    in element order, as one pass over all of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
     the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
@@ -160,7 +160,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     for i in range(n):
         u1[i] = u0[i] + z[i]
-    # per block: gather, element kernel (the start-of-step energies V0e and the section
+    # per block: gathers, element kernel (the start-of-step energies V0e and the section
     # forms of the step's first call kept), scatter of the forces and element matrices
     for i in range(n):
         f[i] = 0.0
@@ -170,15 +170,17 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     for e0 in range(0, n_el, ELEMENT_BLOCK):
         e1 = min(e0 + ELEMENT_BLOCK, n_el)
         m = e1 - e0
+        gather_vector(var[e0:e1], u0, u0e[:m])
         gather_vector(var[e0:e1], u1, u1e[:m])
         for e in range(m):
             for nd in range(2):
                 row = crow[e0 + e, nd]
+                _copy_rows(R0n, row, R0e[e], nd)
                 for a in range(3):
                     psie[e, nd, a] = psi[row, a]
                     for b in range(3):
                         R1e[e, nd, a, b] = R1n[row, a, b]
-        midpoint_force_steps(X[e0:e1], u0e[e0:e1], R0e[e0:e1], u1e[:m], R1e[:m], psie[:m], props[e0:e1], V0e[e0:e1],
+        midpoint_force_steps(X[e0:e1], u0e[:m], R0e[:m], u1e[:m], R1e[:m], psie[:m], props[e0:e1], V0e[e0:e1],
                              (forms[0][e0:e1], forms[1][e0:e1], forms[2][e0:e1]), with_matrix, fe[:m], ke[:m])
         scatter_vector(var[e0:e1], fe[:m], f)
         if with_matrix:
@@ -244,8 +246,6 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     z_new = np.empty(n)
     fs = np.zeros(n)
     fext = np.empty(n)
-    a = np.empty(n)
-    d = np.empty(n)
     dz = np.empty(neq)
     R0n = np.empty((k_nodes, 3, 3))
     Jn = np.empty((k_nodes, 3, 3))
@@ -258,10 +258,10 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), np.empty(indices_k.size),
             np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
-            np.empty((n_el, n_dof)), np.empty((nb, n_dof)), np.empty((n_el, 2, 3, 3)), np.empty((nb, 2, 3, 3)),
+            np.empty((nb, n_dof)), np.empty((nb, n_dof)), np.empty((nb, 2, 3, 3)), np.empty((nb, 2, 3, 3)),
             np.empty((nb, 2, 3)), np.empty((nb, n_dof)), np.empty((nb, n_dof, n_dof)), np.empty(n_el))
-    u1, pm, R_full, r, kdata, pi1, R1n = work[0], work[3], work[4], work[5], work[6], work[12], work[9]
-    u0e, R0e, V0e = work[14], work[16], work[21]
+    u1, w, pm, R_full, r, kdata, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[6], work[12], work[9]
+    V0e = work[21]
     forms = section_forms(n_el)
     ab = np.zeros((neq, 2 * kl + ku + 1))
     piv = np.zeros(neq, dtype=np.int64)
@@ -281,13 +281,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         for i in range(n):
             fext[i] = f_const[i] + fs[i]
         fext_norm = norm_over(fext, ev)
-        mom_scale = momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, a, pm)
-        # the element inputs of the start of the step
-        gather_vector(var, u0, u0e)
+        mom_scale = momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, w, pm)
         V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
-        for e in range(n_el):
-            for nd in range(2):
-                _copy_rows(R0n, crow[e, nd], R0e[e], nd)
         # predictor with the prescribed increments
         for i in range(n):
             z[i] = h * v0[i]
@@ -352,11 +347,10 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                         ps0[k, c] = z[lay_var[k, c]]
                         ps1[k, c] = z_new[lay_var[k, c]]
                 turn = cayley_turn(ps0, ps1) if k_nodes else 0.0
-                if chord_on:
+                if chord_on:  # (u1 = u0 + z from the evaluation at z; w: work of the evaluations)
                     for i in range(n):
-                        a[i] = u0[i] + z[i]
-                        d[i] = z_new[i] - z[i]
-                    chord = chord_turn(var, col_a, col_b, X21, a, d)
+                        w[i] = z_new[i] - z[i]
+                    chord = chord_turn(var, col_a, col_b, X21, u1, w)
                     turn = chord if chord > turn else turn
             # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
             at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)
