@@ -174,7 +174,7 @@ def _kappa_into(z, rot, k, dk):
             dk[j] = (tau / (1.0 + 0.25 * tau * tau) - at) / (tau * tau)
 
 
-ELEMENT_BLOCK = 256  # elements evaluated and scattered together: the size of the per-evaluation element arrays
+ELEMENT_BLOCK = 4096  # elements evaluated and scattered together: the size of the per-evaluation element arrays
 
 
 @jit
@@ -182,11 +182,11 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
                      meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
     """Residual r (n_eq,), R (n_var,) and u1 of the increment z (schemes._MidPointSystem.evaluate
     without damping), the beam2d force from the step's start quantities ``start``
-    (elements.beam2d.midpoint_start at the element values of u0); with ``tangent``
+    (elements.beam2d.midpoint_start at u0e, the element values of u0); with ``tangent``
     also the element tangents and the Newton-matrix data ``kdata`` (Σ ke + (2/h²)·``meq_data``,
     the data of M_eq), else the force alone (kdata untouched). The elements are evaluated
-    and scattered in blocks of ELEMENT_BLOCK: u0e, u1e, fe, ke (≥ the block, n_dof[, n_dof])
-    hold one block, u0e and u1e gathered from u0 and u1. Returns (‖r‖, force scale)."""
+    and scattered in blocks of ELEMENT_BLOCK: u1e, fe, ke (≥ the block, n_dof[, n_dof])
+    hold one block, u1e gathered from u1. Returns (‖r‖, force scale)."""
     fx = fext
     if rot_loaded:  # moments on rotations: m·Δθ/τ, and its derivative on the free rotational equations
         _kappa_into(z, rot, kap, dkap)
@@ -205,9 +205,8 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
     for e0 in range(0, n_el, ELEMENT_BLOCK):  # (in element order: the sums of one pass over all elements)
         e1 = min(e0 + ELEMENT_BLOCK, n_el)
         m = e1 - e0
-        gather_vector(var[e0:e1], u0, u0e[:m])
         gather_vector(var[e0:e1], u1, u1e[:m])
-        beam2d_midpoint_force_from(X[e0:e1], start[e0:e1], u0e[:m], u1e[:m], fe[:m], ke[:m], tangent)
+        beam2d_midpoint_force_from(X[e0:e1], start[e0:e1], u0e[e0:e1], u1e[:m], fe[:m], ke[:m], tangent)
         scatter_vector(var[e0:e1], fe[:m], f)
         if tangent:
             scatter_matrix(pos[e0:e1], ke[:m], kdata)
@@ -364,7 +363,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     dkap = np.empty(rot.size)
     n_el, n_dof = var.shape
     nb = min(n_el, ELEMENT_BLOCK)  # (elements per block of the evaluations)
-    u0e = np.empty((nb, n_dof))
+    u0e = np.empty((n_el, n_dof))
     u1e = np.empty((nb, n_dof))
     start = np.empty((n_el, MIDPOINT_START_WIDTH))
     fe = np.empty((nb, n_dof))
@@ -391,10 +390,8 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
         for k in range(fixed.size):
             z[fixed[k]] = 0.0
         # the element quantities of u0, once for all the step's evaluations
-        for e0 in range(0, n_el, ELEMENT_BLOCK):
-            e1 = min(e0 + ELEMENT_BLOCK, n_el)
-            gather_vector(var[e0:e1], u0, u0e[:e1 - e0])
-            beam2d_midpoint_start(X[e0:e1], u0e[:e1 - e0], props[e0:e1], start[e0:e1])
+        gather_vector(var, u0, u0e)
+        beam2d_midpoint_start(X, u0e, props, start)
         # Newton (step_newton.iterate)
         u_norm = euclidean_norm(u0)
         done = False
