@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from femb.solvers.linalg.factorization import BandLU, SingularSystemError, band_widths
+from femb.solvers.linalg.factorization import BandLU, SingularSystemError, band_widths, pattern_band_widths
 
 
 def _band_matrix(n, kl, ku, rng, weak_diagonal=False):
@@ -276,3 +276,19 @@ def test_band_kernel_on_the_newton_matrices_of_beam_steps():
             assert band_widths(seen[0][0]) == widths and seen[0][0].shape[0] == 121
         for K, r in seen:
             _assert_kernel_is_reference(K.tocsr(), r)
+
+
+def test_pattern_band_widths_of_patterns_with_empty_rows():
+    """Lower and upper bandwidth from each row's extreme columns equal the largest row − column
+    and column − row over all entries (0 for a pattern without entries below or above the
+    diagonal), also with empty rows and unsorted columns."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 25))
+        A = sp.random(n, n, density=rng.uniform(0.0, 0.3), random_state=int(rng.integers(2**31)), format="csr")
+        A.indices = A.indices.copy()
+        for i in range(n):  # columns of each row in reverse order
+            A.indices[A.indptr[i]:A.indptr[i + 1]] = A.indices[A.indptr[i]:A.indptr[i + 1]][::-1]
+        d = np.repeat(np.arange(n), np.diff(A.indptr)) - A.indices
+        assert pattern_band_widths(A.indptr, A.indices) == (max(int(d.max(initial=0)), 0), max(int(-d.min(initial=0)), 0))
+    assert pattern_band_widths(np.zeros(4, dtype=np.int64), np.zeros(0, dtype=np.int64)) == (0, 0)

@@ -176,9 +176,12 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     t = prob.table
     beam = t.blocks[0]
     shared = {"pos": beam.pos, "var": beam.var, "indptr": t.indptr, "indices": t.indices, "M_eq": prob.mass_data,
-              "M_full": prob.M_full.data}
+              "M_full": prob.M_full.data, "ref": prob.reference_coordinates, "f_const": prob.f_const, "rot_eq": prob.rot_eq,
+              "diag_pos": prob.diag_pos}
     before = {k: a.copy() for k, a in shared.items()}
     steps = PlanarSteps.build(prob, MidPoint(), NewtonSettings())
+    for mine, k in ((steps.ref, "ref"), (steps.f_const, "f_const"), (steps.rot_terms[0], "rot_eq"), (steps.rot_terms[2], "diag_pos")):
+        assert np.shares_memory(mine, shared[k]), k
     for mine, theirs in ((steps.block[2], beam.var), (steps.block[3], beam.pos), (steps.mass[2], prob.M_full.data),
                          (steps.mass[3], prob.mass_data), (steps.pattern[0], t.indptr), (steps.pattern[1], t.indices)):
         assert np.shares_memory(mine, theirs)

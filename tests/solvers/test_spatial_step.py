@@ -153,10 +153,15 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     prob = DynamicProblem(model)
     t = prob.table
     beam = next(b for b in t.blocks if b.part == "b")
+    rot = prob.rotary
     shared = {"pos": beam.pos, "var": beam.var, "X": beam.X, "props": beam.props, "indptr": t.indptr, "indices": t.indices,
-              "M_eq": prob.mass_data, "M_full": prob.M_full.data}
+              "M_eq": prob.mass_data, "M_full": prob.M_full.data, "J0": rot.J0, "J0_pinv": rot.J0_pinv, "rot_pos": rot.pos,
+              "nodes": rot.layout.nodes, "lay_var": rot.layout.var, "ref": prob.reference_coordinates, "f_const": prob.f_const}
     before = {k: a.copy() for k, a in shared.items()}
     steps = SpatialSteps.build(prob, MidPoint(), NewtonSettings())
+    for k, mine in zip(("nodes", "lay_var", "J0", "J0_pinv", "rot_pos", "ref"), steps.model[2:8]):
+        assert np.shares_memory(mine, shared[k]), k
+    assert np.shares_memory(steps.f_const, prob.f_const)
     X, props, var, pos, _ = steps.elems
     for mine, theirs in ((X, beam.X), (props, beam.props), (var, beam.var), (pos, beam.pos), (steps.mass[3], prob.mass_data),
                          (steps.mass[4], t.indptr), (steps.mass[5], t.indices)):

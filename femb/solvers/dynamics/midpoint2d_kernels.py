@@ -174,14 +174,19 @@ def _kappa_into(z, rot, k, dk):
             dk[j] = (tau / (1.0 + 0.25 * tau * tau) - at) / (tau * tau)
 
 
+ELEMENT_BLOCK = 4096  # elements evaluated and scattered together: the size of the per-evaluation element arrays
+
+
 @jit
 def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m, mdata,
-                     mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
+                     meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
     """Residual r (n_eq,), R (n_var,) and u1 of the increment z (schemes._MidPointSystem.evaluate
     without damping), the beam2d force from the step's start quantities ``start``
     (elements.beam2d.midpoint_start at u0e, the element values of u0); with ``tangent``
-    also the element tangents ke and the Newton-matrix data ``kdata``,
-    else the force alone (ke and kdata untouched). Returns (‖r‖, force scale)."""
+    also the element tangents and the Newton-matrix data ``kdata`` (Σ ke + (2/h²)·``meq_data``,
+    the data of M_eq), else the force alone (kdata untouched). The elements are evaluated
+    and scattered in blocks of ELEMENT_BLOCK: u1e, fe, ke (≥ the block, n_dof[, n_dof])
+    hold one block, u1e gathered from u1. Returns (‖r‖, force scale)."""
     fx = fext
     if rot_loaded:  # moments on rotations: m·Δθ/τ, and its derivative on the free rotational equations
         _kappa_into(z, rot, kap, dkap)
@@ -191,19 +196,26 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
             fext_k[rot[j]] *= kap[j]
         fx = fext_k
     cayley_configuration(u0, z, rot, u1)
-    gather_vector(var, u1, u1e)
-    beam2d_midpoint_force_from(X, start, u0e, u1e, fe, ke, tangent)
     for i in range(f.size):
         f[i] = 0.0
-    scatter_vector(var, fe, f)
+    if tangent:
+        for p in range(kdata.size):
+            kdata[p] = 0.0
+    n_el = var.shape[0]
+    for e0 in range(0, n_el, ELEMENT_BLOCK):  # (in element order: the sums of one pass over all elements)
+        e1 = min(e0 + ELEMENT_BLOCK, n_el)
+        m = e1 - e0
+        gather_vector(var[e0:e1], u1, u1e[:m])
+        beam2d_midpoint_force_from(X[e0:e1], start[e0:e1], u0e[e0:e1], u1e[:m], fe[:m], ke[:m], tangent)
+        scatter_vector(var[e0:e1], fe[:m], f)
+        if tangent:
+            scatter_matrix(pos[e0:e1], ke[:m], kdata)
     no_matrix = kdata[:0]
     sf, si, se, sr = midpoint_residual(f, z, v0, 2.0 / (h * h), 2.0 / h, indptr_m, indices_m, mdata, fx, ev, no_matrix, no_matrix, R, r)
     if tangent:  # the Newton matrix in the order of scatter_midpoint_residual: Σ ke + mass part, less fext·κ'(τ)
+        c2 = 2.0 / (h * h)
         for p in range(kdata.size):
-            kdata[p] = 0.0
-        scatter_matrix(pos, ke, kdata)
-        for p in range(kdata.size):
-            kdata[p] += mass_data[p]
+            kdata[p] += c2 * meq_data[p]
         if rot_loaded:
             for k in range(rot_eq.size):
                 j = rot_eq_in_rot[k]
@@ -228,24 +240,18 @@ def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
 
 
 @jit
-def step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps, timed, fs):
-    """The start of a whole step: u0, v0 = u, v (n_var,); mass_data = (2/h²)·``meq_data``
-    unless already for this h (``h_mass``); the timed loads fs = Σ_i amps[i]·timed[i]
-    (n_var,). Returns h (the step size mass_data now holds)."""
+def step_start(u, v, u0, v0, amps, timed, fs):
+    """The start of a whole step: u0, v0 = u, v (n_var,); the timed loads
+    fs = Σ_i amps[i]·timed[i] (n_var,)."""
     for i in range(u.size):
         u0[i] = u[i]
         v0[i] = v[i]
-    if h != h_mass:  # (2/h²) M_eq of this h
-        c = 2.0 / (h * h)
-        for p in range(meq_data.size):
-            mass_data[p] = c * meq_data[p]
     for i in range(fs.size):
         fs[i] = 0.0
     for m in range(timed.shape[0]):
         am = amps[m]
         for i in range(fs.size):
             fs[i] += am * timed[m, i]
-    return h
 
 
 @jit
@@ -350,32 +356,29 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     fs = np.zeros(n)
     fext = np.empty(n)
     fext_k = np.empty(n)
-    a = np.empty(n)
-    d = np.empty(n)
     r = np.empty(neq)
     dz = np.empty(neq)
     kdata = np.empty(indices_k.size)
-    mass_data = np.empty(meq_data.size)
     kap = np.empty(rot.size)
     dkap = np.empty(rot.size)
     n_el, n_dof = var.shape
+    nb = min(n_el, ELEMENT_BLOCK)  # (elements per block of the evaluations)
     u0e = np.empty((n_el, n_dof))
-    u1e = np.empty((n_el, n_dof))
+    u1e = np.empty((nb, n_dof))
     start = np.empty((n_el, MIDPOINT_START_WIDTH))
-    fe = np.empty((n_el, n_dof))
-    ke = np.empty((n_el, n_dof, n_dof))
+    fe = np.empty((nb, n_dof))
+    ke = np.empty((nb, n_dof, n_dof))
     ab = np.zeros((neq, 2 * kl + ku + 1))
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
     reach = np.zeros(neq, dtype=np.int64)
     hist = np.empty(max_iterations + 1)
     unit = np.zeros(n, dtype=np.bool_)  # (planar: every coordinate by its magnitude)
-    h_mass = np.nan
     last_its = -1  # Newton iterations of the step before
     n_timed = timed.shape[0]
     for step in range(n_steps):
         h = hs[step]
-        h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
+        step_start(u, v, u0, v0, amps[step], timed, fs)
         # loads at the mid-point, the predictor z = h v with the prescribed increments
         for i in range(n):
             fext[i] = f_const[i] + fs[i] if n_timed else f_const[i]
@@ -403,7 +406,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             verdict = 0
             for _ in range(2):  # (a second pass when the prediction missed: the tangent, the same residual bit for bit)
                 norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
-                                               indices_m, mdata, mass_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
+                                               indices_m, mdata, meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
                                                fext_k, u1, R, r, tangent)
                 if at_round_off:
                     break
@@ -420,11 +423,12 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
                 return step, 2
-            # the correction, limited to turn no rotation or chord by more than max_turn
+            # the correction, limited to turn no rotation or chord by more than max_turn (R and f,
+            # written by each evaluation, as work for the chord turn's u0 + z and z_new − z)
             if chords:
-                turn = cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, cvar, col_a, col_b, X21)
+                turn = cayley_correction_chords(u0, z, dz, ev, rot, z_new, R, f, cvar, col_a, col_b, X21)
             else:
-                turn = cayley_correction(u0, z, dz, ev, rot, z_new, a, d)
+                turn = cayley_correction(u0, z, dz, ev, rot, z_new, R, f)
             # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
             at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)
         if not done:

@@ -42,6 +42,8 @@ from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
 
+ELEMENT_BLOCK = 256  # elements evaluated and scattered together: the size of the per-evaluation element arrays
+
 
 @jit
 def _copy_rows(src, i, dst, j):
@@ -139,36 +141,57 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
     (MidPoint3DSystem.evaluate without damping, mass points and state loads); ``forms``: the
-    elements' section forms kept with their start-of-step energies. Returns
-    (‖r‖, force scale); the residual is bitwise the same with and without the matrix."""
+    elements' section forms kept with their start-of-step energies. The elements are
+    evaluated and scattered in blocks of ELEMENT_BLOCK (the element arrays u0e, u1e, R0e,
+    R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0, u0 + z, R_n, R_{n+1}, ψ):
+    in element order, as one pass over all of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
+    the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
-    (u1, f, w, inert, R, r, kdata, mass_data, psi, C, R1n, Rmn, D, pi1, dr,
+    indptr_m, indices_m, mdata, meq_data = mass[0], mass[1], mass[2], mass[3]
+    (u1, f, w, inert, R, r, kdata, psi, C, R1n, Rmn, D, pi1, dr,
      u0e, u1e, R0e, R1e, psie, fe, ke, V0e) = work
     n = u0.size
     k_nodes = lay_var.shape[0]
+    n_el = var.shape[0]
     for k in range(k_nodes):
         for a in range(3):
             psi[k, a] = z[lay_var[k, a]]
     cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     for i in range(n):
         u1[i] = u0[i] + z[i]
-    # gather, element kernel (the start-of-step energies V0e and the section forms of the
-    # step's first call kept), scatter
-    gather_vector(var, u1, u1e)
-    for e in range(var.shape[0]):
-        for nd in range(2):
-            row = crow[e, nd]
-            for a in range(3):
-                psie[e, nd, a] = psi[row, a]
-                for b in range(3):
-                    R1e[e, nd, a, b] = R1n[row, a, b]
-    midpoint_force_steps(X, u0e, R0e, u1e, R1e, psie, props, V0e, forms, with_matrix, fe, ke)
-    scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
-    # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h
+    # per block: gathers, element kernel (the start-of-step energies V0e and the section
+    # forms of the step's first call kept), scatter of the forces and element matrices
+    for i in range(n):
+        f[i] = 0.0
+    if with_matrix:
+        for p in range(kdata.size):
+            kdata[p] = 0.0
+    for e0 in range(0, n_el, ELEMENT_BLOCK):
+        e1 = min(e0 + ELEMENT_BLOCK, n_el)
+        m = e1 - e0
+        gather_vector(var[e0:e1], u0, u0e[:m])
+        gather_vector(var[e0:e1], u1, u1e[:m])
+        for e in range(m):
+            for nd in range(2):
+                row = crow[e0 + e, nd]
+                _copy_rows(R0n, row, R0e[e], nd)
+                for a in range(3):
+                    psie[e, nd, a] = psi[row, a]
+                    for b in range(3):
+                        R1e[e, nd, a, b] = R1n[row, a, b]
+        midpoint_force_steps(X[e0:e1], u0e[:m], R0e[:m], u1e[:m], R1e[:m], psie[:m], props[e0:e1], V0e[e0:e1],
+                             (forms[0][e0:e1], forms[1][e0:e1], forms[2][e0:e1]), with_matrix, fe[:m], ke[:m])
+        scatter_vector(var[e0:e1], fe[:m], f)
+        if with_matrix:
+            scatter_matrix(pos[e0:e1], ke[:m], kdata)
+    # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h; the mass
+    # part (2/h²) M_eq of the Newton matrix
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
+    if with_matrix:
+        for p in range(kdata.size):
+            kdata[p] += c2 * meq_data[p]
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
     _csr_product(indptr_m, indices_m, mdata, w, inert)
@@ -223,8 +246,6 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     z_new = np.empty(n)
     fs = np.zeros(n)
     fext = np.empty(n)
-    a = np.empty(n)
-    d = np.empty(n)
     dz = np.empty(neq)
     R0n = np.empty((k_nodes, 3, 3))
     Jn = np.empty((k_nodes, 3, 3))
@@ -233,24 +254,24 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     ps1 = np.empty((k_nodes, 3))
     Rrel = np.empty((3, 3))
     vec = np.empty(3)
+    nb = min(n_el, ELEMENT_BLOCK)  # (elements per block of the evaluations)
     work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), np.empty(indices_k.size),
-            np.empty(meq_data.size), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
-            np.empty((n_el, n_dof)), np.empty((n_el, n_dof)), np.empty((n_el, 2, 3, 3)), np.empty((n_el, 2, 3, 3)),
-            np.empty((n_el, 2, 3)), np.empty((n_el, n_dof)), np.empty((n_el, n_dof, n_dof)), np.empty(n_el))
-    u1, pm, R_full, r, kdata, mass_data, pi1, R1n = work[0], work[3], work[4], work[5], work[6], work[7], work[13], work[10]
-    u0e, R0e, V0e = work[15], work[17], work[22]
+            np.empty((nb, n_dof)), np.empty((nb, n_dof)), np.empty((nb, 2, 3, 3)), np.empty((nb, 2, 3, 3)),
+            np.empty((nb, 2, 3)), np.empty((nb, n_dof)), np.empty((nb, n_dof, n_dof)), np.empty(n_el))
+    u1, w, pm, R_full, r, kdata, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[6], work[12], work[9]
+    V0e = work[21]
     forms = section_forms(n_el)
     ab = np.zeros((neq, 2 * kl + ku + 1))
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
     reach = np.zeros(neq, dtype=np.int64)
     hist = np.empty(max_iterations + 1)
-    h_mass = np.nan
     guess = 1  # Newton iterations of the last step
     for step in range(hs.size):
         h = hs[step]
-        h_mass = step_start(u, v, u0, v0, h, h_mass, meq_data, mass_data, amps[step], timed, fs)
+        step_start(u, v, u0, v0, amps[step], timed, fs)
         for k in range(k_nodes):
             _copy_rows(R, lay_nodes[k], R0n, k)
             for c in range(3):
@@ -260,13 +281,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         for i in range(n):
             fext[i] = f_const[i] + fs[i]
         fext_norm = norm_over(fext, ev)
-        mom_scale = momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, a, pm)
-        # the element inputs of the start of the step
-        gather_vector(var, u0, u0e)
+        mom_scale = momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, w, pm)
         V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
-        for e in range(n_el):
-            for nd in range(2):
-                _copy_rows(R0n, crow[e, nd], R0e[e], nd)
         # predictor with the prescribed increments
         for i in range(n):
             z[i] = h * v0[i]
@@ -331,11 +347,10 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                         ps0[k, c] = z[lay_var[k, c]]
                         ps1[k, c] = z_new[lay_var[k, c]]
                 turn = cayley_turn(ps0, ps1) if k_nodes else 0.0
-                if chord_on:
+                if chord_on:  # (u1 = u0 + z from the evaluation at z; w: work of the evaluations)
                     for i in range(n):
-                        a[i] = u0[i] + z[i]
-                        d[i] = z_new[i] - z[i]
-                    chord = chord_turn(var, col_a, col_b, X21, a, d)
+                        w[i] = z_new[i] - z[i]
+                    chord = chord_turn(var, col_a, col_b, X21, u1, w)
                     turn = chord if chord > turn else turn
             # (at round-off: the next pass evaluates at z and accepts it, iterations it + 1)
             at_round_off = take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm)

@@ -36,6 +36,7 @@ from femb.solvers.dynamics.midpoint2d_kernels import beam2d_steps
 from femb.solvers.dynamics.schemes import MidPoint, _MidPointSystem, _planar_constants
 from femb.solvers.dynamics.step_grid import mid_amplitudes, steps_to_frame
 from femb.solvers.dynamics.step_system import State
+from femb.solvers.linalg.factorization import pattern_band_widths
 from femb.solvers.nonlinear.step_newton import DirectCorrection
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class PlanarSteps(WholeSteps):
         self.p = p
         X, props, var, pos = constants["block"][1:5]
         self.block = (_shared_floats(X), _shared_floats(props), _shared_ints(var), _shared_ints(pos))
-        self.rot = _ints(constants["rot"])
+        self.rot = _shared_ints(constants["rot"])
         self.ev = _ints(constants["ev"])
         self.mass = (_shared_ints(constants["indptr"]), _shared_ints(constants["indices"]), _shared_floats(p.M_full.data),
                      _shared_floats(p.mass_data))
@@ -139,10 +140,10 @@ class PlanarSteps(WholeSteps):
         chords = constants["chords"]
         if chords:
             cvar, col_a, col_b, X21 = chords
-            self.chords = (True, _ints(cvar), _ints(col_a), _ints(col_b), _floats(X21))
+            self.chords = (True, _shared_ints(cvar), _ints(col_a), _ints(col_b), _shared_floats(X21))
         else:
             self.chords = (False, np.zeros((0, 2), dtype=_I64), np.zeros(0, dtype=_I64), np.zeros(0, dtype=_I64), np.zeros((0, 2)))
-        self.f_const = _floats(p.f_const)
+        self.f_const = _shared_floats(p.f_const)
         timed = [np.asarray(vec, dtype=np.float64) for _, vec in p._timed]
         self.amplitudes = [amp for amp, _ in p._timed]
         self.timed = _floats(np.array(timed).reshape(len(timed), t.n_var))
@@ -154,8 +155,8 @@ class PlanarSteps(WholeSteps):
         self.pres_ptr = _ints(np.concatenate([[0], np.cumsum(self.group_sizes)])) if groups else np.zeros(1, dtype=_I64)
         self.fixed = _ints(t.fixed_vars)
         self.rot_loaded = bool(p.rot_loaded)
-        self.rot_terms = (_ints(p.rot_eq), _ints(constants["rot_eq_in_rot"]), _ints(p.diag_pos))
-        self.ref = _floats(p.reference_coordinates)
+        self.rot_terms = (_shared_ints(p.rot_eq), _ints(constants["rot_eq_in_rot"]), _shared_ints(p.diag_pos))
+        self.ref = _shared_floats(p.reference_coordinates)
         nan = float("nan")
         self.newton = newton
         self.param = np.array([newton.tolerance, nan if newton.absolute_tolerance is None else float(newton.absolute_tolerance),
@@ -181,10 +182,7 @@ class PlanarSteps(WholeSteps):
         block = c["block"]
         if block is None or block[0] is not beam2d.midpoint_force or c["chords"] is None:
             return None
-        n = p.table.n_eq
-        rows = np.repeat(np.arange(n), np.diff(p.table.indptr))
-        cols = np.asarray(p.table.indices)
-        kl, ku = int((rows - cols).max(initial=0)), int((cols - rows).max(initial=0))
+        kl, ku = pattern_band_widths(p.table.indptr, p.table.indices)
         if kl + ku > DirectCorrection.band_limit:  # the general path's dense or sparse LU
             return None
         return cls(p, newton, c, kl, ku)

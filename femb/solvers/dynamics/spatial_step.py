@@ -45,6 +45,7 @@ from femb.solvers.dynamics.midpoint3d_kernels import beam3d_steps
 from femb.solvers.dynamics.planar_step import WholeSteps, _floats, _ints, _shared_floats, _shared_ints
 from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.dynamics.step_system import State
+from femb.solvers.linalg.factorization import pattern_band_widths
 from femb.solvers.nonlinear.step_newton import DirectCorrection
 
 if TYPE_CHECKING:
@@ -75,13 +76,6 @@ def _joined(arrays: list[NDArray[Any]]) -> NDArray[Any]:
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
-def _band_widths(table: Any) -> tuple[int, int]:
-    """Lower and upper band widths of the table's pattern over the equations."""
-    rows = np.repeat(np.arange(table.n_eq), np.diff(table.indptr))
-    cols = np.asarray(table.indices)
-    return int((rows - cols).max(initial=0)), int((cols - rows).max(initial=0))
-
-
 class SpatialSteps(WholeSteps):
     """Whole compiled mid-point steps of a qualifying 3-D beam model (module docstring).
 
@@ -103,9 +97,9 @@ class SpatialSteps(WholeSteps):
                       _shared_ints(_joined([b.var for b in blocks])), _shared_ints(_joined([b.pos for b in blocks])), _ints(crow))
         rot = p.rotary
         rot3d = np.ascontiguousarray(p.rot3d, dtype=np.bool_)
-        self.model = (_ints(t.eq_var), rot3d, _ints(lay.nodes), _ints(lay.var).reshape(-1, 3), _floats(rot.J0).reshape(-1, 3, 3),
-                      _floats(rot.J0_pinv).reshape(-1, 3, 3), _ints(rot.pos).reshape(-1, 3, 3),
-                      _floats(p.reference_coordinates), rot3d.copy())
+        self.model = (_ints(t.eq_var), rot3d, _shared_ints(lay.nodes), _shared_ints(lay.var).reshape(-1, 3),
+                      _shared_floats(rot.J0).reshape(-1, 3, 3), _shared_floats(rot.J0_pinv).reshape(-1, 3, 3),
+                      _shared_ints(rot.pos).reshape(-1, 3, 3), _shared_floats(p.reference_coordinates), rot3d.copy())
         M = p.M_full.tocsr()
         self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data), _shared_floats(p.mass_data),
                      *t.kernel_pattern(), int(kl), int(ku))
@@ -115,10 +109,10 @@ class SpatialSteps(WholeSteps):
             c[0] is not None and np.array_equal(c[0][0], chords[0][0][0]) and np.array_equal(c[0][1], chords[0][0][1])
             for c in chords)
         if chords[0][0] is not None and self.chords_ok:
-            self.chords = (True, _ints(chords[0][0][0]), _ints(chords[0][0][1]), _floats(np.concatenate([c[1] for c in chords])))
+            self.chords = (True, _ints(chords[0][0][0]), _ints(chords[0][0][1]), _shared_floats(_joined([c[1] for c in chords])))
         else:
             self.chords = (False, np.zeros(0, dtype=_I64), np.zeros(0, dtype=_I64), np.zeros((0, 3)))
-        self.f_const = _floats(p.f_const)
+        self.f_const = _shared_floats(p.f_const)
         self.amplitudes = [amp for amp, _ in p._timed]
         self.timed = _floats(np.array([np.asarray(vec, dtype=np.float64) for _, vec in p._timed]).reshape(len(p._timed), t.n_var))
         # prescribed rotations (rows of the oriented nodes, their records) and the other
@@ -162,7 +156,7 @@ class SpatialSteps(WholeSteps):
         blocks = _force_blocks(p)
         if blocks is None:
             return None
-        kl, ku = _band_widths(p.table)
+        kl, ku = pattern_band_widths(p.table.indptr, p.table.indices)
         if kl + ku > DirectCorrection.band_limit:  # the general path's dense or sparse LU
             return None
         steps = cls(p, newton, blocks, kl, ku)

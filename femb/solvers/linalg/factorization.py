@@ -89,10 +89,17 @@ def band_widths(K):
 
 def pattern_band_widths(indptr, indices):
     """Lower and upper bandwidth (kl, ku) of a square CSR pattern (``indptr`` (n + 1,),
-    ``indices`` (nnz,))."""
-    rows = np.repeat(np.arange(len(indptr) - 1), indptr[1:] - indptr[:-1])
-    d = rows - indices
-    return int(d.max(initial=0)), int(-d.min(initial=0))
+    ``indices`` (nnz,)): from the smallest and largest column of each row (work of the
+    size n, none of the size nnz)."""
+    indptr = np.asarray(indptr)
+    rows = np.flatnonzero(indptr[1:] > indptr[:-1])
+    if rows.size == 0:
+        return 0, 0
+    cols = np.asarray(indices)[:indptr[-1]]
+    start = indptr[rows]
+    kl = (rows - np.minimum.reduceat(cols, start)).max()
+    ku = (np.maximum.reduceat(cols, start) - rows).max()
+    return int(max(kl, 0)), int(max(ku, 0))
 
 
 # The band kernels index the row-major storage ``ab`` through its flat view with unsigned
