@@ -54,7 +54,7 @@ def test_compile_then_first_model_compiles_nothing(tmp_path):
     assert "statics2d (planar static load steps (beam2d)): already in the cache" in second
 
 
-@pytest.mark.slow
+@pytest.mark.long  # empty-cache compiles of 10-100 CPU s each (`make test-long`)
 @pytest.mark.parametrize("kind", ["alpha3d", "rigid3d", "joints3d", "superelement"])
 def test_compile_runs_the_kinds_beyond_the_beam_models(tmp_path, kind):
     """``femb compile --kind KIND`` runs the tiny model of each kind on an empty cache (so
