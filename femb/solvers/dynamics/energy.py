@@ -49,9 +49,9 @@ def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.f
     [and nodal rotations R (n_nodes, 3, 3)]: 0.0 without evaluating any kernel when every
     block is of a pure inertia element type (``ElementSpec.internal_forces`` False: zero
     strain energy), else the assembler's sum over all blocks."""
-    if problem.__dict__.get("_inertia_only") is None:
-        problem.__dict__["_inertia_only"] = not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks)
-    return 0.0 if problem.__dict__["_inertia_only"] else problem.assembler.strain_energy(u, R=R)
+    if not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks):
+        return 0.0
+    return problem.assembler.strain_energy(u, R=R)
 
 
 def _columns(block, dim):
