@@ -95,6 +95,50 @@ CACHE_DIR = _cache_root() / f"femb-kernels-{kernel_digest()}"
 numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]  # numba's settings module
 
 
+def _option_defaults(cls) -> Optional[dict]:
+    """name -> default of every option of numba's target-config class ``cls``, when each
+    option is the plain property numba makes for it (value set, else the default); else None."""
+    defaults = {}
+    for name, option in cls.options.items():
+        getter = getattr(getattr(cls, name, None), "fget", None)
+        if getter is None or "make_prop" not in getattr(getter, "__qualname__", ""):
+            return None
+        defaults[name] = option.default
+    return defaults
+
+
+def _fast_config_values() -> None:
+    """Make numba's ``TargetConfig.values`` (a dict of every compile option: set, else
+    default) a dict merge instead of a property call per option. numba calls it twice per
+    lookup of a typed overload (the compile flags are part of the key of its template cache:
+    ``hash`` and ``==`` of the flags), about 10⁵ times in a cold first 3-D run, where the
+    property calls take seconds of CPU. Same values, so the same compiled code; left as is
+    when numba's classes are not the ones this was written for."""
+    from numba.core import targetconfig
+
+    cls = targetconfig.TargetConfig
+    original = cls.values
+    if getattr(original, "__qualname__", "") != "TargetConfig.values" or "_values" not in getattr(cls, "__slots__", ()):
+        return
+    cache: dict = {}
+
+    def values(self):
+        kind = type(self)
+        defaults = cache.get(kind)
+        if defaults is None:
+            defaults = cache[kind] = _option_defaults(kind) or False
+        if defaults is False:
+            return original(self)
+        merged = dict(defaults)
+        merged.update(self._values)
+        return merged
+
+    values.__doc__ = original.__doc__
+    cls.values = values  # type: ignore[method-assign]
+
+
+_fast_config_values()
+
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 
 PYTHON_TWINS: dict = {}  # internal kernel name -> its Python-callable twin, made at a first call from Python
