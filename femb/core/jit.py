@@ -23,6 +23,12 @@ same kind of run used before, or lacks any entry of the model's element modules)
 about how long, from the compile times recorded by :func:`record_run` in
 ``femb-kernel-runs.json`` beside the digest folders. Whenever a femb kernel starts to
 compile, the ``femb.core.jit`` logger says so once per process at INFO level.
+
+Internal kernels. Helpers that femb calls only from other kernels are declared
+``jit(internal=True)``: numba compiles them without the CPython and C-callable wrappers
+(code that a cold compile otherwise lowers, optimizes and emits for every one of them);
+a call from Python (tests do this) is served by a Python-callable twin compiled and cached
+at that first call (:class:`InternalDispatcher`).
 """
 import hashlib
 import json
