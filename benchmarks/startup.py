@@ -51,7 +51,8 @@ class Recorder(ev.Listener):
         name = getattr(getattr(disp, "py_func", None), "__qualname__", "?")
         mod = getattr(getattr(disp, "py_func", None), "__module__", "?")
         args = d.get("args", ())
-        records.append({"name": f"{mod}.{name}", "sig": [str(x) for x in args], "total": dt, "self": dt - inner})
+        records.append({"name": f"{mod}.{name}", "sig": [str(x) for x in args], "total": dt, "self": dt - inner,
+                        "outer": not stack})
 
 
 ev.register("numba:compile", Recorder())
@@ -119,7 +120,8 @@ else:
     from femb.validation.models import spin_up_beam
     solve_dynamic(spin_up_beam("B", 10), 0.01, 0.05, record_every=5)
 ru = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records, "stages": stages,
+from femb.core.jit import PYTHON_TWINS
+print(json.dumps({"twins": sorted(PYTHON_TWINS), "wall": time.perf_counter() - t0, "cpu": ru.ru_utime + ru.ru_stime, "records": records, "stages": stages,
                   "libraries": by_library, "wrappers": wrappers["wrappers"]}))
 """
 
@@ -156,19 +158,24 @@ def main(argv=None):
     print(f"  (of the front end: lowering the CPython and C-callable wrappers of each function "
           f"{cold.get('wrappers', 0.0):.2f})")
     by_name = {}
+    outer = set()  # functions whose compilation was started from Python
     for r in recs:
         e = by_name.setdefault(r["name"], [0, 0.0, []])
         e[0] += 1
         e[1] += r["self"]
         e[2].append(r["sig"])
+        outer.update([r["name"]] if r.get("outer") else [])
     print(f"\n  compile CPU s per function (exclusive), top {a.top}:")
-    print(f"  {'s':>6s} {'n':>3s}  function [when compiled more than once: the argument types that differ]")
+    print(f"  {'s':>6s} {'n':>3s}  function (* called from Python) [when compiled more than once: the argument types that differ]")
     for name, (n, t, sigs) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[: a.top]:
         extra = ""
         if n > 1:
             diff = [i for i in range(len(sigs[0])) if len({s[i] if i < len(s) else "" for s in sigs}) > 1]
             extra = "  " + " | ".join(", ".join(f"#{i}: {s[i]}" for i in diff) for s in sigs)
-        print(f"  {t:6.2f} {n:3d}  {name}{extra[:400]}")
+        print(f"  {t:6.2f} {n:3d}  {'*' if name in outer else ' '}{name}{extra[:400]}")
+    internal = [k for k in by_name if k not in outer and k.startswith("femb")]
+    print(f"\n  {len(outer)} functions compiled from Python calls, {len(internal)} femb functions only inside others; "
+          f"internal kernels called from Python (Python-callable twins compiled): {cold.get('twins', [])}")
     libs = cold.get("libraries", {})
     print(f"\n  LLVM CPU s per library (function passes, linked-module passes, machine code), top {a.top}:")
     for name, d in sorted(libs.items(), key=lambda kv: -sum(kv[1].values()))[: a.top]:

@@ -73,7 +73,7 @@ from .timoshenko_mass import bending_mass
 
 
 # --------------------------------------------------------------------------- per-element helpers
-@jit
+@jit(internal=True)
 def _kinematics(X, u, e):
     """Co-rotational kinematics of element ``e``.
 
@@ -103,7 +103,7 @@ def _kinematics(X, u, e):
     return l0, l, ul, c, s, tb1, tb2
 
 
-@jit
+@jit(internal=True)
 def _rotation_minus(theta, ca, sa):
     """The angle of R(θ)·R(−α) in (−π, π], given θ (rad) and cos α, sin α."""
     st = math.sin(theta)
@@ -111,21 +111,21 @@ def _rotation_minus(theta, ca, sa):
     return math.atan2(st * ca - ct * sa, ct * ca + st * sa)
 
 
-@jit
+@jit(internal=True)
 def is_timoshenko(p):
     """Rows p of beam2d_timoshenko: 6 columns (EA, EI, GAs, rhoA, rhoI, ym); beam2d rows
     have 5 (EA, EI, rhoA, rhoI, ym) or, without the mass-centre column, 4."""
     return p.shape[1] == 6
 
 
-@jit
+@jit(internal=True)
 def mass_centre(p, e):
     """The mass-centre offset ym of element e along the section's y axis (the last column
     of rows of 5 or 6 columns; 0 for rows of 4)."""
     return p[e, p.shape[1] - 1] if p.shape[1] >= 5 else 0.0
 
 
-@jit
+@jit(internal=True)
 def _section(p, e, l0):
     """Properties of element ``e``: ``(EA, k11, k12, rhoA, rhoI)`` where K_b =
     [[k11, k12], [k12, k11]] is the local bending stiffness (moment per radian).
@@ -169,7 +169,7 @@ def _vectors(c, s, l, r, z, b1, b2):
     b2[5] = 1.0
 
 
-@jit
+@jit(internal=True)
 def _write_force(f, e, c, s, l, N, M1, M2):
     """f[e] = Bᵀ (N, M1, M2) = N r − (M1 + M2)/l z + M1 e3 + M2 e6."""
     Q = (M1 + M2) / l
@@ -332,7 +332,7 @@ def mass(X, u, p, kind, M):
                             M[e, 3 * a + i, 3 * b + j] = acc
 
 
-@jit
+@jit(internal=True)
 def _lever(X, e, ym):
     """(dx, dy) = ym n0, the mass centre's lever from the nodes of element e in the
     reference configuration (n0 = (−sin α0, cos α0) the reference chord normal, the
@@ -362,7 +362,7 @@ def mass_points(X, p, m, d):
             d[e, a, 1] = dy
 
 
-@jit
+@jit(internal=True)
 def _consistent_local(rhoA, rhoI, l0, phi, Ml):
     """Consistent mass (6, 6) in local DOFs (u1, v1, θ1, u2, v2, θ2): linear axial,
     Hermite-cubic transverse (ρA l0/420 [...]) and rotary inertia (ρI/(30 l0) [...]);
@@ -407,7 +407,7 @@ MIDPOINT_START_WIDTH = 18
 node i (5 + ...) d_i,n (2), w_i,n (2), θ̄_i,n."""
 
 
-@jit
+@jit(internal=True)
 def _director_invariants(e0x, e0y, theta, xx, xy):
     """The nodal director d = R(θ) e0 of the reference chord direction e0 and the invariants
     w = (x·d, x × d) of the chord x: (d_x, d_y, w_c, w_s)."""
@@ -418,7 +418,7 @@ def _director_invariants(e0x, e0y, theta, xx, xy):
     return dx, dy, xx * dx + xy * dy, xx * dy - xy * dx
 
 
-@jit
+@jit(internal=True)
 def midpoint_start(X, u0, p, S):
     """The quantities of ``midpoint_force`` that depend on the start configuration u0
     (n_el, 6) only, per element into S (n_el, ``MIDPOINT_START_WIDTH``): reference length
@@ -492,7 +492,7 @@ def midpoint_force(X, u0, u1, p, f, K):
     midpoint_force_from(X, S, u0, u1, f, K, True)
 
 
-@jit
+@jit(internal=True)
 def midpoint_force_from(X, S, u0, u1, f, K, tangent):
     """``midpoint_force`` from the start quantities S (n_el, ``MIDPOINT_START_WIDTH``) of
     ``midpoint_start`` at u0, bit for bit; without ``tangent`` the force f alone (K is not

@@ -377,7 +377,7 @@ def _nodal_mass(X, R, p, kind, M):
                 _add_offset_point(M[e], 6 * a, diag, r)
 
 
-@jit
+@jit(internal=True)
 def _add_offset_point(Me, o, m, r):
     """Add the coupling of a mass m at the lever r (3,) from the node whose DOFs start at
     row ``o`` of Me (12, 12): [[0, −m r̂], [m r̂, m (|r|² I − r rᵀ)]] (the translational
@@ -417,7 +417,7 @@ _GAUSS4_X = np.array([-0.8611363115940526, -0.3399810435848563, 0.33998104358485
 _GAUSS4_W = np.array([0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538])
 
 
-@jit
+@jit(internal=True)
 def _consistent_offset_local(mA, ym, zm, L, Ml, B, B0):
     """Add to the consistent mass Ml (12, 12) (element-frame DOFs) the terms of a mass
     centre at (ym, zm) in the section axes: the mass-centre line moves rigidly with the
@@ -460,7 +460,7 @@ def _consistent_offset_local(mA, ym, zm, L, Ml, B, B0):
                 Ml[i, j] += w * acc
 
 
-@jit
+@jit(internal=True)
 def _consistent_local(p, e, L, Ml):
     """Consistent mass Ml (12, 12) in element-frame DOFs (u, v, w, θx, θy, θz) per node:
     linear axial (ρA) and torsion (ρIp), Hermite-cubic bending with rotary inertia

@@ -19,7 +19,7 @@ _MU, _MA, _MS, _MXR, _AV, _QR, _QM = 0, 1, 3, 4, 5, 6, 8
 
 
 # --------------------------------------------------------------------------- geometry
-@jit
+@jit(internal=True)
 def _reference_triad(X, p, e, R0):
     """Reference section triad R0 (3, 3) of element ``e`` (columns e1, e2, e3, see the
     module docstring); returns l0."""
@@ -48,7 +48,7 @@ def _reference_triad(X, p, e, R0):
     return l0
 
 
-@jit
+@jit(internal=True)
 def _kinematics(X, u, R, p, e, R0, F, qa, th, RR):
     """Co-rotational state of element ``e``.
 
@@ -101,7 +101,7 @@ def _kinematics(X, u, R, p, e, R0, F, qa, th, RR):
 
 
 # --------------------------------------------------------------------------- transformation
-@jit
+@jit(internal=True)
 def _cross_cols(a, B, b0, scale, out, o0, j0):
     """out[o0:o0 + 3] (3, 12) += scale · (a × B[b0:b0 + 3, j]) for the columns j ≥ j0 (rows
     of the work arrays addressed by their first index, not as views)."""
@@ -111,14 +111,14 @@ def _cross_cols(a, B, b0, scale, out, o0, j0):
         out[o0 + 2, j] += scale * (a[0] * B[b0 + 1, j] - a[1] * B[b0, j])
 
 
-@jit
+@jit(internal=True)
 def _cross(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@jit
+@jit(internal=True)
 def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, node0, W, J, V):
     """Global force f (12,) and, if ``want_K``, its derivative K (12, 12) over
     z = (δx1, w1, δx2, w2), from the local force fl (7,) = (N, m̄1, m̄2) and the local

@@ -10,7 +10,7 @@ from femb.core import jit
 N_OFFSETS = 4  # centroid (yc, zc) and shear centre (ys, zs), from column ``offset_column(p)``
 
 
-@jit
+@jit(internal=True)
 def is_timoshenko(p):
     """p holds beam3d_timoshenko rows: 19 columns (11 + GAy, GAz + the four section offsets
     + the mass centre), or 13 for rows without the offset columns (plain sections; beam3d:
@@ -18,7 +18,7 @@ def is_timoshenko(p):
     return p.shape[1] == 19 or p.shape[1] == 13
 
 
-@jit
+@jit(internal=True)
 def offset_column(p):
     """First column of the section offsets (yc, zc, ys, zs) in rows p, or −1 for plain
     rows (11 or 13 columns): 11 for beam3d rows of 15 or 17 columns, 13 for
@@ -31,7 +31,7 @@ def offset_column(p):
     return -1
 
 
-@jit
+@jit(internal=True)
 def mass_centre_column(p):
     """First column of the mass centre (ym, zm) in rows p (the last two of full rows of 17
     or 19 columns), or −1 for rows without it."""
@@ -66,7 +66,7 @@ def _quadratic_terms():
 _HQ_IDX, _HQ_COEF = _quadratic_terms()
 
 
-@jit
+@jit(internal=True)
 def _node_line_forms(l0, Lq, Hq):
     """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the refined strains of
     the node line, ρ(q) = Lq q + ½ qᵀ Hq q over q = (u_l, θ̄1x, θ̄1y, θ̄1z, θ̄2x, θ̄2y, θ̄2z)
@@ -92,7 +92,7 @@ def _node_line_forms(l0, Lq, Hq):
         Hq[k, j, i] += v
 
 
-@jit
+@jit(internal=True)
 def _offset_coordinates(q, l0, dy, dz, out):
     """out (7,): the local coordinates q_d = (u_l, θ̄1, θ̄2) of the line through the
     section point (dy, dz) (section axes, from the node line) as the quadratic polynomial
@@ -134,7 +134,7 @@ def offset_scratch():
             np.empty((7, 7)), np.empty(7), np.empty(7))
 
 
-@jit
+@jit(internal=True)
 def _offset_line(l0, dy, dz, Lq, Hq, k0, k1, Lo, Ho, A, B, P0, Pi, q, w):
     """Rows k0 … k1 − 1 of the refined strains of the line through the section point
     (dy, dz): Lo[k] = Lq[k] A and Ho[k] = Σ_m Lq[k, m] B_m + Aᵀ Hq[k] A, with q_d = A q +
@@ -196,7 +196,7 @@ def _offset_line(l0, dy, dz, Lq, Hq, k0, k1, Lo, Ho, A, B, P0, Pi, q, w):
                     Ho[k, i, j] += a * Pi[m, j]
 
 
-@jit
+@jit(internal=True)
 def _strain_forms(l0, p, e, Lq, Hq, ow):
     """Linear part Lq (6, 7) and constant Hessians Hq (6, 7, 7) of the section strains of
     element ``e``, ρ(q) = Lq q + ½ qᵀ Hq q: the node line's refined strains
@@ -222,7 +222,7 @@ def _strain_forms(l0, p, e, Lq, Hq, ow):
                 Hq[k, i, j] = Ho[k, i, j]
 
 
-@jit
+@jit(internal=True)
 def _section_stress(S, rho, sig):
     """Section stress resultants sig (6,) = S ρ of the generalized strains ρ (6,) with the
     section matrix S (6, 6); returns the strain energy per unit length ½ ρᵀ S ρ (summed
@@ -237,7 +237,7 @@ def _section_stress(S, rho, sig):
     return V
 
 
-@jit
+@jit(internal=True)
 def _section_matrix(p, e, l0, S):
     """S (6, 6) with V = ½ ρᵀ S ρ (Timoshenko when p has 13 columns)."""
     for i in range(6):
@@ -258,7 +258,7 @@ def _section_matrix(p, e, l0, S):
         S[i + 1, i] = k * (phi - 2.0)
 
 
-@jit
+@jit(internal=True)
 def _strains(ul, th, Lq, Hq, qv, rho, G):
     """Section strains ρ (6,) = Lq q + ½ qᵀ Hq q and their gradient G (6, 7) at
     q = (ul, θ̄1, θ̄2) (written to qv (7,)) for the strain forms Lq (6, 7), Hq (6, 7, 7) of
@@ -278,7 +278,7 @@ def _strains(ul, th, Lq, Hq, qv, rho, G):
         rho[k] = acc
 
 
-@jit
+@jit(internal=True)
 def _local_force(G, sig, fl):
     """fl (7,) = Gᵀ σ = (N, m̄1, m̄2)."""
     for i in range(7):
@@ -288,7 +288,7 @@ def _local_force(G, sig, fl):
         fl[i] = acc
 
 
-@jit
+@jit(internal=True)
 def _local_hessian(G, S, Hq, sig, material, Hl):
     """Hl (7, 7) = [Gᵀ S G if material] + Σ σ_k Hq_k, symmetric; S has the block-diagonal
     pattern of ``_section_matrix`` (axial, torsion, two 2×2 bending blocks)."""
@@ -312,7 +312,7 @@ def _local_hessian(G, S, Hq, sig, material, Hl):
             Hl[j, i] = acc
 
 
-@jit
+@jit(internal=True)
 def _sigma_from_resultants(s, e, sig):
     """σ (6,) conjugate to ρ from the resultants (N, Vy, Vz, T, My1, Mz1, My2, Mz2)."""
     sig[0] = s[e, 0]

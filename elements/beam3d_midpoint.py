@@ -213,7 +213,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     return Ve
 
 
-@jit
+@jit(internal=True)
 def _invariants(X, u, R, e, R0, Q1, Q2, x21, pi):
     """Section triads Q_a = R_a R0 (3, 3), chord x21 (3,) and invariants
     π = (Q1ᵀ x21, Q1ᵀ Q2, x21·x21) (13,) of element ``e`` at (u, R)."""
@@ -240,7 +240,7 @@ def _invariants(X, u, R, e, R0, Q1, Q2, x21, pi):
     pi[12] = x21[0] * x21[0] + x21[1] * x21[1] + x21[2] * x21[2]
 
 
-@jit
+@jit(internal=True)
 def _invariant_variation(Q1, Q2, x21, B):
     """B (13, 12): variation of π = (Q1ᵀ x21, Q1ᵀ Q2, x21·x21) over (δx1, w1, δx2, w2) for
     the triads and chord given (δQ_a = ŵ_a Q_a): δy_j = d1_j·δx21 + (d1_j × x21)·w1,
@@ -321,7 +321,7 @@ def section_forms(n_el):
     return np.empty((n_el, 6, 7)), np.empty((n_el, 6, 7, 7)), np.empty((n_el, 6, 6))
 
 
-@jit
+@jit(internal=True)
 def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f, K):
     """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
     start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else

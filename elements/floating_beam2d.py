@@ -46,7 +46,7 @@ _YCOLS = np.array([[9, 6], [10, 7], [0, 6], [1, 7], [3, 6], [4, 7], [2, -1], [5,
 _YSIGN = np.array([[1.0, -1.0], [1.0, -1.0], [1.0, -1.0], [1.0, -1.0], [1.0, -1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 0.0]])
 
 
-@jit
+@jit(internal=True)
 def _local_stiffness(p, e, l0, Ke):
     """Linear beam stiffness (6, 6) in the element's reference axes (u1, v1, θ1, u2, v2, θ2);
     p = (EA, EI, rhoA, rhoI[, GAs])."""
@@ -76,7 +76,7 @@ def _local_stiffness(p, e, l0, Ke):
             Ke[idx[b], idx[a]] = k * kb[a, b]
 
 
-@jit
+@jit(internal=True)
 def _frame_kinematics(X, u, p, e, g, By, Kg, geo):
     """Local displacements g (6,), their derivative By = ∂g/∂y (6, 8) over the primitive
     vector y, the generalized stiffness Kg = Tᵀ K_e T (6, 6), and geo = (e1x, e1y, e2x,
@@ -160,7 +160,7 @@ def _frame_kinematics(X, u, p, e, g, By, Kg, geo):
             Kg[a, b] = acc
 
 
-@jit
+@jit(internal=True)
 def _b_matrix(By, Bq):
     """Bq = By P (6, 12): derivative of g over the element DOFs."""
     for a in range(6):
@@ -173,7 +173,7 @@ def _b_matrix(By, Bq):
                     Bq[a, col] += By[a, m] * _YSIGN[m, t]
 
 
-@jit
+@jit(internal=True)
 def _curvature(geo, s, Hy, Hq):
     """Hq = Pᵀ (Σ_a s_a ∂²g_a/∂y²) P (12, 12) for the stress vector s (6,) (module
     docstring; geo from _frame_kinematics)."""
@@ -230,7 +230,7 @@ def _curvature(geo, s, Hy, Hq):
                     Hq[c1, c2] += _YSIGN[m, t1] * _YSIGN[n, t2] * h
 
 
-@jit
+@jit(internal=True)
 def _force_and_tangent(X, u, p, f, K, want_tangent):
     g = np.empty(6)
     By = np.empty((6, 8))

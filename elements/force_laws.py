@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------------- compiled helpers
 
 
-@jit
+@jit(internal=True)
 def law_region(p, e, o, n, x):
     """Piece of the law holding ``x``: −1 left of x_0, i for x_i ≤ x < x_{i+1}, n − 1 at or
     right of x_{n−1}."""
@@ -72,7 +72,7 @@ def law_region(p, e, o, n, x):
     return lo
 
 
-@jit
+@jit(internal=True)
 def law_piece(p, e, o, n, j, x):
     """``(F, dF/dx)`` at ``x`` of piece ``j`` (see ``law_region``), evaluated with that
     piece's polynomial wherever ``x`` is."""
@@ -95,7 +95,7 @@ def law_piece(p, e, o, n, j, x):
     return F0 + t * (m0 + t * (c2 + t * c3)), m0 + t * (2.0 * c2 + 3.0 * t * c3)
 
 
-@jit
+@jit(internal=True)
 def law_walk(p, e, o, n, lo, hi):
     """Exact integrals over [lo, hi] (lo < hi) of F, F'(y − lo), F'(hi − y) and F', by
     2-point Gauss–Legendre on every piece of [lo, hi] between breakpoints."""
@@ -123,7 +123,7 @@ def law_walk(p, e, o, n, lo, hi):
     return sF, sA, sB, sD
 
 
-@jit
+@jit(internal=True)
 def law_divided(p, e, o, n, a, b):
     """``(D, ∂D/∂b)`` with D = [V(b) − V(a)]/(b − a), the mean of F over [a, b]
     (``(F(a), F'(a)/2)`` at b = a)."""
@@ -139,7 +139,7 @@ def law_divided(p, e, o, n, a, b):
     return sF / h, sB / (h * h)
 
 
-@jit
+@jit(internal=True)
 def law_secant(p, e, o, n, a, b):
     """[F(b) − F(a)]/(b − a) as the mean of F' over [a, b] (F'(a) at b = a, right slope
     at a breakpoint)."""
@@ -150,7 +150,7 @@ def law_secant(p, e, o, n, a, b):
     return law_walk(p, e, o, n, lo, hi)[3] / (hi - lo)
 
 
-@jit
+@jit(internal=True)
 def law_value(p, e, o, n, x):
     """``(V, F, dF/dx)`` at ``x``: V = V_k + (x − x_k)·D(x_k, x) from the nearest
     breakpoint x_k on the left (x_0 left of the table)."""

@@ -102,7 +102,7 @@ def zero_midpoint_force(X, u0, u1, p, f, K):
     K[:, :, :] = 0.0
 
 
-@jit
+@jit(internal=True)
 def _check_kind(kind):
     if kind != LUMPED and kind != CONSISTENT and kind != INVARIANT:
         raise ValueError("mass kind must be 0 (lumped), 1 (consistent) or 2 (invariant)")
@@ -131,7 +131,7 @@ def point_mass(X, u, p, kind, M):
             M[e, dim, dim] = p[e, 1]
 
 
-@jit
+@jit(internal=True)
 def _offset(u, p, e):
     """Current centre-of-mass offset r = R(θ) c of element ``e`` (θ = u[e, 2])."""
     ct = np.cos(u[e, 2])

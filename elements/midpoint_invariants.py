@@ -16,7 +16,7 @@ columns times T(ψ_a) (``rotation_columns``).
 from femb.core import jit
 
 
-@jit
+@jit(internal=True)
 def cayley_of(pi, b, c):
     """c (3,) = 2 vee(P − Pᵀ)/(1 + tr P) of the 3×3 block P = pi[b:b+9] (row-major);
     returns τ = 1 + tr P."""
@@ -27,7 +27,7 @@ def cayley_of(pi, b, c):
     return tau
 
 
-@jit
+@jit(internal=True)
 def cayley_derivative(c, tau, A):
     """A (3, 9) = ∂c/∂P (P row-major) of c = 2 v/τ, v = vee(P − Pᵀ), τ = 1 + tr P."""
     for k in range(3):
@@ -43,7 +43,7 @@ def cayley_derivative(c, tau, A):
     A[2, 1] -= 2.0 / tau
 
 
-@jit
+@jit(internal=True)
 def add_spin_jacobian_derivative(c, mu, m0, m1, m2, o, HW):
     """HW[o:o+3, o:o+3] += ∂(T(c)ᵀ m)/∂c at fixed m = (½ m̂ − ½ μ cᵀ)/(1 + |c|²/4), the
     term that makes the c–c block of the copy's Hessian symmetric (μ = T(c)ᵀ m)."""
@@ -59,7 +59,7 @@ def add_spin_jacobian_derivative(c, mu, m0, m1, m2, o, HW):
     HW[o + 2, o + 1] += 0.5 * m0 / den
 
 
-@jit
+@jit(internal=True)
 def add_cayley_curvature(pi, b, c, mu, mv, Hpi):
     """Hpi[b:b+9, b:b+9] += μ·∇²c over the block P = pi[b:b+9]:
     −(2/τ²)[(μ·∂v/∂P_p) δ_q + (μ·∂v/∂P_q) δ_p] + 2 (μ·c) δ_p δ_q/τ², δ = ∂τ/∂P, for the c
@@ -80,7 +80,7 @@ def add_cayley_curvature(pi, b, c, mu, mv, Hpi):
             Hpi[b + q, b + p] -= 2.0 * mv[q] / (tau * tau)
 
 
-@jit
+@jit(internal=True)
 def discrete_gradient(dV, gm, dpi, wt, eps2, gb):
     """ḡ = ∇Ṽ(π̄) + [(ΔṼ − ∇Ṽ(π̄)·Δπ)/(Δπ·M Δπ + ε²)] M Δπ into gb, from ΔṼ = dV,
     ∇Ṽ(π̄) = gm, Δπ = dpi, M = diag(wt), ε² = eps2. Returns (c, Δπ·M Δπ + ε², Δπ·M Δπ),
@@ -108,7 +108,7 @@ def project(B, g, f):
         f[r] = acc
 
 
-@jit
+@jit(internal=True)
 def add_mean_motion(Q1n, Q1m, Qan, Qam, rm, g, b, a, v, s, dv, HB):
     """HB (6n, 6n) over (δx_1, w_1, …, δx_n, w_n) at n+1 += the motion of the averaged
     configuration at fixed ḡ of the invariants (y_a, P_a) of chord a: ḡ's y part g[b:b+3]
@@ -164,7 +164,7 @@ def add_mean_motion(Q1n, Q1m, Qan, Qam, rm, g, b, a, v, s, dv, HB):
                     HB[6 * a + 3 + r, 6 * a + 3 + k] -= dz2
 
 
-@jit
+@jit(internal=True)
 def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, row, HB):
     """HB (m, m) += Bmᵀ ∂ḡ/∂q_{n+1}: ∂ḡ = ½ ∇²Ṽ(π̄) B1 + the derivative of the correction
     c M Δπ of ``discrete_gradient``, ∂c = (∂num − 2c (MΔπ)·∂Δπ)/(Δπ·MΔπ + ε²),
@@ -217,7 +217,7 @@ def add_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den, Kp, zc, 
             HB[r, q] += row[q]
 
 
-@jit
+@jit(internal=True)
 def rotation_columns(HB, Tp, K):
     """K (6n, 6n) = HB with the rotational columns of each node a times T(ψ_a) (Tp (n, 3, 3);
     w_a = T(ψ_a) δψ_a): the Newton matrix over the step's unknowns (Δx_a, ψ_a)."""

@@ -45,7 +45,7 @@ from .spring_laws import damper_value, spring_divided, spring_force, spring_valu
 # ---------------------------------------------------------------------------- rotational springs: p = (k, theta0, c, k3)
 
 
-@jit
+@jit(internal=True)
 def _twist(u, p, e, n):
     """Relative rotation φ of rotational spring ``e`` with ``n`` nodes (1: θ − θ0;
     2: θ2 − θ1 − θ0)."""
@@ -54,7 +54,7 @@ def _twist(u, p, e, n):
     return u[e, 1] - u[e, 0] - p[e, 1]
 
 
-@jit
+@jit(internal=True)
 def _sign(n, i):
     """Sign of node ``i`` in φ: +1 for the last node, −1 for the first of two."""
     return 1.0 if i == n - 1 else -1.0

@@ -112,7 +112,7 @@ NEAR_PI = 1e-6  # |θ| within this of π is refused (log map singular)
 # ---------------------------------------------------------------------------- frame and invariants
 
 
-@jit
+@jit(internal=True)
 def _frame(p, e, A):
     """Joint frame A (3, 3), columns (n, t1, t2), from the axis p[e, 9:12] and the second
     vector p[e, 12:15] (Gram–Schmidt)."""
@@ -134,7 +134,7 @@ def _frame(p, e, A):
     A[2, 2] = A[0, 0] * A[1, 1] - A[1, 0] * A[0, 1]
 
 
-@jit
+@jit(internal=True)
 def _directors(R, e, a, A, out):
     """out (3, 3) = R[e, a] A: the directors (columns) of node ``a``."""
     for i in range(3):
@@ -145,7 +145,7 @@ def _directors(R, e, a, A, out):
             out[i, j] = acc
 
 
-@jit
+@jit(internal=True)
 def _node_directors(R, e, n, A, A1, A2):
     """Directors of the two sides: A1 = R1 A (ground: A), A2 = R_last A."""
     if n == 2:
@@ -157,7 +157,7 @@ def _node_directors(R, e, n, A, A1, A2):
     _directors(R, e, n - 1, A, A2)
 
 
-@jit
+@jit(internal=True)
 def _reduced(A1, A2, r):
     """Invariants r (4,) = (w, c) of Q = A1ᵀ A2: w = ½ vee(Q − Qᵀ), c = ½ (tr Q − 1)."""
     Q = np.empty((3, 3))
@@ -170,7 +170,7 @@ def _reduced(A1, A2, r):
     r[3] = 0.5 * (Q[0, 0] + Q[1, 1] + Q[2, 2] - 1.0)
 
 
-@jit
+@jit(internal=True)
 def _variation(A1, A2, B):
     """B (4, 3): δr = B (δw1 − δw2) for directors A1, A2 (any 3×3, averaged ones
     included), from δq_ij = (a1_i × a2_j)·(δw1 − δw2)."""
@@ -205,7 +205,7 @@ def _variation(A1, A2, B):
         B[3, t] = row[t]
 
 
-@jit
+@jit(internal=True)
 def _coefficient_matrix(G, P):
     """P (3, 3) = Lᵀ G: the gradient in the q_ij of a gradient G (4,) in r = (w, c)."""
     for i in range(3):
@@ -219,7 +219,7 @@ def _coefficient_matrix(G, P):
     P[0, 1] -= 0.5 * G[2]
 
 
-@jit
+@jit(internal=True)
 def _turn(A1, A2, P, Y):
     """Y (3, 3) = A1 P A2ᵀ and returns s = Σ P_ij a1_i·a2_j (the director-turning part
     of the derivative of Σ P_ij a1_i × a2_j)."""
@@ -240,7 +240,7 @@ def _turn(A1, A2, P, Y):
 # ---------------------------------------------------------------------------- energy in r = (w, c)
 
 
-@jit
+@jit(internal=True)
 def _damper_axis(p, e, a, w):
     """(M_d, dM_d/dω) of the damper about joint axis ``a`` at the rate ``w``: c_a w, plus the
     damper law on the twist axis (a = 0)."""
@@ -255,7 +255,7 @@ def _damper_axis(p, e, a, w):
     return F, dF
 
 
-@jit
+@jit(internal=True)
 def _log_coefficients(s, c):
     """Coefficients of θ = g(s, c) w (s = |w|): (g, h = g_s/s, m = h_s/s, g_c, h_c, g_cc)
     with φ = atan2(s, c); series in x = s/c near the identity. Raises ValueError near a
@@ -300,7 +300,7 @@ def _log_coefficients(s, c):
     return g, h, m, -1.0 / rho2, 2.0 / (rho2 * rho2), 2.0 * c / (rho2 * rho2)
 
 
-@jit
+@jit(internal=True)
 def _energy(p, e, r, grad, hess, want):
     """U(r) = Σ ½ k_i (θ_i − θ0_i)² at invariants r (4,); writes ∇U (4,) when want ≥ 1
     and ∇²U (4, 4) when want ≥ 2; returns (U, θ (3,), M (3,)) (M the joint-frame
@@ -356,7 +356,7 @@ def _energy(p, e, r, grad, hess, want):
 # ---------------------------------------------------------------------------- statics
 
 
-@jit
+@jit(internal=True)
 def _static(X, u, R, p, f, K, want_K):
     n = X.shape[1]
     A = np.empty((3, 3))
@@ -426,7 +426,7 @@ def tangent(X, u, R, p, f, K):
     _static(X, u, R, p, f, K, True)
 
 
-@jit
+@jit(internal=True)
 def _outputs(X, u, R, p, out, what):
     """Per element: 0 the energy out[e, 0], 1 the joint-frame moments out[e, :3], 2 the
     relative rotation vector θ out[e, :3]."""
@@ -456,7 +456,7 @@ def resultants(X, u, R, p, s):
     _outputs(X, u, R, p, s, 1)
 
 
-@jit
+@jit(internal=True)
 def relative_rotation(X, u, R, p, out):
     """Rotation vector θ (n_el, 3) of the relative rotation in the joint frame (rad)."""
     _outputs(X, u, R, p, out, 2)
@@ -598,7 +598,7 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
 # ---------------------------------------------------------------------------- damping
 
 
-@jit
+@jit(internal=True)
 def _damper_frame(R, e, n, A, E):
     """Joint frame of node 1, E = R1 A (ground: A)."""
     if n == 2:
@@ -609,7 +609,7 @@ def _damper_frame(R, e, n, A, E):
                 E[i, j] = A[i, j]
 
 
-@jit
+@jit(internal=True)
 def _damper_kernel(X, u, R, v, p, f, C, linearize):
     """Damper moments and C = ∂f/∂v (``linearize``: the matrix at v = 0 only)."""
     n = X.shape[1]

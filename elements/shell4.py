@@ -63,7 +63,7 @@ _G = 0.5773502691896257  # 1/√3
 _SHEAR_FACTOR = 5.0 / 6.0
 
 
-@jit
+@jit(internal=True)
 def _shapes(xi, eta, P, N, dN, J):
     """Bilinear N (4,), Cartesian derivatives dN (4, 2) at (ξ, η) and the Jacobian
     J (2, 2) = [[x,ξ, y,ξ], [x,η, y,η]] on node coordinates P; returns det J."""
@@ -87,7 +87,7 @@ def _shapes(xi, eta, P, N, dN, J):
     return det
 
 
-@jit
+@jit(internal=True)
 def _covariant_shear(xi, eta, P, N, dN, J, which, row):
     """row (12,): covariant transverse shear γ_ξ (which 0) or γ_η (which 1) at (ξ, η) over
     (w, θx, θy) per node: ∂w/∂ξ − ψ·∂x/∂ξ with ψ = (−θy, θx)."""
@@ -99,7 +99,7 @@ def _covariant_shear(xi, eta, P, N, dN, J, which, row):
         row[3 * k + 2] = N[k] * J[which, 0]
 
 
-@jit
+@jit(internal=True)
 def _mitc4_operators(xi, eta, P, N, dN, J, tie, Bk, Bs):
     """Curvature Bk (3, 12) and assumed Cartesian shear Bs (2, 12) at (ξ, η); tie (4, 12)
     holds the covariant shear rows at B (0, −1), D (0, 1) [γ_ξ] and A (−1, 0), C (1, 0)
@@ -127,7 +127,7 @@ def _mitc4_operators(xi, eta, P, N, dN, J, tie, Bk, Bs):
     return det
 
 
-@jit
+@jit(internal=True)
 def _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Bq, Db, ws):
     """Local matrices of quadrilateral e on P (4, 3): membrane Km (12, 12), CN (3, 12), DN;
     bending+shear Kb (12, 12), slope integrals S3 (3, 12, 12), centre curvature Bc (3, 12)
@@ -202,7 +202,7 @@ def _local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Bq, Db, ws):
     return A
 
 
-@jit
+@jit(internal=True)
 def _workspace():
     """Work arrays of the quadrilateral's local element."""
     return (np.empty((5, 3, 3)), np.empty((9, 3)), np.empty((3, 3, 3)), np.empty((3, 9)), np.empty((9, 9)),

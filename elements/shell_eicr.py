@@ -105,7 +105,7 @@ def kinematics(X, u, R, e, i1, i2, j1, j2, E0, P, E, Y, x, Q, Rd, th, d):
     return l, aa, bb, b0
 
 
-@jit
+@jit(internal=True)
 def _small_change(v0, dv, out):
     """out (3,) = v/|v| − v0/|v0| for v = v0 + dv, without the cancellation of the
     difference (|v| − |v0| = (2 v0·dv + dv·dv)/(|v| + |v0|)); returns |v|."""
@@ -118,7 +118,7 @@ def _small_change(v0, dv, out):
     return n1
 
 
-@jit
+@jit(internal=True)
 def _deformation(X, u, e, i1, i2, j1, j2, E0, E, W, d):
     """Translational deformations ū_k = E (x_k − x_c) − E0 (X_k − X_c) written into d (6n,)
     as E (u_k − u_c) + (E − E0)(X_k − X_c), with E − E0 from the displacements (no
@@ -173,7 +173,7 @@ def _deformation(X, u, e, i1, i2, j1, j2, E0, E, W, d):
             d[6 * k + 2] = 0.0  # a triangle lies in its own plane
 
 
-@jit
+@jit(internal=True)
 def variation(Y, l, a, b, i1, i2, j1, j2, Jinv, Om, Bt):
     """Frame spin Om (3, 6n) = ∂ω/∂z̃ and Bt (6n, 6n) = ∂d/∂z̃ over element-frame components
     z̃ = (δx̃_1, w̃_1, …, δx̃_n, w̃_n); Jinv (n, 3, 3) the inverse left Jacobians of θ̄."""
@@ -193,7 +193,7 @@ def variation(Y, l, a, b, i1, i2, j1, j2, Jinv, Om, Bt):
     deformation_jacobian(Y, Jinv, Om, Bt)
 
 
-@jit
+@jit(internal=True)
 def deformation_jacobian(Y, Jinv, Om, Bt):
     """Bt (m, m) = ∂d/∂z̃ of a co-rotated frame's deformational DOFs over the element-frame
     components z̃ = (δx̃_1, w̃_1, …, δx̃_n, w̃_n[, extra]) from the frame spin Om (3, m) =
@@ -223,7 +223,7 @@ def deformation_jacobian(Y, Jinv, Om, Bt):
                     Bt[6 * k + 3 + i, j] -= Jinv[k, i, c] * Om[c, j]
 
 
-@jit
+@jit(internal=True)
 def local_force(Y, l, a, b, i1, i2, j1, j2, Jinv, g, ft, mu, tau):
     """Element-frame force ft (6n,) = B̃ᵀ g; writes μ_k = J⁻ᵀ m_k into mu (n, 3) and τ (3,)."""
     n = Y.shape[0]
@@ -255,7 +255,7 @@ def local_force(Y, l, a, b, i1, i2, j1, j2, Jinv, g, ft, mu, tau):
     ft[6 * i1 + 1] -= S3
 
 
-@jit
+@jit(internal=True)
 def geometric_local(Y, l, a, b, i1, i2, j1, j2, th, g, ft, tau, Om, Bt, Kt, W, Lm):
     """Kt (6n, 6n) += variation of B̃ᵀ g at fixed g plus the frame spin term −f̃ × ω
     (element-frame components). W (9, 6n), Lm (3, 3) work arrays."""
@@ -300,7 +300,7 @@ def geometric_local(Y, l, a, b, i1, i2, j1, j2, th, g, ft, tau, Om, Bt, Kt, W, L
     force_turn(ft, Om, n, Kt)
 
 
-@jit
+@jit(internal=True)
 def force_turn(ft, Om, n, Kt):
     """Kt −= f̃ × Ω over the 2n three-component blocks of the local nodal forces ft (forces
     and moments of n nodes): the turn of the local force with the frame, Om (3, m) the
@@ -314,7 +314,7 @@ def force_turn(ft, Om, n, Kt):
             Kt[3 * blk + 2, j] -= f0 * o1 - f1 * o0
 
 
-@jit
+@jit(internal=True)
 def material_part(H, Bt, Kt, col):
     """Kt (m, m) = B̃ᵀ H B̃ (col (m,) work)."""
     m = H.shape[0]
@@ -334,7 +334,7 @@ def material_part(H, Bt, Kt, col):
             Kt[i, j] = acc
 
 
-@jit
+@jit(internal=True)
 def rotate_out(E, ft, Kt, f, K, want_K, T):
     """f = blockdiag(Eᵀ) f̃, K = blockdiag(Eᵀ) K̃ blockdiag(E) (T (m, m) work)."""
     m = ft.shape[0]

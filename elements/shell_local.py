@@ -23,7 +23,7 @@ BEN = (2, 3, 4, 8, 9, 10, 14, 15, 16)
 _Q4A = (0.445948490915965, 0.091576213509771)
 _Q4W = (0.223381589678011, 0.109951743655322)
 
-@jit
+@jit(internal=True)
 def membrane(P, Em, nu, t, Km, CN, DN, M3, L, Q, Tq):
     """ANDES-OPT membrane stiffness Km (9, 9) over (ux, uy, θz) per node, the map CN
     (3, 9) from d_m to the constant membrane forces per length N = (Nxx, Nyy, Nxy) and the
@@ -130,7 +130,7 @@ def membrane(P, Em, nu, t, Km, CN, DN, M3, L, Q, Tq):
     return A
 
 
-@jit
+@jit(internal=True)
 def _dkt_slopes(P, T):
     """T (12, 9): slopes ψ = (ψx, ψy) at the 6 nodes of the quadratic triangle (corners,
     then mid-sides of sides 2-3, 3-1, 1-2) from (w, θx, θy) per corner (ψ = (−θy, θx) at
@@ -163,7 +163,7 @@ def _dkt_slopes(P, T):
             T[r + 1, 3 * node + 1] += Myy
 
 
-@jit
+@jit(internal=True)
 def _quadratic_shapes(L, dL, N, dN):
     """Shape functions N (6,) of the 6-node triangle at area coordinates L (3,) and their
     Cartesian derivatives dN (6, 2) from dL (3, 2)."""
@@ -179,7 +179,7 @@ def _quadratic_shapes(L, dL, N, dN):
             dN[3 + k, c] = 4.0 * (L[i] * dL[j, c] + L[j] * dL[i, c])
 
 
-@jit
+@jit(internal=True)
 def _area_gradients(P, dL):
     """dL (3, 2) = ∂L_a/∂(x, y) of the area coordinates; returns the area."""
     A2 = (P[1, 0] - P[0, 0]) * (P[2, 1] - P[0, 1]) - (P[2, 0] - P[0, 0]) * (P[1, 1] - P[0, 1])
@@ -191,7 +191,7 @@ def _area_gradients(P, dL):
     return 0.5 * A2
 
 
-@jit
+@jit(internal=True)
 def _curvature_matrix(T, dN, Bk):
     """Bk (3, 9): κ = (ψx,x, ψy,y, ψx,y + ψy,x) at a point with shape derivatives dN."""
     for j in range(9):
@@ -207,7 +207,7 @@ def _curvature_matrix(T, dN, Bk):
         Bk[2, j] = kxy
 
 
-@jit
+@jit(internal=True)
 def _bending(P, Em, nu, t, Kb, S3, Bc, T, dL, D, N, dN, Bk, L, px, py):
     """DKT stiffness Kb (9, 9) over (w, θx, θy) per node, the slope matrices S3 (3, 9, 9)
     (∫ψxψxᵀ, ∫ψyψyᵀ, ∫(ψxψyᵀ + ψyψxᵀ) dA) and the centroid curvature matrix Bc (3, 9);
@@ -262,7 +262,7 @@ def _bending(P, Em, nu, t, Kb, S3, Bc, T, dL, D, N, dN, Bk, L, px, py):
                     S3[2, i, j] += w * (px[i] * py[j] + py[i] * px[j])
 
 
-@jit
+@jit(internal=True)
 def local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Db, ws):
     """Local matrices of element e on reference local coordinates P (bending rigidity
     matrix into Db (3, 3)); ws the work arrays of ``workspace``. Returns the area A."""
@@ -273,27 +273,27 @@ def local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Db, ws):
     return A
 
 
-@jit
+@jit(internal=True)
 def workspace():
     """Work arrays of the local element (allocated once per kernel call)."""
     return (np.empty((5, 3, 3)), np.empty((9, 3)), np.empty((3, 3, 3)), np.empty((3, 9)), np.empty((12, 9)),
             np.empty((3, 2)), np.empty(6), np.empty((6, 2)), np.empty((3, 9)), np.empty(3), np.empty(9), np.empty(9))
 
 
-@jit
+@jit(internal=True)
 def mem_slot(i):
     """Local DOF index of membrane entry i (ū_x, ū_y, θ̄_z of node i // 3)."""
     c = i % 3
     return 6 * (i // 3) + (c if c < 2 else 5)
 
 
-@jit
+@jit(internal=True)
 def ben_slot(i):
     """Local DOF index of bending entry i (ū_z, θ̄_x, θ̄_y of node i // 3)."""
     return 6 * (i // 3) + 2 + i % 3
 
 
-@jit
+@jit(internal=True)
 def local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H, N, dm, db, Sd, sq, Nl):
     """Local energy V_l(d) (returned), gradient g (6n,) and, if want_H, Hessian H (6n, 6n)
     of an n-node facet, V_l = ½ d_mᵀ Km d_m + ½ d_bᵀ Kb d_b + A (ε̄ + ½ ε_vk)ᵀ DN ε_vk with

@@ -60,7 +60,7 @@ from .midpoint_invariants import (
 )
 
 
-@jit
+@jit(internal=True)
 def workspace(n_el, n):
     """Batch work arrays of the mid-point force of ``n_el`` elements with ``n`` nodes:
     (pia, dpi, wt, Bm, B1, uA, RA, uB, RB, uM, RM, eA, eB, fB, fM, KM)."""
@@ -82,7 +82,7 @@ def chords(X, u, e, r):
             r[a, i] = X[e, a, i] - X[e, 0, i] + u[e, 6 * a + i] - u[e, i]
 
 
-@jit
+@jit(internal=True)
 def invariants(Q, r, pi):
     """π (12(n − 1),) = (R_1ᵀ r_a, R_1ᵀ R_a)_{a ≥ 2} from the nodal rotations Q (n, 3, 3) and
     chords r (n, 3)."""
@@ -95,7 +95,7 @@ def invariants(Q, r, pi):
                 pi[b + 3 + 3 * j + k] = Q[0, 0, j] * Q[a, 0, k] + Q[0, 1, j] * Q[a, 1, k] + Q[0, 2, j] * Q[a, 2, k]
 
 
-@jit
+@jit(internal=True)
 def variation(Q, r, B):
     """B (12(n − 1), 6n): variation of π over (δx_1, w_1, …, δx_n, w_n) for the directors Q
     (n, 3, 3) (columns; any 3×3, averaged ones included) and chords r (n, 3):
@@ -123,7 +123,7 @@ def variation(Q, r, B):
                 B[row, 6 * a + 3], B[row, 6 * a + 4], B[row, 6 * a + 5] = -cx, -cy, -cz
 
 
-@jit
+@jit(internal=True)
 def _copy(X, pi, e, c, C, uc, Rc):
     """The copy configuration of invariants π for element e: node 1 at its reference place
     with R_1 = I, x_a = X_1 + y_a, R_a = cay(c(P_a)); writes uc (6n,) and Rc (n, 3, 3)."""
@@ -193,7 +193,7 @@ def prepare(X, u0, R0, u1, R1, psi, ws):
         _copy(X, pib, e, c, C, uM[e], RM[e])
 
 
-@jit
+@jit(internal=True)
 def gradient(pi, fc, g, c, T, A, mu):
     """g = ∇Ṽ(π) from the copy's force fc (6n,) at π: g_y,a = f_x,a, g_P,a = (∂c/∂P)ᵀ μ_a,
     μ_a = T(c_a)ᵀ m_a (m_a the copy's moment at node a). Leaves c_a, T(c_a), ∂c_a/∂P and

@@ -81,14 +81,14 @@ from .force_laws import WIDTH, law_divided, law_piece, law_region, law_secant, l
 
 
 
-@jit
+@jit(internal=True)
 def cubic_law(k, k3, d):
     """The force law at deflection ``d``: ``(V, F, dF/dd)`` with F = k d + k3 d³."""
     d2 = d * d
     return 0.5 * k * d2 + 0.25 * k3 * d2 * d2, (k + k3 * d2) * d, k + 3.0 * k3 * d2
 
 
-@jit
+@jit(internal=True)
 def cubic_divided(k, k3, a, b):
     """Divided difference of V between deflections ``a`` and ``b`` and its derivative with
     respect to ``b``: ``(D, ∂D/∂b)``, D = [V(b) − V(a)]/(b − a) (= F(a) when b = a)."""
@@ -103,7 +103,7 @@ def cubic_divided(k, k3, a, b):
 # Rows without laws end after the parameters.
 
 
-@jit
+@jit(internal=True)
 def law_counts(p, e, t):
     """(n_s, n_d): points of the spring-law and damper-law tables of element ``e``."""
     if p.shape[1] <= t:
@@ -111,7 +111,7 @@ def law_counts(p, e, t):
     return int(p[e, t]), int(p[e, t + 1])
 
 
-@jit
+@jit(internal=True)
 def spring_value(p, e, t, i3, d):
     """``(V, F, dF/dd)`` of the spring at deflection ``d``: the cubic law (k = p[e, 0],
     k3 = p[e, i3]) plus the table law when the row has one."""
@@ -125,7 +125,7 @@ def spring_value(p, e, t, i3, d):
     return V, F, dF
 
 
-@jit
+@jit(internal=True)
 def spring_force(p, e, t, i3, d):
     """``(F, dF/dd)`` of the spring at deflection ``d`` (``_spring`` without the energy)."""
     k = p[e, 0]
@@ -141,7 +141,7 @@ def spring_force(p, e, t, i3, d):
     return F, dF
 
 
-@jit
+@jit(internal=True)
 def spring_divided(p, e, t, i3, a, b):
     """``(D, ∂D/∂b)`` of the spring's energy between deflections ``a`` and ``b`` (cubic
     plus table law)."""
@@ -154,7 +154,7 @@ def spring_divided(p, e, t, i3, a, b):
     return D, dD
 
 
-@jit
+@jit(internal=True)
 def damper_value(p, e, t, ic, v):
     """``(F_d, dF_d/dv)`` of the damper at rate ``v``: c v (c = p[e, ic]) plus the
     damper-law table when the row has one."""
@@ -170,7 +170,7 @@ def damper_value(p, e, t, ic, v):
     return F, dF
 
 
-@jit
+@jit(internal=True)
 def damper_secant(p, e, t, ic, s):
     """``(F_d(s)/s, dF_d/ds)`` at a rate magnitude ``s`` ≥ 0 (the limit dF_d/ds(0) at
     s = 0; F_d(0) = 0 is checked on input)."""

@@ -89,7 +89,7 @@ from .superelement_step import midpoint_step, midpoint_step_force, point_moments
 NAME_PATTERN = re.compile(r"^superelement_(\d+)n_(\d+)q$")
 
 
-@jit
+@jit(internal=True)
 def _local_force(Xt, Y, Rb, w, Jinv, Ai, g, ft, mu, s):
     """Local nodal force ft (6n,) = B̃ᵀ g over the nodal entries; writes μ_a = J⁻ᵀ m_a
     into mu (n, 3) and s = A⁻ᵀ τ (3,)."""
@@ -122,7 +122,7 @@ def _local_force(Xt, Y, Rb, w, Jinv, Ai, g, ft, mu, s):
             ft[6 * a + 3 + i] = mu[a, i] + w * acc
 
 
-@jit
+@jit(internal=True)
 def _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt):
     """Kt (6n, 6n) += variation of B̃ᵀ g at fixed g, minus f̃ × Ω (module docstring)."""
     n = Xt.shape[0]
@@ -198,7 +198,7 @@ def _geometric(Xt, Y, Rb, w, th, Ai, g, ft, mu, s, Om, Bt, Kt):
     force_turn(ft, Om, n, Kt)
 
 
-@jit
+@jit(internal=True)
 def _rotate_out(Rs, n, ft, Kt, f, K, want_K):
     """f = T f̃, K = T K̃ Tᵀ with T = blockdiag(R_s (2n blocks), I_k) (module docstring)."""
     m = ft.shape[0]

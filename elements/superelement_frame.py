@@ -13,7 +13,7 @@ from femb.core.rotations import left_jacobian_inverse, log_so3
 from .shell_eicr import deformation_jacobian
 
 
-@jit
+@jit(internal=True)
 def _polar(B, Rs):
     """Rs (3, 3) = the rotation factor of the polar decomposition of B (3, 3); exactly I
     when B is exactly symmetric positive definite (the reference state), where the SVD
@@ -32,7 +32,7 @@ def _polar(B, Rs):
             Rs[i, j] = W[i, 0] * Vt[0, j] + W[i, 1] * Vt[1, j] + det * W[i, 2] * Vt[2, j]
 
 
-@jit
+@jit(internal=True)
 def _inverse3(A, Ai):
     """Ai (3, 3) = A⁻¹ by cofactors."""
     c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
@@ -50,13 +50,13 @@ def _inverse3(A, Ai):
     Ai[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
 
 
-@jit
+@jit(internal=True)
 def _frame_work(n):
     """Work arrays of shadow_frame for n boundary nodes: Xt, Y (n, 3), Rb (n, 3, 3), Rs (3, 3)."""
     return np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((3, 3))
 
 
-@jit
+@jit(internal=True)
 def shadow_frame(X, u, R, e, Xt, Y, Rb, Rs):
     """Shadow frame of element ``e``: writes Xt (n, 3) the reference coordinates relative
     to the reference centroid, Y (n, 3) the current ones relative to the current centroid
@@ -122,7 +122,7 @@ def deformation(X, u, R, e, Xt, Y, Rb, Rs, th, d):
     return o, w
 
 
-@jit
+@jit(internal=True)
 def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
     """Frame spin Om (3, 6n) = ∂ω̃/∂z̃ and Bt (6n, 6n) = ∂(ū, θ̄)/∂z̃ (module docstring);
     A (3, 3) = tr(U) I − U and Ai = A⁻¹."""
@@ -160,7 +160,7 @@ def _spin(Xt, Y, Rb, w, Jinv, Om, Bt, A, Ai):
     deformation_jacobian(Y, Jinv, Om, Bt)
 
 
-@jit
+@jit(internal=True)
 def geometric_layout(p_row, m):
     """(offset of G, offset of K⁺, present): where the geometric tensor G (m, m, m) and the
     pseudo-inverse K⁺ (m, m) of K_r sit in a property row (elements.superelement)."""
@@ -169,7 +169,7 @@ def geometric_layout(p_row, m):
 
 
 
-@jit
+@jit(internal=True)
 def deformation_derivatives(X, u, R, e, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, Ai):
     """``deformation`` of element ``e`` and its derivatives at that configuration: Jinv
     (n, 3, 3) = J⁻¹(θ̄_a), the frame spin Om (3, 6n) and Bt (6n, 6n) = ∂(ū, θ̄)/∂z̃
@@ -181,7 +181,7 @@ def deformation_derivatives(X, u, R, e, Xt, Y, Rb, Rs, th, d, Jinv, Om, Bt, A, A
     return o, w
 
 
-@jit
+@jit(internal=True)
 def reduced_energy(p_row, d, grad, H, want_H):
     """Strain energy V(d) of the reduced body for the deformational vector d (m,); writes
     grad = ∇V (m,) and, when ``want_H``, H = ∇²V (m, m); returns V.

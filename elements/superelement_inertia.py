@@ -44,7 +44,7 @@ from femb.core.rotations import exp_so3, mat3
 from .superelement_step import _local, _moments, _points, _second, frame_maps
 
 
-@jit
+@jit(internal=True)
 def _radius(mass, pos, origin):
     """√(Σ m_j |X_j − origin|² / Σ m_j): the points' mass radius about ``origin`` (1 when 0)."""
     s = 0.0
@@ -57,7 +57,7 @@ def _radius(mass, pos, origin):
     return r if r > 0.0 else 1.0
 
 
-@jit
+@jit(internal=True)
 def _frame_state(X1, ue, Re, p_row):
     """The points' data of one element's property row and its shadow frame at (ue (1, m),
     Re (1, n, 3, 3)): (mass, pos, modes, Xc, has2, second, kq, Dg (m, m), Fg (3, m),
@@ -77,7 +77,7 @@ def _frame_state(X1, ue, Re, p_row):
     return mass, pos, modes, Xc, has2, second, kq, Dg, Fg, d, Rs, o
 
 
-@jit
+@jit(internal=True)
 def _maps(X1, ue, Re, p_row, xs, J):
     """Positions xs (n_p, 3) and Jacobians J (n_p, 3, m) of the points of one element at
     (ue (1, m), Re (1, n, 3, 3)) (module docstring)."""
@@ -118,7 +118,7 @@ def _maps(X1, ue, Re, p_row, xs, J):
                 J[j, i, 6 * a + i] += 1.0 / n
 
 
-@jit
+@jit(internal=True)
 def _force(X1, ue, Re, p_row, a0, A, f):
     """f (m,) = Σ m_j J_jᵀ (a0 + A x_j) of one element; returns its potential
     −Σ m_j (a0·x_j + ½ x_jᵀ A x_j). Summed as E_cᵀ Σ m_j a_j + Fᵀ Σ m_j c_j × a_j +
@@ -170,7 +170,7 @@ def _force(X1, ue, Re, p_row, a0, A, f):
     return V
 
 
-@jit
+@jit(internal=True)
 def _perturbed(ue, Re, col, h, n, u1, R1):
     """The configuration moved by h along increment ``col``: additive on translations and
     modal amplitudes, R_a ← exp(h ê_c) R_a on the spin slots."""
@@ -270,7 +270,7 @@ def point_matrices(X, u, R, p, omega, M, G):
                     G[el, i, k] += mj * (J[j, 0, i] * WJ[0, k] + J[j, 1, i] * WJ[1, k] + J[j, 2, i] * WJ[2, k])
 
 
-@jit
+@jit(internal=True)
 def point_maps(X, u, R, p, xs, J):
     """Positions xs (n_el, n_p, 3) and Jacobians J (n_el, n_p, 3, m) of the mass points at
     the configuration (u, R) (module docstring)."""

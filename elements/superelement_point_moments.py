@@ -26,7 +26,7 @@ from femb.core import jit
 from .superelement_step import _moments, _points, _velocity_moments
 
 
-@jit
+@jit(internal=True)
 def start_moments(p_row, m, v, P, V, Vd):
     """The velocity moments of an element's points with the velocities v (n_p, 3): P (2, 3),
     V (2, 3, 3), Vd (2, 3, m, 3), index 0 with the weights m_j, 1 with m_j² (module
@@ -42,7 +42,7 @@ def start_moments(p_row, m, v, P, V, Vd):
     return s
 
 
-@jit
+@jit(internal=True)
 def shifted_moments(p_row, m, P, V, Vd, c, grav, Pg, Vg, Vdg):
     """The moments Pg (3,), Vg (3, 3), Vdg (3, m, 3) of the velocities v_j + c g (weights
     m_j) from those of v_j (P, V, Vd): + c (m_tot g, s0 ⊗ g, S1 ⊗ g); g = ``grav`` (3,)."""
@@ -56,7 +56,7 @@ def shifted_moments(p_row, m, P, V, Vd, c, grav, Pg, Vg, Vdg):
                 Vdg[p, k, l] = Vd[p, k, l] + S1[p, k] * cg
 
 
-@jit
+@jit(internal=True)
 def _dot(do, dR, R0, d1, dd, P, V, Vd):
     """Σ w_j Δx_j·u_j from the moments (P, V, Vd) of u_j (module docstring's Δx_j)."""
     m = d1.shape[0]
@@ -72,7 +72,7 @@ def _dot(do, dR, R0, d1, dd, P, V, Vd):
     return s
 
 
-@jit
+@jit(internal=True)
 def advance_moments(moments, do, dR, R0, d1, dd, h, P, V, Vd, A, B, C):
     """One step of the moments (P (3,), V (3, 3), Vd (3, m, 3)) of the points' velocities
     with the weights of ``moments`` (``moment_views``): the moments A, B, C of Δx_j (work
@@ -125,7 +125,7 @@ def advance_moments(moments, do, dR, R0, d1, dd, h, P, V, Vd, A, B, C):
     return xx, xv
 
 
-@jit
+@jit(internal=True)
 def advance_velocity_map(do, dR, R0, d1, dd, h, a, B, C):
     """One step of the points' velocity map v_j = s v_{j,0} + a + B Ŷ_j + Σ C[:, q, i] Φ_jqi
     (module docstring): a ← (2/h)Δo − a (3,), B ← (2/h)ΔR − B (3, 3), C[l, q, i] ←
@@ -140,7 +140,7 @@ def advance_velocity_map(do, dR, R0, d1, dd, h, a, B, C):
                 C[l, q, i] = c * (dR[l, q] * d1[i] + R0[l, q] * dd[i]) - C[l, q, i]
 
 
-@jit
+@jit(internal=True)
 def point_velocities(p_row, m, sign, a, B, C, v):
     """v (n_p, 3) ← sign v + a + B Ŷ_j + Σ C[:, q, i] Φ_jqi: the points' velocities after the
     steps of ``advance_velocity_map`` from the velocities in v (in place)."""

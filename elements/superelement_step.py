@@ -124,7 +124,7 @@ def _moments(p_row, m):
     return moment_views(p_row, off + 4 * n_p + 3 * n_p * m, m)
 
 
-@jit
+@jit(internal=True)
 def moment_views(p_row, k, m):
     """(origin, m_tot, s0, S1, I0, I1, I2) views of mass moments packed by ``point_moments``
     from position k of the array p_row (m coordinates)."""
@@ -143,7 +143,7 @@ def moment_views(p_row, k, m):
     return origin, m_tot, s0, S1, I0, I1, I2
 
 
-@jit
+@jit(internal=True)
 def _velocity_moments(mass, pos, modes, origin, v0, P0, V, Vd):
     """Moments of the points' velocities v0 (n_p, 3): P0 = Σ m_j v_j (3,),
     V[p, l] = Σ m_j Ŷ_jp v_jl (3, 3), Vd[p, k, l] = Σ m_j Φ_jpk v_jl (3, m, 3) (matrix
@@ -169,7 +169,7 @@ def _velocity_moments(mass, pos, modes, origin, v0, P0, V, Vd):
                 Vd[p, k, l] = Vdf[p * m + k, l]
 
 
-@jit
+@jit(internal=True)
 def _second(p_row, m, k):
     """(flag, second (n_p, 3, k, k)): the second-order rows of the mass points after their
     mass moments (flag 0: none, an empty view)."""
@@ -180,7 +180,7 @@ def _second(p_row, m, k):
     return 1.0, p_row[at + 1: at + 1 + 3 * n_p * k * k].reshape((n_p, 3, k, k))
 
 
-@jit
+@jit(internal=True)
 def _local(pos, modes, second, has2, Xc, d, j, y):
     """y (3,) = Y_j − Xc + Φ_j d (+ ½ Σ_ab q̂_a q̂_b second_j,ab), the local position of
     point j for the deformational vector d (q̂: its last k entries)."""
@@ -204,7 +204,7 @@ def _local(pos, modes, second, has2, Xc, d, j, y):
 
 
 # --------------------------------------------------------------------------- the step residual
-@jit
+@jit(internal=True)
 def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
     """Start-of-step quantities: d0 (m,), Rs0, the points' local positions y0 (n_p, 3)
     (Xc (3,) the origin of the points' local positions); returns o0."""
@@ -220,7 +220,7 @@ def _start(X1, u0, R0, mass, pos, modes, second, has2, Xc, d0, Rs0, y0):
     return o0
 
 
-@jit
+@jit(internal=True)
 def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
     """The end configuration and the discrete maps of a step (module docstring): returns
     (o1, den, d1, Rs1, Dg, Fg, φ, yv) — the end centroid, den = z_pᵀ W z_p (0 when the
@@ -296,7 +296,7 @@ def _geometry(X1, u0, R0, dz, d0, Rs0, Dg1, Fg1, want_end):
     return o1, den, d1, Rs1, Dg, Fg, phi, yv
 
 
-@jit
+@jit(internal=True)
 def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, g0, V0, want_H, Hm, H1, r, tot):
     """r = D̄ᵀ (ḡ + H) + Φ̄ᵀ L + E_cᵀ Gs (module docstring), ḡ the mean of ∇V over the
     segment d0 → d1 by Simpson's rule — exact, ∇V being at most cubic along it
@@ -317,7 +317,7 @@ def _combine(dz, d0, d1, p_row, Dg, Fg, phi, yv, den, Gs, L, H, n, g0, V0, want_
     return V1 - V0
 
 
-@jit
+@jit(internal=True)
 def _start_energy(p_row, d0):
     """(∇V(d0) (m,), V(d0)): the strain energy at the start of the step."""
     g0 = np.zeros(d0.shape[0])
@@ -325,7 +325,7 @@ def _start_energy(p_row, d0):
     return g0, V0
 
 
-@jit
+@jit(internal=True)
 def step_residual(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, Xc, v0, d0, Rs0, y0, o0, r):
     """r (m,): the element's generalized force at the step increment dz (m,) (module
     docstring) from the start state (u0 (1, m), R0 (1, n, 3, 3), the points' velocities
@@ -339,7 +339,7 @@ def step_residual(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, Xc, 
                             np.zeros(m), np.zeros(3), np.zeros((1, 1)), False)
 
 
-@jit
+@jit(internal=True)
 def _residual_points(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, Xc, v0, d0, Rs0, y0, o0, r, tot, L,
                      K, want_K):
     """``step_residual``; also writes tot = ḡ + H (m,) and L (3,) and, when ``want_K``, the
@@ -416,7 +416,7 @@ def _residual_points(X1, u0, R0, dz, h, p_row, mass, pos, modes, second, has2, X
     return dV, dT
 
 
-@jit
+@jit(internal=True)
 def _bilinear(I0, I1, I2, da, db, Q):
     """Q[p, q] = Σ m_j (Ŷ_j + Φ_j da)_p (Ŷ_j + Φ_j db)_q from the mass moments."""
     m = da.shape[0]
@@ -432,7 +432,7 @@ def _bilinear(I0, I1, I2, da, db, Q):
             Q[p, q] = acc
 
 
-@jit
+@jit(internal=True)
 def _phi_weighted(I1, I2, A, d, out):
     """out[k] = Σ_j m_j (Φ_jᵀ A (Ŷ_j + Φ_j d))_k from the mass moments (A (3, 3))."""
     m = d.shape[0]
@@ -447,7 +447,7 @@ def _phi_weighted(I1, I2, A, d, out):
         out[k] = acc
 
 
-@jit
+@jit(internal=True)
 def _mat_vec_sum(R, S1, s0, d, out):
     """out = R (s0 + S1 d) (3,): Σ m_j R y_j."""
     m = d.shape[0]
@@ -461,7 +461,7 @@ def _mat_vec_sum(R, S1, s0, d, out):
         out[i] = R[i, 0] * tmp[0] + R[i, 1] * tmp[1] + R[i, 2] * tmp[2]
 
 
-@jit
+@jit(internal=True)
 def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0, o0, r):
     """``step_residual`` from the points' mass moments (``point_moments``, the tuple of
     ``_moments``) and their velocity moments P0, V, Vd (``_velocity_moments``): the same
@@ -472,7 +472,7 @@ def step_residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, d0, Rs0,
                              np.zeros(3), np.zeros((1, 1)), False, True)
 
 
-@jit
+@jit(internal=True)
 def _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, start, r, tot, L, K, want_K, want_T):
     """``step_residual_moments`` from the start-of-step quantities start = (d0, Rs0, o0, g0,
     V0) (``step_start``); also writes tot = ḡ + H (m,) and L (3,) and, when ``want_K``, the
@@ -586,7 +586,7 @@ def _residual_moments(X1, u0, R0, dz, h, p_row, moments, P0, V, Vd, start, r, to
     return dV, c2 * sq - (2.0 / h) * pv
 
 
-@jit
+@jit(internal=True)
 def _frame_terms(X1, u0, R0, dz, d0, Rs0, tot, L, ell, K):
     """K (m, m) += the variation of D̄ᵀ tot + Φ̄ᵀ L with the mid-point maps D̄, Φ̄ at fixed
     tot (m,) and L (3,): the frame's second-order terms, by central differences of the step
@@ -610,7 +610,7 @@ def _frame_terms(X1, u0, R0, dz, d0, Rs0, tot, L, ell, K):
             K[i, col] += (rp[i] - rm[i]) / (2.0 * step)
 
 
-@jit
+@jit(internal=True)
 def _radius(X1, origin):
     """The interface's RMS radius about ``origin`` (1 for a single node): the scale of the
     central-difference steps on translations and modal amplitudes."""
@@ -629,7 +629,7 @@ def has_second_order(p_row, m, n):
     return _second(p_row, m, m - 6 * n)[0] != 0.0
 
 
-@jit
+@jit(internal=True)
 def velocity_moments(p_row, m, v0e, h, grav, P0, V, Vd):
     """The velocity moments P0 (3,), V (3, 3), Vd (3, m, 3) (``_velocity_moments``) of an
     element's points with the start velocities v0e (n_p, 3) shifted by h g/2 (``grav`` (3,)
@@ -643,7 +643,7 @@ def velocity_moments(p_row, m, v0e, h, grav, P0, V, Vd):
     _velocity_moments(mass, pos, modes, _moments(p_row, m)[0], v0g, P0, V, Vd)
 
 
-@jit
+@jit(internal=True)
 def step_start(X1, ue0, Re0, p_row, d0, Rs0, o0, g0):
     """The quantities of one element at the start of a step, the same for every evaluation
     of the step: the deformation d0 (m,), frame Rs0 (3, 3) and centroid o0 (3,) at (ue0
@@ -658,7 +658,7 @@ def step_start(X1, ue0, Re0, p_row, d0, Rs0, o0, g0):
     return reduced_energy(p_row, d0, g0, np.zeros((1, 1)), False)
 
 
-@jit
+@jit(internal=True)
 def step_from_start(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, start, f, K, mode):
     """``step_from_moments`` with the start-of-step quantities start = (d0, Rs0, o0, g0,
     V0) of ``step_start`` computed once per step."""
@@ -672,7 +672,7 @@ def step_from_start(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, start, f, K, mode):
         _frame_terms(X1, ue0, Re0, dz, start[0], start[1], tot, L, _radius(X1, moments[0]), K)
 
 
-@jit
+@jit(internal=True)
 def step_from_moments(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, f, K, mode):
     """One element's step force f (m,) at the increment dz (m,) and, with ``mode`` 1, its
     analytic matrix K (m, m) (mode 0: the force alone), from the velocity moments of its
@@ -687,7 +687,7 @@ def step_from_moments(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, f, K, mode):
     step_from_start(X1, ue0, Re0, dz, h, p_row, P0, V, Vd, (d0, Rs0, o0, g0, V0), f, K, mode)
 
 
-@jit
+@jit(internal=True)
 def _element_step(X1, ue0, Re0, dz, h, grav, p_row, v0e, f, K, mode):
     """One element's step force f (m,) at the increment dz (m,) and, by ``mode``, its
     derivative K (m, m): 0 none, 1 analytic (``_step_matrix``; plus ``_frame_terms`` for two
@@ -777,7 +777,7 @@ def midpoint_step(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, grav, v0, f, K):
     _steps(X, u0, R0, u1, psi, p, h, grav, v0, f, K, 1)
 
 
-@jit
+@jit(internal=True)
 def midpoint_step_central(X, u0, R0, u1, R1, um, Rm, psi, D, p, h, grav, v0, f, K):
     """``midpoint_step`` with K by central differences of the whole force (2m evaluations
     per element, step 10⁻⁶ (rad) or 10⁻⁶ of the interface radius; accurate to about 10⁻¹⁰
@@ -875,7 +875,7 @@ def point_state(X, u, R, p, v, xs, vs):
                 vs[e, j, i] += Rs[i, 0] * dy[0] + Rs[i, 1] * dy[1] + Rs[i, 2] * dy[2]
 
 
-@jit
+@jit(internal=True)
 def point_positions(X, u, R, p, xs):
     """Positions xs (n_el, n_p, 3) of the mass points at the configuration (u, R): the
     position map of ``point_state`` (x_j = o + R_s y_j) without the velocities, for the end

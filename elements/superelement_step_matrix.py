@@ -33,7 +33,7 @@ from femb.core.rotations import cayley, cayley_spin_jacobian, hat, mat3
 from .superelement_frame import deformation, deformation_derivatives
 
 
-@jit
+@jit(internal=True)
 def _half_turn_map(Rs0, phi, W):
     """W (3, 3) = R_s0ᵀ (I − φ̂/2): the frame turn of the step seen from the start frame."""
     Hm = np.empty((3, 3))
@@ -46,7 +46,7 @@ def _half_turn_map(Rs0, phi, W):
             W[i, j] = Rs0[0, i] * Hm[0, j] + Rs0[1, i] * Hm[1, j] + Rs0[2, i] * Hm[2, j]
 
 
-@jit
+@jit(internal=True)
 def cayley_inverse_map(phi, Ti):
     """Ti (3, 3) = T(φ)⁻¹ = I − φ̂/2 + φφᵀ/4: the variation δφ of the Cayley vector of a
     rotation per unit spatial spin s of the rotation (δR Rᵀ = ŝ)."""
@@ -61,7 +61,7 @@ def cayley_inverse_map(phi, Ti):
     Ti[2, 1] -= 0.5 * phi[0]
 
 
-@jit
+@jit(internal=True)
 def _first_moment(I1, I2, R, d, out):
     """out[p, q, k] = Σ_j m_j (R y_j)_p Φ_jqk (3, 3, m) with y_j = Ŷ_j + Φ_j d."""
     m = d.shape[0]
@@ -79,7 +79,7 @@ def _first_moment(I1, I2, R, d, out):
                 out[p, q, k] = R[p, 0] * M1[0, q, k] + R[p, 1] * M1[1, q, k] + R[p, 2] * M1[2, q, k]
 
 
-@jit
+@jit(internal=True)
 def moment_derivatives(m_tot, s0, S1, I0, I1, I2, V, Vd, h, do, d0, d1, Rs0, Rs1, phi, dGs, dL, dH):
     """∂G_s/∂ξ (3, 6 + m), ∂L/∂ξ (3, 6 + m) and ∂H/∂ξ (m, 6 + m) (module docstring) from the
     mass moments (superelement_step.point_moments: m_tot, s0, S1, I0, I1, I2) and the velocity
@@ -237,7 +237,7 @@ def moment_derivatives(m_tot, s0, S1, I0, I1, I2, V, Vd, h, do, d0, d1, Rs0, Rs1
             dH[k, 6 + l] = c2 * acc
 
 
-@jit
+@jit(internal=True)
 def point_derivatives(mass, modes, second, has2, h, v0, y0, y1s, do, d0, d1, Rs0, Rs1, phi, dGs, dL, dH):
     """``moment_derivatives`` point by point, for mass points with second-order rows
     (``has2``: y_j = Ŷ_j + Φ_j d + ½ q̂ᵀ S_j q̂, its modal columns Φ_j + S_j(q̂) in the end
@@ -377,7 +377,7 @@ def _work(n, m):
             np.zeros((n, 3, 3)), np.zeros((3, M)), np.zeros((M, M)), np.zeros((3, 3)), np.zeros((3, 3)))
 
 
-@jit
+@jit(internal=True)
 def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
     """At the configuration (ue (1, m), Re (1, n, 3, 3)) of the element with reference
     coordinates X1 (1, n, 3): the deformational vector d (m,), the frame rotation Rs (3, 3)
@@ -424,7 +424,7 @@ def frame_maps(X1, ue, Re, Dg, Fg, d, Rs):
     return o, w
 
 
-@jit
+@jit(internal=True)
 def _defects(dz, d0, d1, Dg, Fg, phi, ed, ef):
     """What the mid derivatives miss of the step: ed (m,) = Δd − Dg dz and ef (3,) = φ − Fg dz
     (the defects Gonzalez's correction in ``_project`` distributes)."""
@@ -441,7 +441,7 @@ def _defects(dz, d0, d1, Dg, Fg, phi, ed, ef):
         ef[c] = acc
 
 
-@jit
+@jit(internal=True)
 def _project_defects(Dg, Fg, yv, den, ed, ef, tot, L, Gs, n, r):
     """``_project`` with the step's defects ed, ef (``_defects``) given."""
     m = Dg.shape[0]
@@ -463,7 +463,7 @@ def _project_defects(Dg, Fg, yv, den, ed, ef, tot, L, Gs, n, r):
             r[i] += yv[i] * corr / den
 
 
-@jit
+@jit(internal=True)
 def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
     """r (m,) = D̄ᵀ tot + Φ̄ᵀ L + E_cᵀ Gs with the discrete derivatives D̄, Φ̄ of the step
     (module docstring: the mid derivatives Dg, Fg plus Gonzalez's correction along yv/den)."""
@@ -474,7 +474,7 @@ def _project(dz, d0, d1, Dg, Fg, phi, yv, den, tot, L, Gs, n, r):
     _project_defects(Dg, Fg, yv, den, ed, ef, tot, L, Gs, n, r)
 
 
-@jit
+@jit(internal=True)
 def _end_frame(X1, u0, R0, dz, Dg1, Fg1, d1, Rs1, maps):
     """The end configuration of the step at the increment dz (m,) (u0 + dz, the nodes
     turned by cay(ψ_a)): the deformation d1 (m,), frame Rs1 (3, 3) and, when ``maps``, their
@@ -501,7 +501,7 @@ def _end_frame(X1, u0, R0, dz, Dg1, Fg1, d1, Rs1, maps):
     return o1
 
 
-@jit
+@jit(internal=True)
 def _end_maps(dz, n, Dg1, Fg1, Dd, S):
     """The end of the step's deformation and frame per unit increment: Dd (m, m) = ∂d1/∂z
     and S (3, m) the spatial spin of R_s1 per unit z, from the end configuration's maps
@@ -531,7 +531,7 @@ def _end_maps(dz, n, Dg1, Fg1, Dd, S):
                 S[i, col + c] = x0 * T[0, c] + x1 * T[1, c] + x2 * T[2, c]
 
 
-@jit
+@jit(internal=True)
 def _step_matrix(n, dz, d0, d1, Dg, Fg, phi, yv, den, Dg1, Fg1, Hm, H1, dGs, dL, dH, K):
     """K (m, m) = D̄ᵀ ∂t/∂z + Φ̄ᵀ ∂L/∂z + E_cᵀ ∂G_s/∂z (elements.superelement_step_matrix)
     for n interface nodes from the derivatives by ξ of the inertia terms (dGs, dL (3, 6 + m),

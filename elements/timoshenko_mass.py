@@ -28,7 +28,7 @@ _W = (0.25 - math.sqrt(30.0) / 72.0, 0.25 + math.sqrt(30.0) / 72.0,
       0.25 + math.sqrt(30.0) / 72.0, 0.25 - math.sqrt(30.0) / 72.0)
 
 
-@jit
+@jit(internal=True)
 def bending_mass(rhoA, rhoI, L, phi, out):
     """out (4, 4): consistent bending mass over (v1, θ1, v2, θ2) of a Timoshenko element of
     length L with Φ = 12 EI/(GA_s L²) (see the module docstring)."""

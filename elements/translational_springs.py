@@ -61,7 +61,7 @@ from .truss import _set_block, _set_force, central_midpoint_block
 # ---------------------------------------------------------------------------- central spring: p = (k, L0, c, k3)
 
 
-@jit
+@jit(internal=True)
 def _central(X, u, p, e, x):
     """Current chord of central spring ``e``: writes x21 into ``x`` (dim,), returns
     ``(l, δ)`` with the elongation δ = l − L0 free of cancellation for small stretches."""
@@ -217,7 +217,7 @@ def _relative(u, e, dim, d):
     return s
 
 
-@jit
+@jit(internal=True)
 def _bushing_table(p, e, r):
     """Table part of the bushing law at |d| = r: ``(F_t(r)/r, F_t'(r))`` (zeros without a
     table; F_t(r)/r as the mean slope over [0, r], F_t(0) = 0 being checked on input)."""
@@ -228,7 +228,7 @@ def _bushing_table(p, e, r):
     return law_secant(p, e, 5, n, 0.0, r), dF
 
 
-@jit
+@jit(internal=True)
 def _bushing_table_energy(p, e, r):
     """Energy V_t(r) = ∫_0^r F_t of the bushing's table law (0 without a table)."""
     n = law_counts(p, e, 3)[0]

@@ -36,7 +36,7 @@ from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 # ---------------------------------------------------------------------------- helpers
 
 
-@jit
+@jit(internal=True)
 def _chord(X, u, e, x):
     """Current chord of element ``e``.
 
@@ -55,7 +55,7 @@ def _chord(X, u, e, x):
     return L2, dl2
 
 
-@jit
+@jit(internal=True)
 def _norm(x):
     """Euclidean norm of a short vector."""
     s = 0.0
@@ -64,7 +64,7 @@ def _norm(x):
     return np.sqrt(s)
 
 
-@jit
+@jit(internal=True)
 def _set_block(K, e, dim, i, j, value):
     """Write ``value`` at (i, j) of the node block pattern ``[[k, −k], [−k, k]]``."""
     K[e, i, j] = value
@@ -73,7 +73,7 @@ def _set_block(K, e, dim, i, j, value):
     K[e, dim + i, dim + j] = value
 
 
-@jit
+@jit(internal=True)
 def central_midpoint_block(f, K, e, dim, a, b, c, g):
     """Write the mid-point force of a central two-node element, f[e] = c·[−x_m; x_m] with
     the mid chord x_m = (a + b)/2, and its derivative with respect to the end displacements,
@@ -90,7 +90,7 @@ def central_midpoint_block(f, K, e, dim, a, b, c, g):
             _set_block(K, e, dim, i, j, kij)
 
 
-@jit
+@jit(internal=True)
 def _set_force(f, e, dim, c, x):
     """f[e] = c · [−x; x]."""
     for k in range(dim):
@@ -98,7 +98,7 @@ def _set_force(f, e, dim, c, x):
         f[e, dim + k] = c * x[k]
 
 
-@jit
+@jit(internal=True)
 def _eng_axial(EA, L2, dl2, l):
     """Engineering-strain axial force ``EA (l − l0)/l0`` with ``l − l0 = dl2/(l + l0)``."""
     l0 = np.sqrt(L2)

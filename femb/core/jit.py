@@ -23,6 +23,12 @@ same kind of run used before, or lacks any entry of the model's element modules)
 about how long, from the compile times recorded by :func:`record_run` in
 ``femb-kernel-runs.json`` beside the digest folders. Whenever a femb kernel starts to
 compile, the ``femb.core.jit`` logger says so once per process at INFO level.
+
+Internal kernels. Helpers that femb calls only from other kernels are declared
+``jit(internal=True)``: numba compiles them without the CPython and C-callable wrappers
+(code that a cold compile otherwise lowers, optimizes and emits for every one of them);
+a call from Python (tests do this) is served by a Python-callable twin compiled and cached
+at that first call (:class:`InternalDispatcher`).
 """
 import hashlib
 import json
@@ -30,11 +36,13 @@ import logging
 import os
 import pickle
 import time
+import types
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 import numba
 import numba.core.event
+from numba.core.registry import CPUDispatcher
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +101,89 @@ CACHE_DIR = _cache_root() / f"femb-kernels-{kernel_digest()}"
 numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]  # numba's settings module
 
 
+def _option_defaults(cls) -> Optional[dict]:
+    """name -> default of every option of numba's target-config class ``cls``, when each
+    option is the plain property numba makes for it (value set, else the default); else None."""
+    defaults = {}
+    for name, option in cls.options.items():
+        getter = getattr(getattr(cls, name, None), "fget", None)
+        if getter is None or "make_prop" not in getattr(getter, "__qualname__", ""):
+            return None
+        defaults[name] = option.default
+    return defaults
+
+
+def _fast_config_values() -> None:
+    """Make numba's ``TargetConfig.values`` (a dict of every compile option: set, else
+    default) a dict merge instead of a property call per option. numba calls it twice per
+    lookup of a typed overload (the compile flags are part of the key of its template cache:
+    ``hash`` and ``==`` of the flags), about 10⁵ times in a cold first 3-D run, where the
+    property calls take seconds of CPU. Same values, so the same compiled code; left as is
+    when numba's classes are not the ones this was written for."""
+    from numba.core import targetconfig
+
+    cls = targetconfig.TargetConfig
+    original = cls.values
+    if getattr(original, "__qualname__", "") != "TargetConfig.values" or "_values" not in getattr(cls, "__slots__", ()):
+        return
+    cache: dict = {}
+
+    def values(self):
+        kind = type(self)
+        defaults = cache.get(kind)
+        if defaults is None:
+            defaults = cache[kind] = _option_defaults(kind) or False
+        if defaults is False:
+            return original(self)
+        merged = dict(defaults)
+        merged.update(self._values)
+        return merged
+
+    values.__doc__ = original.__doc__
+    cls.values = values  # type: ignore[method-assign]
+
+
+_fast_config_values()
+
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 
+PYTHON_TWINS: dict = {}  # internal kernel name -> its Python-callable twin, made at a first call from Python
 
-def jit(func: Optional[Callable] = None, *, parallel: bool = False, inline: str = "never") -> Any:
+_TWIN_SUFFIX = "__python"  # appended to the qualified name of a twin (its own cache files)
+
+
+def _twin_function(f: Callable) -> Callable:
+    """A copy of ``f`` (same code, globals, defaults) under the qualified name
+    ``f.__qualname__ + "__python"``, so that numba caches its compilation in files of its own."""
+    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+    twin.__qualname__ = f.__qualname__ + _TWIN_SUFFIX
+    twin.__module__ = f.__module__
+    twin.__doc__ = f.__doc__
+    return twin
+
+
+class InternalDispatcher(CPUDispatcher):
+    """A kernel that other kernels call: compiled without the CPython and C-callable
+    wrappers (the code that unboxes Python arguments, ~10 % of a cold compile's front end,
+    plus its LLVM passes and machine code in each library), so its compiled form cannot be
+    called from Python. A call from Python goes to a twin, the same function compiled with
+    the wrappers (and cached under its own name), made at the first such call; compiled
+    callers never use the twin."""
+
+    def __call__(self, *args, **kwargs):
+        """Call the Python-callable twin of this kernel (made and compiled on first use)."""
+        name = kernel_name(self)
+        twin = PYTHON_TWINS.get(name)
+        if twin is None:
+            log.debug("compiling a Python-callable twin of the internal kernel %s", name)
+            twin = numba.njit(**self._femb_options)(_twin_function(self.py_func))
+            KERNELS.append(twin)
+            PYTHON_TWINS[name] = twin
+        return twin(*args, **kwargs)
+
+
+def jit(func: Optional[Callable] = None, *, parallel: bool = False, inline: str = "never",
+        internal: bool = False) -> Any:
     """Compile ``func`` in nopython mode with on-disk caching (in ``CACHE_DIR``).
 
     Use as ``@jit`` or ``@jit(parallel=True)`` (the latter for kernels whose element loop
@@ -106,11 +193,25 @@ def jit(func: Optional[Callable] = None, *, parallel: bool = False, inline: str 
     for a helper with one call site inside a hot loop whose many array arguments make the
     call itself cost (each array passes as its whole descriptor); called from Python it is
     an ordinary kernel.
+
+    ``@jit(internal=True)`` declares a helper that femb calls only from other kernels: it
+    is compiled without the wrappers that make a compiled function callable from Python
+    (:class:`InternalDispatcher`), which shortens a cold compile. Calling it from Python
+    (as tests do) still works: the first such call compiles a Python-callable twin, so
+    the cost falls on that caller only. With ``NUMBA_DISABLE_JIT=1`` every kernel,
+    internal or not, is the plain Python function.
     """
     options = dict(cache=True, fastmath=False, parallel=parallel, inline=inline)
 
     def compile_(f):
-        kernel = numba.njit(**options)(f)
+        if internal and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]  # numba's settings module
+            kernel = InternalDispatcher(py_func=f, locals={},
+                                        targetoptions=dict(fastmath=False, parallel=parallel, inline=inline, nopython=True,
+                                                           no_cpython_wrapper=True, no_cfunc_wrapper=True))
+            kernel.enable_caching()
+            kernel._femb_options = options
+        else:
+            kernel = numba.njit(**options)(f)
         KERNELS.append(kernel)
         return kernel
 

@@ -55,7 +55,7 @@ _E_SERIES = (1.0 / 360.0, 1.0 / 7560.0, 1.0 / 201600.0, 1.0 / 5987520.0, 691.0 /
              174611.0 / 44603203483238400000.0)
 
 
-@jit
+@jit(internal=True)
 def _horner(coefs, x):
     """Σ coefs[k] x^k."""
     acc = 0.0
@@ -65,7 +65,7 @@ def _horner(coefs, x):
 
 
 # --------------------------------------------------------------------------- coefficients
-@jit
+@jit(internal=True)
 def coef_sinc(t):
     """sin(t)/t."""
     if t < 1e-4:
@@ -73,14 +73,14 @@ def coef_sinc(t):
     return math.sin(t) / t
 
 
-@jit
+@jit(internal=True)
 def coef_b(t):
     """(1 − cos t)/t² = ½ (sin(t/2)/(t/2))² (no cancellation)."""
     s = coef_sinc(0.5 * t)
     return 0.5 * s * s
 
 
-@jit
+@jit(internal=True)
 def coef_c(t):
     """(t − sin t)/t³."""
     if t < _SERIES_T:
@@ -88,7 +88,7 @@ def coef_c(t):
     return (t - math.sin(t)) / (t * t * t)
 
 
-@jit
+@jit(internal=True)
 def coef_d(t):
     """(1 − (t/2) cot(t/2))/t², the θ̂² coefficient of the inverse left Jacobian."""
     if t < _SERIES_T:
@@ -97,7 +97,7 @@ def coef_d(t):
     return (1.0 - x * math.cos(x) / math.sin(x)) / (t * t)
 
 
-@jit
+@jit(internal=True)
 def coef_e(t):
     """d′(t)/t with d = ``coef_d``."""
     if t < _SERIES_T:
@@ -110,7 +110,7 @@ def coef_e(t):
 
 
 # --------------------------------------------------------------------------- per rotation
-@jit
+@jit(internal=True)
 def norm3(v):
     """Euclidean norm of a (3,) vector."""
     return math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
@@ -130,7 +130,7 @@ def hat(v, out):
     out[2, 2] = 0.0
 
 
-@jit
+@jit(internal=True)
 def add_cross(a, b, scale, out):
     """out (3,) += scale · a × b for a, b (3,)."""
     out[0] += scale * (a[1] * b[2] - a[2] * b[1])
@@ -138,7 +138,7 @@ def add_cross(a, b, scale, out):
     out[2] += scale * (a[0] * b[1] - a[1] * b[0])
 
 
-@jit
+@jit(internal=True)
 def _quadratic_form(v, a, b, out):
     """out (3, 3) = I + a v̂ + b v̂² (v̂² = v vᵀ − |v|² I)."""
     v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
@@ -161,7 +161,7 @@ def exp_so3(theta, out):
     _quadratic_form(theta, coef_sinc(t), coef_b(t), out)
 
 
-@jit
+@jit(internal=True)
 def cayley(psi, out):
     """out (3, 3) = cay(ψ) = I + (ψ̂ + ψ̂²/2)/(1 + |ψ|²/4) for a Cayley vector ψ (3,): the
     rotation by 2 atan(|ψ|/2) about ψ/|ψ|."""
@@ -169,7 +169,7 @@ def cayley(psi, out):
     _quadratic_form(psi, 1.0 / den, 0.5 / den, out)
 
 
-@jit
+@jit(internal=True)
 def quat_from_matrix(R):
     """Unit quaternion (w, x, y, z), w ≥ 0, of the rotation matrix R (3, 3) (Shepperd: the
     branch of the largest of w², x², y², z²; normalised). Returns a tuple of 4 floats."""
@@ -297,7 +297,7 @@ def spin_update(R, w):
                 R[i, a, b] = T[a, b]
 
 
-@jit
+@jit(internal=True)
 def phi_over_sin(phi):
     """S(φ) = φ/sin φ and its derivative S'(φ) (|φ| < π), with the series near φ = 0: the
     planar-rotation coefficient of the Cayley mid-point forces (beam2d, rotational springs)."""
@@ -310,7 +310,7 @@ def phi_over_sin(phi):
     return phi / sn, (sn - phi * math.cos(phi)) / (sn * sn)
 
 
-@jit
+@jit(internal=True)
 def cayley_spin_jacobian(ps, Tp):
     """Tp (3, 3) = (I + ψ̂/2)/(1 + |ψ|²/4): the spatial spin of cay(ψ) R per variation δψ of
     the Cayley vector ψ (3,) of a rotation increment (written into ``Tp``)."""
@@ -320,7 +320,7 @@ def cayley_spin_jacobian(ps, Tp):
     Tp[2, 0], Tp[2, 1], Tp[2, 2] = -0.5 * ps[1] / den, 0.5 * ps[0] / den, 1.0 / den
 
 
-@jit
+@jit(internal=True)
 def cayley_vector(C, out):
     """out (3,) = ψ = 2 vee(C − Cᵀ)/(1 + tr C), the Cayley vector of a rotation C (3, 3)
     (rotation angle < π; inverse of ``cayley``)."""
@@ -352,7 +352,7 @@ def cayley_turn(psi0, psi1):
     return worst
 
 
-@jit
+@jit(internal=True)
 def mat3(A, B, out):
     """out (3, 3) = A B for A, B (3, 3)."""
     for a in range(3):
@@ -360,7 +360,7 @@ def mat3(A, B, out):
             out[a, b] = A[a, 0] * B[0, b] + A[a, 1] * B[1, b] + A[a, 2] * B[2, b]
 
 
-@jit
+@jit(internal=True)
 def half_cayley_vector(psi, half):
     """half (3,) = ψ_h = ψ/(1 + s), the Cayley vector of the half rotation (cay(ψ_h)² =
     cay(ψ), the geodesic mid-point); returns s = √(1 + |ψ|²/4)."""

@@ -97,7 +97,7 @@ def _positions(eq, indptr, indices, pos):
                 pos[e, i, j] = lo
 
 
-@jit
+@jit(internal=True)
 def _sort_range(v, a, b):
     """Sort v[a:b] in place: insertion sort for short rows (and nearly sorted ones), heap
     sort beyond 64 entries (O(n log n), no recursion, nothing allocated)."""
@@ -121,7 +121,7 @@ def _sort_range(v, a, b):
         _sift_down(v, a, top, end)
 
 
-@jit
+@jit(internal=True)
 def _sift_down(v, a, root, n):
     """Restore the max-heap property of v[a:a + n] below ``root``."""
     while True:

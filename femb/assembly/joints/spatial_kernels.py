@@ -54,7 +54,7 @@ def n_pairs(code):
     return 0
 
 
-@jit
+@jit(internal=True)
 def _pair(code, k):
     """(p0 index, q0 index) in the frame of the k-th director product of a kind."""
     if code == 2:
@@ -66,7 +66,7 @@ def _pair(code, k):
     return 1, 2
 
 
-@jit
+@jit(internal=True)
 def _rot(R, j, x0, x1, x2):
     """R[j] x (3-tuple) for R (nj, 3, 3) and x = (x0, x1, x2)."""
     return (R[j, 0, 0] * x0 + R[j, 0, 1] * x1 + R[j, 0, 2] * x2,
@@ -74,32 +74,32 @@ def _rot(R, j, x0, x1, x2):
             R[j, 2, 0] * x0 + R[j, 2, 1] * x1 + R[j, 2, 2] * x2)
 
 
-@jit
+@jit(internal=True)
 def _rot_row(R, j, F, k):
     """R[j] F[j, k] (3-tuple): a frame vector (F (nj, 3, 3), rows n0, t1, t2) turned by R."""
     return _rot(R, j, F[j, k, 0], F[j, k, 1], F[j, k, 2])
 
 
-@jit
+@jit(internal=True)
 def _cross3(a, b):
     """a × b (3-tuple) of 3-tuples, as femb.core.rotations.add_cross adds it into zeros
     (0 + a × b: the same signed zeros)."""
     return (0.0 + (a[1] * b[2] - a[2] * b[1]), 0.0 + (a[2] * b[0] - a[0] * b[2]), 0.0 + (a[0] * b[1] - a[1] * b[0]))
 
 
-@jit
+@jit(internal=True)
 def _dot3(a, b):
     """a·b of 3-tuples."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@jit
+@jit(internal=True)
 def _mat(M, j):
     """M[j] (9-tuple, row-major) of M (nj, 3, 3)."""
     return (M[j, 0, 0], M[j, 0, 1], M[j, 0, 2], M[j, 1, 0], M[j, 1, 1], M[j, 1, 2], M[j, 2, 0], M[j, 2, 1], M[j, 2, 2])
 
 
-@jit
+@jit(internal=True)
 def _hat_times(x, M):
     """[x]× M (9-tuple) for x (3-tuple) and M (9-tuple): the values of the dense product
     ``mat3(hat(x), M)`` (femb.core.rotations) with the products by the zeros of [x]× left
@@ -109,7 +109,7 @@ def _hat_times(x, M):
             x[0] * M[3] - x[1] * M[0], x[0] * M[4] - x[1] * M[1], x[0] * M[5] - x[1] * M[2])
 
 
-@jit
+@jit(internal=True)
 def _hat_hat(x, y):
     """[x]× [y]× (9-tuple): the values of ``mat3(hat(x), hat(y))`` (zero products left out)."""
     return (-(x[2] * y[2]) - x[1] * y[1], x[1] * y[0], x[2] * y[0],
@@ -117,7 +117,7 @@ def _hat_hat(x, y):
             x[0] * y[2], x[1] * y[2], -(x[1] * y[1]) - x[0] * y[0])
 
 
-@jit
+@jit(internal=True)
 def _times(A, B):
     """A B (9-tuple) of 9-tuples, in the order of ``mat3``."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
@@ -128,7 +128,7 @@ def _times(A, B):
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@jit
+@jit(internal=True)
 def _store(vals, block, H, s):
     """vals of the 3×3 block ``block`` = s H (H a 9-tuple, row-major)."""
     o = 9 * block
@@ -137,7 +137,7 @@ def _store(vals, block, H, s):
     vals[o + 6], vals[o + 7], vals[o + 8] = s * H[6], s * H[7], s * H[8]
 
 
-@jit
+@jit(internal=True)
 def _store_hat(vals, block, x, s):
     """vals of the block = s [x]× (its zeros written as s·0, as the dense form)."""
     o = 9 * block
@@ -192,7 +192,7 @@ def evaluate(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, 
     evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, phi, vals, d_out, np.empty((7, 3)))
 
 
-@jit
+@jit(internal=True)
 def evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra, Rb, phi, vals, d_out, work):
     """``evaluate`` for callers that evaluate often (``work`` (7, 3): no longer used, kept
     for the callers' signature). Each director R v0 is computed once per joint; the
@@ -254,7 +254,7 @@ def evaluate_into(kind, row0, jac0, Xa, Xb, ta, tb, c, cb, has_cb, frame, u, Ra,
             _product_row(phi, vals, r_ + 2, o, p1, _rot_row(Rb, j, frame, 2))
 
 
-@jit
+@jit(internal=True)
 def _projection_row(phi, vals, row, o, p, r, d):
     """Row ``row`` of a projection p·r (p = R_a t): Φ and [p, −p, p × d] at (u_b, u_a, w_a)
     from value ``o`` on; returns the next value."""
@@ -265,7 +265,7 @@ def _projection_row(phi, vals, row, o, p, r, d):
     return o + 9
 
 
-@jit
+@jit(internal=True)
 def _offset_row(vals, o, p, vb):
     """The c_b terms of a projection row: [p × v_b, −p × v_b] at (w_a, w_b) from value ``o``
     on; returns the next value."""
@@ -275,7 +275,7 @@ def _offset_row(vals, o, p, vb):
     return o + 6
 
 
-@jit
+@jit(internal=True)
 def _product_row(phi, vals, row, o, p, q):
     """Row ``row`` of a director product p·q: Φ and [p × q, −p × q] at (w_a, w_b) from value
     ``o`` on; returns the next value."""
@@ -320,7 +320,7 @@ def hessian(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, lam, vals):
             b = _dot_blocks(vals, b, _rot_row(Ra, j, frame, ia), _rot_row(Rb, j, frame, ib), lam[r_ + k])
 
 
-@jit
+@jit(internal=True)
 def _sym(x, y, s):
     """sym(x yᵀ) − s I (9-tuple): 0.5 (x_i y_k + y_i x_k) − s δ_ik."""
     return (0.5 * (x[0] * y[0] + y[0] * x[0]) - s, 0.5 * (x[0] * y[1] + y[0] * x[1]), 0.5 * (x[0] * y[2] + y[0] * x[2]),
@@ -328,7 +328,7 @@ def _sym(x, y, s):
             0.5 * (x[2] * y[0] + y[2] * x[0]), 0.5 * (x[2] * y[1] + y[2] * x[1]), 0.5 * (x[2] * y[2] + y[2] * x[2]) - s)
 
 
-@jit
+@jit(internal=True)
 def _diag_minus_outer(s, x, y):
     """s I − x yᵀ (9-tuple; off the diagonal 0 − x_i y_k, as the dense form)."""
     return (s - x[0] * y[0], 0.0 - x[0] * y[1], 0.0 - x[0] * y[2],
@@ -372,7 +372,7 @@ def midpoint_stiffness(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra
                             np.empty((5, 3, 3)))
 
 
-@jit
+@jit(internal=True)
 def midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_all, Ra1, Rb1, Ta, Tb, lam, vals, w3, w33):
     """``midpoint_stiffness`` for callers that evaluate often (``w3`` (4, 3), ``w33`` (5, 3, 3):
     no longer used, kept for the callers' signature). Each director's p̄ and [p_1]× T is
@@ -416,7 +416,7 @@ def midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ra, Rb, d_al
             b = _dot_stiffness(vals, b, p, q, Sp, Sq, lam[r_ + k])
 
 
-@jit
+@jit(internal=True)
 def _director(R, R1, T, j, frame, k):
     """(p̄, [p_1]× T) of the director of frame vector k (p̄ = R[j] v0 averaged, p_1 = R1[j] v0
     at the step end, T (9-tuple) the Cayley spin map of its node)."""

@@ -53,7 +53,7 @@ from femb.solvers.linalg.factorization import _band_refactor_solve
 from femb.solvers.linalg.turn import chord_turn
 
 
-@jit
+@jit(internal=True)
 def _kinematics(z, u0, v0, a0, acc0, h, coef, u1, a1, v1, acc1):
     """u_{n+1} = u_n + z, the pseudo-acceleration a_{n+1}, v_{n+1} and the true acceleration
     v̇_{n+1} (n_var,) of the increment z (AlphaLie3DSystem.kinematics, in its floating-point
@@ -68,7 +68,7 @@ def _kinematics(z, u0, v0, a0, acc0, h, coef, u1, a1, v1, acc1):
         acc1[i] = ((1.0 - am) * a1[i] + am * a0[i] - af * acc0[i]) / (1.0 - af)
 
 
-@jit
+@jit(internal=True)
 def _rotary_block(J, w, wdot, pi, Jinv, ca, cv, out, T, U, W, P):
     """The rotary-inertia block of the Newton matrix of one node (alpha3d module docstring)
 
@@ -176,7 +176,7 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
     return residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r)
 
 
-@jit
+@jit(internal=True)
 def _group_correction(z, dz, ev, var_eq, lay_var, eta, z_new, E, spins, theta):
     """z_new = z after the correction η·dz (dz scaled in place; n_eq,): translations added,
     the rotations of the oriented nodes turned by their spatial spins, θ ← log(exp(δŵ)

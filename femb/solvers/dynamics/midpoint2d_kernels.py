@@ -158,7 +158,7 @@ def cayley_correction_chords(u0, z, dz, ev, rot, z_new, a, d, var, col_a, col_b,
 # or the first step that does not converge (that one is done again by the general path,
 # which also owns the cut-backs). numba cannot take the element kernel as an argument of a
 # cached function, so the element kernel is named here: beam2d (both of its types).
-@jit
+@jit(internal=True)
 def _kappa_into(z, rot, k, dk):
     """κ(τ) = 2 atan(τ/2)/τ and κ'(τ) of the rotational entries τ = z[rot] (as
     schemes._kappa: a series for |τ| < 1e-2)."""
@@ -177,7 +177,7 @@ def _kappa_into(z, rot, k, dk):
 ELEMENT_BLOCK = 4096  # elements evaluated and scattered together: the size of the per-evaluation element arrays
 
 
-@jit
+@jit(internal=True)
 def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m, mdata,
                      meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
     """Residual r (n_eq,), R (n_var,) and u1 of the increment z (schemes._MidPointSystem.evaluate
@@ -224,7 +224,7 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
     return math.sqrt(sr), scale
 
 
-@jit
+@jit(internal=True)
 def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
     """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations, 1 at the variables flagged by
     ``unit`` (n_var,) bool (newton.rounding_residual of the step systems'
@@ -239,7 +239,7 @@ def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
     return 2.220446049250313e-16 * math.sqrt(s)
 
 
-@jit
+@jit(internal=True)
 def step_start(u, v, u0, v0, amps, timed, fs):
     """The start of a whole step: u0, v0 = u, v (n_var,); the timed loads
     fs = Σ_i amps[i]·timed[i] (n_var,)."""
@@ -254,7 +254,7 @@ def step_start(u, v, u0, v0, amps, timed, fs):
             fs[i] += am * timed[m, i]
 
 
-@jit
+@jit(internal=True)
 def step_end(R, z, var, ptr, work, books, u1, v0, h, u, v):
     """The end of an accepted whole step: the books [W, W_c] += (``work``, the work
     Σ R[var]·z[var] of the reactions R (n_var,) on the prescribed variables ``var`` (groups
@@ -274,7 +274,7 @@ def step_end(R, z, var, ptr, work, books, u1, v0, h, u, v):
         v[i] = c1 * z[i] - v0[i]
 
 
-@jit
+@jit(internal=True)
 def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
     """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
     of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
@@ -299,7 +299,7 @@ def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices
     return 0
 
 
-@jit
+@jit(internal=True)
 def take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm):
     """z ← z_new = z + dz over the equations ``ev``, the correction dz first scaled by
     max_turn/turn when it turns a rotation or a chord by ``turn`` > max_turn = param[6]

@@ -45,7 +45,7 @@ from femb.solvers.linalg.turn import chord_turn
 ELEMENT_BLOCK = 256  # elements evaluated and scattered together: the size of the per-evaluation element arrays
 
 
-@jit
+@jit(internal=True)
 def _copy_rows(src, i, dst, j):
     """dst[j] = src[i] for arrays of 3 × 3 matrices (element by element: a compiled array
     assignment would add its shape check's error formatting, seconds of compile time)."""
@@ -54,7 +54,7 @@ def _copy_rows(src, i, dst, j):
             dst[j, a, b] = src[i, a, b]
 
 
-@jit
+@jit(internal=True)
 def _spatial_inertia(R0n, J0, Jn):
     """Jn = R0n J0 R0nᵀ (k, 3, 3), the spatial inertia at the start of the step."""
     tmp = np.empty((3, 3))
@@ -67,7 +67,7 @@ def _spatial_inertia(R0n, J0, Jn):
                 Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
 
 
-@jit
+@jit(internal=True)
 def _csr_product(indptr, indices, data, x, out):
     """out = A x (A in CSR over the variables, rows summed in index order as scipy's)."""
     for i in range(out.size):
@@ -77,7 +77,7 @@ def _csr_product(indptr, indices, data, x, out):
         out[i] = s
 
 
-@jit
+@jit(internal=True)
 def norm_over(x, ev):
     """|x[ev]|: the Euclidean norm of x (n_var,) over the equations ev (n_eq,)."""
     s = 0.0
@@ -101,7 +101,7 @@ def momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata,
     return norm_over(p, ev) / h
 
 
-@jit
+@jit(internal=True)
 def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata):
     """f (n_var,) ← the element forces fe (n_el, n_dof) scattered by ``var``; with_matrix:
     kdata (nnz,) ← the element matrices ke (n_el, n_dof, n_dof) scattered by ``pos`` plus
@@ -117,7 +117,7 @@ def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
             kdata[p] += mass_data[p]
 
 
-@jit
+@jit(internal=True)
 def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
     """R = f + inert − fext over all variables (n_var,), r = R[ev] (n_eq,): the norm |r| and
     the step's force scale max(|f[ev]|, |inert[ev]|, |fext|, the momentum scale) [N]."""

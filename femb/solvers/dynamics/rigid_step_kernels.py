@@ -117,7 +117,7 @@ RENEW = 0.1
 iterate, G_d at the iterates a correction follows: the converged one does not need G_d)."""
 
 
-@jit
+@jit(internal=True)
 def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r, K):
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
     the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
@@ -270,7 +270,7 @@ def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
             K[ea, eb] += vals[d.st_keep[q]]
 
 
-@jit
+@jit(internal=True)
 def _rounding(K, d, u0, z):
     """ε‖|K|·|x|‖, x the absolute end-of-step coordinates over the equations (1 on the
     slots of 3-D rotations): the round-off level of the residual."""
@@ -714,7 +714,7 @@ def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     finish_rotary(d.lay_var, d.J0, d.J0_pinv, Rn, pi1, z, v0, h, u1, v1)
 
 
-@jit
+@jit(internal=True)
 def finish_rotary(lay_var, J0, J0_pinv, Rn, pi1, z, v0, h, u1, v1):
     """The rotational slots of the end-of-step state of the oriented nodes (rotational
     variables ``lay_var`` (k, 3), body inertia J0 and its pseudo-inverse (k, 3, 3)): log Rn

@@ -44,7 +44,7 @@ def split(part, pos, ind, entries, order):
                 j += 1
 
 
-@jit
+@jit(internal=True)
 def jacobian_pattern(d):
     """Where the joint Jacobians land over the equations: (the kept Jacobian triplets whose
     variable is a free non-rotational one, their equations, the rows and oriented nodes of
@@ -97,7 +97,7 @@ def jacobian_pattern(d):
     return tq[:nt].copy(), teq, pr, pk, (er[:n].copy(), ee[:n].copy())
 
 
-@jit
+@jit(internal=True)
 def matrix_pattern(d):
     """The entries of the step matrix K over the equations that can be non-zero (those of
     M_eq, the 3 × 3 rotary-inertia blocks of the oriented nodes, the joints' discrete
@@ -129,7 +129,7 @@ def matrix_pattern(d):
     return ptr, cols[:n].copy()
 
 
-@jit
+@jit(internal=True)
 def choose_partition(Geq, jcols, part, pos, ind, entries, order):
     """The dependent equations ``part`` (m,) (sorted): those that QR with column pivoting of
     G (m, n_eq) over the jointed equations ``jcols`` picks first (``pivoted_columns``,
@@ -147,7 +147,7 @@ def choose_partition(Geq, jcols, part, pos, ind, entries, order):
     split(part, pos, ind, entries, order)
 
 
-@jit
+@jit(internal=True)
 def partition_layout(entries, pos, order, Ai, Abi, shape):
     """For a partition (``pos``, ``order`` of ``split``): the independent columns G_i, Ḡ_i
     (m, n_eq − m) ``Ai``, ``Abi`` cleared, and where G_d and Ḡ_d (rows in ``order``) can be
@@ -168,7 +168,7 @@ def partition_layout(entries, pos, order, Ai, Abi, shape):
             shape[1, c] = max(shape[1, c], i)
 
 
-@jit
+@jit(internal=True)
 def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi, bot):
     """G_d (m, m) into ``A`` with its rows in ``order`` (banded), LU-factorized in place
     (``lu_factor_pattern``: row order ``perm`` (m,) in G's rows, row ranges ``lo``, ``hi``

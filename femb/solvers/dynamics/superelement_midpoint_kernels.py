@@ -82,7 +82,7 @@ def _gather(u, R, var, cells, ue, Re):
             Re[e, a] = R[cells[e, a]]
 
 
-@jit
+@jit(internal=True)
 def _element_inputs(u0, z, psi, lay_nodes, var, cells, psi_n, u1, u1e, psie):
     """u1 = u0 + z (n_var,) and the block's gathered end values: u1e (n_el, m), ψ per
     element node psie (n_el, n, 3) (ψ_n (n_nodes, 3) the oriented nodes' Cayley vectors,
@@ -101,7 +101,7 @@ def _element_inputs(u0, z, psi, lay_nodes, var, cells, psi_n, u1, u1e, psie):
                 psie[e, a, c] = psi_n[cells[e, a], c]
 
 
-@jit
+@jit(internal=True)
 def _increments_close(u0e, u1e, psie, dz_ref, scales, change, store):
     """Whether every element increment (Δx, ψ, Δq̂) differs from ``dz_ref`` (n_el, m) by at
     most change × scales (PointInertia._close); with ``store`` writes it into dz_ref."""
@@ -174,7 +174,7 @@ def _evaluate(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     return max(math.sqrt(s), scale)
 
 
-@jit
+@jit(internal=True)
 def step_work(nv, ne, nk, n_nodes, n_el, n, m):
     """The work arrays of ``superelement_midpoint_step`` for n_var variables, n_eq equations,
     k oriented nodes of n_nodes, n_el elements of n interface nodes and m coordinates."""
@@ -185,7 +185,7 @@ def step_work(nv, ne, nk, n_nodes, n_el, n, m):
             np.empty(ne, dtype=np.int64), np.empty(ne), np.empty(nv), np.empty(m), np.empty(nv))
 
 
-@jit
+@jit(internal=True)
 def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v0, R0, pi0, u0e, R0e, h, vm, st, f_ext, f_s,
                                fext_norm, mom_scale, z0, pres_var, par, max_it, z, R1, pi1, u1, v1, hist, r, out, wk):
     """All Newton iterations of one mid-point step of a superelement model (module docstring).
@@ -296,7 +296,7 @@ def superelement_midpoint_step(data, X, var, cells, props, scales, change, u0, v
     return status
 
 
-@jit
+@jit(internal=True)
 def _step_start(d, u0, v0, pi0, S2, h, f_ext, keep_var, keep_val, rot_var, rot_node, Rp, R0, fixed, z0, C):
     """The predictor z0 (n_var,) of a step (MidPoint3DSystem: z = h v, the prescribed
     increments — values ``keep_val`` at t_n + h on ``keep_var``, the Cayley vectors of
@@ -323,7 +323,7 @@ def _step_start(d, u0, v0, pi0, S2, h, f_ext, keep_var, keep_val, rot_var, rot_n
     return fext_norm, max(scale, math.sqrt(S2) / h)
 
 
-@jit
+@jit(internal=True)
 def _advance_points(X, var, cells, props, moments2, u, R, ue, Re, st0, st1, h, P, V, Vd, S2, a, B, Cv, work):
     """After an accepted step to (u, R): the elements' start quantities of the next step st1
     (``step_start``, the end of this one) and the points' reduced state carried from st0

@@ -14,7 +14,7 @@ import numpy as np
 from femb.core.jit import jit
 
 
-@jit
+@jit(internal=True)
 def euclidean_norm(x):
     """‖x‖₂ of a 1-D float64 array (a compiled loop, for the whole-step kernels)."""
     s = 0.0
@@ -30,7 +30,7 @@ def residual_threshold(tol, atol, scale):
     return tol * scale if atol != atol else atol
 
 
-@jit
+@jit(internal=True)
 def pivoted_columns(W, m):
     """The m columns (sorted, local indices) that QR with column pivoting of A (m, k) picks
     first: LAPACK dlaqp2's greedy choice (largest remaining column norm, first on ties,
@@ -125,7 +125,7 @@ def lu_factor(A, perm):
     return lu_factor_bands(A, perm, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
 
 
-@jit
+@jit(internal=True)
 def lu_factor_bands(A, perm, lo, hi):
     """``lu_factor`` that also writes row ranges of the factors for the triangular solves:
     L[i, lo[i]:i] and U[i, i + 1:hi[i]] hold every non-zero (the ranges of ``lu_bands`` or
@@ -146,7 +146,7 @@ def lu_factor_bands(A, perm, lo, hi):
     return lu_factor_pattern(A, perm, lo, hi, bot)
 
 
-@jit
+@jit(internal=True)
 def lu_factor_pattern(A, perm, lo, hi, bot):
     """``lu_factor_bands`` given where A (n, n) can be non-zero: ``hi`` (n,) one past the
     last such column of each row, ``bot`` (n,) the lowest such row of each column (−1:
@@ -209,7 +209,7 @@ def lu_factor_pattern(A, perm, lo, hi, bot):
     return dmin / dmax
 
 
-@jit
+@jit(internal=True)
 def lu_bands(LU, lo, hi):
     """The non-zero range of each row of ``lu_factor``'s factors: L[i, lo[i]:i] and
     U[i, i + 1:hi[i]] (the elimination of the sparse joint Jacobians keeps narrow bands)."""
@@ -246,7 +246,7 @@ def lu_solve(LU, perm, lo, hi, b, out):
         out[i] = s / LU[i, i]
 
 
-@jit
+@jit(internal=True)
 def lu_solve_many(LU, perm, lo, hi, B, X):
     """X (n, k) = A⁻¹ B (B (n, k)) from ``lu_factor``'s factors and their row ranges: the
     k right-hand sides of ``lu_solve`` at once, row by row (the same operations in the same
@@ -274,7 +274,7 @@ def lu_solve_many(LU, perm, lo, hi, B, X):
             xi[j] = xi[j] / d
 
 
-@jit
+@jit(internal=True)
 def lu_solve_t(LU, perm, lo, hi, b, out):
     """out (n,) = A⁻ᵀ b from ``lu_factor``'s factors and their row ranges (``lu_bands``): Uᵀ y = b
     and Lᵀ w = y by rows of U and L (each known unknown is eliminated from the later ones

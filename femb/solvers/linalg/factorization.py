@@ -109,7 +109,7 @@ def pattern_band_widths(indptr, indices):
 _u = np.uint64
 
 
-@jit
+@jit(inline="always")  # one call site, in _band_refactor: no library of its own
 def _band_fill(indptr, indices, data, kl, ab):
     """ab[i, j − i + kl] = K[i, j] (CSR entries summed); ab (n, 2 kl + ku + 1), C order,
     zeroed first. Returns False when an entry is NaN or Inf."""
@@ -128,7 +128,7 @@ def _band_fill(indptr, indices, data, kl, ab):
     return finite
 
 
-@jit
+@jit(inline="always")  # one call site, in _band_refactor: no library of its own
 def _band_factor(ab, kl, ku, piv, diag, reach, threshold):
     """In-place LU with (threshold) partial pivoting, LINPACK gbfa order, of the row-band
     storage ab (n, 2 kl + ku + 1), C order; a row interchange only when |diagonal| <
@@ -223,7 +223,7 @@ def _band_solve(ab, kl, piv, reach, b, x):
         x[i] = s / a[_u(row + i)]
 
 
-@jit
+@jit(inline="always")  # one call site, in _band_refactor: no library of its own
 def _pivot_ratio(diag):
     """min |d| / max |d| (0 for an all-zero d)."""
     lo, hi = np.inf, 0.0
@@ -234,7 +234,7 @@ def _pivot_ratio(diag):
     return lo / hi if hi > 0.0 else 0.0
 
 
-@jit
+@jit(inline="always")  # compiled into _band_refactor_solve (the step kernels' call) and, for BandLU, on its own
 def _band_refactor(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshold):
     """``_band_fill``, ``_band_factor`` and ``_pivot_ratio`` in one call (one dispatch
     instead of three: small Newton matrices are refactorized at every iteration).

@@ -223,7 +223,7 @@ def _planar_rest(X21, u, du, va, vb, rest):
         rest[i, 1] = s * (sn * e0 + cs * e1) - (c1 + d1)
 
 
-@jit
+@jit(internal=True)
 def _root(parent, i):
     """The root of node i in the union-find forest ``parent`` (paths halved on the way)."""
     while parent[i] != i:

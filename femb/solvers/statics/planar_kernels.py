@@ -27,7 +27,7 @@ from femb.solvers.linalg.factorization import _band_refactor_solve, _band_solve
 from femb.solvers.nonlinear.chord_update import _planar_rest
 
 
-@jit
+@jit(internal=True)
 def _force(X, props, var, u, ue, fe, f):
     """The beam2d internal force f (n_var,) at u (n_var,) (Assembler.internal_force)."""
     gather_vector(var, u, ue)
@@ -59,7 +59,7 @@ def _tangent(X, props, var, pos, u, ue, fe, ke, f, kdata):
     scatter_matrix(pos, ke, kdata)
 
 
-@jit
+@jit(internal=True)
 def _residual(f, fext, ev, r):
     """r = (f − fext)[ev] (n_eq,); returns (‖r‖, max(‖fext‖, ‖f‖, 1e-300)) with the norms
     of fext and f over all variables."""
@@ -71,7 +71,7 @@ def _residual(f, fext, ev, r):
     return math.sqrt(sr), max(euclidean_norm(fext), euclidean_norm(f), 1e-300)
 
 
-@jit
+@jit(internal=True)
 def _fit_axis(w, rest, axis, var, la, lb, ab, kl, piv, reach, rhs, plus, minus, sol, out):
     """out[var] += L⁻¹ rhs for one translation axis of the chord fit (ChordUpdate._fit):
     rhs = Σ_b w·rest[:, axis] − Σ_a w·rest[:, axis] over the chords' free ends (local
