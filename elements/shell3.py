@@ -101,12 +101,11 @@ mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoi
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import left_jacobian_inverse
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from . import shell_midpoint as _mid
-from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
-from .shell_local import BEN, local_matrices, local_state, workspace
+from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
+from .shell_eicr import frame, global_output, kinematics, output_workspace
+from .shell_local import local_matrices, local_state, membrane_bending_resultants, stress_state, workspace
 
 N_RES = 24
 
@@ -125,19 +124,10 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     Bc = np.empty((3, 9))
     g = np.empty(18)
     H = np.empty((18, 18))
-    Jinv = np.empty((3, 3, 3))
-    Om = np.empty((3, 18))
-    Bt = np.empty((18, 18))
-    Kt = np.empty((18, 18))
-    ft = np.empty(18)
-    mu = np.empty((3, 3))
-    tau = np.empty(3)
-    W = np.empty((9, 18))
-    fe = np.empty(18)
-    Dm, Lm = np.empty((3, 3)), np.empty((3, 3))
-    T18 = np.empty((18, 18))
+    Dm = np.empty((3, 3))
     N, Nl, sq, dm, db, Sd = np.empty(3), np.empty(3), np.empty(3), np.empty(9), np.empty(9), np.empty((3, 9))
     ws = workspace()
+    wg = output_workspace(3)
     for e in range(X.shape[0]):
         l, a, b, b0 = kinematics(X, u, R, e, 0, 1, 0, 2, E0, P, E, Y, x, Qw, Rd, th, d)
         if b0 <= 0.0:
@@ -146,46 +136,20 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             raise ValueError("shell3: triangle collapsed to zero area in the current configuration")
         A = local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Dm, ws)
         if mode == 3:
-            for i in range(18):
-                g[i] = s_in[e, 6 + i]
-            for i in range(18):
-                for j in range(18):
-                    H[i, j] = 0.0
-            for i in range(9):
-                for j in range(9):
-                    acc = 0.0
-                    for k in range(3):
-                        acc += s_in[e, k] * S3[k, i, j]
-                    H[BEN[i], BEN[j]] = acc
+            stress_state(s_in, e, 6, S3, g, H)
         else:
             V = local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1, N, dm, db, Sd, sq, Nl)
             if mode == 4:
                 en[e] = V
                 continue
             if mode == 2:
-                for k in range(3):
-                    s_out[e, k] = N[k]
-                    acc = 0.0
-                    for m in range(3):
-                        for j in range(9):
-                            acc += Dm[k, m] * Bc[m, j] * d[BEN[j]]
-                    s_out[e, 3 + k] = acc
-                for i in range(18):
-                    s_out[e, 6 + i] = g[i]
+                membrane_bending_resultants(N, Dm, Bc, d, g, s_out, e, 6)
                 continue
-        for n in range(3):
-            left_jacobian_inverse(th[n], Jinv[n])
-        local_force(Y, l, a, b, 0, 1, 0, 2, Jinv, g, ft, mu, tau)
-        if mode == 0:
-            rotate_out(E, ft, Kt, f[e], K[0], False, T18)
-            continue
-        variation(Y, l, a, b, 0, 1, 0, 2, Jinv, Om, Bt)
-        material_part(H, Bt, Kt, fe)
-        geometric_local(Y, l, a, b, 0, 1, 0, 2, th, g, ft, tau, Om, Bt, Kt, W, Lm)
-        if mode == 1:
-            rotate_out(E, ft, Kt, f[e], K[e], True, T18)
-        else:
-            rotate_out(E, ft, Kt, fe, K[e], True, T18)
+        # one call site (the helper is linked into this loop once): mode 0 writes f only,
+        # mode 3 (geometric stiffness) discards its force into the work column wg[9]
+        fo = wg[9] if mode == 3 else f[e]
+        Ko = K[0] if mode == 0 else K[e]
+        global_output(E, Y, l, a, b, 0, 1, 0, 2, th, g, H, mode != 0, fo, Ko, wg)
 
 
 # --------------------------------------------------------------------------- kernels

@@ -48,13 +48,12 @@ mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoi
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import left_jacobian_inverse
 
+from . import shell_midpoint as _mid
 from .base import CONSISTENT, INVARIANT, LUMPED, CellWarning, ElementKernels, ElementSpec
 from .shell3 import properties as _properties_shell3
-from . import shell_midpoint as _mid
-from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
-from .shell_local import ben_slot, local_state, membrane
+from .shell_eicr import frame, global_output, kinematics, output_workspace
+from .shell_local import ben_slot, local_state, membrane, membrane_bending_resultants, stress_state
 
 N_RES = 32
 _XI = (-1.0, 1.0, 1.0, -1.0)
@@ -223,19 +222,10 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     Bc, Bq = np.empty((3, 12)), np.empty((2, 12))
     g = np.empty(24)
     H = np.empty((24, 24))
-    Jinv = np.empty((4, 3, 3))
-    Om = np.empty((3, 24))
-    Bt = np.empty((24, 24))
-    Kt = np.empty((24, 24))
-    ft = np.empty(24)
-    mu = np.empty((4, 3))
-    tau = np.empty(3)
-    W = np.empty((9, 24))
-    fe = np.empty(24)
-    Dm, Lm = np.empty((3, 3)), np.empty((3, 3))
-    T24 = np.empty((24, 24))
+    Dm = np.empty((3, 3))
     N, Nl, sq, dm, db, Sd = np.empty(3), np.empty(3), np.empty(3), np.empty(12), np.empty(12), np.empty((3, 12))
     ws = _workspace()
+    wg = output_workspace(4)
     ks = _SHEAR_FACTOR
     for e in range(X.shape[0]):
         l, a, b, b0 = kinematics(X, u, R, e, 0, 2, 1, 3, E0, P, E, Y, x, Qw, Rd, th, d)
@@ -248,52 +238,26 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
         if A <= 0.0:
             raise ValueError("shell4: non-convex or clockwise quadrilateral (a corner triangle has no positive area)")
         if mode == 3:
-            for i in range(24):
-                g[i] = s_in[e, 8 + i]
-            for i in range(24):
-                for j in range(24):
-                    H[i, j] = 0.0
-            for i in range(12):
-                for j in range(12):
-                    acc = 0.0
-                    for k in range(3):
-                        acc += s_in[e, k] * S3[k, i, j]
-                    H[ben_slot(i), ben_slot(j)] = acc
+            stress_state(s_in, e, 8, S3, g, H)
         else:
             V = local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1, N, dm, db, Sd, sq, Nl)
             if mode == 4:
                 en[e] = V
                 continue
             if mode == 2:
+                membrane_bending_resultants(N, Dm, Bc, d, g, s_out, e, 8)
                 Gt = 0.5 * p[e, 0] / (1.0 + p[e, 1]) * p[e, 2] * ks
-                for k in range(3):
-                    s_out[e, k] = N[k]
-                    acc = 0.0
-                    for m in range(3):
-                        for j in range(12):
-                            acc += Dm[k, m] * Bc[m, j] * d[ben_slot(j)]
-                    s_out[e, 3 + k] = acc
                 for k in range(2):
                     acc = 0.0
                     for j in range(12):
                         acc += Bq[k, j] * d[ben_slot(j)]
                     s_out[e, 6 + k] = Gt * acc
-                for i in range(24):
-                    s_out[e, 8 + i] = g[i]
                 continue
-        for n in range(4):
-            left_jacobian_inverse(th[n], Jinv[n])
-        local_force(Y, l, a, b, 0, 2, 1, 3, Jinv, g, ft, mu, tau)
-        if mode == 0:
-            rotate_out(E, ft, Kt, f[e], K[0], False, T24)
-            continue
-        variation(Y, l, a, b, 0, 2, 1, 3, Jinv, Om, Bt)
-        material_part(H, Bt, Kt, fe)
-        geometric_local(Y, l, a, b, 0, 2, 1, 3, th, g, ft, tau, Om, Bt, Kt, W, Lm)
-        if mode == 1:
-            rotate_out(E, ft, Kt, f[e], K[e], True, T24)
-        else:
-            rotate_out(E, ft, Kt, fe, K[e], True, T24)
+        # one call site (the helper is linked into this loop once): mode 0 writes f only,
+        # mode 3 (geometric stiffness) discards its force into the work column wg[9]
+        fo = wg[9] if mode == 3 else f[e]
+        Ko = K[0] if mode == 0 else K[e]
+        global_output(E, Y, l, a, b, 0, 2, 1, 3, th, g, H, mode != 0, fo, Ko, wg)
 
 
 # --------------------------------------------------------------------------- kernels
