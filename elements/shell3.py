@@ -101,10 +101,11 @@ mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoi
 import numpy as np
 
 from femb.core import jit
+from femb.core.rotations import left_jacobian_inverse
 
 from . import shell_midpoint as _mid
 from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
-from .shell_eicr import frame, global_output, kinematics, output_workspace
+from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
 from .shell_local import local_matrices, local_state, membrane_bending_resultants, stress_state, workspace
 
 N_RES = 24
@@ -124,10 +125,19 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     Bc = np.empty((3, 9))
     g = np.empty(18)
     H = np.empty((18, 18))
-    Dm = np.empty((3, 3))
+    Jinv = np.empty((3, 3, 3))
+    Om = np.empty((3, 18))
+    Bt = np.empty((18, 18))
+    Kt = np.empty((18, 18))
+    ft = np.empty(18)
+    mu = np.empty((3, 3))
+    tau = np.empty(3)
+    W = np.empty((9, 18))
+    fe = np.empty(18)
+    Dm, Lm = np.empty((3, 3)), np.empty((3, 3))
+    T18 = np.empty((18, 18))
     N, Nl, sq, dm, db, Sd = np.empty(3), np.empty(3), np.empty(3), np.empty(9), np.empty(9), np.empty((3, 9))
     ws = workspace()
-    wg = output_workspace(3)
     for e in range(X.shape[0]):
         l, a, b, b0 = kinematics(X, u, R, e, 0, 1, 0, 2, E0, P, E, Y, x, Qw, Rd, th, d)
         if b0 <= 0.0:
@@ -145,11 +155,19 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             if mode == 2:
                 membrane_bending_resultants(N, Dm, Bc, d, g, s_out, e, 6)
                 continue
-        # one call site (the helper is linked into this loop once): mode 0 writes f only,
-        # mode 3 (geometric stiffness) discards its force into the work column wg[9]
-        fo = wg[9] if mode == 3 else f[e]
-        Ko = K[0] if mode == 0 else K[e]
-        global_output(E, Y, l, a, b, 0, 1, 0, 2, th, g, H, mode != 0, fo, Ko, wg)
+        for n in range(3):
+            left_jacobian_inverse(th[n], Jinv[n])
+        local_force(Y, l, a, b, 0, 1, 0, 2, Jinv, g, ft, mu, tau)
+        if mode == 0:
+            rotate_out(E, ft, Kt, f[e], K[0], False, T18)
+            continue
+        variation(Y, l, a, b, 0, 1, 0, 2, Jinv, Om, Bt)
+        material_part(H, Bt, Kt, fe)
+        geometric_local(Y, l, a, b, 0, 1, 0, 2, th, g, ft, tau, Om, Bt, Kt, W, Lm)
+        if mode == 1:
+            rotate_out(E, ft, Kt, f[e], K[e], True, T18)
+        else:
+            rotate_out(E, ft, Kt, fe, K[e], True, T18)
 
 
 # --------------------------------------------------------------------------- kernels

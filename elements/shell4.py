@@ -48,11 +48,12 @@ mid-point step integrates it by Simo–Wong's rule (femb.solvers.dynamics.midpoi
 import numpy as np
 
 from femb.core import jit
+from femb.core.rotations import left_jacobian_inverse
 
 from . import shell_midpoint as _mid
 from .base import CONSISTENT, INVARIANT, LUMPED, CellWarning, ElementKernels, ElementSpec
 from .shell3 import properties as _properties_shell3
-from .shell_eicr import frame, global_output, kinematics, output_workspace
+from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
 from .shell_local import ben_slot, local_state, membrane, membrane_bending_resultants, stress_state
 
 N_RES = 32
@@ -222,10 +223,19 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
     Bc, Bq = np.empty((3, 12)), np.empty((2, 12))
     g = np.empty(24)
     H = np.empty((24, 24))
-    Dm = np.empty((3, 3))
+    Jinv = np.empty((4, 3, 3))
+    Om = np.empty((3, 24))
+    Bt = np.empty((24, 24))
+    Kt = np.empty((24, 24))
+    ft = np.empty(24)
+    mu = np.empty((4, 3))
+    tau = np.empty(3)
+    W = np.empty((9, 24))
+    fe = np.empty(24)
+    Dm, Lm = np.empty((3, 3)), np.empty((3, 3))
+    T24 = np.empty((24, 24))
     N, Nl, sq, dm, db, Sd = np.empty(3), np.empty(3), np.empty(3), np.empty(12), np.empty(12), np.empty((3, 12))
     ws = _workspace()
-    wg = output_workspace(4)
     ks = _SHEAR_FACTOR
     for e in range(X.shape[0]):
         l, a, b, b0 = kinematics(X, u, R, e, 0, 2, 1, 3, E0, P, E, Y, x, Qw, Rd, th, d)
@@ -253,11 +263,19 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
                         acc += Bq[k, j] * d[ben_slot(j)]
                     s_out[e, 6 + k] = Gt * acc
                 continue
-        # one call site (the helper is linked into this loop once): mode 0 writes f only,
-        # mode 3 (geometric stiffness) discards its force into the work column wg[9]
-        fo = wg[9] if mode == 3 else f[e]
-        Ko = K[0] if mode == 0 else K[e]
-        global_output(E, Y, l, a, b, 0, 2, 1, 3, th, g, H, mode != 0, fo, Ko, wg)
+        for n in range(4):
+            left_jacobian_inverse(th[n], Jinv[n])
+        local_force(Y, l, a, b, 0, 2, 1, 3, Jinv, g, ft, mu, tau)
+        if mode == 0:
+            rotate_out(E, ft, Kt, f[e], K[0], False, T24)
+            continue
+        variation(Y, l, a, b, 0, 2, 1, 3, Jinv, Om, Bt)
+        material_part(H, Bt, Kt, fe)
+        geometric_local(Y, l, a, b, 0, 2, 1, 3, th, g, ft, tau, Om, Bt, Kt, W, Lm)
+        if mode == 1:
+            rotate_out(E, ft, Kt, f[e], K[e], True, T24)
+        else:
+            rotate_out(E, ft, Kt, fe, K[e], True, T24)
 
 
 # --------------------------------------------------------------------------- kernels

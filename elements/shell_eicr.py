@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from femb.core import jit
-from femb.core.rotations import left_jacobian_inverse, left_jacobian_inverse_T_derivative, log_so3
+from femb.core.rotations import left_jacobian_inverse_T_derivative, log_so3
 
 
 @jit
@@ -351,34 +351,3 @@ def rotate_out(E, ft, Kt, f, K, want_K, T):
         for i in range(3):
             for c in range(m):
                 K[3 * rb + i, c] = E[0, i] * T[3 * rb, c] + E[1, i] * T[3 * rb + 1, c] + E[2, i] * T[3 * rb + 2, c]
-
-
-@jit
-def output_workspace(n):
-    """Work arrays of ``global_output`` for an n-node facet (m = 6n): inverse Jacobians
-    Jinv (n, 3, 3), frame spin Om (3, m), Bt, Kt, T (m, m), element-frame force ft (m,),
-    μ (n, 3), τ (3,), W (9, m), a column fe (m,) and Lm (3, 3)."""
-    m = 6 * n
-    return (np.empty((n, 3, 3)), np.empty((3, m)), np.empty((m, m)), np.empty((m, m)), np.empty((m, m)), np.empty(m),
-            np.empty((n, 3)), np.empty(3), np.empty((9, m)), np.empty(m), np.empty((3, 3)))
-
-
-@jit
-def global_output(E, Y, l, a, b, i1, i2, j1, j2, th, g, H, want_K, f, K, ws):
-    """Global force f (6n,) = blockdiag(Eᵀ) B̃ᵀ g of a facet from its local gradient
-    g (6n,) and, if want_K, the exact tangent K (6n, 6n) from the local Hessian H (6n, 6n):
-    material part B̃ᵀ H B̃, variation of B̃ᵀ at fixed g and the frame spin term, rotated
-    to global components. E (3, 3) current frame (rows), Y (n, 3) current node
-    coordinates in it, (l, a, b) and (i1, i2, j1, j2) its geometry (``frame``), th (n, 3)
-    the local rotations; ws from ``output_workspace(n)`` (its column fe may be passed as f)."""
-    Jinv, Om, Bt, Kt, T, ft, mu, tau, W, fe, Lm = ws
-    for k in range(Y.shape[0]):
-        left_jacobian_inverse(th[k], Jinv[k])
-    local_force(Y, l, a, b, i1, i2, j1, j2, Jinv, g, ft, mu, tau)
-    if not want_K:
-        rotate_out(E, ft, Kt, f, K, False, T)
-        return
-    variation(Y, l, a, b, i1, i2, j1, j2, Jinv, Om, Bt)
-    material_part(H, Bt, Kt, fe)
-    geometric_local(Y, l, a, b, i1, i2, j1, j2, th, g, ft, tau, Om, Bt, Kt, W, Lm)
-    rotate_out(E, ft, Kt, f, K, True, T)
