@@ -100,7 +100,6 @@ from .force_laws import WIDTH, law_piece, law_region, law_value
 from .spring_input import DEFAULT_FRAME, spring_spec
 from .spring_laws import law_counts, zero_mass
 
-
 PARAMS = ("kx", "ky", "kz", "cx", "cy", "cz", "theta0x", "theta0y", "theta0z", "ax", "ay", "az", "bx", "by", "bz")
 DEFAULTS = {"cx": 0.0, "cy": 0.0, "cz": 0.0, "theta0x": 0.0, "theta0y": 0.0, "theta0z": 0.0, **DEFAULT_FRAME}
 N_PARAMS = len(PARAMS)
@@ -357,6 +356,29 @@ def _energy(p, e, r, grad, hess, want):
 
 
 @jit(internal=True)
+def _spin_moments(A1, A2, P, a, b, Z, f, e, n):
+    """Nodal moments of the coefficients P (3, 3) on the director pairs: Z (3,) =
+    Σ_ij P_ij a1_i × a2_j (a1_i, a2_j the columns of A1, A2), written into f[e] (6n,) as
+    Z on the spin slots of node 1 and −Z on those of the last node (n = 2; ground, n = 1:
+    −Z only), zeros elsewhere; a, b (3,) work. Returns the offset of the last node's spin
+    slots in f[e]."""
+    Z[:] = 0.0
+    for i in range(3):
+        for j in range(3):
+            for t in range(3):
+                a[t] = A1[t, i]
+                b[t] = A2[t, j]
+            add_cross(a, b, P[i, j], Z)
+    f[e, :] = 0.0
+    o = 6 * (n - 1) + 3  # rotational slots of the last node
+    for t in range(3):
+        f[e, o + t] = -Z[t]
+        if n == 2:
+            f[e, 3 + t] = Z[t]
+    return o
+
+
+@jit(internal=True)
 def _static(X, u, R, p, f, K, want_K):
     n = X.shape[1]
     A = np.empty((3, 3))
@@ -378,19 +400,7 @@ def _static(X, u, R, p, f, K, want_K):
         _reduced(A1, A2, r)
         _energy(p, e, r, G, H, 2 if want_K else 1)
         _coefficient_matrix(G, P)
-        Z[:] = 0.0
-        for i in range(3):
-            for j in range(3):
-                for t in range(3):
-                    a[t] = A1[t, i]
-                    b[t] = A2[t, j]
-                add_cross(a, b, P[i, j], Z)
-        f[e, :] = 0.0
-        o = 6 * (n - 1) + 3  # rotational slots of the last node
-        for t in range(3):
-            f[e, o + t] = -Z[t]
-            if n == 2:
-                f[e, 3 + t] = Z[t]
+        o = _spin_moments(A1, A2, P, a, b, Z, f, e, n)
         if not want_K:
             continue
         K[e, :, :] = 0.0
@@ -542,20 +552,8 @@ def midpoint_force(X, u0, R0, u1, R1, um, Rm, psi, D, p, f, K):
         for r in range(4):
             Dg[r] = Gm[r] + cc * dr[r]
         _coefficient_matrix(Dg, P)
-        Z[:] = 0.0
-        for i in range(3):
-            for j in range(3):
-                for t in range(3):
-                    a[t] = A1m[t, i]
-                    b[t] = A2m[t, j]
-                add_cross(a, b, P[i, j], Z)
-        f[e, :] = 0.0
+        o = _spin_moments(A1m, A2m, P, a, b, Z, f, e, n)
         K[e, :, :] = 0.0
-        o = 6 * (n - 1) + 3
-        for t in range(3):
-            f[e, o + t] = -Z[t]
-            if n == 2:
-                f[e, 3 + t] = Z[t]
         # Newton matrix: δZ = Bmᵀ Kp B1 (δw1 − δw2) + ½ [(Y1 − s1 I) δw1 + (s2 I − Y2ᵀ) δw2],
         # Kp = ½ ∇²U(r̄) + Δr zcᵀ + cc I, δw_a = T(ψ_a) δψ_a
         _variation(A1b, A2b, B1)

@@ -103,10 +103,10 @@ import numpy as np
 from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse
 
-from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from . import shell_midpoint as _mid
+from .base import CONSISTENT, INVARIANT, LUMPED, ElementKernels, ElementSpec
 from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
-from .shell_local import BEN, local_matrices, local_state, workspace
+from .shell_local import local_matrices, local_state, membrane_bending_resultants, stress_state, workspace
 
 N_RES = 24
 
@@ -146,32 +146,14 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
             raise ValueError("shell3: triangle collapsed to zero area in the current configuration")
         A = local_matrices(p, e, P, Km, CN, DN, Kb, S3, Bc, Dm, ws)
         if mode == 3:
-            for i in range(18):
-                g[i] = s_in[e, 6 + i]
-            for i in range(18):
-                for j in range(18):
-                    H[i, j] = 0.0
-            for i in range(9):
-                for j in range(9):
-                    acc = 0.0
-                    for k in range(3):
-                        acc += s_in[e, k] * S3[k, i, j]
-                    H[BEN[i], BEN[j]] = acc
+            stress_state(s_in, e, 6, S3, g, H)
         else:
             V = local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1, N, dm, db, Sd, sq, Nl)
             if mode == 4:
                 en[e] = V
                 continue
             if mode == 2:
-                for k in range(3):
-                    s_out[e, k] = N[k]
-                    acc = 0.0
-                    for m in range(3):
-                        for j in range(9):
-                            acc += Dm[k, m] * Bc[m, j] * d[BEN[j]]
-                    s_out[e, 3 + k] = acc
-                for i in range(18):
-                    s_out[e, 6 + i] = g[i]
+                membrane_bending_resultants(N, Dm, Bc, d, g, s_out, e, 6)
                 continue
         for n in range(3):
             left_jacobian_inverse(th[n], Jinv[n])

@@ -50,11 +50,11 @@ import numpy as np
 from femb.core import jit
 from femb.core.rotations import left_jacobian_inverse
 
+from . import shell_midpoint as _mid
 from .base import CONSISTENT, INVARIANT, LUMPED, CellWarning, ElementKernels, ElementSpec
 from .shell3 import properties as _properties_shell3
-from . import shell_midpoint as _mid
 from .shell_eicr import frame, geometric_local, kinematics, local_force, material_part, rotate_out, variation
-from .shell_local import ben_slot, local_state, membrane
+from .shell_local import ben_slot, local_state, membrane, membrane_bending_resultants, stress_state
 
 N_RES = 32
 _XI = (-1.0, 1.0, 1.0, -1.0)
@@ -248,38 +248,20 @@ def _evaluate(X, u, R, p, s_in, f, K, s_out, en, mode):
         if A <= 0.0:
             raise ValueError("shell4: non-convex or clockwise quadrilateral (a corner triangle has no positive area)")
         if mode == 3:
-            for i in range(24):
-                g[i] = s_in[e, 8 + i]
-            for i in range(24):
-                for j in range(24):
-                    H[i, j] = 0.0
-            for i in range(12):
-                for j in range(12):
-                    acc = 0.0
-                    for k in range(3):
-                        acc += s_in[e, k] * S3[k, i, j]
-                    H[ben_slot(i), ben_slot(j)] = acc
+            stress_state(s_in, e, 8, S3, g, H)
         else:
             V = local_state(d, A, Km, CN, DN, Kb, S3, g, H, mode == 1, N, dm, db, Sd, sq, Nl)
             if mode == 4:
                 en[e] = V
                 continue
             if mode == 2:
+                membrane_bending_resultants(N, Dm, Bc, d, g, s_out, e, 8)
                 Gt = 0.5 * p[e, 0] / (1.0 + p[e, 1]) * p[e, 2] * ks
-                for k in range(3):
-                    s_out[e, k] = N[k]
-                    acc = 0.0
-                    for m in range(3):
-                        for j in range(12):
-                            acc += Dm[k, m] * Bc[m, j] * d[ben_slot(j)]
-                    s_out[e, 3 + k] = acc
                 for k in range(2):
                     acc = 0.0
                     for j in range(12):
                         acc += Bq[k, j] * d[ben_slot(j)]
                     s_out[e, 6 + k] = Gt * acc
-                for i in range(24):
-                    s_out[e, 8 + i] = g[i]
                 continue
         for n in range(4):
             left_jacobian_inverse(th[n], Jinv[n])

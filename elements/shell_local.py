@@ -357,3 +357,41 @@ def local_state(d, A, Km, CN, DN, Kb, S3, g, H, want_H, N, dm, db, Sd, sq, Nl):
                 H[mem_slot(i), ben_slot(j)] = acc
                 H[ben_slot(j), mem_slot(i)] = acc
     return V
+
+
+@jit
+def stress_state(s, e, off, S3, g, H):
+    """Local state of the geometric stiffness of an n-node facet from its resultants
+    s[e] (force/length, moment/length; the local generalized forces from column off): the
+    gradient g (6n,) = s[e, off:off + 6n] and the membrane-stress Hessian H (6n, 6n) with
+    ∫ψᵀNψ dA = Σ_k N_k S3_k (N = s[e, 0:3]) on the bending slots, zero elsewhere."""
+    m = S3.shape[1]
+    for i in range(2 * m):
+        g[i] = s[e, off + i]
+    for i in range(2 * m):
+        for j in range(2 * m):
+            H[i, j] = 0.0
+    for i in range(m):
+        for j in range(m):
+            acc = 0.0
+            for k in range(3):
+                acc += s[e, k] * S3[k, i, j]
+            H[ben_slot(i), ben_slot(j)] = acc
+
+
+@jit
+def membrane_bending_resultants(N, Db, Bc, d, g, s, e, off):
+    """Resultants of an n-node facet into s[e]: membrane forces N (3,) [force/length] in
+    columns 0-2, centre moments M = Db Bc d_b [moment/length] (Db (3, 3) bending rigidity,
+    Bc (3, 3n) centre curvatures over the bending slots of d (6n,)) in columns 3-5 and the
+    local generalized forces g (6n,) from column off."""
+    m = Bc.shape[1]
+    for k in range(3):
+        s[e, k] = N[k]
+        acc = 0.0
+        for q in range(3):
+            for j in range(m):
+                acc += Db[k, q] * Bc[q, j] * d[ben_slot(j)]
+        s[e, 3 + k] = acc
+    for i in range(2 * m):
+        s[e, off + i] = g[i]

@@ -55,8 +55,7 @@ from .force_laws import law_divided, law_piece, law_region, law_secant, law_valu
 from .masses import zero_geometric_stiffness
 from .spring_input import spring_spec
 from .spring_laws import damper_secant, damper_value, law_counts, spring_divided, spring_force, spring_value, zero_mass
-from .truss import _set_block, _set_force, central_midpoint_block
-
+from .truss import _chord, _norm, _set_block, _set_force, central_midpoint_block, chord_block, dyad_block, eng_geometric_stiffness
 
 # ---------------------------------------------------------------------------- central spring: p = (k, L0, c, k3)
 
@@ -65,18 +64,8 @@ from .truss import _set_block, _set_force, central_midpoint_block
 def _central(X, u, p, e, x):
     """Current chord of central spring ``e``: writes x21 into ``x`` (dim,), returns
     ``(l, δ)`` with the elongation δ = l − L0 free of cancellation for small stretches."""
-    dim = X.shape[2]
-    L2 = 0.0
-    dl2 = 0.0
-    l2 = 0.0
-    for k in range(dim):
-        X21 = X[e, 1, k] - X[e, 0, k]
-        d21 = u[e, dim + k] - u[e, k]
-        x[k] = X21 + d21
-        L2 += X21 * X21
-        dl2 += d21 * (2.0 * X21 + d21)
-        l2 += x[k] * x[k]
-    l = np.sqrt(l2)
+    L2, dl2 = _chord(X, u, e, x)
+    l = _norm(x)
     lr = np.sqrt(L2)
     if l + lr > 0.0:
         delta = dl2 / (l + lr) + (lr - p[e, 1])
@@ -106,12 +95,7 @@ def central_tangent(X, u, p, f, K):
         N, dN = spring_force(p, e, 4, 3, delta)
         g = N / l
         _set_force(f, e, dim, g, x)
-        for i in range(dim):
-            for j in range(dim):
-                kij = (dN - g) * x[i] * x[j] / (l * l)
-                if i == j:
-                    kij += g
-                _set_block(K, e, dim, i, j, kij)
+        chord_block(K, e, dim, x, l, dN - g, g)
 
 
 @jit
@@ -123,22 +107,6 @@ def central_resultants(X, u, p, s):
         _, delta = _central(X, u, p, e, x)
         N, _ = spring_force(p, e, 4, 3, delta)
         s[e, 0] = N
-
-
-@jit
-def central_geometric_stiffness(X, u, p, s, K):
-    """Stress stiffness ``(N/l)(I − e eᵀ)`` at ``u`` with N = s[:, 0]."""
-    n_el, _, dim = X.shape
-    x = np.empty(dim)
-    for e in range(n_el):
-        l, _ = _central(X, u, p, e, x)
-        g = s[e, 0] / l
-        for i in range(dim):
-            for j in range(dim):
-                kij = -g * x[i] * x[j] / (l * l)
-                if i == j:
-                    kij += g
-                _set_block(K, e, dim, i, j, kij)
 
 
 @jit
@@ -262,12 +230,7 @@ def bushing_tangent(X, u, p, f, K):
         if s > 0.0:
             b += (dFt - gt) / s
         _set_force(f, e, dim, a, d)
-        for i in range(dim):
-            for j in range(dim):
-                kij = b * d[i] * d[j]
-                if i == j:
-                    kij += a
-                _set_block(K, e, dim, i, j, kij)
+        dyad_block(K, e, dim, d, b, a)
 
 
 @jit
@@ -317,12 +280,7 @@ def bushing_damper_force(X, u, v, p, f, C):
         g, dF = damper_secant(p, e, 3, 1, s)
         b = (dF - g) / s2 if s2 > 0.0 else 0.0
         _set_force(f, e, dim, g, w)
-        for i in range(dim):
-            for j in range(dim):
-                kij = b * w[i] * w[j]
-                if i == j:
-                    kij += g
-                _set_block(C, e, dim, i, j, kij)
+        dyad_block(C, e, dim, w, b, g)
 
 
 @jit
@@ -354,16 +312,7 @@ def bushing_midpoint_force(X, u0, u1, p, f, K):
             else:
                 ct = law_secant(p, e, 5, n, 0.0, 0.0)
             am += ct
-        for i in range(dim):
-            dm = 0.5 * (d0[i] + d1[i])
-            f[e, i] = -am * dm
-            f[e, dim + i] = am * dm
-            for j in range(dim):
-                kij = gb * dm * d1[j]
-                if i == j:
-                    kij += 0.5 * am
-                _set_block(K, e, dim, i, j, kij)
-
+        central_midpoint_block(f, K, e, dim, d0, d1, am, gb)
 
 
 # ---------------------------------------------------------------------------- specs
@@ -373,7 +322,7 @@ CENTRAL_KERNELS = ElementKernels(
     internal_force=central_internal_force,
     tangent=central_tangent,
     resultants=central_resultants,
-    geometric_stiffness=central_geometric_stiffness,
+    geometric_stiffness=eng_geometric_stiffness,  # (N/l)(I − e eᵀ), as the truss
     strain_energy=central_strain_energy,
     mass=zero_mass,
     midpoint_force=central_midpoint_force,

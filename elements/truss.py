@@ -74,6 +74,39 @@ def _set_block(K, e, dim, i, j, value):
 
 
 @jit(internal=True)
+def chord_block(K, e, dim, x, l, a, g):
+    """Write k = a e eᵀ + g I, e = x/l the unit chord (x (dim,), l = |x|), evaluated as
+    a·x_i·x_j/l² (+ g on the diagonal), in the block pattern [[k, −k], [−k, k]] of K[e]."""
+    for i in range(dim):
+        for j in range(dim):
+            kij = a * x[i] * x[j] / (l * l)
+            if i == j:
+                kij += g
+            _set_block(K, e, dim, i, j, kij)
+
+
+@jit(internal=True)
+def dyad_block(K, e, dim, x, a, g):
+    """Write k = a x xᵀ + g I (x (dim,)) in the block pattern [[k, −k], [−k, k]] of K[e]."""
+    for i in range(dim):
+        for j in range(dim):
+            kij = a * x[i] * x[j]
+            if i == j:
+                kij += g
+            _set_block(K, e, dim, i, j, kij)
+
+
+@jit(internal=True)
+def reference_length2(X, e):
+    """Squared reference length |X2 − X1|² of two-node element e (X (n_el, 2, dim))."""
+    L2 = 0.0
+    for k in range(X.shape[2]):
+        X21 = X[e, 1, k] - X[e, 0, k]
+        L2 += X21 * X21
+    return L2
+
+
+@jit(internal=True)
 def central_midpoint_block(f, K, e, dim, a, b, c, g):
     """Write the mid-point force of a central two-node element, f[e] = c·[−x_m; x_m] with
     the mid chord x_m = (a + b)/2, and its derivative with respect to the end displacements,
@@ -161,12 +194,7 @@ def eng_geometric_stiffness(X, u, p, s, K):
         _chord(X, u, e, x)
         l = _norm(x)
         g = s[e, 0] / l
-        for i in range(dim):
-            for j in range(dim):
-                kij = -g * x[i] * x[j] / (l * l)
-                if i == j:
-                    kij += g
-                _set_block(K, e, dim, i, j, kij)
+        chord_block(K, e, dim, x, l, -g, g)
 
 
 @jit
@@ -232,13 +260,7 @@ def green_tangent(X, u, p, f, K):
         EA = p[e, 0]
         g = EA * dl2 / (2.0 * L2) / l0
         _set_force(f, e, dim, g, x)
-        a = EA / (L2 * l0)
-        for i in range(dim):
-            for j in range(dim):
-                kij = a * x[i] * x[j]
-                if i == j:
-                    kij += g
-                _set_block(K, e, dim, i, j, kij)
+        dyad_block(K, e, dim, x, EA / (L2 * l0), g)
 
 
 @jit
@@ -259,11 +281,7 @@ def green_geometric_stiffness(X, u, p, s, K):
     """Stress stiffness ``(N/l0) I`` (block pattern) with N = s[:, 0] (2nd PK force)."""
     n_el, _, dim = X.shape
     for e in range(n_el):
-        L2 = 0.0
-        for k in range(dim):
-            X21 = X[e, 1, k] - X[e, 0, k]
-            L2 += X21 * X21
-        g = s[e, 0] / np.sqrt(L2)
+        g = s[e, 0] / np.sqrt(reference_length2(X, e))
         for i in range(dim):
             for j in range(dim):
                 _set_block(K, e, dim, i, j, g if i == j else 0.0)
@@ -319,11 +337,7 @@ def mass(X, u, p, kind, M):
     n_el, _, dim = X.shape
     n = 2 * dim
     for e in range(n_el):
-        L2 = 0.0
-        for k in range(dim):
-            X21 = X[e, 1, k] - X[e, 0, k]
-            L2 += X21 * X21
-        m = p[e, 1] * np.sqrt(L2)
+        m = p[e, 1] * np.sqrt(reference_length2(X, e))
         for i in range(n):
             for j in range(n):
                 M[e, i, j] = 0.0

@@ -115,14 +115,23 @@ class Assembler:
 
     # ------------------------------------------------------------------ energy, resultants
     def strain_energy(self, u, per_element=False, R=None):
-        """Total strain energy at ``u`` [and rotations R]; with ``per_element`` a dict
-        part -> (n_el,)."""
-        total, parts = 0.0, {}
-        for block, buf in self.loop.evaluate("strain_energy", *self._state(u, R)):
-            total += float(buf.e.sum())
-            if per_element:
-                parts[block.part] = buf.e.copy()
-        return (total, parts) if per_element else total
+        """Total strain energy (force × length) at ``u`` (n_var,) [and rotations R]; with
+        ``per_element`` also a dict part -> (n_el,) of element energies.
+
+        Blocks of inertia-only element types (``ElementSpec.internal_forces`` False: point
+        masses, rigid bodies) store no strain energy: their kernels are not evaluated and
+        their element energies are zeros."""
+        elastic = [i for i, b in enumerate(self.blocks) if b.spec.internal_forces]
+        total, energies = 0.0, {}
+        if elastic:
+            for i, (block, buf) in zip(elastic, self.loop.evaluate("strain_energy", *self._state(u, R), only=elastic)):
+                total += float(buf.e.sum())
+                if per_element:
+                    energies[i] = buf.e.copy()
+        if not per_element:
+            return total
+        parts = {b.part: energies[i] if i in energies else np.zeros(b.n_elements) for i, b in enumerate(self.blocks)}
+        return total, parts
 
     def resultants(self, u, R=None):
         """Section resultants at ``u`` [and rotations R]: dict part -> (n_el, n_res)

@@ -96,3 +96,29 @@ def test_work_arrays_are_allocated_once_per_problem():
     solve_dynamic(problem.model, 0.01, 0.03, problem=problem)
     assert [{key: id(arr) for key, arr in buf._work.items()} for buf in buffers] == first
     assert [(id(buf.f), id(buf.K)) for buf in buffers] == outputs
+
+
+def test_strain_energy_skips_inertia_only_blocks_with_the_same_sums():
+    """beam3d + spring3d with a rigid body and a point mass, deformed and turned: the
+    assembler's strain energy (which evaluates no kernel of the inertia-only blocks) is
+    bitwise the sum over every block's kernel, and the inertia blocks' element energies are
+    zeros of their element count."""
+    model = beam3d_with_spring()
+    model.add_discrete("tip body", "rigid_body3d", "b_end", m=0.7, Jxx=0.05, Jyy=0.08, Jzz=0.11)
+    model.add_discrete("root mass", "point_mass3d", "b_start", m=0.4)
+    table = build_table(model)
+    asm = Assembler(table)
+    assert [b.spec.internal_forces for b in table.blocks].count(False) == 2
+    rng = np.random.default_rng(3)
+    u = 0.05 * rng.standard_normal(table.n_var)
+    R = asm.rotations_from_vectors(0.3 * rng.standard_normal(table.n_var))
+    every = [(b, buf.e.copy()) for b, buf in asm.loop.evaluate("strain_energy", *asm._state(u, R))]
+    total = 0.0
+    for _, e in every:
+        total += float(e.sum())
+    got, parts = asm.strain_energy(u, per_element=True, R=R)
+    assert total > 0.0
+    assert got == total and asm.strain_energy(u, R=R) == total
+    assert list(parts) == [b.part for b, _ in every]
+    for b, e in every:
+        assert parts[b.part].shape == (b.n_elements,) and np.array_equal(parts[b.part], e)

@@ -9,14 +9,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import scipy.linalg as sla
-from scipy.spatial.transform import Rotation
 
 from femb.core.rotations import spin_update
 from femb.elements import get_spec
-from femb.elements.loads3d import (follower_moment, follower_moment_stiffness, semitangential_moment,
-                                   semitangential_moment_stiffness)
+from femb.elements.loads3d import follower_moment, follower_moment_stiffness, semitangential_moment, semitangential_moment_stiffness
 from femb.model import Material, Section
 from tests.elements import beam3d_reference as ref
+from tests.elements.oriented_states import central_difference, expm, rigid_modes
 
 NAMES = ["beam3d", "beam3d_timoshenko"]
 EA, GJ, EIY, EIZ, RHOA, RHOIP, RHOIY, RHOIZ, GAY, GAZ = 1.0e3, 3.0, 5.0, 8.0, 2.0, 0.1, 0.04, 0.06, 400.0, 300.0
@@ -72,10 +71,6 @@ def mass(name, X, u, R, p, kind):
     return M
 
 
-def expm(theta):
-    return Rotation.from_rotvec(theta).as_matrix()
-
-
 def config(X, x):
     """Element DOFs u (n, 12) of current nodal positions x (n, 2, 3) (rotational slots 0)."""
     u = np.zeros((len(X), 12))
@@ -115,38 +110,6 @@ def deformed_states(seed=7, n=12, amplitude=0.4, name="beam3d"):
         u[e] = config(X[e:e + 1], x[None])[0]
         R[e] = [Q @ expm(amplitude * rng.normal(size=3)) for _ in range(2)]
     return X, u, R, p
-
-
-def perturb(u, R, j, eps):
-    """Copy of (u, R) with DOF j of every element moved by eps: translations additively,
-    rotations multiplicatively, R ← exp(eps ê) R."""
-    u2, R2 = u.copy(), R.copy()
-    node, comp = divmod(j, 6)
-    if comp < 3:
-        u2[:, 6 * node + comp] += eps
-    else:
-        w = np.zeros((len(u), 3))
-        w[:, comp - 3] = eps
-        Rn = np.ascontiguousarray(R2[:, node])
-        spin_update(Rn, w)
-        R2[:, node] = Rn
-    return u2, R2
-
-
-def central_difference(func, u, R, h):
-    """d func(u, R)/dz (n, m, 12) with z = (δx1, w1, δx2, w2), all elements at once."""
-    return np.stack([(func(*perturb(u, R, j, h)) - func(*perturb(u, R, j, -h))) / (2 * h) for j in range(12)], axis=-1)
-
-
-def rigid_modes(x):
-    """Rigid modes (12, 6) at current node positions x (2, 3): 3 translations and 3
-    infinitesimal rotations about the origin (δx = ω × x, w = ω)."""
-    T = np.zeros((12, 6))
-    for a in range(2):
-        T[6 * a:6 * a + 3, 0:3] = np.eye(3)
-        T[6 * a:6 * a + 3, 3:6] = -ref.hat(x[a])
-        T[6 * a + 3:6 * a + 6, 3:6] = np.eye(3)
-    return T
 
 
 # --------------------------------------------------------------------------- spec and properties

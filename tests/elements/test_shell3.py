@@ -8,63 +8,25 @@ import sys
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
 
 from femb.core.errors import ModelError
-from femb.core.rotations import spin_update
 from femb.elements import get_spec
-from femb.mesh import Mesh, CellBlock
+from femb.mesh import CellBlock, Mesh
 from femb.model import Material, Model, Section
 from tests.elements import shell3_reference as ref
+from tests.elements.oriented_states import KernelCalls, central_difference, expm, randomly_deformed, rigid_modes, rigid_state
 
 SPEC = get_spec("shell3")
 K_ = SPEC.kernels
+CALLS = KernelCalls(SPEC)
+force, tangent, energy, resultants, geometric, mass = (CALLS.force, CALLS.tangent, CALLS.energy, CALLS.resultants,
+                                                      CALLS.geometric, CALLS.mass)
 YOUNG, NU, THICK, RHO = 1.0e3, 0.3, 0.05, 2.0
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 
 
 def params(n, E=YOUNG, nu=NU, t=THICK, rho=RHO):
     return np.tile(np.array([E, nu, t, rho], dtype=float), (n, 1))
-
-
-def expm(theta):
-    return Rotation.from_rotvec(theta).as_matrix()
-
-
-def force(X, u, R, p):
-    f = np.zeros((len(X), 18))
-    K_.internal_force(X, u, R, p, f)
-    return f
-
-
-def tangent(X, u, R, p):
-    f, K = np.zeros((len(X), 18)), np.zeros((len(X), 18, 18))
-    K_.tangent(X, u, R, p, f, K)
-    return f, K
-
-
-def energy(X, u, R, p):
-    e = np.zeros(len(X))
-    K_.strain_energy(X, u, R, p, e)
-    return e
-
-
-def resultants(X, u, R, p):
-    s = np.zeros((len(X), len(SPEC.resultant_names)))
-    K_.resultants(X, u, R, p, s)
-    return s
-
-
-def geometric(X, u, R, p, s):
-    K = np.zeros((len(X), 18, 18))
-    K_.geometric_stiffness(X, u, R, p, s, K)
-    return K
-
-
-def mass(X, u, R, p, kind):
-    M = np.zeros((len(X), 18, 18))
-    K_.mass(X, u, R, p, kind, M)
-    return M
 
 
 def identity(n):
@@ -86,58 +48,13 @@ def random_triangles(rng, n):
     return np.array(out)
 
 
-def rigid_state(X, Q, c):
-    """(u, R) of the rigid motion x = Q X + c of every element."""
-    n = len(X)
-    u, R = np.zeros((n, 18)), np.zeros((n, 3, 3, 3))
-    for e in range(n):
-        for a in range(3):
-            u[e, 6 * a:6 * a + 3] = Q[e] @ X[e, a] + c[e] - X[e, a]
-            R[e, a] = Q[e]
-    return u, R
-
-
 def deformed_states(seed=3, n=8, amplitude=0.3, strain=0.03):
     """Random deformed elements under large rigid rotations: X, u, R, p. Translations
     perturbed by ``strain`` of the size, nodal rotations by ``amplitude`` rad."""
     rng = np.random.default_rng(seed)
     X = random_triangles(rng, n)
-    Q = np.array([expm(rng.normal(size=3) * 2.5) for _ in range(n)])
-    u, R = rigid_state(X, Q, rng.normal(size=(n, 3)))
-    for e in range(n):
-        for a in range(3):
-            u[e, 6 * a:6 * a + 3] += strain * rng.normal(size=3)
-            R[e, a] = expm(amplitude * rng.normal(size=3)) @ R[e, a]
+    u, R = randomly_deformed(rng, X, amplitude, strain)
     return X, u, R, params(n)
-
-
-def perturb(u, R, j, eps):
-    """Copy of (u, R) with DOF j of every element moved by eps (rotations R ← exp(eps ê) R)."""
-    u2, R2 = u.copy(), R.copy()
-    node, comp = divmod(j, 6)
-    if comp < 3:
-        u2[:, 6 * node + comp] += eps
-    else:
-        w = np.zeros((len(u), 3))
-        w[:, comp - 3] = eps
-        Rn = np.ascontiguousarray(R2[:, node])
-        spin_update(Rn, w)
-        R2[:, node] = Rn
-    return u2, R2
-
-
-def central_difference(func, u, R, h):
-    return np.stack([(func(*perturb(u, R, j, h)) - func(*perturb(u, R, j, -h))) / (2 * h) for j in range(18)], axis=-1)
-
-
-def rigid_modes(x):
-    """(18, 6): 3 translations and 3 infinitesimal rotations about the origin at nodes x."""
-    T = np.zeros((18, 6))
-    for a in range(3):
-        T[6 * a:6 * a + 3, 0:3] = np.eye(3)
-        T[6 * a:6 * a + 3, 3:6] = -ref.hat(x[a])
-        T[6 * a + 3:6 * a + 6, 3:6] = np.eye(3)
-    return T
 
 
 # --------------------------------------------------------------------------- contract and input

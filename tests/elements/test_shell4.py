@@ -4,18 +4,19 @@ MacNeal–Harder patch (membrane and bending), no shear locking, buckling, the S
 cantilever, mass and bad input."""
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
 
 from femb.core.errors import ModelError
-from femb.core.rotations import spin_update
 from femb.elements import get_spec
 from femb.mesh import CellBlock, Mesh
 from femb.model import Material, Model, Section
 from femb.solvers import NewtonSettings, solve_buckling, solve_static
 from femb.validation.shell_models import LINEAR_SETTINGS, add_edge_load, add_pressure, navier_center, ss_plate, strip
+from tests.elements.oriented_states import KernelCalls, central_difference, expm, randomly_deformed, rigid_modes, rigid_state
 
 SPEC = get_spec("shell4")
 K_ = SPEC.kernels
+CALLS = KernelCalls(SPEC)
+force, tangent, energy, resultants, mass = CALLS.force, CALLS.tangent, CALLS.energy, CALLS.resultants, CALLS.mass
 YOUNG, NU, THICK, RHO = 1.0e3, 0.3, 0.05, 2.0
 
 
@@ -23,42 +24,8 @@ def params(n, E=YOUNG, nu=NU, t=THICK, rho=RHO):
     return np.tile(np.array([E, nu, t, rho], dtype=float), (n, 1))
 
 
-def expm(theta):
-    return Rotation.from_rotvec(theta).as_matrix()
-
-
 def identity(n):
     return np.tile(np.eye(3), (n, 4, 1, 1))
-
-
-def force(X, u, R, p):
-    f = np.zeros((len(X), 24))
-    K_.internal_force(X, u, R, p, f)
-    return f
-
-
-def tangent(X, u, R, p):
-    f, K = np.zeros((len(X), 24)), np.zeros((len(X), 24, 24))
-    K_.tangent(X, u, R, p, f, K)
-    return f, K
-
-
-def energy(X, u, R, p):
-    e = np.zeros(len(X))
-    K_.strain_energy(X, u, R, p, e)
-    return e
-
-
-def resultants(X, u, R, p):
-    s = np.zeros((len(X), len(SPEC.resultant_names)))
-    K_.resultants(X, u, R, p, s)
-    return s
-
-
-def mass(X, u, R, p, kind):
-    M = np.zeros((len(X), 24, 24))
-    K_.mass(X, u, R, p, kind, M)
-    return M
 
 
 def random_quads(rng, n, warp=0.05):
@@ -73,48 +40,11 @@ def random_quads(rng, n, warp=0.05):
     return np.array(out)
 
 
-def rigid_state(X, Q, c):
-    n = len(X)
-    u, R = np.zeros((n, 24)), np.zeros((n, 4, 3, 3))
-    for e in range(n):
-        for a in range(4):
-            u[e, 6 * a:6 * a + 3] = Q[e] @ X[e, a] + c[e] - X[e, a]
-            R[e, a] = Q[e]
-    return u, R
-
-
 def deformed_states(seed=3, n=6, amplitude=0.3, strain=0.03):
     rng = np.random.default_rng(seed)
     X = random_quads(rng, n)
-    Q = np.array([expm(rng.normal(size=3) * 2.5) for _ in range(n)])
-    u, R = rigid_state(X, Q, rng.normal(size=(n, 3)))
-    for e in range(n):
-        for a in range(4):
-            u[e, 6 * a:6 * a + 3] += strain * rng.normal(size=3)
-            R[e, a] = expm(amplitude * rng.normal(size=3)) @ R[e, a]
+    u, R = randomly_deformed(rng, X, amplitude, strain)
     return X, u, R, params(n)
-
-
-def perturb(u, R, j, eps):
-    u2, R2 = u.copy(), R.copy()
-    node, comp = divmod(j, 6)
-    if comp < 3:
-        u2[:, 6 * node + comp] += eps
-    else:
-        w = np.zeros((len(u), 3))
-        w[:, comp - 3] = eps
-        Rn = np.ascontiguousarray(R2[:, node])
-        spin_update(Rn, w)
-        R2[:, node] = Rn
-    return u2, R2
-
-
-def central_difference(func, u, R, h):
-    return np.stack([(func(*perturb(u, R, j, h)) - func(*perturb(u, R, j, -h))) / (2 * h) for j in range(24)], axis=-1)
-
-
-def hat(v):
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
 # --------------------------------------------------------------------------- contract and input
@@ -216,12 +146,7 @@ def test_unstressed_tangent_has_exactly_the_six_rigid_modes(warp):
             assert np.abs(K[e] - K[e].T).max() <= 1e-12 * ev[-1]
             assert np.abs(ev[:6]).max() <= 1e-12 * ev[-1]
             assert ev[6] >= 1e-12 * ev[-1]
-            T = np.zeros((24, 6))
-            for a in range(4):
-                T[6 * a:6 * a + 3, :3] = np.eye(3)
-                T[6 * a:6 * a + 3, 3:] = -hat(X[e, a])
-                T[6 * a + 3:6 * a + 6, 3:] = np.eye(3)
-            assert np.abs(K[e] @ T).max() <= 1e-11 * ev[-1]
+            assert np.abs(K[e] @ rigid_modes(X[e])).max() <= 1e-11 * ev[-1]
 
 
 # --------------------------------------------------------------------------- patch tests

@@ -9,7 +9,7 @@ import numpy as np
 from femb.solvers import solve_static
 from femb.validation.analytic import rollup_tip
 from femb.validation.models import cantilever
-from femb.validation.rates import fit_rate
+from femb.validation.rollup import rollup_result
 
 L, EI, EA = 1.0, 1.0, 1.0e7
 STEPS = 20
@@ -32,6 +32,8 @@ def path_errors(n):
 
 
 def run(quick, out_dir):
+    """Tip errors over the load path on refined meshes (fewer when ``quick``): the result
+    dict of the validation runner."""
     meshes = (5, 10, 20) if quick else (5, 10, 20, 40)
     errors, rot_errors, paths = [], [], []
     for n in meshes:
@@ -39,23 +41,7 @@ def run(quick, out_dir):
         errors.append(pos)
         rot_errors.append(rot)
         paths.append((x, y))
-    h = L / np.asarray(meshes, dtype=float)
-    rate, _ = fit_rate(h, errors)
-    np.savetxt(out_dir / "convergence.csv", np.column_stack([meshes, h, errors]), delimiter=",",
-               header="n_elements,h,max_tip_error_over_L", comments="")
-    kappa = np.linspace(0.0, 2.0 * np.pi / L, 400)
-    xe, ye = rollup_tip(kappa, L)
-    return {
-        "metrics": {"tip_error_over_L": errors[-1], "rate": rate, "tip_rotation_error": max(rot_errors)},
-        "series": {
-            "convergence": {"h": h, "error": errors, "rate": rate, "xlabel": "h / L",
-                            "ylabel": "max |tip - exact| / L over the path", "title": "roll-up: tip error"},
-            "history_tip_path": {
-                "title": f"roll-up: tip path ({meshes[-1]} elements)", "xlabel": "x / L", "ylabel": "y / L",
-                "curves": [
-                    {"label": "elastica", "x": xe / L, "y": ye / L, "style": "line"},
-                    {"label": f"femb, {meshes[-1]} elements", "x": paths[-1][0] / L, "y": paths[-1][1] / L, "style": "markers"},
-                ],
-            },
-        },
-    }
+    return rollup_result(L, meshes, errors, rot_errors, out_dir, "roll-up", "max |tip - exact| / L over the path",
+                         f"roll-up: tip path ({meshes[-1]} elements)", "y / L", "elastica",
+                         [{"label": f"femb, {meshes[-1]} elements", "x": paths[-1][0] / L, "y": paths[-1][1] / L,
+                           "style": "markers"}])

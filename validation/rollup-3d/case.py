@@ -12,7 +12,7 @@ import numpy as np
 from femb.solvers import solve_static
 from femb.validation.analytic import rollup_tip
 from femb.validation.models import cantilever3d
-from femb.validation.rates import fit_rate
+from femb.validation.rollup import rollup_result
 
 L, EIY, EIZ, GJ, EA = 1.0, 2.0, 3.0, 1.5, 1.0e7
 STEPS = 20
@@ -50,6 +50,8 @@ def path_errors(n, axis):
 
 
 def run(quick, out_dir):
+    """Tip errors over the load path on refined meshes (fewer when ``quick``): the result
+    dict of the validation runner."""
     meshes = (4, 8, 16) if quick else (4, 8, 16, 32)
     errors, rot_errors, paths = [], [], {}
     for n in meshes:
@@ -60,24 +62,8 @@ def run(quick, out_dir):
             rot_errors.append(rot)
             paths[axis] = x
         errors.append(worst)
-    h = L / np.asarray(meshes, dtype=float)
-    rate, _ = fit_rate(h, errors)
-    np.savetxt(out_dir / "convergence.csv", np.column_stack([meshes, h, errors]), delimiter=",",
-               header="n_elements,h,max_tip_error_over_L", comments="")
-    kappa = np.linspace(0.0, 2.0 * np.pi / L, 400)
-    xe, ye = rollup_tip(kappa, L)
-    return {
-        "metrics": {"tip_error_over_L": errors[-1], "rate": rate, "tip_rotation_error": max(rot_errors)},
-        "series": {
-            "convergence": {"h": h, "error": errors, "rate": rate, "xlabel": "h / L",
-                            "ylabel": "max |tip - exact| / L over the path (both axes)", "title": "3-D roll-up: tip error"},
-            "history_tip_path": {
-                "title": f"3-D roll-up: tip paths ({meshes[-1]} elements)", "xlabel": "x / L", "ylabel": "transverse / L",
-                "curves": [
-                    {"label": "exact arc", "x": xe / L, "y": ye / L, "style": "line"},
-                    {"label": "about Y (−z)", "x": paths["my"][:, 0] / L, "y": -paths["my"][:, 2] / L, "style": "markers"},
-                    {"label": "about Z (y)", "x": paths["mz"][:, 0] / L, "y": paths["mz"][:, 1] / L, "style": "markers"},
-                ],
-            },
-        },
-    }
+    return rollup_result(L, meshes, errors, rot_errors, out_dir, "3-D roll-up",
+                         "max |tip - exact| / L over the path (both axes)", f"3-D roll-up: tip paths ({meshes[-1]} elements)",
+                         "transverse / L", "exact arc",
+                         [{"label": "about Y (−z)", "x": paths["my"][:, 0] / L, "y": -paths["my"][:, 2] / L, "style": "markers"},
+                          {"label": "about Z (y)", "x": paths["mz"][:, 0] / L, "y": paths["mz"][:, 1] / L, "style": "markers"}])
