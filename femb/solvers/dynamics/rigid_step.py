@@ -49,7 +49,7 @@ from femb.solvers.dynamics.rigid_step_kernels import (
     RigidStepData,
     rigid_midpoint_steps,
 )
-from femb.solvers.dynamics.step_grid import mid_amplitudes, steps_to_frame
+from femb.solvers.dynamics.step_grid import FrameGrid, mid_amplitudes
 from femb.solvers.dynamics.step_system import State
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import DENSE_LIMIT, NewtonReport, NewtonSettings
@@ -321,6 +321,7 @@ class RigidSteps:
         self.amplitudes = [amp for amp, _ in problem._timed]
         timed = [np.asarray(vec, dtype=np.float64) for _, vec in problem._timed]
         self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), problem.table.n_var), dtype=np.float64)
+        self.grid: Optional[FrameGrid] = None  # the run's time grid (``advance``)
 
     @classmethod
     def build(cls, problem, newton: NewtonSettings) -> Optional[RigidSteps]:
@@ -340,7 +341,10 @@ class RigidSteps:
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done; ``extra``: R, π and the multipliers)); the steps' external and
         constraint work are added to ``account``."""
-        targets, starts, hs = steps_to_frame(state.t, n, n_steps, t0, dt, t_end, every)
+        grid = self.grid
+        if grid is None or grid.key != (n_steps, t0, dt, t_end, every):
+            grid = self.grid = FrameGrid(n_steps, t0, dt, t_end, every)
+        targets, starts, hs = grid.window(state.t, n)
         if not hs.size:
             return 0, 0, state
         p = self.p

@@ -122,23 +122,31 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
     the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
     over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
-    scale = _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+    scale = _residual_vector(d.lay_var, d.rot3d, d.m_indptr, d.m_indices, d.m_data, d.eq_var, z, v0, pi0, R0n, Jn, h, f_ext,
+                             fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
     ne = d.eq_var.size
     c2 = 2.0 / (h * h)
     for a in range(ne):
         for b in range(ne):
             K[a, b] = c2 * d.M_eq[a, b]
-    _add_rotary(d, dr, K)
+    _add_rotary(d.lay_var, d.var_eq, dr, K)
     return scale
 
 
-@jit(inline="always")
-def _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r):
+# The helpers of the step below take the model's arrays one by one, not the tuple ``d``:
+# a tuple or array passed to a helper compiled into its caller (inline="always") is a new
+# reference, counted up and down (an atomic operation per array) at every call, and a
+# helper called out of line takes every array of the tuple as its arguments.
+
+
+@jit
+def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale,
+                     psi, C, R1n, Rmn, D, pi1, dr, full, r):
     """``_residual`` without the step matrix: r (n_eq,), ``full`` (n_var,), the Cayley step
     (ψ, C, R1n, Rmn, D, π1 and the rotary-inertia derivative dr (k, 3, 3)); returns the
-    force scale."""
+    force scale. Model arrays of RigidStepData: ``lay_var``, ``rot3d``, the CSR mass
+    ``m_indptr``, ``m_indices``, ``m_data`` and ``eq_var``."""
     nv = z.size
-    lay_var = d.lay_var
     for k in range(lay_var.shape[0]):
         for a in range(3):
             psi[k, a] = z[lay_var[k, a]]
@@ -147,102 +155,66 @@ def _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale,
     ch = 2.0 / h
     w = np.empty(nv)
     for i in range(nv):
-        w[i] = 0.0 if d.rot3d[i] else c2 * z[i] - ch * v0[i]
+        w[i] = 0.0 if rot3d[i] else c2 * z[i] - ch * v0[i]
     for i in range(nv):  # M_full @ w (CSR)
         s = 0.0
-        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
-            s += d.m_data[q] * w[d.m_indices[q]]
+        for q in range(m_indptr[i], m_indptr[i + 1]):
+            s += m_data[q] * w[m_indices[q]]
         full[i] = s
     for k in range(lay_var.shape[0]):
         for a in range(3):
             full[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
-    ne = d.eq_var.size
+    ne = eq_var.size
     s = 0.0
     for e in range(ne):
-        x = full[d.eq_var[e]]
+        x = full[eq_var[e]]
         s += x * x
     inert_norm = math.sqrt(s)
     for i in range(nv):
         full[i] = full[i] - f_ext[i]
     for e in range(ne):
-        r[e] = full[d.eq_var[e]]
+        r[e] = full[eq_var[e]]
     return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
 
 
-@jit(inline="always")
-def _step_matrix(d, h, dr, k_ptr, k_cols, K):
+@jit
+def _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K):
     """The step matrix of ``_residual`` written over K's pattern only (``matrix_pattern``:
     rows ``k_ptr`` (n_eq + 1,), columns ``k_cols``); K's other entries stay as they are
-    (zero)."""
+    (zero). Model arrays of RigidStepData: ``M_eq``, ``lay_var``, ``var_eq``."""
     c2 = 2.0 / (h * h)
-    for a in range(d.eq_var.size):
+    for a in range(M_eq.shape[0]):
         for q in range(k_ptr[a], k_ptr[a + 1]):
             b = k_cols[q]
-            K[a, b] = c2 * d.M_eq[a, b]
-    _add_rotary(d, dr, K)
+            K[a, b] = c2 * M_eq[a, b]
+    _add_rotary(lay_var, var_eq, dr, K)
 
 
 @jit(inline="always")
-def _add_rotary(d, dr, K):
-    """K += the rotary-inertia derivative dr (k, 3, 3) of the oriented nodes, over the equations."""
-    lay_var = d.lay_var
+def _add_rotary(lay_var, var_eq, dr, K):
+    """K += the rotary-inertia derivative dr (k, 3, 3) of the oriented nodes (rotational
+    variables ``lay_var`` (k, 3)), over the equations (``var_eq``)."""
     for k in range(lay_var.shape[0]):
         for a in range(3):
-            ea = d.var_eq[lay_var[k, a]]
+            ea = var_eq[lay_var[k, a]]
             if ea < 0:
                 continue
             for b in range(3):
-                eb = d.var_eq[lay_var[k, b]]
+                eb = var_eq[lay_var[k, b]]
                 if eb >= 0:
                     K[ea, eb] += dr[k, a, b]
 
 
-@jit(inline="always")
-def _joints(d, z, u0, R, Ra0, Rb0, phi, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, G, u1, um, vals, phim, work):
-    """Φ (m,), G over the variables (m, n_var), Ḡ over the equations (m, n_eq) and the
-    variables (m, n_var) at the increment z (R: the end-of-step nodal rotations); the discrete
-    Jacobian's state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for ``midpoint_stiffness``. Only
-    the entries of the Jacobian triplets are written (the others of G, Gbar_eq and Gbar stay
-    zero; G over the equations: ``_spin_jacobian``); u1, um (n_var,), vals (n_jac,), phim
-    (m,) and ``work`` (7, 3) are work arrays."""
-    nv = z.size
-    for i in range(nv):
-        u1[i] = u0[i] + z[i]
-        um[i] = 0.5 * (u0[i] + u1[i])
-    rows, cols, keep = d.jac_rows, d.jac_cols, d.jac_keep
-    for q in range(rows.size):
-        G[rows[q], cols[q]] = 0.0
-    frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R, Ra1, Rb1)
-    joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, u1, Ra1, Rb1, phi,
-                   vals, dm, work)  # (d = x_b − x_a of this evaluation: not kept)
-    for q in range(rows.size):
-        G[rows[q], cols[q]] += vals[keep[q]]
-    midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
-    phim[:] = 0.0
-    joint_evaluate(d.kind, d.row0, d.jac0, d.Xa, d.Xb, d.ta, d.tb, d.c, d.cb, d.has_cb, d.frame, um, Ram, Rbm, phim,
-                   vals, dm, work)
-    for q in range(rows.size):
-        Gbar[rows[q], cols[q]] = 0.0
-    for q in range(rows.size):
-        Gbar[rows[q], cols[q]] += vals[keep[q]]
-    for q in range(rows.size):
-        e = d.var_eq[cols[q]]
-        if e >= 0:
-            Gbar_eq[rows[q], e] = Gbar[rows[q], cols[q]]
-
-
-@jit(inline="always")
-def _spin_jacobian(d, psi, G, pattern, Geq):
-    """G over the equations (m, n_eq) ``Geq`` from G over the variables (``_joints``) at
-    the Cayley vectors ψ (k, 3) of the iterate: written over ``pattern``
-    (``jacobian_pattern``; the other entries stay zero)."""
-    rows, cols = d.jac_rows, d.jac_cols
-    tq, teq, pr, pk, _ = pattern
+@jit
+def _spin_jacobian(rows, cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq):
+    """G over the equations (m, n_eq) ``Geq`` from G over the variables (the step's joint equations) at
+    the Cayley vectors ψ (k, 3) of the iterate: written over the pattern ``tq``, ``teq``,
+    ``pr``, ``pk`` (``jacobian_pattern``; the other entries stay zero). Model arrays of
+    RigidStepData: the Jacobian triplets ``rows``, ``cols``, ``lay_var``, ``var_eq``."""
     for t in range(tq.size):
         q = tq[t]
         Geq[rows[q], teq[t]] = G[rows[q], cols[q]]
     T = np.empty((3, 3))
-    lay_var = d.lay_var
     kt = -1
     for t in range(pr.size):  # δR_{n+1} R_{n+1}ᵀ = (T(ψ) δψ)^: G's rotational columns per unit ψ
         i, k = pr[t], pk[t]
@@ -251,23 +223,24 @@ def _spin_jacobian(d, psi, G, pattern, Geq):
             kt = k
         c0, c1, c2 = lay_var[k, 0], lay_var[k, 1], lay_var[k, 2]
         for b in range(3):
-            e = d.var_eq[lay_var[k, b]]
+            e = var_eq[lay_var[k, b]]
             if e >= 0:
                 Geq[i, e] = G[i, c0] * T[0, b] + G[i, c1] * T[1, b] + G[i, c2] * T[2, b]
 
 
-@jit(inline="always")
-def _add_stiffness(d, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, K, vals, w3, w33):
+@jit
+def _add_stiffness(kind, row0, blk0, c, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb,
+                   K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
     discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
-    w33 (5, 3, 3))."""
-    midpoint_stiffness_into(d.kind, d.row0, d.blk0, d.c, d.cb, d.has_cb, d.frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals,
-                            w3, w33)
-    for q in range(d.st_eq_rows.size):
-        ea = d.st_eq_rows[q]
-        eb = d.st_eq_cols[q]
+    w33 (5, 3, 3)). Model arrays of RigidStepData: the joint arrays ``kind`` … ``frame`` and
+    the stiffness triplets ``st_eq_rows``, ``st_eq_cols``, ``st_keep``."""
+    midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals, w3, w33)
+    for q in range(st_eq_rows.size):
+        ea = st_eq_rows[q]
+        eb = st_eq_cols[q]
         if ea >= 0 and eb >= 0:
-            K[ea, eb] += vals[d.st_keep[q]]
+            K[ea, eb] += vals[st_keep[q]]
 
 
 @jit(internal=True)
@@ -292,12 +265,18 @@ def _rounding(K, d, u0, z):
 def nodal_inertia(d, R0, R0n, Jn):
     """The oriented nodes' rotations R0n (k, 3, 3) at the start of a step (R0 (n_nodes, 3,
     3)) and their spatial inertia J_n = R0n J0 R0nᵀ (k, 3, 3)."""
+    _nodal_inertia(d.lay_nodes, d.J0, R0, R0n, Jn)
+
+
+@jit(inline="always")
+def _nodal_inertia(lay_nodes, J0, R0, R0n, Jn):
+    """``nodal_inertia`` from the model arrays ``lay_nodes`` (k,) and J0 (k, 3, 3)."""
     tmp = np.empty((3, 3))
-    for k in range(d.lay_var.shape[0]):
-        R0n[k] = R0[d.lay_nodes[k]]
+    for k in range(lay_nodes.shape[0]):
+        R0n[k] = R0[lay_nodes[k]]
         for a in range(3):
             for b in range(3):
-                tmp[a, b] = R0n[k, a, 0] * d.J0[k, 0, b] + R0n[k, a, 1] * d.J0[k, 1, b] + R0n[k, a, 2] * d.J0[k, 2, b]
+                tmp[a, b] = R0n[k, a, 0] * J0[k, 0, b] + R0n[k, a, 1] * J0[k, 1, b] + R0n[k, a, 2] * J0[k, 2, b]
         for a in range(3):
             for b in range(3):
                 Jn[k, a, b] = tmp[a, 0] * R0n[k, b, 0] + tmp[a, 1] * R0n[k, b, 1] + tmp[a, 2] * R0n[k, b, 2]
@@ -308,27 +287,33 @@ def step_scales(d, v0, pi0, f_ext, h):
     """(‖f_ext‖, |momentum|/h) over the equations at the start of a step: the loads' norm
     and the nodes' momenta M v (translations) and π (oriented nodes) per step size
     (midpoint3d.momentum_flux_scale)."""
+    return _step_scales(d.eq_var, d.rot3d, d.m_indptr, d.m_indices, d.m_data, d.lay_var, v0, pi0, f_ext, h)
+
+
+@jit(inline="always")
+def _step_scales(eq_var, rot3d, m_indptr, m_indices, m_data, lay_var, v0, pi0, f_ext, h):
+    """``step_scales`` from the model arrays of RigidStepData."""
     nv = v0.size
-    ne = d.eq_var.size
+    ne = eq_var.size
     s = 0.0
     for e in range(ne):
-        s += f_ext[d.eq_var[e]] ** 2
+        s += f_ext[eq_var[e]] ** 2
     fext_norm = math.sqrt(s)
     w = np.empty(nv)
     for i in range(nv):
-        w[i] = 0.0 if d.rot3d[i] else v0[i]
+        w[i] = 0.0 if rot3d[i] else v0[i]
     pm = np.empty(nv)
     for i in range(nv):
         s = 0.0
-        for q in range(d.m_indptr[i], d.m_indptr[i + 1]):
-            s += d.m_data[q] * w[d.m_indices[q]]
+        for q in range(m_indptr[i], m_indptr[i + 1]):
+            s += m_data[q] * w[m_indices[q]]
         pm[i] = s
-    for k in range(d.lay_var.shape[0]):
+    for k in range(lay_var.shape[0]):
         for a in range(3):
-            pm[d.lay_var[k, a]] += pi0[k, a]
+            pm[lay_var[k, a]] += pi0[k, a]
     s = 0.0
     for e in range(ne):
-        s += pm[d.eq_var[e]] ** 2
+        s += pm[eq_var[e]] ** 2
     return fext_norm, math.sqrt(s) / h
 
 
@@ -364,14 +349,22 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     status code of the last step tried (module constants)).
     """
     d = RigidStepData(*data)
+    # the model's arrays as local names, once per call (``_residual_vector``)
+    var_eq, eq_var, rot3d, lay_var, lay_nodes = d.var_eq, d.eq_var, d.rot3d, d.lay_var, d.lay_nodes
+    m_indptr, m_indices, m_data, M_eq, J0, J0_pinv = d.m_indptr, d.m_indices, d.m_data, d.M_eq, d.J0, d.J0_pinv
+    kind, row0, jac0, blk0, Xa, Xb, ta, tb = d.kind, d.row0, d.jac0, d.blk0, d.Xa, d.Xb, d.ta, d.tb
+    cj, cb, has_cb, frame, node_a, node_b, rot_a, rot_b = d.c, d.cb, d.has_cb, d.frame, d.node_a, d.node_b, d.rot_a, d.rot_b
+    jac_rows, jac_cols, jac_keep = d.jac_rows, d.jac_cols, d.jac_keep
+    st_eq_rows, st_eq_cols, st_keep = d.st_eq_rows, d.st_eq_cols, d.st_keep
     nv = u0.size
-    ne = d.eq_var.size
+    ne = eq_var.size
     m = lam0.size
-    nk = d.lay_var.shape[0]
-    nj = d.kind.size
+    nk = lay_var.shape[0]
+    nj = kind.size
+    n_trip = jac_rows.size  # Jacobian triplets at variables
     n_ind = ne - m
     # work arrays, every entry written before it is read in each step (Geq, Gbar_eq, Gbar, G:
-    # zero outside the Jacobian pattern, ``_joints``)
+    # zero outside the Jacobian pattern: the joint equations of an iterate write only its entries)
     u1, v1, f_s, f_ext = np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv)
     R1 = np.empty_like(R0)
     pi1 = np.empty_like(pi0)
@@ -399,7 +392,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     perm, perm_bar, perm_red = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     # the row ranges of the LU factors of G_d and Ḡ_d, two work rows, the partition's shape (``partition_layout``)
     bands = np.empty((8, m), dtype=np.int64)
-    lo, hi, lo_bar, hi_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[6:8]
+    lo, hi, lo_bar, hi_bar, bot, bot_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[4], bands[5], bands[6:8]
     # Gd, Gbd hold complete factors of the partition (``factor_dependent``); its layout made in this call
     held = np.zeros(3, dtype=np.bool_)
     lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
@@ -407,9 +400,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``split``)
     ind = np.empty(n_ind, dtype=np.int64)
     order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
-    pattern = jacobian_pattern(d)
+    tq, teq, pr, pk, entries = jacobian_pattern(d)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
-        split(part, pos, ind, pattern[4], order)
+        split(part, pos, ind, entries, order)
     k_ptr, k_cols = matrix_pattern(d)
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
@@ -435,12 +428,12 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         h = hs[step]
         has = has_lam or step > 0
         # constant over the step
-        nodal_inertia(d, R0, R0n, Jn)
-        fext_norm, mom_scale = step_scales(d, v0, pi0, f_ext, h)
-        frames(d.node_a, d.node_b, d.rot_a, d.rot_b, R0, Ra0, Rb0)
+        _nodal_inertia(lay_nodes, J0, R0, R0n, Jn)
+        fext_norm, mom_scale = _step_scales(eq_var, rot3d, m_indptr, m_indices, m_data, lay_var, v0, pi0, f_ext, h)
+        frames(node_a, node_b, rot_a, rot_b, R0, Ra0, Rb0)
         # the predictor: z = h v on the free variables
         for i in range(nv):
-            z[i] = h * v0[i] if d.var_eq[i] >= 0 else 0.0
+            z[i] = h * v0[i] if var_eq[i] >= 0 else 0.0
         lam_cur[:] = lam0
         have = has
         round_off = False
@@ -449,12 +442,12 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         c_norm = 0.0
         it_done = max_it
         for it in range(max_it + 1):
-            scale = _residual_vector(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C, R1n, Rmn, D,
-                                     pi1, dr, full, r)
+            scale = _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext,
+                                     fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
             k_set = False  # K of this iterate written (``_step_matrix``: when a correction or the round-off test needs it)
             R1[:] = R0
             for k in range(nk):
-                R1[d.lay_nodes[k]] = R1n[k]
+                R1[lay_nodes[k]] = R1n[k]
             used = have
             if it > 0:  # keep the discrete-Jacobian state of the previous iterate for the stiffness term
                 pRa1, Ra1 = Ra1, pRa1
@@ -466,7 +459,31 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 pdm, dm = dm, pdm
             # the joint equations at the iterate, its Cayley step (ψ, R1) that of the residual
             # (the general loop evaluates those of the predictor before its first residual)
-            _joints(d, z, u0, R1, Ra0, Rb0, phi, Gbar_eq, Gbar, Ra1, Rb1, Ram, Rbm, Ta, Tb, dm, G, u1, um, jvals, phim, jwork)
+            # Φ (m,), G over the variables, Ḡ over the equations and the variables, and the discrete
+            # Jacobian's state (R̄_a, R̄_b, d̄, R_a1, R_b1, T_a, T_b) for the joints' stiffness: only the
+            # entries of the Jacobian triplets are written (the others of G, Gbar_eq and Gbar stay zero;
+            # G over the equations: ``_spin_jacobian``). Written here, not in a helper: every array a
+            # compiled helper takes is counted up and down at each call.
+            for i in range(nv):
+                u1[i] = u0[i] + z[i]
+                um[i] = 0.5 * (u0[i] + u1[i])
+            for q in range(n_trip):
+                G[jac_rows[q], jac_cols[q]] = 0.0
+            frames(node_a, node_b, rot_a, rot_b, R1, Ra1, Rb1)
+            joint_evaluate(kind, row0, jac0, Xa, Xb, ta, tb, cj, cb, has_cb, frame, u1, Ra1, Rb1, phi, jvals, dm, jwork)
+            for q in range(n_trip):
+                G[jac_rows[q], jac_cols[q]] += jvals[jac_keep[q]]
+            midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
+            phim[:] = 0.0
+            joint_evaluate(kind, row0, jac0, Xa, Xb, ta, tb, cj, cb, has_cb, frame, um, Ram, Rbm, phim, jvals, dm, jwork)
+            for q in range(n_trip):
+                Gbar[jac_rows[q], jac_cols[q]] = 0.0
+            for q in range(n_trip):
+                Gbar[jac_rows[q], jac_cols[q]] += jvals[jac_keep[q]]
+            for q in range(n_trip):
+                e = var_eq[jac_cols[q]]
+                if e >= 0:
+                    Gbar_eq[jac_rows[q], e] = Gbar[jac_rows[q], jac_cols[q]]
             if it == 0:  # the predictor's discrete-Jacobian state for the stiffness term of the first correction
                 pRa1[:] = Ra1
                 pRb1[:] = Rb1
@@ -487,28 +504,28 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             stop = False
             while True:
                 if part_ref[0] > 0.0 and not held[2]:  # a partition kept from an earlier call
-                    partition_layout(pattern[4], pos, order, Gi, Gbi, shape)
+                    partition_layout(entries, pos, order, Gi, Gbi, shape)
                     held[0] = False
                     held[1] = False
                     held[2] = True
                 ok = True
                 if part_ref[0] > 0.0:
-                    rb = factor_dependent(Gbar_eq, pattern[4], pos, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
-                                          bands[5])
+                    rb = factor_dependent(Gbar_eq, entries, pos, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                                          bot_bar)
                     held[1] = rb != 0.0
                     if not rb >= RENEW * part_ref[1]:
                         part_ref[0] = 0.0
                 if not part_ref[0] > 0.0:  # (re)chosen by pivoted QR of G
                     if not g_eq:
-                        _spin_jacobian(d, psi, G, pattern, Geq)
+                        _spin_jacobian(jac_rows, jac_cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq)
                         g_eq = True
-                    choose_partition(Geq, jcols, part, pos, ind, pattern[4], order)
+                    choose_partition(Geq, jcols, part, pos, ind, entries, order)
                     out[5] += 1.0
-                    partition_layout(pattern[4], pos, order, Gi, Gbi, shape)
+                    partition_layout(entries, pos, order, Gi, Gbi, shape)
                     held[2] = True
-                    ra = factor_dependent(Geq, pattern[4], pos, order, shape, False, Gd, Gi, perm, lo, hi, bands[4])
-                    rb = factor_dependent(Gbar_eq, pattern[4], pos, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
-                                          bands[5])
+                    ra = factor_dependent(Geq, entries, pos, order, shape, False, Gd, Gi, perm, lo, hi, bot)
+                    rb = factor_dependent(Gbar_eq, entries, pos, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                                          bot_bar)
                     held[0] = ra != 0.0
                     held[1] = rb != 0.0
                     part_ref[0] = ra
@@ -559,10 +576,11 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                         at_floor = floor > 0.0 and hist[n_hist - 1] <= floor * scale
                         if not at_floor:
                             if not k_set:
-                                _step_matrix(d, h, dr, k_ptr, k_cols, K)
+                                _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K)
                                 k_set = True
                             if stiff:
-                                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                                _add_stiffness(kind, row0, blk0, cj, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam_used, pRam, pRbm, pdm,
+                               pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
                                 stiff = False
                             at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
                         if at_floor:
@@ -575,9 +593,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     break
                 if not g_dep:  # G_d for the correction; the partition is kept while G_d stays well conditioned
                     if not g_eq:
-                        _spin_jacobian(d, psi, G, pattern, Geq)
+                        _spin_jacobian(jac_rows, jac_cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq)
                         g_eq = True
-                    ra = factor_dependent(Geq, pattern[4], pos, order, shape, held[0], Gd, Gi, perm, lo, hi, bands[4])
+                    ra = factor_dependent(Geq, entries, pos, order, shape, held[0], Gd, Gi, perm, lo, hi, bot)
                     held[0] = ra != 0.0
                     g_dep = True
                     if not ra >= RENEW * part_ref[0]:
@@ -589,9 +607,10 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 break
             # the correction: δq_p = [−G_d⁻¹Φ; 0], N̄ᵀ K N δq_i = −N̄ᵀ(r + K δq_p), δq = N δq_i + δq_p
             if not k_set:
-                _step_matrix(d, h, dr, k_ptr, k_cols, K)
+                _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K)
             if stiff:
-                _add_stiffness(d, lam_used, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                _add_stiffness(kind, row0, blk0, cj, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam_used, pRam, pRbm, pdm,
+                               pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
             lu_solve_many(Gbd, perm_bar, lo_bar, hi_bar, Gbi, Xbar)
             lu_solve_many(Gd, perm, lo, hi, Gi, X)
             for i in range(m):
@@ -646,8 +665,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             if max_turn > 0.0 and math.isfinite(max_turn):
                 for k in range(nk):
                     for a in range(3):
-                        v = d.lay_var[k, a]
-                        e = d.var_eq[v]
+                        v = lay_var[k, a]
+                        e = var_eq[v]
                         psi_new[k, a] = z[v] + (dx[e] if e >= 0 else 0.0)
                 turn = cayley_turn(psi, psi_new)
                 if turn > max_turn:
@@ -667,7 +686,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             have = True
             for e in range(ne):
                 dx[e] = dx[e] * eta
-                z[d.eq_var[e]] += dx[e]
+                z[eq_var[e]] += dx[e]
             reference = max(euclidean_norm(z), u_norm, length_scale)
             round_off = euclidean_norm(dx) <= inc_tol * reference
         # the joint reactions' work term λ·Ḡz at the accepted state
@@ -683,11 +702,11 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         out[3] = n_hist
         s = 0.0
         for i in range(nv):
-            s += (f_ext[i] if d.rot3d[i] else f_s[i]) * z[i]
+            s += (f_ext[i] if rot3d[i] else f_s[i]) * z[i]
         out[4] = s
         if not (status == CONVERGED or status == ROUND_OFF or status == NOISE_FLOOR):
             return step, status
-        _finish(d, u0, v0, z, R1, pi1, h, u1, v1)  # the state at t_n + h
+        _finish_state(lay_var, lay_nodes, J0, J0_pinv, u0, v0, z, R1, pi1, h, u1, v1)  # the state at t_n + h
         its[step] = it_done
         books[0] += out[4]
         books[1] += -out[2]
@@ -703,15 +722,21 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
 def _finish(d, u0, v0, z, R1, pi1, h, u1, v1):
     """End-of-step state: u1 = u0 + z with log R1 in the rotational slots, v1 = 2z/h − v0
     with the spatial angular velocities of the oriented nodes (``finish_rotary``)."""
+    _finish_state(d.lay_var, d.lay_nodes, d.J0, d.J0_pinv, u0, v0, z, R1, pi1, h, u1, v1)
+
+
+@jit(inline="always")
+def _finish_state(lay_var, lay_nodes, J0, J0_pinv, u0, v0, z, R1, pi1, h, u1, v1):
+    """``_finish`` from the model arrays of RigidStepData."""
     nv = u0.size
     for i in range(nv):
         u1[i] = u0[i] + z[i]
         v1[i] = (2.0 / h) * z[i] - v0[i]
-    nk = d.lay_var.shape[0]
+    nk = lay_var.shape[0]
     Rn = np.empty((nk, 3, 3))
     for k in range(nk):
-        Rn[k] = R1[d.lay_nodes[k]]
-    finish_rotary(d.lay_var, d.J0, d.J0_pinv, Rn, pi1, z, v0, h, u1, v1)
+        Rn[k] = R1[lay_nodes[k]]
+    finish_rotary(lay_var, J0, J0_pinv, Rn, pi1, z, v0, h, u1, v1)
 
 
 @jit(internal=True)

@@ -23,6 +23,13 @@ def steps_to_frame(t: float, n: int, n_steps: int, t0: float, dt: float, t_end: 
     Returns (targets, starts, hs), each (k,): the end times, start times and step sizes of
     those k steps (k = 0: none)."""
     last = min(n_steps - 1, (n + every) // every * every - 1)  # the next recorded step
+    return _whole(*_steps(t, n, last, n_steps, t0, dt, t_end))
+
+
+def _steps(t: float, n: int, last: int, n_steps: int, t0: float, dt: float, t_end: float) -> tuple[NDArray[Any], ...]:
+    """(targets, starts, hs, ok), each (last + 1 − n,): the driver's steps n … last from
+    time ``t`` at full step, and whether the driver takes each whole (elementwise, so any
+    part of the result equals that of a shorter range)."""
     # the driver's step sizes at full step, in its floating-point operations (elementwise)
     targets = t0 + (np.arange(n, last + 1) + 1) * dt
     if last == n_steps - 1:
@@ -34,8 +41,34 @@ def steps_to_frame(t: float, n: int, n_steps: int, t0: float, dt: float, t_end: 
     tol_t = 1e-12 * np.maximum(1.0, np.abs(targets))
     ok = (targets - starts > tol_t) & (targets - (starts + hs) <= tol_t)
     hs = np.where(targets - (starts + hs) <= tol_t, targets - starts, hs)
-    k = int(ok.size if ok.all() else np.argmin(ok))  # up to the first step the driver would not take whole
+    return targets, starts, hs, ok
+
+
+def _whole(targets, starts, hs, ok):
+    """The steps up to the first one the driver would not take whole."""
+    k = int(ok.size if ok.all() else np.argmin(ok))
     return targets[:k], starts[:k], hs[:k]
+
+
+class FrameGrid:
+    """``steps_to_frame`` of one run (``n_steps``, ``t0``, ``dt``, ``t_end``, ``every``) with
+    the whole run's grid computed once: a window that starts where the grid's previous step
+    ends (the driver's time after whole steps) is sliced from it, any other is computed
+    afresh. Both give the same numbers (elementwise operations on the same values)."""
+
+    def __init__(self, n_steps: int, t0: float, dt: float, t_end: float, every: int) -> None:
+        self.key = (n_steps, t0, dt, t_end, every)
+        self.grid = _steps(t0, 0, n_steps - 1, n_steps, t0, dt, t_end)
+
+    def window(self, t: float, n: int) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+        """``steps_to_frame(t, n, *key)``: (targets, starts, hs), each (k,) (views of the
+        grid when sliced)."""
+        n_steps, t0, dt, t_end, every = self.key
+        targets = self.grid[0]
+        if not t == (targets[n - 1] if n > 0 else t0):
+            return steps_to_frame(t, n, n_steps, t0, dt, t_end, every)
+        last = min(n_steps - 1, (n + every) // every * every - 1)
+        return _whole(*(a[n:last + 1] for a in self.grid))
 
 
 def mid_amplitudes(amplitudes: list, starts: NDArray[np.float64], hs: NDArray[np.float64]) -> NDArray[np.float64]:
