@@ -107,3 +107,21 @@ def test_set_up_leaves_the_element_loop_buffers_unwritten(name):
     for a, b in zip(runs[0].states + runs[0].velocities, runs[1].states + runs[1].velocities):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(runs[0].series("total_energy"), runs[1].series("total_energy"))
+
+
+@pytest.mark.parametrize("name", ["beam2d", "beam3d", "truss3d + rigid body"])
+def test_element_masses_are_kept_by_their_nonzero_entries(name):
+    """DynamicProblem keeps the element masses by their nonzero entries; ``element_mass``
+    expands them bitwise to the dense masses (the translational part in oriented models),
+    new arrays at each access."""
+    from femb.solvers.problem import split_rotary_mass
+    model, _ = _models()[name]
+    prob = DynamicProblem(model)
+    dense = prob.assembler.element_masses(prob.mass_kind, R=prob.rotations.identity())
+    if prob.oriented:
+        dense = [split_rotary_mass(b, Me)[0] for b, Me in zip(prob.table.blocks, dense)]
+    got = prob.element_mass
+    assert got[0] is not prob.element_mass[0]
+    for Me, kept, mine in zip(dense, prob._element_mass, got):
+        np.testing.assert_array_equal(mine, Me)
+        assert kept.values.size == np.count_nonzero(np.any(Me != 0.0, axis=0)) * Me.shape[0] < Me.size
