@@ -373,22 +373,23 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated, kept forms built)
         if keep:
             Lq, Hq, S = forms[0][e], forms[1][e], forms[2][e]
-            build = not known
+            if not known:
+                _strain_forms(l0, p, e, Lq, Hq, ow)
+                _section_matrix(p, e, l0, S)
         else:
             # the forms depend on l0 and the element's properties alone: built again unless
             # the element before had the same (bit for bit, sign of zero included; a uniform
             # mesh builds them once per call)
             Lq, Hq, S = own[0][0], own[1][0], own[2][0]
-            build = not (built >= 0 and l0 == l0_built)
+            same = built >= 0 and l0 == l0_built
             k = 0
-            while not build and k < p.shape[1]:
-                build = p[e, k] != p[built, k] or math.copysign(1.0, p[e, k]) != math.copysign(1.0, p[built, k])
+            while same and k < p.shape[1]:
+                same = p[e, k] == p[built, k] and math.copysign(1.0, p[e, k]) == math.copysign(1.0, p[built, k])
                 k += 1
-            if build:
+            if not same:
+                _strain_forms(l0, p, e, Lq, Hq, ow)
+                _section_matrix(p, e, l0, S)
                 built, l0_built = e, l0
-        if build:  # (one call site each: one inlined copy)
-            _strain_forms(l0, p, e, Lq, Hq, ow)
-            _section_matrix(p, e, l0, S)
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
         _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
         # averaged configuration and its invariant variation; Δπ = B(q̄) Δq exactly, taken
