@@ -310,29 +310,25 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     V0 = np.empty(X.shape[0])
     V0[:] = np.nan
     with_matrix = V0.size == X.shape[0]  # True, as a run-time value: one compiled specialization
-    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, section_forms(X.shape[0]), with_matrix, f, K)
+    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K)
 
 
 @jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def section_forms(n_el):
     """Arrays for the strain forms Lq (n_el, 6, 7), Hq (n_el, 6, 7, 7) and section matrices
-    S (n_el, 6, 6) of ``n_el`` elements, kept by ``midpoint_force_steps`` with their
-    start-of-step energies (n_el = 0: none kept)."""
+    S (n_el, 6, 6) of ``n_el`` elements (``midpoint_force_steps``: of the element at hand)."""
     return np.empty((n_el, 6, 7)), np.empty((n_el, 6, 7, 7)), np.empty((n_el, 6, 6))
 
 
 @jit
-def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f, K):
+def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
     """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
     start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else
     taken as it is (the Newton iterations of one step share the start of the step; a whole-step
     driver sets V0 to NaN at each new step). The element's strain forms and section matrix
-    (372 floats, from its reference length and properties alone) are either kept with V0[e]
-    in ``forms`` (``section_forms(n_el)``: built where V0[e] is NaN, they serve every energy
-    evaluation of the step) or, when ``forms`` has no rows (``section_forms(0)``: the
-    496 B/DOF of a beam3d chain not kept), built in each call into one element's work
-    arrays, again only where the element before had another reference length or other
-    properties.
+    (372 floats, from its reference length and properties alone) are built at each call into
+    one element's work arrays, when the element before had another reference length or other
+    properties: kept per element through a step they would be 496 B/DOF of a beam3d chain.
 
     Without ``with_matrix`` only the force f is written (K untouched), bitwise the force of
     a call with the matrix: the energy at π_{n+1} without its gradient and the gradient at
@@ -341,9 +337,9 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
     R0, F, RR, qa, th, _, _, _, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt, ow = mw[0], mw[3], mw[12]
-    keep = forms[0].shape[0] > 0  # (kept per element with V0, else built here)
-    own = section_forms(1)
-    built, l0_built = -1, 0.0  # the element whose forms ``own`` holds (none yet) and its l0
+    forms = section_forms(1)
+    Lq, Hq, S = forms[0][0], forms[1][0], forms[2][0]
+    built, l0_built = -1, 0.0  # the element whose forms Lq, Hq, S hold (none yet) and its l0
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
@@ -370,26 +366,19 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         for k in range(p.shape[1]):
             pt[0, k] = p[e, k]
         l0 = _reference_triad(X, p, e, R0)
-        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated, kept forms built)
-        if keep:
-            Lq, Hq, S = forms[0][e], forms[1][e], forms[2][e]
-            if not known:
-                _strain_forms(l0, p, e, Lq, Hq, ow)
-                _section_matrix(p, e, l0, S)
-        else:
-            # the forms depend on l0 and the element's properties alone: built again unless
-            # the element before had the same (bit for bit, sign of zero included; a uniform
-            # mesh builds them once per call)
-            Lq, Hq, S = own[0][0], own[1][0], own[2][0]
-            same = built >= 0 and l0 == l0_built
-            k = 0
-            while same and k < p.shape[1]:
-                same = p[e, k] == p[built, k] and math.copysign(1.0, p[e, k]) == math.copysign(1.0, p[built, k])
-                k += 1
-            if not same:
-                _strain_forms(l0, p, e, Lq, Hq, ow)
-                _section_matrix(p, e, l0, S)
-                built, l0_built = e, l0
+        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated)
+        # the forms depend on l0 and the element's properties alone: built again unless the
+        # element before had the same (bit for bit, sign of zero included; a uniform mesh
+        # builds them once per call)
+        same = built >= 0 and l0 == l0_built
+        k = 0
+        while same and k < p.shape[1]:
+            same = p[e, k] == p[built, k] and math.copysign(1.0, p[e, k]) == math.copysign(1.0, p[built, k])
+            k += 1
+        if not same:
+            _strain_forms(l0, p, e, Lq, Hq, ow)
+            _section_matrix(p, e, l0, S)
+            built, l0_built = e, l0
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
         _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
         # averaged configuration and its invariant variation; Δπ = B(q̄) Δq exactly, taken

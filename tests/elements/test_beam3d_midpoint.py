@@ -138,18 +138,17 @@ def test_kept_start_energies_give_the_same_force_and_matrix(params):
     # the same step (another end state): bitwise the force and matrix of
     # midpoint_force_oriented, which evaluates V0 afresh; V0 is the strain energy at u0
     X, p, u0, R0n = element(params)
-    forms = beam3d_midpoint.section_forms(1)
     for s, seed in ((1e-2, 3), (1e-3, 5)):
         u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
         beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
         V0 = np.full(1, np.nan)
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, forms, True, fk, Kk)  # fills V0
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, True, fk, Kk)  # fills V0
         en0 = np.zeros(1)
         beam3d.strain_energy(X, u0, R0n, p, en0)
         assert V0[0] > 0 and V0[0] == pytest.approx(en0[0], rel=1e-12)
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, True, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
 
@@ -160,7 +159,6 @@ def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
     # same force bit for bit, with fresh and with kept start energies, K left as it was;
     # a later call with the matrix gives the same force and matrix as ever
     X, p, u0, R0n = element(params)
-    forms = beam3d_midpoint.section_forms(1)
     for s, seed in ((3e-2, 3), (1e-3, 5), (0.0, 7)):
         u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
@@ -168,11 +166,11 @@ def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
         V0 = np.full(1, np.nan)
         for _ in range(2):  # V0 computed, then kept
             fo, Ko = np.zeros((1, 12)), np.full((1, 12, 12), 7.0)
-            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, False, fo, Ko)
+            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, False, fo, Ko)
             np.testing.assert_array_equal(fo, f)
             assert (Ko == 7.0).all()
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, True, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
         assert np.abs(f).max() > 1.0
@@ -229,10 +227,10 @@ def test_correction_tangent_skipping_zeros_is_bitwise_the_full_product(den):
 
 
 def test_elements_of_one_call_equal_the_elements_alone():
-    # a block of elements with equal and with different reference lengths and properties,
-    # the strain forms built in the call (again only where those change, the sign of a zero
-    # property included) or kept per element: every element's force, matrix and start
-    # energy bitwise those of a call on the element alone
+    # a block of elements with equal and with different reference lengths and properties
+    # (the strain forms are built again only where they change, the sign of a zero
+    # property included): every element's force, matrix and start energy bitwise those of
+    # a call on the element alone
     X1, _, u01, R01 = element(P_EB)
     params = [P_EB, P_EB, P_ECC, P_ECC, [2e4] + P_EB[1:], [-0.0 if v == 0.0 else v for v in P_EB], P_EB]
     n = len(params)
@@ -244,16 +242,13 @@ def test_elements_of_one_call_equal_the_elements_alone():
     for e in range(n):
         ue, pe, Re = end_state(u0[e:e + 1], R0n[e:e + 1], step_increment(X[e:e + 1], u0[e:e + 1], 1e-2, seed=e + 3))
         u1[e], psi[e], R1n[e] = ue[0], pe[0], Re[0]
-    for with_matrix, kept in ((True, 0), (False, 0), (True, n)):  # forms built per call, or kept per element
+    for with_matrix in (True, False):
         V0, f, K = np.full(n, np.nan), np.zeros((n, 12)), np.zeros((n, 12, 12))
-        forms = beam3d_midpoint.section_forms(kept)
-        for _ in range(2):  # V0 (and kept forms) computed, then taken as they are
-            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f, K)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K)
         for e in range(n):
             s = slice(e, e + 1)
             V0e, fe, Ke = np.full(1, np.nan), np.zeros((1, 12)), np.zeros((1, 12, 12))
-            beam3d_midpoint.midpoint_force_steps(X[s], u0[s], R0n[s], u1[s], R1n[s], psi[s], p[s], V0e,
-                                                 beam3d_midpoint.section_forms(1), with_matrix, fe, Ke)
+            beam3d_midpoint.midpoint_force_steps(X[s], u0[s], R0n[s], u1[s], R1n[s], psi[s], p[s], V0e, with_matrix, fe, Ke)
             assert V0e[0] == V0[e]
             np.testing.assert_array_equal(fe, f[s])
             np.testing.assert_array_equal(Ke, K[s])
