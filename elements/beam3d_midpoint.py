@@ -327,8 +327,8 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
     taken as it is (the Newton iterations of one step share the start of the step; a whole-step
     driver sets V0 to NaN at each new step). The element's strain forms and section matrix
     (372 floats, from its reference length and properties alone) are built at each call into
-    one element's work arrays, when the element before had another reference length or other
-    properties: kept per element through a step they would be 496 B/DOF of a beam3d chain.
+    one element's work arrays: kept per element through a step they would be 496 B/DOF of a
+    beam3d chain, built again they cost a few percent of the element's evaluation.
 
     Without ``with_matrix`` only the force f is written (K untouched), bitwise the force of
     a call with the matrix: the energy at π_{n+1} without its gradient and the gradient at
@@ -339,7 +339,6 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
     Xt, pt, ow = mw[0], mw[3], mw[12]
     forms = section_forms(1)
     Lq, Hq, S = forms[0][0], forms[1][0], forms[2][0]
-    built, l0_built = -1, 0.0  # the element whose forms Lq, Hq, S hold (none yet) and its l0
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
@@ -367,18 +366,8 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
             pt[0, k] = p[e, k]
         l0 = _reference_triad(X, p, e, R0)
         known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated)
-        # the forms depend on l0 and the element's properties alone: built again unless the
-        # element before had the same (bit for bit, sign of zero included; a uniform mesh
-        # builds them once per call)
-        same = built >= 0 and l0 == l0_built
-        k = 0
-        while same and k < p.shape[1]:
-            same = p[e, k] == p[built, k] and math.copysign(1.0, p[e, k]) == math.copysign(1.0, p[built, k])
-            k += 1
-        if not same:
-            _strain_forms(l0, p, e, Lq, Hq, ow)
-            _section_matrix(p, e, l0, S)
-            built, l0_built = e, l0
+        _strain_forms(l0, p, e, Lq, Hq, ow)
+        _section_matrix(p, e, l0, S)
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
         _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
         # averaged configuration and its invariant variation; Δπ = B(q̄) Δq exactly, taken
