@@ -310,25 +310,25 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     V0 = np.empty(X.shape[0])
     V0[:] = np.nan
     with_matrix = V0.size == X.shape[0]  # True, as a run-time value: one compiled specialization
-    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K)
+    midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, section_forms(X.shape[0]), with_matrix, f, K)
 
 
 @jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def section_forms(n_el):
     """Arrays for the strain forms Lq (n_el, 6, 7), Hq (n_el, 6, 7, 7) and section matrices
-    S (n_el, 6, 6) of ``n_el`` elements (``midpoint_force_steps``: of the element at hand)."""
+    S (n_el, 6, 6) of the elements, kept by ``midpoint_force_steps`` with their start-of-step
+    energies."""
     return np.empty((n_el, 6, 7)), np.empty((n_el, 6, 7, 7)), np.empty((n_el, 6, 6))
 
 
 @jit
-def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
+def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f, K):
     """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
     start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else
     taken as it is (the Newton iterations of one step share the start of the step; a whole-step
-    driver sets V0 to NaN at each new step). The element's strain forms and section matrix
-    (372 floats, from its reference length and properties alone) are built at each call into
-    one element's work arrays: kept per element through a step they would be 496 B/DOF of a
-    beam3d chain, built again they cost a few percent of the element's evaluation.
+    driver sets V0 to NaN at each new step). With V0[e] the element's strain forms and
+    section matrix are built into ``forms`` (``section_forms``) and kept: they depend on the
+    element alone and serve every energy evaluation of the step.
 
     Without ``with_matrix`` only the force f is written (K untouched), bitwise the force of
     a call with the matrix: the energy at π_{n+1} without its gradient and the gradient at
@@ -337,8 +337,6 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
     R0, F, RR, qa, th, _, _, _, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt, ow = mw[0], mw[3], mw[12]
-    forms = section_forms(1)
-    Lq, Hq, S = forms[0][0], forms[1][0], forms[2][0]
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
@@ -365,9 +363,11 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, with_matrix, f, K):
         for k in range(p.shape[1]):
             pt[0, k] = p[e, k]
         l0 = _reference_triad(X, p, e, R0)
-        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated)
-        _strain_forms(l0, p, e, Lq, Hq, ow)
-        _section_matrix(p, e, l0, S)
+        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated, the forms built)
+        Lq, Hq, S = forms[0][e], forms[1][e], forms[2][e]
+        if not known:
+            _strain_forms(l0, p, e, Lq, Hq, ow)
+            _section_matrix(p, e, l0, S)
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)
         _invariants(X, u1, R1n, e, R0, Q1b, Q2b, xb, pib)
         # averaged configuration and its invariant variation; Δπ = B(q̄) Δq exactly, taken

@@ -137,18 +137,20 @@ def test_kept_start_energies_give_the_same_force_and_matrix(params):
     # midpoint_force_steps with the start-of-step energies V0 kept from an earlier call of
     # the same step (another end state): bitwise the force and matrix of
     # midpoint_force_oriented, which evaluates V0 afresh; V0 is the strain energy at u0
+    # (the section forms kept with it)
     X, p, u0, R0n = element(params)
+    forms = beam3d_midpoint.section_forms(1)
     for s, seed in ((1e-2, 3), (1e-3, 5)):
         u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
         beam3d.midpoint_force_oriented(X, u0, R0n, u1, R1n, u0, R0n, psi, R0n, p, f, K)
         V0 = np.full(1, np.nan)
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, True, fk, Kk)  # fills V0
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u0 + 0.01, R0n, psi, p, V0, forms, True, fk, Kk)  # fills V0
         en0 = np.zeros(1)
         beam3d.strain_energy(X, u0, R0n, p, en0)
         assert V0[0] > 0 and V0[0] == pytest.approx(en0[0], rel=1e-12)
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
 
@@ -159,6 +161,7 @@ def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
     # same force bit for bit, with fresh and with kept start energies, K left as it was;
     # a later call with the matrix gives the same force and matrix as ever
     X, p, u0, R0n = element(params)
+    forms = beam3d_midpoint.section_forms(1)
     for s, seed in ((3e-2, 3), (1e-3, 5), (0.0, 7)):
         u1, psi, R1n = end_state(u0, R0n, step_increment(X, u0, s, seed))
         f, K = np.zeros((1, 12)), np.zeros((1, 12, 12))
@@ -166,11 +169,11 @@ def test_force_alone_is_bitwise_the_force_of_force_and_matrix(params):
         V0 = np.full(1, np.nan)
         for _ in range(2):  # V0 computed, then kept
             fo, Ko = np.zeros((1, 12)), np.full((1, 12, 12), 7.0)
-            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, False, fo, Ko)
+            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, False, fo, Ko)
             np.testing.assert_array_equal(fo, f)
             assert (Ko == 7.0).all()
         fk, Kk = np.zeros((1, 12)), np.zeros((1, 12, 12))
-        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, True, fk, Kk)
+        beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, True, fk, Kk)
         np.testing.assert_array_equal(fk, f)
         np.testing.assert_array_equal(Kk, K)
         assert np.abs(f).max() > 1.0

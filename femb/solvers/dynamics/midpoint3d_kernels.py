@@ -35,7 +35,7 @@ import numpy as np
 from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
-from femb.elements.beam3d_midpoint import midpoint_force_steps
+from femb.elements.beam3d_midpoint import midpoint_force_steps, section_forms
 from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
@@ -137,10 +137,11 @@ def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
 
 
 @jit(inline="always")  # one call site, in beam3d_steps: no library of its own to link and re-emit
-def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work):
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms):
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
-    (MidPoint3DSystem.evaluate without damping, mass points and state loads). The elements are
+    (MidPoint3DSystem.evaluate without damping, mass points and state loads); ``forms``: the
+    elements' section forms kept with their start-of-step energies. The elements are
     evaluated and scattered in blocks of ELEMENT_BLOCK (the element arrays u0e, u1e, R0e,
     R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0, u0 + z, R_n, R_{n+1}, ψ):
     in element order, as one pass over all of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
@@ -159,8 +160,8 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     for i in range(n):
         u1[i] = u0[i] + z[i]
-    # per block: gathers, element kernel (the start-of-step energies V0e of the step's
-    # first call kept), scatter of the forces and element matrices
+    # per block: gathers, element kernel (the start-of-step energies V0e and the section
+    # forms of the step's first call kept), scatter of the forces and element matrices
     for i in range(n):
         f[i] = 0.0
     if with_matrix:
@@ -180,7 +181,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                     for b in range(3):
                         R1e[e, nd, a, b] = R1n[row, a, b]
         midpoint_force_steps(X[e0:e1], u0e[:m], R0e[:m], u1e[:m], R1e[:m], psie[:m], props[e0:e1], V0e[e0:e1],
-                             with_matrix, fe[:m], ke[:m])
+                             (forms[0][e0:e1], forms[1][e0:e1], forms[2][e0:e1]), with_matrix, fe[:m], ke[:m])
         scatter_vector(var[e0:e1], fe[:m], f)
         if with_matrix:
             scatter_matrix(pos[e0:e1], ke[:m], kdata)
@@ -262,6 +263,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             np.empty((nb, 2, 3)), np.empty((nb, n_dof)), np.empty((nb, n_dof, n_dof)), np.empty(n_el))
     u1, w, pm, R_full, r, kdata, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[6], work[12], work[9]
     V0e = work[21]
+    forms = section_forms(n_el)
     ab = np.zeros((neq, 2 * kl + ku + 1))
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
@@ -313,7 +315,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             converged = False
             for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
                 norm, scale = _evaluate(u0, z, v0, h, fx, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                        with_matrix, work)
+                                        with_matrix, work, forms)
                 if with_matrix or at_round_off:
                     break
                 converged = norm <= residual_threshold(param[0], param[1], scale)  # newton_verdict's force test
