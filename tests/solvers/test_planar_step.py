@@ -191,3 +191,23 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
         assert np.array_equal(a, before[k]), k
     assert "K" not in prob.__dict__  # the general path's Newton matrix buffer is not made
     assert np.shares_memory(prob.M_eq.data, prob.mass_data)
+    assert prob._midpoint2d["mass_data"] is None  # nor the scaled mass of the general step matrix
+
+
+def test_general_path_after_the_compiled_steps_scales_the_mass_on_first_use():
+    """A general step after compiled ones makes (2/h²)·M_eq.data for its step h, once per h,
+    and runs as a general run from the same state does."""
+    model = pendulum()
+    prob = DynamicProblem(model, mass="invariant")
+    first = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(mass="invariant", record_every=5), problem=prob)
+    assert first.info["compiled_step"] and prob._midpoint2d["mass_data"] is None
+    settings = DynamicSettings(mass="invariant", record_every=5, compiled_step=False)
+    u0, v0 = first.states[-1], first.velocities[-1]
+    general = solve_dynamic(model, 1e-3, 5e-3, settings, problem=prob, u0=u0, v0=v0)
+    c = prob._midpoint2d
+    assert c["h"] == 1e-3
+    np.testing.assert_array_equal(c["mass_data"], (2.0 / 1e-3 ** 2) * prob.mass_data)
+    fresh = solve_dynamic(model, 1e-3, 5e-3, settings, u0=u0, v0=v0)
+    for a, b in zip(general.states + general.velocities, fresh.states + fresh.velocities):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(general.series("iterations"), fresh.series("iterations"))

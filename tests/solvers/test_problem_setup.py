@@ -7,7 +7,7 @@ import pytest
 from femb.core.errors import InputError
 from femb.mesh import CellBlock, Mesh, line_mesh
 from femb.model import Model
-from femb.solvers import solve_dynamic
+from femb.solvers import DynamicSettings, solve_dynamic
 from femb.solvers.dynamics.problem import DynamicProblem
 from femb.solvers.nonlinear import step_newton
 from femb.solvers.problem import StaticProblem, length_scale
@@ -89,3 +89,39 @@ def test_oriented_means_nodes_with_3d_rotations_in_every_analysis(name):
     assert static.assembler.has_oriented_blocks == static.oriented
     oriented_cells = np.unique(np.concatenate([b.cells.ravel() for b in static.table.blocks if b.spec.oriented] or [[]]))
     assert np.array_equal(static.rotations.nodes, oriented_cells.astype(np.int64))
+
+
+@pytest.mark.parametrize("name", ["beam2d", "beam3d", "truss3d + rigid body"])
+def test_set_up_leaves_the_element_loop_buffers_unwritten(name):
+    """The set-up's mass passes (gravity, element masses) do not keep their element arrays:
+    the loop's buffers are fresh (zero, no gathered inputs) after DynamicProblem, and a
+    general step filling them again gives the run of a problem that never released them."""
+    model, _ = _models()[name]
+    model.gravity((0.0, -9.81) if model.dim == 2 else (0.0, -6.0, -7.76))
+    prob = DynamicProblem(model)
+    for buf in prob.assembler.loop.buffers:
+        assert not buf.K.any() and not buf.f.any() and not buf._work and not buf.calls
+    kept = DynamicProblem(model)
+    kept.assembler.element_masses(kept.mass_kind, R=kept.rotations.identity())  # buffers written again
+    runs = [solve_dynamic(model, 0.01, 0.05, DynamicSettings(compiled_step=False), problem=p) for p in (prob, kept)]
+    for a, b in zip(runs[0].states + runs[0].velocities, runs[1].states + runs[1].velocities):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(runs[0].series("total_energy"), runs[1].series("total_energy"))
+
+
+@pytest.mark.parametrize("name", ["beam2d", "beam3d", "truss3d + rigid body"])
+def test_element_masses_are_kept_by_their_nonzero_entries(name):
+    """DynamicProblem keeps the element masses by their nonzero entries; ``element_mass``
+    expands them bitwise to the dense masses (the translational part in oriented models),
+    new arrays at each access."""
+    from femb.solvers.problem import split_rotary_mass
+    model, _ = _models()[name]
+    prob = DynamicProblem(model)
+    dense = prob.assembler.element_masses(prob.mass_kind, R=prob.rotations.identity())
+    if prob.oriented:
+        dense = [split_rotary_mass(b, Me)[0] for b, Me in zip(prob.table.blocks, dense)]
+    got = prob.element_mass
+    assert got[0] is not prob.element_mass[0]
+    for Me, kept, mine in zip(dense, prob._element_mass, got):
+        np.testing.assert_array_equal(mine, Me)
+        assert kept.values.size == np.count_nonzero(np.any(Me != 0.0, axis=0)) * Me.shape[0] < Me.size

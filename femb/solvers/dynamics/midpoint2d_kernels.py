@@ -353,9 +353,10 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     u1 = np.empty(n)
     R = np.empty(n)
     f = np.empty(n)
-    fs = np.zeros(n)
-    fext = np.empty(n)
-    fext_k = np.empty(n)
+    n_timed = timed.shape[0]
+    fs = np.zeros(n if n_timed else 0)  # (the timed loads; none without any)
+    fext = np.empty(n if n_timed else 0)  # (the loads at the mid-point: f_const itself without timed loads)
+    fext_k = np.empty(n if rot_loaded else 0)  # (the loads with the Cayley factor of loaded rotations)
     r = np.empty(neq)
     dz = np.empty(neq)
     kdata = np.empty(indices_k.size)
@@ -375,13 +376,14 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     hist = np.empty(max_iterations + 1)
     unit = np.zeros(n, dtype=np.bool_)  # (planar: every coordinate by its magnitude)
     last_its = -1  # Newton iterations of the step before
-    n_timed = timed.shape[0]
     for step in range(n_steps):
         h = hs[step]
         step_start(u, v, u0, v0, amps[step], timed, fs)
         # loads at the mid-point, the predictor z = h v with the prescribed increments
+        fx = fext if n_timed else f_const
         for i in range(n):
-            fext[i] = f_const[i] + fs[i] if n_timed else f_const[i]
+            if n_timed:
+                fext[i] = f_const[i] + fs[i]
             z[i] = h * v0[i]
         for k in range(pres_var.size):
             i = pres_var[k]
@@ -405,7 +407,7 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             tangent = not (at_round_off or (0 < it <= 2 and it == last_its))
             verdict = 0
             for _ in range(2):  # (a second pass when the prediction missed: the tangent, the same residual bit for bit)
-                norm, scale = _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
+                norm, scale = _beam2d_evaluate(u0, z, v0, h, fx, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
                                                indices_m, mdata, meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
                                                fext_k, u1, R, r, tangent)
                 if at_round_off:

@@ -244,8 +244,9 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     v0 = np.empty(n)
     z = np.empty(n)
     z_new = np.empty(n)
-    fs = np.zeros(n)
-    fext = np.empty(n)
+    n_timed = timed.shape[0]
+    fs = np.zeros(n if n_timed else 0)  # (the timed loads; none without any)
+    fext = np.empty(n if n_timed else 0)  # (the loads at the mid-point: f_const itself without timed loads)
     dz = np.empty(neq)
     R0n = np.empty((k_nodes, 3, 3))
     Jn = np.empty((k_nodes, 3, 3))
@@ -278,9 +279,11 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 pi0[k, c] = pi[k, c]
         _spatial_inertia(R0n, J0, Jn)
         # loads at the mid-point and their norm over the equations
-        for i in range(n):
-            fext[i] = f_const[i] + fs[i]
-        fext_norm = norm_over(fext, ev)
+        fx = fext if n_timed else f_const
+        if n_timed:
+            for i in range(n):
+                fext[i] = f_const[i] + fs[i]
+        fext_norm = norm_over(fx, ev)
         mom_scale = momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata, h, w, pm)
         V0e[:] = np.nan  # (the elements' start-of-step energies: computed at the first evaluation)
         # predictor with the prescribed increments
@@ -311,7 +314,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             with_matrix = not lazy
             converged = False
             for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
-                norm, scale = _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
+                norm, scale = _evaluate(u0, z, v0, h, fx, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
                                         with_matrix, work, forms)
                 if with_matrix or at_round_off:
                     break
@@ -361,8 +364,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
         w_rot = 0.0
         for i in range(n):
             if rot3d[i]:
-                w_rot += fext[i] * z[i]
-            else:
+                w_rot += fx[i] * z[i]
+            elif n_timed:
                 w_plain += fs[i] * z[i]
         step_end(R_full, z, work_var, work_ptr, w_plain + w_rot, books, u1, v0, h, u, v)
         finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, v0, h, u, v)

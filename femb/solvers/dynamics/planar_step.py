@@ -178,7 +178,7 @@ class PlanarSteps(WholeSteps):
             return None
         if any(b.spec.kernels.midpoint_step is not None for b in p.table.blocks):
             return None
-        c = _planar_constants(p, p.dt_hint)
+        c = _planar_constants(p)
         block = c["block"]
         if block is None or block[0] is not beam2d.midpoint_force or c["chords"] is None:
             return None

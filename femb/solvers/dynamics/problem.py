@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from femb.assembly.element_loop import material_stiffness
+from femb.assembly.element_loop import BlockBuffers, material_stiffness
 from femb.assembly.loads import gravity_field
 from femb.core.errors import InputError, ModelError
 from femb.core.rotations import hat_batch
@@ -70,6 +70,42 @@ def _diagonal_positions(table):
     """Position of each diagonal entry (n_eq,) in the CSR data of the table's pattern
     (-1 where the pattern has none)."""
     return table.entry_positions(np.arange(table.n_eq, dtype=np.int64).reshape(-1, 1)).reshape(-1)
+
+
+class CompactBlockMass:
+    """The element masses of one block kept by their entries that are nonzero in some
+    element: a lumped beam mass has 6 of the 36 (beam2d) or, translational part, of the
+    144 (beam3d) entries of its element matrix, so the dense (n_el, n_edof, n_edof) array
+    would be 96 / 192 B/DOF of a beam chain against 16 / 8.
+
+    Attributes
+    ----------
+    shape : (n_el, n_edof, n_edof) of the dense masses
+    rows, cols : (k,) int64 element rows and columns of the kept entries
+    values : (n_el, k) their values per element (zeros where one element has none)
+    """
+
+    def __init__(self, Me):
+        self.shape = Me.shape
+        rows, cols = np.nonzero(np.any(Me != 0.0, axis=0))
+        self.rows, self.cols = rows.astype(np.int64), cols.astype(np.int64)
+        self.values = Me[:, self.rows, self.cols]
+
+    def dense(self):
+        """The masses (n_el, n_edof, n_edof), bitwise those given to the constructor."""
+        out = np.zeros(self.shape)
+        out[:, self.rows, self.cols] = self.values
+        return out
+
+
+def _release_loop_buffers(loop):
+    """Give each block of the ElementLoop ``loop`` fresh work arrays. The set-up's element
+    passes (the mass kernel of the gravity loads and of the element masses) leave theirs
+    filled: (n_el, n_edof, n_edof) matrices and the gathered inputs, 137 B/DOF resident in a
+    beam2d chain, 293 B/DOF in a beam3d chain. Fresh arrays are zero pages until written, so
+    the compiled whole steps, which never use the loop, do not keep that memory; a scheme
+    that assembles through the loop fills them again on its first pass."""
+    loop.buffers = [BlockBuffers(b) for b in loop.blocks]
 
 
 class NodalRotaryInertia:
@@ -343,7 +379,7 @@ class DynamicProblem(ProblemSetup):
     mass_data : (nnz,) the data of M_eq
     M_full : CSR (n_var, n_var), constrained rows and columns included
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
-        variable-mass blocks)
+        variable-mass blocks), new arrays at each access from the kept nonzero entries
     variable_mass : VariableMass, the blocks whose mass depends on the configuration
     offset_points : OffsetPoints or PlanarOffsetPoints, the node-attached mass points of
         sections whose mass centre is off the node line
@@ -420,7 +456,7 @@ class DynamicProblem(ProblemSetup):
                 self.f_const = self.f_const + vec
             else:
                 self._timed.append((load.amplitude, vec))
-        self.element_mass = []
+        element_mass = []
         rotary = []
         for i, (b, Me) in enumerate(zip(t.blocks, masses)):
             if i in variable or i in points:  # re-assembled by the α step / carried by mass points
@@ -430,11 +466,11 @@ class DynamicProblem(ProblemSetup):
                 rotary.append(Mr)
             elif self.offset_points.block_masses(i) is not None:  # carried by the offset points
                 Me = Me - self.offset_points.block_masses(i)
-            self.element_mass.append(Me)
+            element_mass.append(Me)
         # oriented models: translational mass only; the rotary inertia turns with the nodes
         # (femb.solvers.dynamics.midpoint3d)
         data = t.new_matrix_data()
-        for b, Me in zip(t.blocks, self.element_mass):
+        for b, Me in zip(t.blocks, element_mass):
             scatter_matrix(b.pos, Me, data)
         self.mass_data = data
         self.rotary = None
@@ -442,7 +478,9 @@ class DynamicProblem(ProblemSetup):
             J_full = full_matrix(t, rotary, [rotary_columns(b) for b in t.blocks])
             del rotary
             self.rotary = NodalRotaryInertia(t, J_full, self.rotations)
-        self.M_full = full_matrix(t, self.element_mass)
+        self.M_full = full_matrix(t, element_mass)
+        self._element_mass = [CompactBlockMass(Me) for Me in element_mass]
+        del element_mass, masses
         self.rot = np.zeros(t.n_var, dtype=bool)
         self.rot3d = (t.var_dof >= 3) if self.oriented else np.zeros(t.n_var, dtype=bool)  # 3-D rotational variables
         self.reference_coordinates = reference_coordinates(model, t)
@@ -453,6 +491,7 @@ class DynamicProblem(ProblemSetup):
         # external moments on rotational variables need the Cayley factor of the mid-point scheme
         self.rot_loaded = bool(np.any(self.f_const[self.rot] != 0.0) or any(np.any(vec[self.rot] != 0.0) for _, vec in self._timed))
         self.damping = DampingModel(self, damping)
+        _release_loop_buffers(self.assembler.loop)
         # translational columns of the two end nodes of 2-node line elements (chord turn limit)
         self.chord_columns = []
         for b in t.blocks:
@@ -467,6 +506,13 @@ class DynamicProblem(ProblemSetup):
         self.max_turn = 0.5  # rad: the largest rotation one Newton correction may apply (set by the driver)
         self.force = np.zeros(t.n_var)
         self.dt_hint = 1.0  # set by the driver to the nominal step (finite-difference steps of prescribed functions)
+
+    @property
+    def element_mass(self):
+        """The element masses, a list of (n_el, n_edof, n_edof) per block (for momenta; zero
+        for the variable-mass blocks; translational part in oriented models): new arrays at
+        each access, expanded from their nonzero entries (``CompactBlockMass``)."""
+        return [m.dense() for m in self._element_mass]
 
     @cached_property
     def M_eq(self):

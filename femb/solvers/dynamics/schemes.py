@@ -81,10 +81,10 @@ if TYPE_CHECKING:
     from femb.solvers.dynamics.problem import DynamicProblem
 
 
-def _planar_constants(problem, h):
+def _planar_constants(problem):
     """Constants of the planar mid-point steps of ``problem`` (cached on it): int64 index
-    arrays (rotational variables, free equations, the full mass's CSR pattern), work
-    arrays, and the mass part (2/h²) M_eq.data of the step matrix for the step ``h``."""
+    arrays (rotational variables, free equations, the full mass's CSR pattern) and work
+    arrays (the mass part of the step matrix: ``_planar_step_mass``)."""
     c = problem.__dict__.get("_midpoint2d")
     M = problem.M_full
     if c is None or c["M"] is not M:
@@ -115,9 +115,17 @@ def _planar_constants(problem, h):
         elif not chords:
             c["chords"] = ()
         problem._midpoint2d = c
+    return c
+
+
+def _planar_step_mass(problem, h):
+    """The mass part (2/h²) M_eq.data (nnz,) of the planar step matrix for the step ``h``
+    (cached with ``_planar_constants`` for the last h; the compiled planar steps scale
+    M_eq.data inside the kernel and never make it)."""
+    c = _planar_constants(problem)
     if c["h"] != h:
         c["h"], c["mass_data"] = h, (2.0 / (h * h)) * problem.mass_data
-    return c
+    return c["mass_data"]
 
 
 def _kappa(tau):
@@ -219,9 +227,9 @@ class _MidPointSystem(_StepSystem):
             self.z_prescribed = [(vars_, z[vars_].copy()) for vars_, _ in self.z_prescribed]
         self.z0 = self._impose(z)
         # per-problem constants (index arrays, the mass part of the step matrix for this h)
-        self._c = c = _planar_constants(problem, h)
+        self._c = c = _planar_constants(problem)
         self.rot_eq_in_rot = c["rot_eq_in_rot"]
-        self.mass_data = c["mass_data"]
+        self.mass_data = _planar_step_mass(problem, h)
         self.damped = problem.damping.active
         self._r = self._r_norm = None
 
