@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
-from femb.correlation.pattern import csr_pattern, entry_positions, renumbered_pattern
+from femb.correlation.pattern import INDEX, csr_pattern, csr_rows, entry_positions, renumbered_pattern
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,8 @@ class ElementBlock:
 
     cells (n_el, n_nodes) int64 node indices; X (n_el, n_nodes, dim) reference
     coordinates; props (n_el, n_params); var (n_el, n_edof) variable indices; eq
-    (n_el, n_edof) equation indices (-1 constrained); pos (n_el, n_edof, n_edof) positions
-    in the CSR data array (-1 not assembled).
+    (n_el, n_edof) equation indices (-1 constrained); pos (n_el, n_edof, n_edof) int32
+    positions in the CSR data array (-1 not assembled; femb.correlation.pattern.INDEX).
     """
 
     part: str
@@ -76,7 +76,8 @@ class CorrelationTable:
     fixed_vars : (k,) int64
     prescribed : list of (vars (k,) int64, Prescribed record)
     blocks : list of ElementBlock
-    indptr, indices : CSR pattern of the equations
+    indptr, indices : CSR pattern of the equations, (n_eq + 1,) and (nnz,) int32
+        (femb.correlation.pattern.INDEX, scipy's index type: shared with ``csr`` matrices)
     """
 
     def __init__(self, dim, dof_names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
@@ -104,7 +105,6 @@ class CorrelationTable:
         for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, self.indptr, self.indices, self.var_block,
                     self.var_element):
             arr.setflags(write=False)
-        self._csr_index = None  # (indices, indptr) in scipy's index dtype, made on first use
 
     @property
     def n_var(self):
@@ -124,20 +124,26 @@ class CorrelationTable:
         return np.flatnonzero(self.var_eq < 0)
 
     def kernel_pattern(self):
-        """(indptr (n_eq + 1,), indices (nnz,)): the CSR pattern as int64 C-contiguous arrays
-        typed writable, for compiled kernels that only read it. numba gives read-only and
-        writable arrays different types (one more compilation of a kernel per type); these
-        share the memory of ``indptr`` and ``indices`` when the table's own arrays are int64
-        and contiguous (copies otherwise). Callers must not write into them."""
+        """(indptr (n_eq + 1,), indices (nnz,)): the CSR pattern as int32 (``INDEX``)
+        C-contiguous arrays typed writable, for compiled kernels that only read it. numba
+        gives read-only and writable arrays different types (one more compilation of a
+        kernel per type); these share the memory of ``indptr`` and ``indices`` when the
+        table's own arrays are ``INDEX`` and contiguous (copies otherwise). Callers must
+        not write into them."""
         out = []
         for arr in self._pattern:
-            if arr.dtype != np.int64 or not arr.flags.c_contiguous or not arr.flags.writeable:
-                arr = np.array(arr, dtype=np.int64, order="C")
+            if arr.dtype != INDEX or not arr.flags.c_contiguous or not arr.flags.writeable:
+                arr = np.array(arr, dtype=INDEX, order="C")
             out.append(arr)
         return out[0], out[1]
 
+    def entry_rows(self):
+        """The equation (row) of every entry of the pattern, (nnz,) int64: the row pointers
+        expanded (``csr_rows``)."""
+        return csr_rows(self.indptr)
+
     def entry_positions(self, eq):
-        """CSR positions (k, m, m) int64 in the data of the table's pattern of the entries
+        """CSR positions (k, m, m) int32 in the data of the table's pattern of the entries
         (eq[a, i], eq[a, j]) of each group a of m equations ``eq`` (k, m): -1 where an
         equation is -1 or the pattern has no such entry."""
         return entry_positions(eq, *self.kernel_pattern())
@@ -148,19 +154,9 @@ class CorrelationTable:
 
     def csr(self, data):
         """Wrap a data array in a scipy CSR matrix of the fixed pattern (no copy of the data;
-        the pattern's index arrays are shared, read-only, between the matrices)."""
-        if self._csr_index is None:
-            # scipy stores indices in int32 when they fit and would convert (copy) the int64
-            # pattern on every call: convert once
-            idx = sp.csr_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
-            indices, indptr = idx.indices, idx.indptr
-            if indices is self.indices or indptr is self.indptr:
-                indices, indptr = indices.copy(), indptr.copy()
-            for arr in (indices, indptr):
-                arr.setflags(write=False)
-            self._csr_index = (indices, indptr)
-        indices, indptr = self._csr_index
-        return sp.csr_matrix((data, indices, indptr), shape=(self.n_eq, self.n_eq))
+        the matrix's index arrays are the table's read-only ``indices`` and ``indptr``,
+        already in scipy's index type, so no matrix copies the pattern)."""
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
 
     @property
     def n_internal(self):
