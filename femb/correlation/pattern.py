@@ -266,11 +266,9 @@ def renumbered_pattern(n_eq, eq_blocks):
     _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new)
     del indices, indptr
     indptr_new = indptr_new.astype(INDEX)
-    renumbered = []
-    for eq in blocks:
-        new = new_of_old[np.maximum(eq, 0)]
-        new[eq < 0] = -1
-        renumbered.append(new)
+    new_of_old = np.append(new_of_old, -1)  # new_of_old[-1] = −1: constrained entries stay −1
+    renumbered = [new_of_old[eq] for eq in blocks]
+    new_of_old = new_of_old[:-1]
     del blocks
     positions = _block_positions(work, renumbered, indptr_new, indices_new)
     return new_of_old, renumbered, (indptr_new, indices_new, positions)

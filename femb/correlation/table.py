@@ -99,9 +99,12 @@ class CorrelationTable:
         self.indptr = indptr.view()
         self.indices = indices.view()
         n_var = var_eq.size
-        self.var_block = np.full(n_var, -1, dtype=np.int64) if var_block is None else var_block
-        self.var_element = np.full(n_var, -1, dtype=np.int64) if var_element is None else var_element
-        self.n_nodal = int(np.count_nonzero(self.var_block < 0))
+        # without element-internal variables both are −1 throughout: one read-only broadcast
+        # value each instead of two (n_var,) arrays
+        none = np.broadcast_to(np.int64(-1), (n_var,))
+        self.var_block = none if var_block is None else var_block
+        self.var_element = none if var_element is None else var_element
+        self.n_nodal = n_var if var_block is None else int(np.count_nonzero(self.var_block < 0))
         for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, self.indptr, self.indices, self.var_block,
                     self.var_element):
             arr.setflags(write=False)
@@ -285,14 +288,17 @@ def build_table(model, renumber=True):
         n_el = mesh.cells[part.cells].connectivity.shape[0]
         internal.append((n_var, n_el, spec.n_internal))
         n_var += n_el * spec.n_internal
-    var_node = np.full(n_var, -1, dtype=np.int64)
-    var_dof = np.full(n_var, -1, dtype=np.int64)
-    if model.ties:  # a tied variable's representative: its first (node, DOF) in node order
-        var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
-        var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+    if not model.ties and n_var == n_nodal:  # the node DOFs in variable order are the representatives
+        var_node, var_dof = nodes.astype(np.int64, copy=False), dofs.astype(np.int64, copy=False)
     else:
-        var_node[:n_nodal] = nodes
-        var_dof[:n_nodal] = dofs
+        var_node = np.full(n_var, -1, dtype=np.int64)
+        var_dof = np.full(n_var, -1, dtype=np.int64)
+        if model.ties:  # a tied variable's representative: its first (node, DOF) in node order
+            var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
+            var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+        else:
+            var_node[:n_nodal] = nodes
+            var_dof[:n_nodal] = dofs
     var_block = var_element = None  # (no element-internal variables: all −1, CorrelationTable's default)
     if n_var > n_nodal:
         var_block = np.full(n_var, -1, dtype=np.int64)
@@ -334,7 +340,11 @@ def build_table(model, renumber=True):
             var = np.hstack([var, first + np.arange(n_el * n_int, dtype=np.int64).reshape(n_el, n_int)])
         raw.append((part, spec, conn, var))
 
-    eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
+    eq_blocks = []
+    for _, _, _, var in raw:
+        eq = var_eq[var]
+        eq[var < 0] = -1
+        eq_blocks.append(eq)
     if renumber and free.size:
         new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
         var_eq[free] = new_of_old
