@@ -235,9 +235,9 @@ def _block_positions(work, blocks, indptr, indices):
 def _rcm(n_eq, indptr, indices):
     """scipy's reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric
     pattern (indptr (n_eq + 1,), indices) ``INDEX`` (scipy's own index type: no copy of the
-    graph). The scipy CSR matrix that the public
-    function takes costs ~20 µs of checks on a 30-equation model, twice the ordering:
-    scipy's kernel is called directly where it exists (the same order)."""
+    graph). The scipy CSR matrix that the public function takes costs ~20 µs of checks on a
+    30-equation model, twice the ordering: scipy's kernel is called directly where it
+    exists (the same order)."""
     if _reverse_cuthill_mckee is not None:
         return np.asarray(_reverse_cuthill_mckee(indices, indptr, n_eq), dtype=np.int64)
     graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))

@@ -56,6 +56,7 @@ class ElementBlock:
 
     @property
     def n_elements(self):
+        """Number of elements of the block."""
         return self.cells.shape[0]
 
 
@@ -111,14 +112,17 @@ class CorrelationTable:
 
     @property
     def n_var(self):
+        """Number of variables (nodal and element-internal, constrained ones included)."""
         return self.var_eq.size
 
     @property
     def n_eq(self):
+        """Number of equations (free variables)."""
         return self.eq_var.size
 
     @property
     def nnz(self):
+        """Number of entries of the CSR pattern of the equations."""
         return self.indices.size
 
     @property
