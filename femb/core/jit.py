@@ -1,7 +1,8 @@
 """The compilation decorator used by every femb kernel.
 
 All kernels are compiled with ``cache=True`` so that the compile cost is paid once per
-machine, and with fixed dtypes (float64 arrays, int64 index arrays). Setting the
+machine, and with fixed dtypes (float64 arrays, int64 index arrays; int32 for the CSR
+pattern and the positions in it, femb.correlation.pattern.INDEX). Setting the
 environment variable ``NUMBA_DISABLE_JIT=1`` runs the same kernels as plain Python, which
 the test suite uses to check the kernels against their numpy references.
 
@@ -16,13 +17,14 @@ folder lies under ``NUMBA_CACHE_DIR`` when that is set, else under the user's ca
 to delete.
 
 First runs. Every kernel is compiled lazily, at its first call, for the one signature it
-is called with (float64 arrays, int64 indices). Compiling takes seconds to tens of seconds
-of CPU for a first 3-D run; :func:`compile_estimate` predicts, cheaply and before a run,
-whether it will compile (the digest folder lacks valid cache entries of the kernels that the
-same kind of run used before, or lacks any entry of the model's element modules) and for
-about how long, from the compile times recorded by :func:`record_run` in
-``femb-kernel-runs.json`` beside the digest folders. Whenever a femb kernel starts to
-compile, the ``femb.core.jit`` logger says so once per process at INFO level.
+is called with (float64 arrays, int64 indices, int32 CSR patterns and positions).
+Compiling takes seconds to tens of seconds of CPU for a first 3-D run;
+:func:`compile_estimate` predicts, cheaply and before a run, whether it will compile
+(the digest folder lacks valid cache entries of the kernels that the same kind of run
+used before, or lacks any entry of the model's element modules) and for about how long,
+from the compile times recorded by :func:`record_run` in ``femb-kernel-runs.json`` beside
+the digest folders. Whenever a femb kernel starts to compile, the ``femb.core.jit`` logger
+says so once per process at INFO level.
 
 Internal kernels. Helpers that femb calls only from other kernels are declared
 ``jit(internal=True)``: numba compiles them without the CPython and C-callable wrappers

@@ -1,6 +1,8 @@
 """Compiled scatter kernels: add batches of element vectors/matrices into global arrays.
 
-Index arrays use -1 for entries that are not assembled (constrained DOFs).
+Index arrays use -1 for entries that are not assembled (constrained DOFs). Element
+variables ``loc`` are int64; positions ``pos`` in CSR data are int32, the index type of the
+correlation table's pattern (femb.correlation.pattern.INDEX).
 """
 import numpy as np
 
@@ -35,7 +37,7 @@ def gather_vector(loc, values, out):
 def scatter_matrix(pos, ke, data):
     """data[pos[e, a, b]] += ke[e, a, b] for all entries with pos >= 0.
 
-    pos: (n_el, n_dof, n_dof) int64 positions in a CSR data array; ke: same shape float64.
+    pos: (n_el, n_dof, n_dof) int32 positions in a CSR data array; ke: same shape float64.
     """
     n_el, n_dof, _ = pos.shape
     for e in range(n_el):

@@ -6,12 +6,27 @@ element entry finds its CSR position by a binary search within its row. No globa
 and no (row, column) pair arrays of the whole mesh are formed. With renumbering, the
 pattern is built once in the original numbers (the graph of reverse Cuthill–McKee) and
 then permuted.
+
+Index dtype. The pattern (indptr, indices) and the element positions in its data are int32
+(``INDEX``), as scipy stores the CSR index arrays of matrices that fit: half the memory of
+int64 for the largest arrays of a table (at 10⁶ beam3d elements the positions are 144
+entries per element), shared with scipy's matrices without a conversion, and one compiled
+specialization of every kernel that takes them. A pattern of 2³¹ or more entries (about
+2·10⁷ beam3d elements in one table) cannot be stored so; ``check_index_range`` then stops
+the build with a ModelError naming the size.
 """
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from femb.core import jit
+from femb.core.errors import ModelError
+
+INDEX = np.int32
+"""dtype of the CSR pattern (indptr, indices) and of the element positions in its data."""
+
+MAX_ENTRIES = int(np.iinfo(INDEX).max)
+"""Largest number of pattern entries (nnz) and equations ``INDEX`` can address: 2³¹ − 1."""
 
 try:  # scipy's ordering kernel itself, without the checks and conversions of a CSR matrix around it
     from scipy.sparse.csgraph._reordering import _reverse_cuthill_mckee
@@ -163,29 +178,49 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
         _sort_range(indices_new, a, b)
 
 
+def check_index_range(n_eq, nnz):
+    """ModelError unless a pattern of ``nnz`` entries over ``n_eq`` equations fits the int32
+    index arrays of the table (``INDEX``: at most ``MAX_ENTRIES`` = 2³¹ − 1 of each)."""
+    if nnz > MAX_ENTRIES or n_eq > MAX_ENTRIES:
+        raise ModelError(f"the matrix pattern of this model has {nnz:,} entries over {n_eq:,} equations; femb stores the "
+                         f"pattern's column indices and the element positions in it as int32, which address at most "
+                         f"{MAX_ENTRIES:,} (2³¹ − 1) entries: split the model or reduce parts of it (superelements)")
+
+
+def csr_rows(indptr):
+    """The row of every entry (nnz,) int64 of a CSR pattern with row pointers ``indptr``
+    (n + 1,): row r repeated indptr[r + 1] − indptr[r] times."""
+    indptr = np.asarray(indptr)
+    return np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
+
+
 def _pattern(n_eq, eq_blocks):
-    """CSR pattern (indptr, indices) of the equations coupled by the element blocks, the
-    blocks as C-contiguous int64 arrays and the work array (int64, Σ n_el·n_edof² long)
-    whose first nnz entries are ``indices``: ``_block_positions`` writes the positions into
-    it once ``indices`` is no longer needed, over memory already touched."""
+    """CSR pattern (indptr (n_eq + 1,), indices (nnz,)) ``INDEX`` of the equations coupled by
+    the element blocks, the blocks as C-contiguous int64 arrays and the work array
+    (``INDEX``, Σ n_el·n_edof² long) whose first nnz entries are ``indices``:
+    ``_block_positions`` writes the positions into it once ``indices`` is no longer needed,
+    over memory already touched."""
+    check_index_range(n_eq, 0)  # the work array holds equation numbers
     counts = np.zeros(n_eq + 1, dtype=np.int64)
     blocks = [np.ascontiguousarray(eq, dtype=np.int64) for eq in eq_blocks]
     for eq in blocks:
         _count_rows(eq, counts[1:])
     start = np.cumsum(counts)
-    work = np.empty(max(int(start[-1]), sum(eq.shape[0] * eq.shape[1] ** 2 for eq in blocks)), dtype=np.int64)
+    work = np.empty(max(int(start[-1]), sum(eq.shape[0] * eq.shape[1] ** 2 for eq in blocks)), dtype=INDEX)
     cursor = start[:-1].copy()
     for eq in blocks:
         _fill_rows(eq, cursor, work)
-    indptr = np.empty(n_eq + 1, dtype=np.int64)
+    del cursor
+    indptr = counts  # (reused: the row pointers, int64 while the rows are compacted)
     nnz = _sort_unique_rows(start, work, indptr, work)  # compacts in place: nnz ≤ every prefix
-    return indptr, work[:nnz], blocks, work
+    check_index_range(n_eq, nnz)
+    return indptr.astype(INDEX), work[:nnz], blocks, work
 
 
 def _block_positions(work, blocks, indptr, indices):
-    """The positions (n_el, n_edof, n_edof) of each block's entries in the CSR data of the
-    pattern (indptr, indices), as consecutive parts of ``work`` (``_pattern``'s work array;
-    ``indices`` must not be in it)."""
+    """The positions (n_el, n_edof, n_edof) ``INDEX`` of each block's entries in the CSR data
+    of the pattern (indptr, indices), as consecutive parts of ``work`` (``_pattern``'s work
+    array; ``indices`` must not be in it)."""
     positions = []
     o = 0
     for eq in blocks:
@@ -199,9 +234,10 @@ def _block_positions(work, blocks, indptr, indices):
 
 def _rcm(n_eq, indptr, indices):
     """scipy's reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric
-    pattern (indptr (n_eq + 1,), indices) int64. The scipy CSR matrix that the public
-    function takes costs ~20 µs of checks on a 30-equation model, twice the ordering:
-    scipy's kernel is called directly where it exists (the same order)."""
+    pattern (indptr (n_eq + 1,), indices) ``INDEX`` (scipy's own index type: no copy of the
+    graph). The scipy CSR matrix that the public function takes costs ~20 µs of checks on a
+    30-equation model, twice the ordering: scipy's kernel is called directly where it
+    exists (the same order)."""
     if _reverse_cuthill_mckee is not None:
         return np.asarray(_reverse_cuthill_mckee(indices, indptr, n_eq), dtype=np.int64)
     graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))
@@ -226,31 +262,34 @@ def renumbered_pattern(n_eq, eq_blocks):
     if n_eq:
         new_of_old[_rcm(n_eq, indptr, indices)] = np.arange(n_eq)
     indptr_new = np.empty(n_eq + 1, dtype=np.int64)
-    indices_new = np.empty(indices.size, dtype=np.int64)
+    indices_new = np.empty(indices.size, dtype=INDEX)
     _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new)
     del indices, indptr
-    renumbered = [np.where(eq >= 0, new_of_old[np.maximum(eq, 0)], -1) for eq in blocks]
+    indptr_new = indptr_new.astype(INDEX)
+    new_of_old = np.append(new_of_old, -1)  # new_of_old[-1] = −1: constrained entries stay −1
+    renumbered = [new_of_old[eq] for eq in blocks]
+    new_of_old = new_of_old[:-1]
     del blocks
     positions = _block_positions(work, renumbered, indptr_new, indices_new)
     return new_of_old, renumbered, (indptr_new, indices_new, positions)
 
 
 def csr_pattern(n_eq, eq_blocks):
-    """CSR pattern (indptr, indices) of the coupled equations and, for each block, the
-    positions (n_el, n_edof, n_edof) int64 of each element entry in the CSR data (-1 when
-    the row or column is constrained)."""
+    """CSR pattern (indptr (n_eq + 1,), indices (nnz,)) of the coupled equations and, for
+    each block, the positions (n_el, n_edof, n_edof) of each element entry in the CSR data
+    (-1 when the row or column is constrained); all ``INDEX``."""
     indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
     indices = indices.copy()  # out of the work array, which receives the positions
     return indptr, indices, _block_positions(work, blocks, indptr, indices)
 
 
 def entry_positions(eq, indptr, indices):
-    """CSR positions (k, m, m) int64 of the entries (eq[a, i], eq[a, j]) of each group a of
-    m equations ``eq`` (k, m) in the pattern (indptr, indices) (writable int64 arrays: the
-    type ``_positions`` is compiled for): -1 where an equation is -1 or the pattern has no
-    such entry."""
+    """CSR positions (k, m, m) ``INDEX`` of the entries (eq[a, i], eq[a, j]) of each group a
+    of m equations ``eq`` (k, m) in the pattern (indptr, indices) (writable ``INDEX``
+    arrays, ``CorrelationTable.kernel_pattern``: the types ``_positions`` is compiled for):
+    -1 where an equation is -1 or the pattern has no such entry."""
     eq = np.require(eq, dtype=np.int64, requirements=["C", "W"])
-    pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=np.int64)
+    pos = np.empty((eq.shape[0], eq.shape[1], eq.shape[1]), dtype=INDEX)
     _positions(eq, indptr, indices, pos)
     r = np.broadcast_to(eq[:, :, None], pos.shape)
     c = np.broadcast_to(eq[:, None, :], pos.shape)

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from femb import elements as element_library
 from femb.core.errors import ModelError
-from femb.correlation.pattern import csr_pattern, entry_positions, renumbered_pattern
+from femb.correlation.pattern import INDEX, csr_pattern, csr_rows, entry_positions, renumbered_pattern
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,8 @@ class ElementBlock:
 
     cells (n_el, n_nodes) int64 node indices; X (n_el, n_nodes, dim) reference
     coordinates; props (n_el, n_params); var (n_el, n_edof) variable indices; eq
-    (n_el, n_edof) equation indices (-1 constrained); pos (n_el, n_edof, n_edof) positions
-    in the CSR data array (-1 not assembled).
+    (n_el, n_edof) equation indices (-1 constrained); pos (n_el, n_edof, n_edof) int32
+    positions in the CSR data array (-1 not assembled; femb.correlation.pattern.INDEX).
     """
 
     part: str
@@ -56,6 +56,7 @@ class ElementBlock:
 
     @property
     def n_elements(self):
+        """Number of elements of the block."""
         return self.cells.shape[0]
 
 
@@ -76,7 +77,8 @@ class CorrelationTable:
     fixed_vars : (k,) int64
     prescribed : list of (vars (k,) int64, Prescribed record)
     blocks : list of ElementBlock
-    indptr, indices : CSR pattern of the equations
+    indptr, indices : CSR pattern of the equations, (n_eq + 1,) and (nnz,) int32
+        (femb.correlation.pattern.INDEX, scipy's index type: shared with ``csr`` matrices)
     """
 
     def __init__(self, dim, dof_names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
@@ -98,24 +100,29 @@ class CorrelationTable:
         self.indptr = indptr.view()
         self.indices = indices.view()
         n_var = var_eq.size
-        self.var_block = np.full(n_var, -1, dtype=np.int64) if var_block is None else var_block
-        self.var_element = np.full(n_var, -1, dtype=np.int64) if var_element is None else var_element
-        self.n_nodal = int(np.count_nonzero(self.var_block < 0))
+        # without element-internal variables both are −1 throughout: one read-only broadcast
+        # value each instead of two (n_var,) arrays
+        none = np.broadcast_to(np.int64(-1), (n_var,))
+        self.var_block = none if var_block is None else var_block
+        self.var_element = none if var_element is None else var_element
+        self.n_nodal = n_var if var_block is None else int(np.count_nonzero(self.var_block < 0))
         for arr in (node_var, var_node, var_dof, var_eq, self.eq_var, fixed_vars, self.indptr, self.indices, self.var_block,
                     self.var_element):
             arr.setflags(write=False)
-        self._csr_index = None  # (indices, indptr) in scipy's index dtype, made on first use
 
     @property
     def n_var(self):
+        """Number of variables (nodal and element-internal, constrained ones included)."""
         return self.var_eq.size
 
     @property
     def n_eq(self):
+        """Number of equations (free variables)."""
         return self.eq_var.size
 
     @property
     def nnz(self):
+        """Number of entries of the CSR pattern of the equations."""
         return self.indices.size
 
     @property
@@ -124,20 +131,26 @@ class CorrelationTable:
         return np.flatnonzero(self.var_eq < 0)
 
     def kernel_pattern(self):
-        """(indptr (n_eq + 1,), indices (nnz,)): the CSR pattern as int64 C-contiguous arrays
-        typed writable, for compiled kernels that only read it. numba gives read-only and
-        writable arrays different types (one more compilation of a kernel per type); these
-        share the memory of ``indptr`` and ``indices`` when the table's own arrays are int64
-        and contiguous (copies otherwise). Callers must not write into them."""
+        """(indptr (n_eq + 1,), indices (nnz,)): the CSR pattern as int32 (``INDEX``)
+        C-contiguous arrays typed writable, for compiled kernels that only read it. numba
+        gives read-only and writable arrays different types (one more compilation of a
+        kernel per type); these share the memory of ``indptr`` and ``indices`` when the
+        table's own arrays are ``INDEX`` and contiguous (copies otherwise). Callers must
+        not write into them."""
         out = []
         for arr in self._pattern:
-            if arr.dtype != np.int64 or not arr.flags.c_contiguous or not arr.flags.writeable:
-                arr = np.array(arr, dtype=np.int64, order="C")
+            if arr.dtype != INDEX or not arr.flags.c_contiguous or not arr.flags.writeable:
+                arr = np.array(arr, dtype=INDEX, order="C")
             out.append(arr)
         return out[0], out[1]
 
+    def entry_rows(self):
+        """The equation (row) of every entry of the pattern, (nnz,) int64: the row pointers
+        expanded (``csr_rows``)."""
+        return csr_rows(self.indptr)
+
     def entry_positions(self, eq):
-        """CSR positions (k, m, m) int64 in the data of the table's pattern of the entries
+        """CSR positions (k, m, m) int32 in the data of the table's pattern of the entries
         (eq[a, i], eq[a, j]) of each group a of m equations ``eq`` (k, m): -1 where an
         equation is -1 or the pattern has no such entry."""
         return entry_positions(eq, *self.kernel_pattern())
@@ -148,19 +161,9 @@ class CorrelationTable:
 
     def csr(self, data):
         """Wrap a data array in a scipy CSR matrix of the fixed pattern (no copy of the data;
-        the pattern's index arrays are shared, read-only, between the matrices)."""
-        if self._csr_index is None:
-            # scipy stores indices in int32 when they fit and would convert (copy) the int64
-            # pattern on every call: convert once
-            idx = sp.csr_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
-            indices, indptr = idx.indices, idx.indptr
-            if indices is self.indices or indptr is self.indptr:
-                indices, indptr = indices.copy(), indptr.copy()
-            for arr in (indices, indptr):
-                arr.setflags(write=False)
-            self._csr_index = (indices, indptr)
-        indices, indptr = self._csr_index
-        return sp.csr_matrix((data, indices, indptr), shape=(self.n_eq, self.n_eq))
+        the matrix's index arrays are the table's read-only ``indices`` and ``indptr``,
+        already in scipy's index type, so no matrix copies the pattern)."""
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.n_eq, self.n_eq))
 
     @property
     def n_internal(self):
@@ -289,14 +292,17 @@ def build_table(model, renumber=True):
         n_el = mesh.cells[part.cells].connectivity.shape[0]
         internal.append((n_var, n_el, spec.n_internal))
         n_var += n_el * spec.n_internal
-    var_node = np.full(n_var, -1, dtype=np.int64)
-    var_dof = np.full(n_var, -1, dtype=np.int64)
-    if model.ties:  # a tied variable's representative: its first (node, DOF) in node order
-        var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
-        var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+    if not model.ties and n_var == n_nodal:  # the node DOFs in variable order are the representatives
+        var_node, var_dof = nodes.astype(np.int64, copy=False), dofs.astype(np.int64, copy=False)
     else:
-        var_node[:n_nodal] = nodes
-        var_dof[:n_nodal] = dofs
+        var_node = np.full(n_var, -1, dtype=np.int64)
+        var_dof = np.full(n_var, -1, dtype=np.int64)
+        if model.ties:  # a tied variable's representative: its first (node, DOF) in node order
+            var_node[node_var[nodes, dofs][::-1]] = nodes[::-1]
+            var_dof[node_var[nodes, dofs][::-1]] = dofs[::-1]
+        else:
+            var_node[:n_nodal] = nodes
+            var_dof[:n_nodal] = dofs
     var_block = var_element = None  # (no element-internal variables: all −1, CorrelationTable's default)
     if n_var > n_nodal:
         var_block = np.full(n_var, -1, dtype=np.int64)
@@ -338,7 +344,11 @@ def build_table(model, renumber=True):
             var = np.hstack([var, first + np.arange(n_el * n_int, dtype=np.int64).reshape(n_el, n_int)])
         raw.append((part, spec, conn, var))
 
-    eq_blocks = [np.where(var >= 0, var_eq[var], -1) for _, _, _, var in raw]
+    eq_blocks = []
+    for _, _, _, var in raw:
+        eq = var_eq[var]
+        eq[var < 0] = -1
+        eq_blocks.append(eq)
     if renumber and free.size:
         new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
         var_eq[free] = new_of_old

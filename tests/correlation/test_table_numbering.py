@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from femb.core.errors import ModelError
 from femb.correlation import build_table
 from femb.correlation import pattern as pattern_module
 from femb.mesh import CellBlock, Mesh, line_mesh, rectangle_mesh
@@ -178,3 +179,41 @@ def test_entry_positions_find_the_pattern_entries_and_mark_the_missing_ones(name
     indptr, indices = t.kernel_pattern()
     assert np.shares_memory(indices, t.indices) and np.shares_memory(indptr, t.indptr) and indices.flags.writeable
     assert not t.indices.flags.writeable and not t.indptr.flags.writeable
+
+
+@pytest.mark.parametrize("name", ["long chain 2-D", "scrambled 3-D", "shell4 plate, rigid frame, revolute joints"])
+def test_int32_pattern_is_shared_with_the_tables_matrices(name, monkeypatch):
+    """The pattern (indptr, indices) and every block's positions are int32; the table's CSR
+    matrices use the table's read-only index arrays themselves (no copy); ``entry_rows`` is
+    the row of each entry, as scipy's COO form of such a matrix gives it."""
+    t = build_table(MODELS[name](monkeypatch))
+    assert t.indptr.dtype == t.indices.dtype == np.int32
+    assert all(b.pos.dtype == np.int32 for b in t.blocks)
+    assert t.entry_positions(t.blocks[0].eq).dtype == np.int32
+    data = np.arange(1.0, t.nnz + 1.0)
+    K = t.csr(data)
+    assert np.shares_memory(K.indices, t.indices) and np.shares_memory(K.indptr, t.indptr) and np.shares_memory(K.data, data)
+    assert not K.indices.flags.writeable and not K.indptr.flags.writeable
+    coo = K.tocoo()
+    assert t.entry_rows().dtype == np.int64 and np.array_equal(t.entry_rows(), coo.row) and np.array_equal(t.indices, coo.col)
+    assert np.array_equal(pattern_module.csr_rows(t.indptr), t.entry_rows())
+
+
+def test_pattern_beyond_int32_is_an_error_naming_its_size(monkeypatch):
+    """int32 indices and positions address 2³¹ − 1 entries: a larger pattern (or more
+    equations) is a ModelError that names the size. The check itself on sizes of 2³¹, and
+    the build of a small model with the limit lowered below its nnz (nothing of 2³¹ entries
+    is allocated)."""
+    pattern_module.check_index_range(10, 2**31 - 1)  # the largest pattern that fits
+    with pytest.raises(ModelError, match="2,147,483,648 entries over 10 equations"):
+        pattern_module.check_index_range(10, 2**31)
+    with pytest.raises(ModelError, match="0 entries over 2,147,483,648 equations"):
+        pattern_module.check_index_range(2**31, 0)
+    model = scrambled_3d()
+    nnz = build_table(model).nnz
+    monkeypatch.setattr(pattern_module, "MAX_ENTRIES", nnz)
+    assert build_table(model).nnz == nnz and build_table(model, renumber=False).nnz == nnz
+    monkeypatch.setattr(pattern_module, "MAX_ENTRIES", nnz - 1)
+    for renumber in (True, False):
+        with pytest.raises(ModelError, match=f"{nnz:,} entries"):
+            build_table(model, renumber=renumber)

@@ -37,10 +37,10 @@ def test_pattern_and_positions_equal_the_sorted_pair_reference(seed):
     blocks = random_blocks(rng, n_eq)
     indptr, indices, positions = csr_pattern(n_eq, blocks)
     ri, rj, rpos = reference(n_eq, blocks)
-    assert indptr.dtype == indices.dtype == np.int64
+    assert indptr.dtype == indices.dtype == np.int32
     assert np.array_equal(indptr, ri) and np.array_equal(indices, rj)
     for pos, ref in zip(positions, rpos):
-        assert pos.dtype == np.int64 and np.array_equal(pos, ref)
+        assert pos.dtype == np.int32 and np.array_equal(pos, ref)
 
 
 @pytest.mark.parametrize("seed", range(6))

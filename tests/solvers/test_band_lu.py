@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from femb.correlation.pattern import csr_rows
 from femb.solvers.linalg.factorization import BandLU, SingularSystemError, band_widths, pattern_band_widths
 
 
@@ -289,6 +290,6 @@ def test_pattern_band_widths_of_patterns_with_empty_rows():
         A.indices = A.indices.copy()
         for i in range(n):  # columns of each row in reverse order
             A.indices[A.indptr[i]:A.indptr[i + 1]] = A.indices[A.indptr[i]:A.indptr[i + 1]][::-1]
-        d = np.repeat(np.arange(n), np.diff(A.indptr)) - A.indices
+        d = csr_rows(A.indptr) - A.indices
         assert pattern_band_widths(A.indptr, A.indices) == (max(int(d.max(initial=0)), 0), max(int(-d.min(initial=0)), 0))
     assert pattern_band_widths(np.zeros(4, dtype=np.int64), np.zeros(0, dtype=np.int64)) == (0, 0)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 from numpy.typing import NDArray
 
+from femb.correlation.pattern import INDEX
 from femb.elements import beam2d
 from femb.solvers.dynamics.midpoint2d_kernels import beam2d_steps
 from femb.solvers.dynamics.schemes import MidPoint, _MidPointSystem, _planar_constants
@@ -57,11 +58,12 @@ def _floats(x: Any) -> NDArray[np.float64]:
     return np.array(x, dtype=np.float64, order="C", copy=True)
 
 
-def _shared_ints(x: Any) -> NDArray[np.int64]:
-    """``x`` itself when it is a writable C-contiguous int64 array, else such a copy: for
-    the inputs the compiled steps only read (element positions and variables, CSR
-    patterns), which then share the memory of the table and the problem."""
-    return np.require(x, dtype=_I64, requirements=["C", "W"])
+def _shared_ints(x: Any, dtype: Any = _I64) -> NDArray[np.integer]:
+    """``x`` itself when it is a writable C-contiguous array of ``dtype`` (int64; INDEX,
+    int32, for CSR positions), else such a copy: for the inputs the compiled steps only
+    read (element positions and variables, CSR patterns), which then share the memory of
+    the table and the problem."""
+    return np.require(x, dtype=dtype, requirements=["C", "W"])
 
 
 def _shared_floats(x: Any) -> NDArray[np.float64]:
@@ -131,7 +133,7 @@ class PlanarSteps(WholeSteps):
         p, t = problem, problem.table
         self.p = p
         X, props, var, pos = constants["block"][1:5]
-        self.block = (_shared_floats(X), _shared_floats(props), _shared_ints(var), _shared_ints(pos))
+        self.block = (_shared_floats(X), _shared_floats(props), _shared_ints(var), _shared_ints(pos, INDEX))
         self.rot = _shared_ints(constants["rot"])
         self.ev = _ints(constants["ev"])
         self.mass = (_shared_ints(constants["indptr"]), _shared_ints(constants["indices"]), _shared_floats(p.M_full.data),
@@ -155,7 +157,7 @@ class PlanarSteps(WholeSteps):
         self.pres_ptr = _ints(np.concatenate([[0], np.cumsum(self.group_sizes)])) if groups else np.zeros(1, dtype=_I64)
         self.fixed = _ints(t.fixed_vars)
         self.rot_loaded = bool(p.rot_loaded)
-        self.rot_terms = (_shared_ints(p.rot_eq), _ints(constants["rot_eq_in_rot"]), _shared_ints(p.diag_pos))
+        self.rot_terms = (_shared_ints(p.rot_eq), _ints(constants["rot_eq_in_rot"]), _shared_ints(p.diag_pos, INDEX))
         self.ref = _shared_floats(p.reference_coordinates)
         nan = float("nan")
         self.newton = newton

@@ -661,8 +661,7 @@ class DynamicProblem(ProblemSetup):
         K = K.tocoo()
         keys = self.__dict__.get("_pattern_keys")
         if keys is None:
-            rows = np.repeat(np.arange(t.n_eq, dtype=np.int64), np.diff(t.indptr))
-            keys = rows * t.n_eq + t.indices.astype(np.int64)
+            keys = t.entry_rows() * t.n_eq + t.indices
             order = np.argsort(keys, kind="stable")
             keys = self._pattern_keys = (keys[order], order)
         sorted_keys, order = keys

@@ -111,7 +111,7 @@ def _dense_mass(problem) -> NDArray[np.float64]:
     from ``mass_data`` on the table's pattern (``M_eq.toarray()`` without the CSR wrapper)."""
     t = problem.table
     out = np.zeros((t.n_eq, t.n_eq))
-    out[np.repeat(np.arange(t.n_eq), np.diff(t.indptr)), t.indices] = problem.mass_data
+    out[t.entry_rows(), t.indices] = problem.mass_data
     return out
 
 

@@ -60,6 +60,7 @@ import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
 
 from femb.core.errors import InputError, ModelError
+from femb.correlation.pattern import INDEX
 from femb.solvers.dynamics import alpha3d
 from femb.solvers.dynamics.midpoint2d_kernels import (
     cayley_configuration,
@@ -105,7 +106,7 @@ def _planar_constants(problem):
             i = problem.table.blocks.index(b)
             buf = problem.assembler.loop.buffers[i]
             c["block"] = (b.spec.kernels.midpoint_force, b.X, b.props, np.ascontiguousarray(b.var, dtype=np.int64),
-                          np.ascontiguousarray(b.pos, dtype=np.int64), np.zeros(b.var.shape), np.zeros(b.var.shape), buf.f, buf.K)
+                          np.ascontiguousarray(b.pos, dtype=INDEX), np.zeros(b.var.shape), np.zeros(b.var.shape), buf.f, buf.K)
         # the element chords of the turn limit when one block has them (one compiled call)
         chords = [(b, tc, X21) for b, (tc, X21) in zip(problem.table.blocks, problem.chord_columns) if tc is not None]
         if len(chords) == 1:

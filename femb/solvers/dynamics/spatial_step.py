@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from femb.core.rotations import exp_batch
+from femb.correlation.pattern import INDEX
 from femb.elements.beam3d_midpoint import midpoint_force_oriented
 from femb.solvers.dynamics.midpoint3d import MidPoint3DSystem
 from femb.solvers.dynamics.midpoint3d_kernels import beam3d_steps
@@ -94,12 +95,12 @@ class SpatialSteps(WholeSteps):
         crow = np.concatenate([row_of_node[b.cells] for b in blocks])
         self.ok = bool(np.all(crow >= 0))  # every beam node oriented
         self.elems = (_shared_floats(_joined([b.X for b in blocks])), _shared_floats(_joined([b.props for b in blocks])),
-                      _shared_ints(_joined([b.var for b in blocks])), _shared_ints(_joined([b.pos for b in blocks])), _ints(crow))
+                      _shared_ints(_joined([b.var for b in blocks])), _shared_ints(_joined([b.pos for b in blocks]), INDEX), _ints(crow))
         rot = p.rotary
         rot3d = np.ascontiguousarray(p.rot3d, dtype=np.bool_)
         self.model = (_ints(t.eq_var), rot3d, _shared_ints(lay.nodes), _shared_ints(lay.var).reshape(-1, 3),
                       _shared_floats(rot.J0).reshape(-1, 3, 3), _shared_floats(rot.J0_pinv).reshape(-1, 3, 3),
-                      _shared_ints(rot.pos).reshape(-1, 3, 3), _shared_floats(p.reference_coordinates), rot3d.copy())
+                      _shared_ints(rot.pos, INDEX).reshape(-1, 3, 3), _shared_floats(p.reference_coordinates), rot3d.copy())
         M = p.M_full.tocsr()
         self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data), _shared_floats(p.mass_data),
                      *t.kernel_pattern(), int(kl), int(ku))

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from scipy.linalg import lapack
 
 from femb.core.errors import ModelError
+from femb.correlation.pattern import csr_rows
 
 log = logging.getLogger(__name__)
 _geqp3, _getrf, _getri = lapack.dgeqp3, lapack.dgetrf, lapack.dgetri
@@ -321,7 +322,7 @@ class NullSpace:
         n, ind, dep, tp = self.n, self.ind, self.dep, self._tpos
         m, t, n_ind = dep.size, tp.size, ind.size
         indptr, indices, data = K.indptr, K.indices, K.data
-        row_of = np.repeat(np.arange(n), np.diff(indptr))
+        row_of = csr_rows(indptr)
         new = np.full(n, -1, dtype=np.int64)
         new[ind] = np.arange(n_ind)
         dpos = np.full(n, -1, dtype=np.int64)

@@ -13,6 +13,7 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from femb.core.errors import FembError
+from femb.correlation.pattern import csr_rows
 from femb.solvers.linalg.factorization import BandLU, Factorization, SingularSystemError
 from femb.solvers.linalg.pardiso import pardiso_factor
 from femb.solvers.nonlinear.newton import (
@@ -71,8 +72,7 @@ class DirectCorrection:
         """Row indices and bandwidths of K's pattern (cached)."""
         key = (K.shape[0], K.indptr.size, K.indices.size, id(K.indices))
         if self._pattern is None or self._pattern[0] != key:
-            n = K.shape[0]
-            rows = np.repeat(np.arange(n), np.diff(K.indptr))
+            rows = csr_rows(K.indptr)
             cols = K.indices
             kl = int((rows - cols).max(initial=0))
             ku = int((cols - rows).max(initial=0))

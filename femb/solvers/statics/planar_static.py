@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 import numpy as np
 from numpy.typing import NDArray
 
+from femb.correlation.pattern import INDEX
 from femb.elements import beam2d
 from femb.solvers.linalg.factorization import BAND_LIMIT, BandLU, pattern_band_widths
 from femb.solvers.statics.planar_kernels import beam2d_load_steps, beam2d_state
@@ -87,8 +88,8 @@ class PlanarLoadSteps:
         t = problem.table
         block = t.blocks[0]
         self.n_el = block.n_elements
-        self.block = (_floats(block.X), _floats(block.props), _ints(block.var), _ints(block.pos))
-        self.pattern = (_ints(t.indptr), _ints(t.indices), int(kl), int(ku))
+        self.block = (_floats(block.X), _floats(block.props), _ints(block.var), np.ascontiguousarray(block.pos, dtype=INDEX))
+        self.pattern = (*t.kernel_pattern(), int(kl), int(ku))
         self.f_ref, self.f_const = _floats(problem.f_ref), _floats(problem.f_const)
         groups = [(np.atleast_1d(vars_), rec.value) for vars_, rec in problem.prescribed]
         self.pres_var = _ints(np.concatenate([g for g, _ in groups])) if groups else np.zeros(0, dtype=_I64)
