@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from femb.assembly.element_loop import BlockBuffers, material_stiffness
+from femb.assembly.element_loop import material_stiffness
 from femb.assembly.loads import gravity_field
 from femb.core.errors import InputError, ModelError
 from femb.core.rotations import hat_batch
@@ -96,16 +96,6 @@ class CompactBlockMass:
         out = np.zeros(self.shape)
         out[:, self.rows, self.cols] = self.values
         return out
-
-
-def _release_loop_buffers(loop):
-    """Give each block of the ElementLoop ``loop`` fresh work arrays. The set-up's element
-    passes (the mass kernel of the gravity loads and of the element masses) leave theirs
-    filled: (n_el, n_edof, n_edof) matrices and the gathered inputs, 137 B/DOF resident in a
-    beam2d chain, 293 B/DOF in a beam3d chain. Fresh arrays are zero pages until written, so
-    the compiled whole steps, which never use the loop, do not keep that memory; a scheme
-    that assembles through the loop fills them again on its first pass."""
-    loop.buffers = [BlockBuffers(b) for b in loop.blocks]
 
 
 class NodalRotaryInertia:
@@ -491,7 +481,9 @@ class DynamicProblem(ProblemSetup):
         # external moments on rotational variables need the Cayley factor of the mid-point scheme
         self.rot_loaded = bool(np.any(self.f_const[self.rot] != 0.0) or any(np.any(vec[self.rot] != 0.0) for _, vec in self._timed))
         self.damping = DampingModel(self, damping)
-        _release_loop_buffers(self.assembler.loop)
+        # the set-up's mass passes (gravity loads, element masses) leave the loop's work
+        # arrays filled; the compiled whole steps never use the loop, so they are released
+        self.assembler.loop.release_buffers()
         # translational columns of the two end nodes of 2-node line elements (chord turn limit)
         self.chord_columns = []
         for b in t.blocks:
