@@ -31,6 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from femb.solvers.dynamics.problem import CompactBlockMass
+
 
 def kinetic_energy(problem, v):
     """½ vᵀ M v over all variables (v: (n_var,))."""
@@ -65,66 +67,77 @@ def _columns(block, dim):
     return tcols, rcols
 
 
-def _momentum_plan(table, masses):
-    """The element momenta of all blocks at once: S (sparse, Σ n_el·n_edof × n_var, the
-    free columns' nonzero mass entries) with S v = the element vectors M_e v_e stacked;
-    per translational width k (number of translations of a block's nodes): the
-    ``_node_rows`` of every element node; per rotation axis the rows of S of the nodes' rotational entries."""
-    rows, cols, vals = [], [], []
-    trans: dict = {}
-    rot: dict = {}
-    o = 0
-    for block, Me in zip(table.blocks, masses):
-        var = block.var
-        n_el, nd = var.shape
-        tcols, rcols = _columns(block, table.dim)
-        # the free columns' nonzero entries only (a lumped beam mass is mostly zeros: the
-        # sums S v are the same, and the plan's size follows the mass, not n_edof²)
-        e, i, j = np.nonzero((var >= 0)[:, None, :] & (Me != 0.0))
-        rows.append(o + e * nd + i)
-        cols.append(var[e, j])
-        vals.append(Me[e, i, j])
-        k = tcols.shape[1]
-        if k:
-            r = (o + np.arange(n_el)[:, None, None] * nd + tcols[None]).reshape(-1, k)
-            trans.setdefault(k, []).append((r, var[:, tcols].reshape(-1, k), block.X[:, :, :k].reshape(-1, k)))
-        for axis, rc in rcols.items():
-            rot.setdefault(axis, []).append((o + np.arange(n_el)[:, None] * nd + rc[None]).ravel())
-        o += n_el * nd
-    S = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(o, table.n_var))
-    trans = {k: _node_rows(*(np.concatenate(parts) for parts in zip(*groups))) for k, groups in trans.items()}
-    return S, trans, {axis: np.concatenate(r) for axis, r in rot.items()}
+def _element_momenta(block, mass, v, n_var):
+    """The element vectors M_e v_e (n_el, n_edof) of one block whose masses are ``mass``
+    (a CompactBlockMass: element rows, cols (k,) and values (n_el, k) of the entries kept),
+    at velocities v (n_var,). Entry (e, i) is the sum, from 0.0, of the products
+    M_e[i, j] v[var[e, j]] over the free columns j with a nonzero mass in the order of
+    their variables, those of a column sharing its variable with another of the same row
+    summed first: a sparse matrix of the nonzero free entries times v, made without one.
+    Fixed columns and zero masses add ±0.0 to a sum that is never −0.0, which changes
+    nothing; a block with a variable twice in one element row takes the sparse matrix."""
+    var = block.var
+    n_el, nd = var.shape
+    pe = np.zeros((n_el, nd))
+    for i in np.unique(mass.rows):
+        ks = np.flatnonzero(mass.rows == i)
+        cols = var[:, mass.cols[ks]]  # (n_el, m) the row's variables, −1 where fixed
+        if ks.size == 1:
+            pe[:, i] += np.where(cols[:, 0] >= 0, mass.values[:, ks[0]] * v[cols[:, 0]], 0.0)
+            continue
+        terms = np.where(cols >= 0, mass.values[:, ks] * v[cols], 0.0)
+        if not np.all(cols[:, 1:] > cols[:, :-1]):  # add in the order of the variables
+            key = np.maximum(cols, -1)
+            order = np.argsort(key, axis=1, kind="stable")
+            key = np.take_along_axis(key, order, axis=1)
+            if np.any((key[:, 1:] == key[:, :-1]) & (key[:, 1:] >= 0)):
+                return _element_momenta_sparse(block, mass, v, n_var)
+            terms = np.take_along_axis(terms, order, axis=1)
+        for c in range(ks.size):
+            pe[:, i] += terms[:, c]
+    return pe
 
 
-def _node_rows(rows, var, X):
-    """(rows, free, gather, X) of the element nodes of one translational width: rows of S
-    (n_p, k), which entries are variables (var ≥ 0), the variables to read (0 where fixed),
-    reference positions (n_p, k)."""
-    return rows, var >= 0, np.maximum(var, 0), X
+def _element_momenta_sparse(block, mass, v, n_var):
+    """``_element_momenta`` through the sparse matrix of the block's nonzero free mass
+    entries (rows e·n_edof + i, columns the variables; entries of one variable summed)."""
+    var = block.var
+    n_el, nd = var.shape
+    e, k = np.nonzero((var[:, mass.cols] >= 0) & (mass.values != 0.0))
+    S = sp.csr_matrix((mass.values[e, k], (e * nd + mass.rows[k], var[e, mass.cols[k]])), shape=(n_el * nd, n_var))
+    return (S @ v).reshape(n_el, nd)
 
 
 def momenta(problem, u, v):
     """Linear momentum (dim,) and angular momentum about the origin (2-D: (1,), 3-D: (3,))
-    of state u, v (n_var,)."""
+    of state u, v (n_var,), element by element from the element masses kept by their
+    nonzero entries (``DynamicProblem.compact_element_mass``; configuration-dependent
+    ones at u): nothing is kept between calls, the work arrays are (n_el, n_edof) and
+    (n_el·n_nodes, k) per block."""
     t = problem.table
     dim = t.dim
     p = np.zeros(dim)
     L = np.zeros(3)
+    masses = list(problem.compact_element_mass)
     variable = getattr(problem, "variable_mass", None)
     if variable:  # configuration-dependent masses at u
-        masses = list(problem.element_mass)
         for i, Me in zip(variable.blocks, variable.element_masses(u)):
-            masses[i] = Me
-        plan = _momentum_plan(t, masses)
-    else:
-        plan = problem.__dict__.get("_momentum_plan")
-        if plan is None:
-            plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.element_mass)
-    S, trans, rot = plan
-    pe = S @ v
-    for k, (rows, free, gather, X) in trans.items():
-        q = pe[rows]  # (n_p, k)
-        x = X + np.where(free, u[gather], 0.0)
+            masses[i] = CompactBlockMass(Me)
+    trans: dict = {}
+    rot: dict = {}
+    for block, mass in zip(t.blocks, masses):
+        pe = _element_momenta(block, mass, v, t.n_var)
+        tcols, rcols = _columns(block, dim)
+        k = tcols.shape[1]
+        if k:
+            var = block.var[:, tcols].reshape(-1, k)
+            x = block.X[:, :, :k].reshape(-1, k) + np.where(var >= 0, u[var], 0.0)
+            trans.setdefault(k, []).append((pe[:, tcols].reshape(-1, k), x))
+        for axis, rc in rcols.items():
+            rot.setdefault(axis, []).append(pe[:, rc].ravel())
+        del pe
+    for k, parts in trans.items():
+        q, x = (np.concatenate(a) if len(a) > 1 else a[0] for a in zip(*parts))  # (n_p, k) over all blocks
         p[:k] += q.sum(axis=0)
         if k == 2:
             L[2] += float((x[:, 0] * q[:, 1] - x[:, 1] * q[:, 0]).sum())
@@ -132,8 +145,8 @@ def momenta(problem, u, v):
             for a in range(3):
                 b, c = (a + 1) % 3, (a + 2) % 3
                 L[a] += float(x[:, b] @ q[:, c] - x[:, c] @ q[:, b])
-    for axis, rows in rot.items():
-        L[axis] += float(pe[rows].sum())
+    for axis, parts in rot.items():
+        L[axis] += float((np.concatenate(parts) if len(parts) > 1 else parts[0]).sum())
     return p, (L[2:] if dim == 2 else L)
 
 
