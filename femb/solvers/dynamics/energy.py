@@ -57,14 +57,11 @@ def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.f
 
 
 def _columns(block, dim):
-    """Translational (n_nodes, k) and rotational {axis: (n_nodes,)} element columns."""
+    """Node-local columns of a block's nodal DOFs: the translations (k,) (k ≤ dim) and
+    the rotations {axis: column}."""
     names = block.spec.node_dofs
-    nd = len(names)
-    trans = [names.index(n) for n in ("ux", "uy", "uz")[:dim] if n in names]
-    tcols = np.array([[a * nd + c for c in trans] for a in range(block.spec.n_nodes)], dtype=np.int64)
-    rcols = {k: np.array([a * nd + names.index(n) for a in range(block.spec.n_nodes)], dtype=np.int64)
-             for k, n in enumerate(("rx", "ry", "rz")) if n in names}
-    return tcols, rcols
+    trans = np.array([names.index(n) for n in ("ux", "uy", "uz")[:dim] if n in names], dtype=np.int64)
+    return trans, {k: names.index(n) for k, n in enumerate(("rx", "ry", "rz")) if n in names}
 
 
 def _element_momenta(block, mass, v, n_var):
@@ -79,15 +76,17 @@ def _element_momenta(block, mass, v, n_var):
     var = block.var
     n_el, nd = var.shape
     pe = np.zeros((n_el, nd))
-    for i in np.unique(mass.rows):
+    rows, first, count = np.unique(mass.rows, return_index=True, return_counts=True)
+    for i, k, m in zip(rows, first, count):
+        if m == 1:  # the entry alone in its row (every entry of a lumped mass)
+            col = var[:, mass.cols[k]]
+            pe[:, i] += np.where(col >= 0, mass.values[:, k] * v[col], 0.0)
+            continue
         ks = np.flatnonzero(mass.rows == i)
         cols = var[:, mass.cols[ks]]  # (n_el, m) the row's variables, −1 where fixed
-        if ks.size == 1:
-            pe[:, i] += np.where(cols[:, 0] >= 0, mass.values[:, ks[0]] * v[cols[:, 0]], 0.0)
-            continue
         terms = np.where(cols >= 0, mass.values[:, ks] * v[cols], 0.0)
         if not np.all(cols[:, 1:] > cols[:, :-1]):  # add in the order of the variables
-            key = np.maximum(cols, -1)
+            key = np.maximum(cols, -1)  # every fixed column −1
             order = np.argsort(key, axis=1, kind="stable")
             key = np.take_along_axis(key, order, axis=1)
             if np.any((key[:, 1:] == key[:, :-1]) & (key[:, 1:] >= 0)):
@@ -108,7 +107,7 @@ def _element_momenta_sparse(block, mass, v, n_var):
     return (S @ v).reshape(n_el, nd)
 
 
-def momenta(problem, u, v):
+def momenta(problem: Any, u: NDArray[np.float64], v: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Linear momentum (dim,) and angular momentum about the origin (2-D: (1,), 3-D: (3,))
     of state u, v (n_var,), element by element from the element masses kept by their
     nonzero entries (``DynamicProblem.compact_element_mass``; configuration-dependent
@@ -126,15 +125,20 @@ def momenta(problem, u, v):
     trans: dict = {}
     rot: dict = {}
     for block, mass in zip(t.blocks, masses):
-        pe = _element_momenta(block, mass, v, t.n_var)
+        # pe (n_el·n_nodes, n_dof): the nodal entries of M_e v_e, element by element, node by
+        # node (element-internal variables, after the nodal ones, carry no momentum here)
+        nodal = block.spec.n_nodes * len(block.spec.node_dofs)
+        pe = _element_momenta(block, mass, v, t.n_var)[:, :nodal].reshape(-1, len(block.spec.node_dofs))
         tcols, rcols = _columns(block, dim)
-        k = tcols.shape[1]
+        k = tcols.size
         if k:
-            var = block.var[:, tcols].reshape(-1, k)
-            x = block.X[:, :, :k].reshape(-1, k) + np.where(var >= 0, u[var], 0.0)
-            trans.setdefault(k, []).append((pe[:, tcols].reshape(-1, k), x))
-        for axis, rc in rcols.items():
-            rot.setdefault(axis, []).append(pe[:, rc].ravel())
+            var = np.take(block.var[:, :nodal].reshape(pe.shape), tcols, axis=1)
+            x = u[var]  # becomes X + (u where a variable, else 0.0)
+            x[var < 0] = 0.0
+            np.add(block.X[:, :, :k].reshape(-1, k), x, out=x)
+            trans.setdefault(k, []).append((np.take(pe, tcols, axis=1), x))
+        for axis, c in rcols.items():
+            rot.setdefault(axis, []).append(pe[:, c].copy())
         del pe
     for k, parts in trans.items():
         q, x = (np.concatenate(a) if len(a) > 1 else a[0] for a in zip(*parts))  # (n_p, k) over all blocks
