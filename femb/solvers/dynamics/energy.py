@@ -31,6 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from femb.solvers.dynamics.problem import CompactBlockMass
+
 
 def kinetic_energy(problem, v):
     """½ vᵀ M v over all variables (v: (n_var,))."""
@@ -55,6 +57,66 @@ def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.f
 
 
 def _columns(block, dim):
+    """Node-local columns of a block's nodal DOFs: the translations (k,) (k ≤ dim) and
+    the rotations {axis: column}."""
+    names = block.spec.node_dofs
+    trans = np.array([names.index(n) for n in ("ux", "uy", "uz")[:dim] if n in names], dtype=np.int64)
+    return trans, {k: names.index(n) for k, n in enumerate(("rx", "ry", "rz")) if n in names}
+
+
+def _element_momenta(block, mass, v, n_var):
+    """The element vectors M_e v_e (n_el, n_edof) of one block whose masses are ``mass``
+    (a CompactBlockMass: element rows, cols (k,) and values (n_el, k) of the entries kept),
+    at velocities v (n_var,). Entry (e, i) is the sum, from 0.0, of the products
+    M_e[i, j] v[var[e, j]] over the free columns j with a nonzero mass in the order of
+    their variables, those of a column sharing its variable with another of the same row
+    summed first: a sparse matrix of the nonzero free entries times v, made without one.
+    Fixed columns and zero masses add ±0.0 to a sum that is never −0.0, which changes
+    nothing; a block with a variable twice in one element row takes the sparse matrix."""
+    var = block.var
+    n_el, nd = var.shape
+    pe = np.zeros((n_el, nd))
+    rows, first, count = np.unique(mass.rows, return_index=True, return_counts=True)
+    for i, k, m in zip(rows, first, count):
+        if m == 1:  # the entry alone in its row (every entry of a lumped mass)
+            col = var[:, mass.cols[k]]
+            pe[:, i] += np.where(col >= 0, mass.values[:, k] * v[col], 0.0)
+            continue
+        ks = np.flatnonzero(mass.rows == i)
+        cols = var[:, mass.cols[ks]]  # (n_el, m) the row's variables, −1 where fixed
+        terms = np.where(cols >= 0, mass.values[:, ks] * v[cols], 0.0)
+        if not np.all(cols[:, 1:] > cols[:, :-1]):  # add in the order of the variables
+            key = np.maximum(cols, -1)  # every fixed column −1
+            order = np.argsort(key, axis=1, kind="stable")
+            key = np.take_along_axis(key, order, axis=1)
+            if np.any((key[:, 1:] == key[:, :-1]) & (key[:, 1:] >= 0)):
+                return _element_momenta_sparse(block, mass, v, n_var)
+            terms = np.take_along_axis(terms, order, axis=1)
+        for c in range(ks.size):
+            pe[:, i] += terms[:, c]
+    return pe
+
+
+def _element_momenta_sparse(block, mass, v, n_var):
+    """``_element_momenta`` through the sparse matrix of the block's nonzero free mass
+    entries (rows e·n_edof + i, columns the variables; entries of one variable summed)."""
+    var = block.var
+    n_el, nd = var.shape
+    e, k = np.nonzero((var[:, mass.cols] >= 0) & (mass.values != 0.0))
+    S = sp.csr_matrix((mass.values[e, k], (e * nd + mass.rows[k], var[e, mass.cols[k]])), shape=(n_el * nd, n_var))
+    return (S @ v).reshape(n_el, nd)
+
+
+KEPT_PLAN_MAX_VARIABLES = 20_000
+"""Models of at most this many variables with constant masses keep a momentum plan
+(``_momentum_plan``: a sparse matrix of the nonzero free element-mass entries and the node
+rows of all blocks, ≲ 4 MB there) between calls of ``momenta``: a recorded frame of a
+small model then costs one sparse product and a few gathers. Larger models compute the
+element vectors at each call from the compact masses and keep nothing (130–180 B/DOF less
+at the run's memory peak). Both give the same sums, bit for bit."""
+
+
+def _plan_columns(block, dim):
     """Translational (n_nodes, k) and rotational {axis: (n_nodes,)} element columns."""
     names = block.spec.node_dofs
     nd = len(names)
@@ -77,7 +139,7 @@ def _momentum_plan(table, masses):
     for block, Me in zip(table.blocks, masses):
         var = block.var
         n_el, nd = var.shape
-        tcols, rcols = _columns(block, table.dim)
+        tcols, rcols = _plan_columns(block, table.dim)
         # the free columns' nonzero entries only (a lumped beam mass is mostly zeros: the
         # sums S v are the same, and the plan's size follows the mass, not n_edof²)
         e, i, j = np.nonzero((var >= 0)[:, None, :] & (Me != 0.0))
@@ -103,37 +165,80 @@ def _node_rows(rows, var, X):
     return rows, var >= 0, np.maximum(var, 0), X
 
 
-def momenta(problem, u, v):
-    """Linear momentum (dim,) and angular momentum about the origin (2-D: (1,), 3-D: (3,))
-    of state u, v (n_var,)."""
+def _add_node_momenta(p, L, k, q, x):
+    """Add the linear momenta q (n_p, k) of nodes at positions x (n_p, k) to p (dim,) and
+    their moments about the origin Σ x × q to L (3,) (k = 2: about z only)."""
+    p[:k] += q.sum(axis=0)
+    if k == 2:
+        L[2] += float((x[:, 0] * q[:, 1] - x[:, 1] * q[:, 0]).sum())
+    elif k == 3:  # Σ x × q
+        for a in range(3):
+            b, c = (a + 1) % 3, (a + 2) % 3
+            L[a] += float(x[:, b] @ q[:, c] - x[:, c] @ q[:, b])
+
+
+def _momenta_from_plan(problem, u, v):
+    """``momenta`` of a model with constant masses through the momentum plan kept on the
+    problem (``_momentum_plan``, made at the first call)."""
     t = problem.table
     dim = t.dim
     p = np.zeros(dim)
     L = np.zeros(3)
-    variable = getattr(problem, "variable_mass", None)
-    if variable:  # configuration-dependent masses at u
-        masses = list(problem.element_mass)
-        for i, Me in zip(variable.blocks, variable.element_masses(u)):
-            masses[i] = Me
-        plan = _momentum_plan(t, masses)
-    else:
-        plan = problem.__dict__.get("_momentum_plan")
-        if plan is None:
-            plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.element_mass)
+    plan = problem.__dict__.get("_momentum_plan")
+    if plan is None:
+        plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.element_mass)
     S, trans, rot = plan
     pe = S @ v
     for k, (rows, free, gather, X) in trans.items():
         q = pe[rows]  # (n_p, k)
         x = X + np.where(free, u[gather], 0.0)
-        p[:k] += q.sum(axis=0)
-        if k == 2:
-            L[2] += float((x[:, 0] * q[:, 1] - x[:, 1] * q[:, 0]).sum())
-        elif k == 3:  # Σ x × q
-            for a in range(3):
-                b, c = (a + 1) % 3, (a + 2) % 3
-                L[a] += float(x[:, b] @ q[:, c] - x[:, c] @ q[:, b])
+        _add_node_momenta(p, L, k, q, x)
     for axis, rows in rot.items():
         L[axis] += float(pe[rows].sum())
+    return p, (L[2:] if dim == 2 else L)
+
+
+def momenta(problem: Any, u: NDArray[np.float64], v: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Linear momentum (dim,) and angular momentum about the origin (2-D: (1,), 3-D: (3,))
+    of state u, v (n_var,), element by element from the element masses kept by their
+    nonzero entries (``DynamicProblem.compact_element_mass``; configuration-dependent
+    ones at u): models above KEPT_PLAN_MAX_VARIABLES keep nothing between calls, the work arrays are (n_el, n_edof) and
+    (n_el·n_nodes, k) per block; smaller ones with constant masses use a kept momentum
+    plan (``_momenta_from_plan``)."""
+    t = problem.table
+    variable = getattr(problem, "variable_mass", None)
+    if not variable and t.n_var <= KEPT_PLAN_MAX_VARIABLES:
+        return _momenta_from_plan(problem, u, v)
+    dim = t.dim
+    p = np.zeros(dim)
+    L = np.zeros(3)
+    masses = list(problem.compact_element_mass)
+    if variable:  # configuration-dependent masses at u
+        for i, Me in zip(variable.blocks, variable.element_masses(u)):
+            masses[i] = CompactBlockMass(Me)
+    trans: dict = {}
+    rot: dict = {}
+    for block, mass in zip(t.blocks, masses):
+        # pe (n_el·n_nodes, n_dof): the nodal entries of M_e v_e, element by element, node by
+        # node (element-internal variables, after the nodal ones, carry no momentum here)
+        nodal = block.spec.n_nodes * len(block.spec.node_dofs)
+        pe = _element_momenta(block, mass, v, t.n_var)[:, :nodal].reshape(-1, len(block.spec.node_dofs))
+        tcols, rcols = _columns(block, dim)
+        k = tcols.size
+        if k:
+            var = np.take(block.var[:, :nodal].reshape(pe.shape), tcols, axis=1)
+            x = u[var]  # becomes X + (u where a variable, else 0.0)
+            x[var < 0] = 0.0
+            np.add(block.X[:, :, :k].reshape(-1, k), x, out=x)
+            trans.setdefault(k, []).append((np.take(pe, tcols, axis=1), x))
+        for axis, c in rcols.items():
+            rot.setdefault(axis, []).append(pe[:, c].copy())
+        del pe
+    for k, parts in trans.items():
+        q, x = (np.concatenate(a) if len(a) > 1 else a[0] for a in zip(*parts))  # (n_p, k) over all blocks
+        _add_node_momenta(p, L, k, q, x)
+    for axis, parts in rot.items():
+        L[axis] += float((np.concatenate(parts) if len(parts) > 1 else parts[0]).sum())
     return p, (L[2:] if dim == 2 else L)
 
 

@@ -506,6 +506,12 @@ class DynamicProblem(ProblemSetup):
         each access, expanded from their nonzero entries (``CompactBlockMass``)."""
         return [m.dense() for m in self._element_mass]
 
+    @property
+    def compact_element_mass(self):
+        """The element masses as kept, a tuple of one CompactBlockMass per block (read them,
+        do not modify them)."""
+        return tuple(self._element_mass)
+
     @cached_property
     def M_eq(self):
         """The translational mass (CSR (n_eq, n_eq) over ``mass_data``, on the table's
