@@ -98,62 +98,52 @@ def _element_momenta(block, mass, v, n_var):
 
 
 def _element_momenta_sparse(block, mass, v, n_var):
-    """``_element_momenta`` through the sparse matrix of the block's nonzero free mass
-    entries (rows e·n_edof + i, columns the variables; entries of one variable summed)."""
+    """``_element_momenta`` through the block's ``_block_momentum_matrix``."""
+    return (_block_momentum_matrix(block, mass, n_var) @ v).reshape(block.var.shape)
+
+
+def _block_momentum_matrix(block, mass, n_var):
+    """Sparse (n_el·n_edof, n_var) matrix of the block's nonzero free mass entries (rows
+    e·n_edof + i, columns the variables; entries of one variable summed) from its
+    CompactBlockMass ``mass``: times v, the element vectors M_e v_e stacked."""
     var = block.var
     n_el, nd = var.shape
     e, k = np.nonzero((var[:, mass.cols] >= 0) & (mass.values != 0.0))
-    S = sp.csr_matrix((mass.values[e, k], (e * nd + mass.rows[k], var[e, mass.cols[k]])), shape=(n_el * nd, n_var))
-    return (S @ v).reshape(n_el, nd)
+    return sp.csr_matrix((mass.values[e, k], (e * nd + mass.rows[k], var[e, mass.cols[k]])), shape=(n_el * nd, n_var))
 
 
 KEPT_PLAN_MAX_VARIABLES = 20_000
 """Models of at most this many variables with constant masses keep a momentum plan
-(``_momentum_plan``: a sparse matrix of the nonzero free element-mass entries and the node
-rows of all blocks, ≲ 4 MB there) between calls of ``momenta``: a recorded frame of a
+(``_momentum_plan``: the blocks' sparse momentum matrices and the node rows of all
+blocks, ≲ 4 MB there) between calls of ``momenta``: a recorded frame of a
 small model then costs one sparse product and a few gathers. Larger models compute the
 element vectors at each call from the compact masses and keep nothing (130–180 B/DOF less
 at the run's memory peak). Both give the same sums, bit for bit."""
 
 
-def _plan_columns(block, dim):
-    """Translational (n_nodes, k) and rotational {axis: (n_nodes,)} element columns."""
-    names = block.spec.node_dofs
-    nd = len(names)
-    trans = [names.index(n) for n in ("ux", "uy", "uz")[:dim] if n in names]
-    tcols = np.array([[a * nd + c for c in trans] for a in range(block.spec.n_nodes)], dtype=np.int64)
-    rcols = {k: np.array([a * nd + names.index(n) for a in range(block.spec.n_nodes)], dtype=np.int64)
-             for k, n in enumerate(("rx", "ry", "rz")) if n in names}
-    return tcols, rcols
-
-
 def _momentum_plan(table, masses):
-    """The element momenta of all blocks at once: S (sparse, Σ n_el·n_edof × n_var, the
-    free columns' nonzero mass entries) with S v = the element vectors M_e v_e stacked;
-    per translational width k (number of translations of a block's nodes): the
-    ``_node_rows`` of every element node; per rotation axis the rows of S of the nodes' rotational entries."""
-    rows, cols, vals = [], [], []
+    """The element momenta of all blocks at once, from their CompactBlockMass ``masses``:
+    S (sparse, Σ n_el·n_edof × n_var, the blocks' ``_block_momentum_matrix`` stacked) with
+    S v = the element vectors M_e v_e stacked; per translational width k (number of
+    translations of a block's nodes): the ``_node_rows`` of every element node; per rotation
+    axis the rows of S of the nodes' rotational entries."""
     trans: dict = {}
     rot: dict = {}
     o = 0
-    for block, Me in zip(table.blocks, masses):
-        var = block.var
-        n_el, nd = var.shape
-        tcols, rcols = _plan_columns(block, table.dim)
-        # the free columns' nonzero entries only (a lumped beam mass is mostly zeros: the
-        # sums S v are the same, and the plan's size follows the mass, not n_edof²)
-        e, i, j = np.nonzero((var >= 0)[:, None, :] & (Me != 0.0))
-        rows.append(o + e * nd + i)
-        cols.append(var[e, j])
-        vals.append(Me[e, i, j])
-        k = tcols.shape[1]
+    for block in table.blocks:
+        n_el, nd = block.var.shape
+        tc, rc = _columns(block, table.dim)
+        nodes = np.arange(block.spec.n_nodes)[:, None] * len(block.spec.node_dofs)  # (n_nodes, 1) node offsets
+        elements = o + np.arange(n_el)[:, None, None] * nd
+        k = tc.size
         if k:
-            r = (o + np.arange(n_el)[:, None, None] * nd + tcols[None]).reshape(-1, k)
-            trans.setdefault(k, []).append((r, var[:, tcols].reshape(-1, k), block.X[:, :, :k].reshape(-1, k)))
-        for axis, rc in rcols.items():
-            rot.setdefault(axis, []).append((o + np.arange(n_el)[:, None] * nd + rc[None]).ravel())
+            tcols = nodes + tc[None]  # (n_nodes, k) element columns of the translations
+            r = (elements + tcols[None]).reshape(-1, k)
+            trans.setdefault(k, []).append((r, block.var[:, tcols].reshape(-1, k), block.X[:, :, :k].reshape(-1, k)))
+        for axis, c in rc.items():
+            rot.setdefault(axis, []).append((elements[:, :, 0] + (nodes[:, 0] + c)[None]).ravel())
         o += n_el * nd
-    S = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(o, table.n_var))
+    S = sp.vstack([_block_momentum_matrix(block, mass, table.n_var) for block, mass in zip(table.blocks, masses)], format="csr")
     trans = {k: _node_rows(*(np.concatenate(parts) for parts in zip(*groups))) for k, groups in trans.items()}
     return S, trans, {axis: np.concatenate(r) for axis, r in rot.items()}
 
@@ -186,7 +176,7 @@ def _momenta_from_plan(problem, u, v):
     L = np.zeros(3)
     plan = problem.__dict__.get("_momentum_plan")
     if plan is None:
-        plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.element_mass)
+        plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.compact_element_mass)
     S, trans, rot = plan
     pe = S @ v
     for k, (rows, free, gather, X) in trans.items():
