@@ -16,8 +16,6 @@ specialization of every kernel that takes them. A pattern of 2³¹ or more entri
 the build with a ModelError naming the size.
 """
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from femb.core import jit
 from femb.core.errors import ModelError
@@ -27,11 +25,6 @@ INDEX = np.int32
 
 MAX_ENTRIES = int(np.iinfo(INDEX).max)
 """Largest number of pattern entries (nnz) and equations ``INDEX`` can address: 2³¹ − 1."""
-
-try:  # scipy's ordering kernel itself, without the checks and conversions of a CSR matrix around it
-    from scipy.sparse.csgraph._reordering import _reverse_cuthill_mckee
-except ImportError:  # pragma: no cover (another scipy layout: the public function)
-    _reverse_cuthill_mckee = None
 
 
 @jit
@@ -90,19 +83,33 @@ def _sort_unique_rows(start, cols, indptr, indices):
 
 @jit
 def _positions(eq, indptr, indices, pos):
-    """pos[e, i, j] = CSR position of (eq[e, i], eq[e, j]) (-1 when either is constrained),
-    by binary search within the row."""
+    """pos[e, i, j] = CSR position of (eq[e, i], eq[e, j]) (-1 when either is constrained):
+    first a guess from the entry found for the previous column of the element (its
+    position moved by the difference of the columns: right whenever the row holds the
+    columns between the two, as for the consecutive equations of a node), else a binary
+    search within the row (where the column is, or would be inserted)."""
     n = eq.shape[1]
     for e in range(eq.shape[0]):
         for i in range(n):
             r = eq[e, i]
+            first = indptr[r] if r >= 0 else 0
+            last = indptr[r + 1] if r >= 0 else 0
+            found = -1  # position of column ``prev`` in row r (-1: none yet)
+            prev = 0
             for j in range(n):
                 c = eq[e, j]
                 if r < 0 or c < 0:
                     pos[e, i, j] = -1
                     continue
-                lo = indptr[r]
-                hi = indptr[r + 1]
+                if found >= 0:
+                    g = found + c - prev
+                    if first <= g < last and indices[g] == c:
+                        pos[e, i, j] = g
+                        found = g
+                        prev = c
+                        continue
+                lo = first
+                hi = last
                 while lo < hi:
                     mid = (lo + hi) >> 1
                     if indices[mid] < c:
@@ -110,6 +117,9 @@ def _positions(eq, indptr, indices, pos):
                     else:
                         hi = mid
                 pos[e, i, j] = lo
+                if lo < last and indices[lo] == c:
+                    found = lo
+                    prev = c
 
 
 @jit(internal=True)
@@ -232,16 +242,81 @@ def _block_positions(work, blocks, indptr, indices):
     return positions
 
 
+@jit
+def _degrees(indptr, indices, degree):
+    """degree[r] = number of entries of row r, its diagonal counted twice (scipy's degree
+    of a vertex of the graph of a symmetric pattern)."""
+    for r in range(degree.size):
+        d = indptr[r + 1] - indptr[r]
+        for k in range(indptr[r], indptr[r + 1]):
+            if indices[k] == r:
+                d += 1
+                break
+        degree[r] = d
+
+
+@jit
+def _cuthill_mckee(indptr, indices, degree, seeds, perm):
+    """Reverse Cuthill–McKee order perm (n,) int64 (new -> old) of the graph of the
+    symmetric pattern (indptr (n + 1,), indices) int32, as scipy computes it: a
+    breadth-first search from the first not yet ordered vertex of ``seeds`` (the vertices
+    by increasing ``degree`` (n,) int32, numpy's ``argsort`` of it) for each connected
+    component; the vertices a vertex adds are its unvisited neighbours in the order of its
+    row, stably sorted by degree (insertion sort); the order is then reversed (written
+    into ``perm`` from its end)."""
+    n = degree.size
+    visited = np.zeros(n, dtype=np.bool_)
+    order = perm  # the Cuthill–McKee order, reversed in place at the end
+    m = 0
+    for z in range(n):
+        seed = seeds[z]
+        if visited[seed]:
+            continue
+        order[m] = seed
+        visited[seed] = True
+        m += 1
+        level_start = m - 1
+        level_end = m
+        while level_start < level_end:
+            for ii in range(level_start, level_end):
+                i = order[ii]
+                m_old = m
+                for k in range(indptr[i], indptr[i + 1]):
+                    j = indices[k]
+                    if not visited[j]:
+                        visited[j] = True
+                        order[m] = j
+                        m += 1
+                for kk in range(m_old + 1, m):  # stable insertion sort of the new ones by degree
+                    v = order[kk]
+                    d = degree[v]
+                    ll = kk
+                    while ll > m_old and d < degree[order[ll - 1]]:
+                        order[ll] = order[ll - 1]
+                        ll -= 1
+                    order[ll] = v
+            level_start = level_end
+            level_end = m
+        if m == n:
+            break
+    for k in range(n // 2):
+        v = order[k]
+        order[k] = order[n - 1 - k]
+        order[n - 1 - k] = v
+
+
 def _rcm(n_eq, indptr, indices):
-    """scipy's reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric
-    pattern (indptr (n_eq + 1,), indices) ``INDEX`` (scipy's own index type: no copy of the
-    graph). The scipy CSR matrix that the public function takes costs ~20 µs of checks on a
-    30-equation model, twice the ordering: scipy's kernel is called directly where it
-    exists (the same order)."""
-    if _reverse_cuthill_mckee is not None:
-        return np.asarray(_reverse_cuthill_mckee(indices, indptr, n_eq), dtype=np.int64)
-    graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))
-    return np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
+    """Reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric pattern
+    (indptr (n_eq + 1,), indices) ``INDEX`` with sorted rows: scipy's order
+    (``reverse_cuthill_mckee(..., symmetric_mode=True)``), computed by ``_cuthill_mckee``
+    from the degrees and numpy's ``argsort`` of them as scipy does, without scipy's second
+    ``argsort`` (of the first one's result, an inverse permutation) and its copies."""
+    degree = np.empty(n_eq, dtype=np.int32)  # int32 as scipy's: argsort orders equal degrees alike
+    _degrees(indptr, indices, degree)
+    perm = np.empty(n_eq, dtype=np.int64)
+    if n_eq:
+        _cuthill_mckee(indptr, indices, degree, np.argsort(degree), perm)
+    return perm
 
 
 def bandwidth_reducing_order(n_eq, eq_blocks):
