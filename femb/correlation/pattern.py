@@ -62,21 +62,25 @@ def _fill_rows(eq, cursor, cols):
 
 
 @jit
-def _sort_unique_rows(start, cols, indptr, indices):
-    """Sort each row bucket cols[start[r]:start[r + 1]] in place (``_sort_range``), keep
-    its distinct columns, and write the compact CSR
-    pattern indptr (n + 1,), indices (nnz,); returns nnz."""
+def _sort_unique_rows(start, cols, mark, indptr, indices):
+    """Keep the distinct columns of each row bucket cols[start[r]:start[r + 1]] in their
+    first order (``mark`` (n,) int64 work array: mark[c] = r once row r holds column c;
+    any values on entry), sort them (``_sort_range``: few, and mostly in order already)
+    and write the compact CSR pattern indptr (n + 1,), indices (nnz,) (``indices`` may be
+    ``cols``: nnz never passes a bucket's start); returns nnz."""
     n = start.size - 1
+    mark[:] = -1
     nnz = 0
     indptr[0] = 0
     for r in range(n):
-        a = start[r]
-        b = start[r + 1]
-        _sort_range(cols, a, b)
-        for i in range(a, b):
-            if i == a or cols[i] != cols[i - 1]:
-                indices[nnz] = cols[i]
+        a = nnz
+        for i in range(start[r], start[r + 1]):
+            c = cols[i]
+            if mark[c] != r:
+                mark[c] = r
+                indices[nnz] = c
                 nnz += 1
+        _sort_range(indices, a, nnz)
         indptr[r + 1] = nnz
     return nnz
 
@@ -220,9 +224,9 @@ def _pattern(n_eq, eq_blocks):
     cursor = start[:-1].copy()
     for eq in blocks:
         _fill_rows(eq, cursor, work)
-    del cursor
     indptr = counts  # (reused: the row pointers, int64 while the rows are compacted)
-    nnz = _sort_unique_rows(start, work, indptr, work)  # compacts in place: nnz ≤ every prefix
+    nnz = _sort_unique_rows(start, work, cursor, indptr, work)  # compacts in place (the cursors: its marks)
+    del cursor
     check_index_range(n_eq, nnz)
     return indptr.astype(INDEX), work[:nnz], blocks, work
 
