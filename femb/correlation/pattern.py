@@ -209,8 +209,8 @@ def csr_rows(indptr):
 
 
 def _pattern(n_eq, eq_blocks):
-    """CSR pattern (indptr (n_eq + 1,), indices (nnz,)) ``INDEX`` of the equations coupled by
-    the element blocks, the blocks as C-contiguous int64 arrays and the work array
+    """CSR pattern (indptr (n_eq + 1,) int64, indices (nnz,) ``INDEX``) of the equations
+    coupled by the element blocks, the blocks as C-contiguous int64 arrays and the work array
     (``INDEX``, Σ n_el·n_edof² long) whose first nnz entries are ``indices``:
     ``_block_positions`` writes the positions into it once ``indices`` is no longer needed,
     over memory already touched."""
@@ -228,7 +228,7 @@ def _pattern(n_eq, eq_blocks):
     nnz = _sort_unique_rows(start, work, cursor, indptr, work)  # compacts in place (the cursors: its marks)
     del cursor
     check_index_range(n_eq, nnz)
-    return indptr.astype(INDEX), work[:nnz], blocks, work
+    return indptr, work[:nnz], blocks, work
 
 
 def _block_positions(work, blocks, indptr, indices):
@@ -262,12 +262,12 @@ def _degrees(indptr, indices, degree):
 @jit
 def _cuthill_mckee(indptr, indices, degree, seeds, perm):
     """Reverse Cuthill–McKee order perm (n,) int64 (new -> old) of the graph of the
-    symmetric pattern (indptr (n + 1,), indices) int32, as scipy computes it: a
+    symmetric pattern (indptr (n + 1,), indices ``INDEX``), as scipy computes it: a
     breadth-first search from the first not yet ordered vertex of ``seeds`` (the vertices
     by increasing ``degree`` (n,) int32, numpy's ``argsort`` of it) for each connected
     component; the vertices a vertex adds are its unvisited neighbours in the order of its
-    row, stably sorted by degree (insertion sort); the order is then reversed (written
-    into ``perm`` from its end)."""
+    row, stably sorted by degree (insertion sort); the order is then reversed in place.
+    ``indptr`` int64 or int32."""
     n = degree.size
     visited = np.zeros(n, dtype=np.bool_)
     order = perm  # the Cuthill–McKee order, reversed in place at the end
@@ -311,7 +311,7 @@ def _cuthill_mckee(indptr, indices, degree, seeds, perm):
 
 def _rcm(n_eq, indptr, indices):
     """Reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric pattern
-    (indptr (n_eq + 1,), indices) ``INDEX`` with sorted rows: scipy's order
+    (indptr (n_eq + 1,) int64, indices ``INDEX``; ``_pattern``'s) with sorted rows: scipy's order
     (``reverse_cuthill_mckee(..., symmetric_mode=True)``), computed by ``_cuthill_mckee``
     from the degrees and numpy's ``argsort`` of them as scipy does, without scipy's second
     ``argsort`` (of the first one's result, an inverse permutation) and its copies."""
@@ -331,23 +331,27 @@ def bandwidth_reducing_order(n_eq, eq_blocks):
     return _rcm(n_eq, indptr, indices)
 
 
-def renumbered_pattern(n_eq, eq_blocks):
+def renumbered_pattern(n_eq, eq_blocks, overwrite=False):
     """Reverse Cuthill–McKee renumbering of the equations and the CSR pattern in the new
     numbers, from one pass over the elements: returns ``new_of_old`` (n_eq,) int64, the
     renumbered blocks (``new_of_old[eq]``, −1 kept) and (indptr, indices, positions) as
-    ``csr_pattern`` of those (the pattern of the original numbering, permuted)."""
+    ``csr_pattern`` of those (the pattern of the original numbering, permuted).
+    ``overwrite``: the blocks that are C-contiguous int64 arrays receive their renumbered
+    equations themselves (the caller's own arrays, no longer needed in the old numbers)."""
     indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
-    new_of_old = np.empty(n_eq, dtype=np.int64)
+    extended = np.empty(n_eq + 1, dtype=np.int64)  # new_of_old and, last, −1 for the constrained entries
+    new_of_old = extended[:-1]
+    extended[-1] = -1
     if n_eq:
         new_of_old[_rcm(n_eq, indptr, indices)] = np.arange(n_eq)
-    indptr_new = np.empty(n_eq + 1, dtype=np.int64)
+    indptr_new = np.empty(n_eq + 1, dtype=INDEX)
     indices_new = np.empty(indices.size, dtype=INDEX)
     _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new)
     del indices, indptr
-    indptr_new = indptr_new.astype(INDEX)
-    new_of_old = np.append(new_of_old, -1)  # new_of_old[-1] = −1: constrained entries stay −1
-    renumbered = [new_of_old[eq] for eq in blocks]
-    new_of_old = new_of_old[:-1]
+    renumbered = []
+    for eq, given in zip(blocks, eq_blocks):  # mode "wrap": −1 takes the last entry of ``extended``, −1
+        out = eq if overwrite and eq is given else None
+        renumbered.append(np.take(extended, eq, out=out, mode="wrap"))
     del blocks
     positions = _block_positions(work, renumbered, indptr_new, indices_new)
     return new_of_old, renumbered, (indptr_new, indices_new, positions)
@@ -359,6 +363,7 @@ def csr_pattern(n_eq, eq_blocks):
     (-1 when the row or column is constrained); all ``INDEX``."""
     indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
     indices = indices.copy()  # out of the work array, which receives the positions
+    indptr = indptr.astype(INDEX)
     return indptr, indices, _block_positions(work, blocks, indptr, indices)
 
 

@@ -276,9 +276,10 @@ def build_table(model, renumber=True):
     names = model.dof_names
     mesh = model.mesh
     mask = _node_dof_mask(model, len(names))
-    node_var = np.full(mask.shape, -1, dtype=np.int64)
     nodes, dofs = np.nonzero(mask)  # the node DOFs in variable order before ties
-    node_var[nodes, dofs] = np.arange(nodes.size)
+    node_var = np.cumsum(mask, dtype=np.int64).reshape(mask.shape)  # their numbers (row-major, as np.nonzero)
+    node_var -= 1
+    node_var[~mask] = -1
     if model.ties:
         node_var = _apply_ties(model, node_var, names)
         n_nodal = int(node_var.max()) + 1 if node_var.size and node_var.max() >= 0 else 0
@@ -328,8 +329,9 @@ def build_table(model, renumber=True):
         prescribed.append((np.ascontiguousarray(vs, dtype=np.int64), rec))
 
     free = np.nonzero(~constrained)[0]
-    var_eq = np.full(n_var, -1, dtype=np.int64)
-    var_eq[free] = np.arange(free.size)
+    var_eq = np.cumsum(~constrained, dtype=np.int64)  # the free variables numbered in order
+    var_eq -= 1
+    var_eq[constrained] = -1
 
     raw = []
     for part, (first, n_el, n_int) in zip(model.parts.values(), internal):
@@ -350,7 +352,7 @@ def build_table(model, renumber=True):
         eq[var < 0] = -1
         eq_blocks.append(eq)
     if renumber and free.size:
-        new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
+        new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks, overwrite=True)
         var_eq[free] = new_of_old
         eq_var = np.empty(free.size, dtype=np.int64)
         eq_var[new_of_old] = free
