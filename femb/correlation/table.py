@@ -388,13 +388,20 @@ def coincident_unconnected_nodes(model, node_var, points, used):
     index = np.nonzero(used)[0]
     if index.size < 2:
         return []
-    used_points = points[index]
-    size = float((used_points.max(axis=0) - used_points.min(axis=0)).max())
+    used_points = points if index.size == points.shape[0] else points[index]
+    # the largest extent over the coordinates (column by column: numpy's reductions over
+    # axis 0 of an (n, 3) array are ~10x slower)
+    size = max(float(used_points[:, k].max() - used_points[:, k].min()) for k in range(points.shape[1]))
     tol = 1e-10 * max(size, 1e-300)
     # two points within tol differ by at most tol along any direction: when the sorted
     # projections on a generic direction are all further apart, no pair can be (the usual
-    # case, decided without a k-d tree and without importing scipy.spatial, ~0.3-0.7 s)
-    projection = np.sort(used_points @ _GENERIC_DIRECTION[: points.shape[1]])
+    # case, decided without a k-d tree and without importing scipy.spatial, ~0.3-0.7 s);
+    # projections already in order (nodes numbered along a line) need no sort
+    projection = used_points @ _GENERIC_DIRECTION[: points.shape[1]]
+    gaps = np.diff(projection)
+    if (gaps > tol).all() or (gaps < -tol).all():
+        return []
+    projection.sort()
     if (projection[1:] - projection[:-1]).min() > tol:
         return []
     from scipy.spatial import cKDTree

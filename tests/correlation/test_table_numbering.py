@@ -222,3 +222,30 @@ def test_pattern_beyond_int32_is_an_error_naming_its_size(monkeypatch):
     for renumber in (True, False):
         with pytest.raises(ModelError, match=f"{nnz:,} entries"):
             build_table(model, renumber=renumber)
+
+
+@pytest.mark.parametrize("order", ["along", "reversed", "shuffled"])
+def test_coincident_check_finds_the_same_pairs_in_any_node_order(order):
+    """Two 3-D beam spans meeting at coincident but unconnected nodes: the pair is named
+    whether the node numbers follow the line (projections already sorted, the sort-free
+    shortcut must not hide a zero gap), run against it or are shuffled; one span alone has
+    no pair."""
+    from femb.correlation.table import coincident_unconnected_nodes
+
+    x = np.concatenate([np.linspace(0.0, 0.5, 6), np.linspace(0.5, 1.0, 6)])
+    number = {"along": np.arange(12), "reversed": np.arange(12)[::-1],
+              "shuffled": np.random.default_rng(3).permutation(12)}[order]  # number[k]: node of the k-th point
+    pts = np.zeros((12, 3))
+    pts[number, 0] = x
+    cells_a = np.column_stack([number[:5], number[1:6]])
+    cells_b = np.column_stack([number[6:11], number[7:12]])
+    mesh = Mesh(pts, {"a": CellBlock("line", cells_a), "b": CellBlock("line", cells_b)}, {"root": [int(number[0])]})
+    model = Model(mesh, dim=3)
+    model.add_part("a", "beam3d", "a", STEEL, SEC)
+    model.add_part("b", "beam3d", "b", STEEL, SEC)
+    model.fix("root")
+    t = build_table(model, renumber=False)
+    used = np.ones(12, dtype=bool)
+    assert coincident_unconnected_nodes(model, t.node_var, pts, used) == [tuple(sorted((int(number[5]), int(number[6]))))]
+    used[number[6:]] = False  # span a only
+    assert coincident_unconnected_nodes(model, t.node_var, pts, used) == []
