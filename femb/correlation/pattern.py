@@ -69,8 +69,9 @@ def _sort_unique_rows(start, cols, mark, indptr, indices):
     and write the compact CSR pattern indptr (n + 1,), indices (nnz,) (``indices`` may be
     ``cols``: nnz never passes a bucket's start); returns nnz."""
     n = start.size - 1
-    mark[:] = -1
-    nnz = 0
+    for r in range(n):
+        mark[r] = -1
+    nnz = np.int64(0)  # (not a literal: one compiled ``_sort_range``)
     indptr[0] = 0
     for r in range(n):
         a = nnz
@@ -177,7 +178,7 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
     for r in range(n):
         indptr_new[r + 1] += indptr_new[r]
     for r in range(n):
-        a = indptr_new[new_of_old[r]]
+        a = np.int64(indptr_new[new_of_old[r]])  # (int64 bounds: one compiled ``_sort_range``)
         k0 = indptr[r]
         k1 = indptr[r + 1]
         b = a + k1 - k0
@@ -247,29 +248,15 @@ def _block_positions(work, blocks, indptr, indices):
 
 
 @jit
-def _degrees(indptr, indices, degree):
-    """degree[r] = number of entries of row r, its diagonal counted twice (scipy's degree
-    of a vertex of the graph of a symmetric pattern)."""
-    for r in range(degree.size):
-        d = indptr[r + 1] - indptr[r]
-        for k in range(indptr[r], indptr[r + 1]):
-            if indices[k] == r:
-                d += 1
-                break
-        degree[r] = d
-
-
-@jit
-def _cuthill_mckee(indptr, indices, degree, seeds, perm):
+def _cuthill_mckee(indptr, indices, degree, seeds, visited, perm):
     """Reverse Cuthill–McKee order perm (n,) int64 (new -> old) of the graph of the
     symmetric pattern (indptr (n + 1,), indices ``INDEX``), as scipy computes it: a
     breadth-first search from the first not yet ordered vertex of ``seeds`` (the vertices
     by increasing ``degree`` (n,) int32, numpy's ``argsort`` of it) for each connected
     component; the vertices a vertex adds are its unvisited neighbours in the order of its
     row, stably sorted by degree (insertion sort); the order is then reversed in place.
-    ``indptr`` int64 or int32."""
+    ``visited`` (n,) bool, False on entry (work array). ``indptr`` int64 or int32."""
     n = degree.size
-    visited = np.zeros(n, dtype=np.bool_)
     order = perm  # the Cuthill–McKee order, reversed in place at the end
     m = 0
     for z in range(n):
@@ -311,15 +298,21 @@ def _cuthill_mckee(indptr, indices, degree, seeds, perm):
 
 def _rcm(n_eq, indptr, indices):
     """Reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric pattern
-    (indptr (n_eq + 1,) int64, indices ``INDEX``; ``_pattern``'s) with sorted rows: scipy's order
+    (indptr (n_eq + 1,) int64, indices ``INDEX``) of ``_pattern``: sorted rows, each with
+    its diagonal unless empty: scipy's order
     (``reverse_cuthill_mckee(..., symmetric_mode=True)``), computed by ``_cuthill_mckee``
     from the degrees and numpy's ``argsort`` of them as scipy does, without scipy's second
     ``argsort`` (of the first one's result, an inverse permutation) and its copies."""
-    degree = np.empty(n_eq, dtype=np.int32)  # int32 as scipy's: argsort orders equal degrees alike
-    _degrees(indptr, indices, degree)
+    # scipy's degree: the entries of a row, its diagonal counted twice; every row of
+    # ``_pattern`` that has entries holds its diagonal (an element's entry (i, i)). int32 as
+    # scipy's: numpy's argsort then orders equal degrees alike
+    length = np.diff(indptr)
+    degree = length.astype(np.int32)
+    degree += length > 0
+    del length
     perm = np.empty(n_eq, dtype=np.int64)
     if n_eq:
-        _cuthill_mckee(indptr, indices, degree, np.argsort(degree), perm)
+        _cuthill_mckee(indptr, indices, degree, np.argsort(degree), np.zeros(n_eq, dtype=np.bool_), perm)
     return perm
 
 
