@@ -1,11 +1,12 @@
 """Sparsity pattern and scatter map of element blocks into a CSR matrix (computed once).
 
 O(N) in the number of element entries: the coupled (row, column) pairs are bucketed by
-row (a counting sort), each row's few columns sorted and made unique in place, and every
-element entry finds its CSR position by a binary search within its row. No global sort
-and no (row, column) pair arrays of the whole mesh are formed. With renumbering, the
-pattern is built once in the original numbers (the graph of reverse Cuthill–McKee) and
-then permuted.
+row (a counting sort), each row's distinct columns kept by marks and sorted in place, and
+every element entry finds its CSR position from the entry of the element's previous
+column (consecutive equations of a node) or else by a binary search within its row. No
+global sort and no (row, column) pair arrays of the whole mesh are formed. With
+renumbering, the pattern is built once in the original numbers, ordered by a compiled
+reverse Cuthill–McKee (scipy's order, ``_rcm``), and then permuted.
 
 Index dtype. The pattern (indptr, indices) and the element positions in its data are int32
 (``INDEX``), as scipy stores the CSR index arrays of matrices that fit: half the memory of
