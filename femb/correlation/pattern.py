@@ -325,7 +325,7 @@ def bandwidth_reducing_order(n_eq, eq_blocks):
     return _rcm(n_eq, indptr, indices)
 
 
-def renumbered_pattern(n_eq, eq_blocks, overwrite=False):
+def renumbered_pattern(n_eq: int, eq_blocks: list, overwrite: bool = False) -> tuple:
     """Reverse Cuthill–McKee renumbering of the equations and the CSR pattern in the new
     numbers, from one pass over the elements: returns ``new_of_old`` (n_eq,) int64, the
     renumbered blocks (``new_of_old[eq]``, −1 kept) and (indptr, indices, positions) as
