@@ -1,11 +1,12 @@
 """Sparsity pattern and scatter map of element blocks into a CSR matrix (computed once).
 
 O(N) in the number of element entries: the coupled (row, column) pairs are bucketed by
-row (a counting sort), each row's few columns sorted and made unique in place, and every
-element entry finds its CSR position by a binary search within its row. No global sort
-and no (row, column) pair arrays of the whole mesh are formed. With renumbering, the
-pattern is built once in the original numbers (the graph of reverse Cuthill–McKee) and
-then permuted.
+row (a counting sort), each row's distinct columns kept by marks and sorted in place, and
+every element entry finds its CSR position from the entry of the element's previous
+column (consecutive equations of a node) or else by a binary search within its row. No
+global sort and no (row, column) pair arrays of the whole mesh are formed. With
+renumbering, the pattern is built once in the original numbers, ordered by a compiled
+reverse Cuthill–McKee (scipy's order, ``_rcm``), and then permuted.
 
 Index dtype. The pattern (indptr, indices) and the element positions in its data are int32
 (``INDEX``), as scipy stores the CSR index arrays of matrices that fit: half the memory of
@@ -16,8 +17,6 @@ specialization of every kernel that takes them. A pattern of 2³¹ or more entri
 the build with a ModelError naming the size.
 """
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from femb.core import jit
 from femb.core.errors import ModelError
@@ -27,11 +26,6 @@ INDEX = np.int32
 
 MAX_ENTRIES = int(np.iinfo(INDEX).max)
 """Largest number of pattern entries (nnz) and equations ``INDEX`` can address: 2³¹ − 1."""
-
-try:  # scipy's ordering kernel itself, without the checks and conversions of a CSR matrix around it
-    from scipy.sparse.csgraph._reordering import _reverse_cuthill_mckee
-except ImportError:  # pragma: no cover (another scipy layout: the public function)
-    _reverse_cuthill_mckee = None
 
 
 @jit
@@ -69,40 +63,59 @@ def _fill_rows(eq, cursor, cols):
 
 
 @jit
-def _sort_unique_rows(start, cols, indptr, indices):
-    """Sort each row bucket cols[start[r]:start[r + 1]] in place (``_sort_range``), keep
-    its distinct columns, and write the compact CSR
-    pattern indptr (n + 1,), indices (nnz,); returns nnz."""
+def _sort_unique_rows(start, cols, mark, indptr, indices):
+    """Keep the distinct columns of each row bucket cols[start[r]:start[r + 1]] in their
+    first order (``mark`` (n,) int64 work array: mark[c] = r once row r holds column c;
+    any values on entry), sort them (``_sort_range``: few, and mostly in order already)
+    and write the compact CSR pattern indptr (n + 1,), indices (nnz,) (``indices`` may be
+    ``cols``: nnz never passes a bucket's start); returns nnz."""
     n = start.size - 1
-    nnz = 0
+    for r in range(n):
+        mark[r] = -1
+    nnz = np.int64(0)  # (not a literal: one compiled ``_sort_range``)
     indptr[0] = 0
     for r in range(n):
-        a = start[r]
-        b = start[r + 1]
-        _sort_range(cols, a, b)
-        for i in range(a, b):
-            if i == a or cols[i] != cols[i - 1]:
-                indices[nnz] = cols[i]
+        a = nnz
+        for i in range(start[r], start[r + 1]):
+            c = cols[i]
+            if mark[c] != r:
+                mark[c] = r
+                indices[nnz] = c
                 nnz += 1
+        _sort_range(indices, a, nnz)
         indptr[r + 1] = nnz
     return nnz
 
 
 @jit
 def _positions(eq, indptr, indices, pos):
-    """pos[e, i, j] = CSR position of (eq[e, i], eq[e, j]) (-1 when either is constrained),
-    by binary search within the row."""
+    """pos[e, i, j] = CSR position of (eq[e, i], eq[e, j]) (-1 when either is constrained):
+    first a guess from the entry found for the previous column of the element (its
+    position moved by the difference of the columns: right whenever the row holds the
+    columns between the two, as for the consecutive equations of a node), else a binary
+    search within the row (where the column is, or would be inserted)."""
     n = eq.shape[1]
     for e in range(eq.shape[0]):
         for i in range(n):
             r = eq[e, i]
+            first = indptr[r] if r >= 0 else 0
+            last = indptr[r + 1] if r >= 0 else 0
+            found = -1  # position of column ``prev`` in row r (-1: none yet)
+            prev = 0
             for j in range(n):
                 c = eq[e, j]
                 if r < 0 or c < 0:
                     pos[e, i, j] = -1
                     continue
-                lo = indptr[r]
-                hi = indptr[r + 1]
+                if found >= 0:
+                    g = found + c - prev
+                    if first <= g < last and indices[g] == c:
+                        pos[e, i, j] = g
+                        found = g
+                        prev = c
+                        continue
+                lo = first
+                hi = last
                 while lo < hi:
                     mid = (lo + hi) >> 1
                     if indices[mid] < c:
@@ -110,6 +123,9 @@ def _positions(eq, indptr, indices, pos):
                     else:
                         hi = mid
                 pos[e, i, j] = lo
+                if lo < last and indices[lo] == c:
+                    found = lo
+                    prev = c
 
 
 @jit(internal=True)
@@ -163,7 +179,7 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
     for r in range(n):
         indptr_new[r + 1] += indptr_new[r]
     for r in range(n):
-        a = indptr_new[new_of_old[r]]
+        a = np.int64(indptr_new[new_of_old[r]])  # (int64 bounds: one compiled ``_sort_range``)
         k0 = indptr[r]
         k1 = indptr[r + 1]
         b = a + k1 - k0
@@ -195,8 +211,8 @@ def csr_rows(indptr):
 
 
 def _pattern(n_eq, eq_blocks):
-    """CSR pattern (indptr (n_eq + 1,), indices (nnz,)) ``INDEX`` of the equations coupled by
-    the element blocks, the blocks as C-contiguous int64 arrays and the work array
+    """CSR pattern (indptr (n_eq + 1,) int64, indices (nnz,) ``INDEX``) of the equations
+    coupled by the element blocks, the blocks as C-contiguous int64 arrays and the work array
     (``INDEX``, Σ n_el·n_edof² long) whose first nnz entries are ``indices``:
     ``_block_positions`` writes the positions into it once ``indices`` is no longer needed,
     over memory already touched."""
@@ -210,11 +226,11 @@ def _pattern(n_eq, eq_blocks):
     cursor = start[:-1].copy()
     for eq in blocks:
         _fill_rows(eq, cursor, work)
-    del cursor
     indptr = counts  # (reused: the row pointers, int64 while the rows are compacted)
-    nnz = _sort_unique_rows(start, work, indptr, work)  # compacts in place: nnz ≤ every prefix
+    nnz = _sort_unique_rows(start, work, cursor, indptr, work)  # compacts in place (the cursors: its marks)
+    del cursor
     check_index_range(n_eq, nnz)
-    return indptr.astype(INDEX), work[:nnz], blocks, work
+    return indptr, work[:nnz], blocks, work
 
 
 def _block_positions(work, blocks, indptr, indices):
@@ -232,16 +248,73 @@ def _block_positions(work, blocks, indptr, indices):
     return positions
 
 
+@jit
+def _cuthill_mckee(indptr, indices, degree, seeds, visited, perm):
+    """Reverse Cuthill–McKee order perm (n,) int64 (new -> old) of the graph of the
+    symmetric pattern (indptr (n + 1,), indices ``INDEX``), as scipy computes it: a
+    breadth-first search from the first not yet ordered vertex of ``seeds`` (the vertices
+    by increasing ``degree`` (n,) int32, numpy's ``argsort`` of it) for each connected
+    component; the vertices a vertex adds are its unvisited neighbours in the order of its
+    row, stably sorted by degree (insertion sort); the order is then reversed in place.
+    ``visited`` (n,) bool, False on entry (work array). ``indptr`` int64 or int32."""
+    n = degree.size
+    order = perm  # the Cuthill–McKee order, reversed in place at the end
+    m = 0
+    for z in range(n):
+        seed = seeds[z]
+        if visited[seed]:
+            continue
+        order[m] = seed
+        visited[seed] = True
+        m += 1
+        level_start = m - 1
+        level_end = m
+        while level_start < level_end:
+            for ii in range(level_start, level_end):
+                i = order[ii]
+                m_old = m
+                for k in range(indptr[i], indptr[i + 1]):
+                    j = indices[k]
+                    if not visited[j]:
+                        visited[j] = True
+                        order[m] = j
+                        m += 1
+                for kk in range(m_old + 1, m):  # stable insertion sort of the new ones by degree
+                    v = order[kk]
+                    d = degree[v]
+                    ll = kk
+                    while ll > m_old and d < degree[order[ll - 1]]:
+                        order[ll] = order[ll - 1]
+                        ll -= 1
+                    order[ll] = v
+            level_start = level_end
+            level_end = m
+        if m == n:
+            break
+    for k in range(n // 2):
+        v = order[k]
+        order[k] = order[n - 1 - k]
+        order[n - 1 - k] = v
+
+
 def _rcm(n_eq, indptr, indices):
-    """scipy's reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric
-    pattern (indptr (n_eq + 1,), indices) ``INDEX`` (scipy's own index type: no copy of the
-    graph). The scipy CSR matrix that the public function takes costs ~20 µs of checks on a
-    30-equation model, twice the ordering: scipy's kernel is called directly where it
-    exists (the same order)."""
-    if _reverse_cuthill_mckee is not None:
-        return np.asarray(_reverse_cuthill_mckee(indices, indptr, n_eq), dtype=np.int64)
-    graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))
-    return np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
+    """Reverse Cuthill–McKee order (new -> old, (n_eq,) int64) of the symmetric pattern
+    (indptr (n_eq + 1,) int64, indices ``INDEX``) of ``_pattern``: sorted rows, each with
+    its diagonal unless empty: scipy's order
+    (``reverse_cuthill_mckee(..., symmetric_mode=True)``), computed by ``_cuthill_mckee``
+    from the degrees and numpy's ``argsort`` of them as scipy does, without scipy's second
+    ``argsort`` (of the first one's result, an inverse permutation) and its copies."""
+    # scipy's degree: the entries of a row, its diagonal counted twice; every row of
+    # ``_pattern`` that has entries holds its diagonal (an element's entry (i, i)). int32 as
+    # scipy's: numpy's argsort then orders equal degrees alike
+    length = np.diff(indptr)
+    degree = length.astype(np.int32)
+    degree += length > 0
+    del length
+    perm = np.empty(n_eq, dtype=np.int64)
+    if n_eq:
+        _cuthill_mckee(indptr, indices, degree, np.argsort(degree), np.zeros(n_eq, dtype=np.bool_), perm)
+    return perm
 
 
 def bandwidth_reducing_order(n_eq, eq_blocks):
@@ -252,23 +325,27 @@ def bandwidth_reducing_order(n_eq, eq_blocks):
     return _rcm(n_eq, indptr, indices)
 
 
-def renumbered_pattern(n_eq, eq_blocks):
+def renumbered_pattern(n_eq: int, eq_blocks: list, overwrite: bool = False) -> tuple:
     """Reverse Cuthill–McKee renumbering of the equations and the CSR pattern in the new
     numbers, from one pass over the elements: returns ``new_of_old`` (n_eq,) int64, the
     renumbered blocks (``new_of_old[eq]``, −1 kept) and (indptr, indices, positions) as
-    ``csr_pattern`` of those (the pattern of the original numbering, permuted)."""
+    ``csr_pattern`` of those (the pattern of the original numbering, permuted).
+    ``overwrite``: the blocks that are C-contiguous int64 arrays receive their renumbered
+    equations themselves (the caller's own arrays, no longer needed in the old numbers)."""
     indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
-    new_of_old = np.empty(n_eq, dtype=np.int64)
+    extended = np.empty(n_eq + 1, dtype=np.int64)  # new_of_old and, last, −1 for the constrained entries
+    new_of_old = extended[:-1]
+    extended[-1] = -1
     if n_eq:
         new_of_old[_rcm(n_eq, indptr, indices)] = np.arange(n_eq)
-    indptr_new = np.empty(n_eq + 1, dtype=np.int64)
+    indptr_new = np.empty(n_eq + 1, dtype=INDEX)
     indices_new = np.empty(indices.size, dtype=INDEX)
     _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new)
     del indices, indptr
-    indptr_new = indptr_new.astype(INDEX)
-    new_of_old = np.append(new_of_old, -1)  # new_of_old[-1] = −1: constrained entries stay −1
-    renumbered = [new_of_old[eq] for eq in blocks]
-    new_of_old = new_of_old[:-1]
+    renumbered = []
+    for eq, given in zip(blocks, eq_blocks):  # mode "wrap": −1 takes the last entry of ``extended``, −1
+        out = eq if overwrite and eq is given else None
+        renumbered.append(np.take(extended, eq, out=out, mode="wrap"))
     del blocks
     positions = _block_positions(work, renumbered, indptr_new, indices_new)
     return new_of_old, renumbered, (indptr_new, indices_new, positions)
@@ -280,6 +357,7 @@ def csr_pattern(n_eq, eq_blocks):
     (-1 when the row or column is constrained); all ``INDEX``."""
     indptr, indices, blocks, work = _pattern(n_eq, eq_blocks)
     indices = indices.copy()  # out of the work array, which receives the positions
+    indptr = indptr.astype(INDEX)
     return indptr, indices, _block_positions(work, blocks, indptr, indices)
 
 

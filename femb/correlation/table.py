@@ -276,9 +276,10 @@ def build_table(model, renumber=True):
     names = model.dof_names
     mesh = model.mesh
     mask = _node_dof_mask(model, len(names))
-    node_var = np.full(mask.shape, -1, dtype=np.int64)
     nodes, dofs = np.nonzero(mask)  # the node DOFs in variable order before ties
-    node_var[nodes, dofs] = np.arange(nodes.size)
+    node_var = np.cumsum(mask, dtype=np.int64).reshape(mask.shape)  # their numbers (row-major, as np.nonzero)
+    node_var -= 1
+    node_var[~mask] = -1
     if model.ties:
         node_var = _apply_ties(model, node_var, names)
         n_nodal = int(node_var.max()) + 1 if node_var.size and node_var.max() >= 0 else 0
@@ -328,8 +329,9 @@ def build_table(model, renumber=True):
         prescribed.append((np.ascontiguousarray(vs, dtype=np.int64), rec))
 
     free = np.nonzero(~constrained)[0]
-    var_eq = np.full(n_var, -1, dtype=np.int64)
-    var_eq[free] = np.arange(free.size)
+    var_eq = np.cumsum(~constrained, dtype=np.int64)  # the free variables numbered in order
+    var_eq -= 1
+    var_eq[constrained] = -1
 
     raw = []
     for part, (first, n_el, n_int) in zip(model.parts.values(), internal):
@@ -350,7 +352,7 @@ def build_table(model, renumber=True):
         eq[var < 0] = -1
         eq_blocks.append(eq)
     if renumber and free.size:
-        new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks)
+        new_of_old, eq_blocks, (indptr, indices, positions) = renumbered_pattern(free.size, eq_blocks, overwrite=True)
         var_eq[free] = new_of_old
         eq_var = np.empty(free.size, dtype=np.int64)
         eq_var[new_of_old] = free
@@ -386,13 +388,20 @@ def coincident_unconnected_nodes(model, node_var, points, used):
     index = np.nonzero(used)[0]
     if index.size < 2:
         return []
-    used_points = points[index]
-    size = float((used_points.max(axis=0) - used_points.min(axis=0)).max())
+    used_points = points if index.size == points.shape[0] else points[index]
+    # the largest extent over the coordinates (column by column: numpy's reductions over
+    # axis 0 of an (n, 3) array are ~10x slower)
+    size = max(float(used_points[:, k].max() - used_points[:, k].min()) for k in range(points.shape[1]))
     tol = 1e-10 * max(size, 1e-300)
     # two points within tol differ by at most tol along any direction: when the sorted
     # projections on a generic direction are all further apart, no pair can be (the usual
-    # case, decided without a k-d tree and without importing scipy.spatial, ~0.3-0.7 s)
-    projection = np.sort(used_points @ _GENERIC_DIRECTION[: points.shape[1]])
+    # case, decided without a k-d tree and without importing scipy.spatial, ~0.3-0.7 s);
+    # projections already in order (nodes numbered along a line) need no sort
+    projection = used_points @ _GENERIC_DIRECTION[: points.shape[1]]
+    gaps = np.diff(projection)
+    if (gaps > tol).all() or (gaps < -tol).all():
+        return []
+    projection.sort()
     if (projection[1:] - projection[:-1]).min() > tol:
         return []
     from scipy.spatial import cKDTree

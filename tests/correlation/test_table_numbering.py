@@ -144,17 +144,22 @@ def test_table_numbers_equal_the_plain_references(name, monkeypatch):
             assert np.array_equal(block.props, np.tile(row, (block.n_elements, 1)))
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_the_public_ordering_gives_the_order_of_scipys_kernel(seed, monkeypatch):
-    """Without scipy's ordering kernel (another scipy layout) the public function runs: the
-    same order."""
+@pytest.mark.parametrize("seed", range(8))
+def test_compiled_ordering_is_scipys_reverse_cuthill_mckee(seed):
+    """The compiled reverse Cuthill–McKee order equals scipy's public function on random
+    patterns: several connected components, isolated equations (rows without entries, no
+    diagonal), many equal degrees (ties broken as scipy breaks them) and long rows."""
     rng = np.random.default_rng(seed)
-    n_eq = int(rng.integers(5, 150))
-    blocks = [np.ascontiguousarray(rng.integers(-1, n_eq, (int(rng.integers(1, 60)), int(rng.integers(2, 7)))), dtype=np.int64)]
-    indptr, indices, _, _ = pattern_module._pattern(n_eq, blocks)
-    kernel = pattern_module._rcm(n_eq, indptr, indices)
-    monkeypatch.setattr(pattern_module, "_reverse_cuthill_mckee", None)
-    assert np.array_equal(pattern_module._rcm(n_eq, indptr, indices), kernel)
+    for _ in range(25):
+        n_eq = int(rng.integers(1, 150))
+        blocks = [np.ascontiguousarray(rng.integers(-1, n_eq, (int(rng.integers(0, n_eq)), int(rng.integers(1, 7)))), dtype=np.int64)]
+        if rng.random() < 0.3:  # a chain of two-node "elements" (equal degrees along it)
+            k = np.arange(0, n_eq - 1, dtype=np.int64)
+            blocks.append(np.ascontiguousarray(np.column_stack([k, k + 1])))
+        indptr, indices, _, _ = pattern_module._pattern(n_eq, blocks)
+        graph = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n_eq, n_eq))
+        expected = np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64)
+        assert np.array_equal(pattern_module._rcm(n_eq, indptr, indices), expected)
 
 
 @pytest.mark.parametrize("name", ["scrambled 3-D", "welded 3-D frame", "shell4 plate, rigid frame, revolute joints"])
@@ -217,3 +222,30 @@ def test_pattern_beyond_int32_is_an_error_naming_its_size(monkeypatch):
     for renumber in (True, False):
         with pytest.raises(ModelError, match=f"{nnz:,} entries"):
             build_table(model, renumber=renumber)
+
+
+@pytest.mark.parametrize("order", ["along", "reversed", "shuffled"])
+def test_coincident_check_finds_the_same_pairs_in_any_node_order(order):
+    """Two 3-D beam spans meeting at coincident but unconnected nodes: the pair is named
+    whether the node numbers follow the line (projections already sorted, the sort-free
+    shortcut must not hide a zero gap), run against it or are shuffled; one span alone has
+    no pair."""
+    from femb.correlation.table import coincident_unconnected_nodes
+
+    x = np.concatenate([np.linspace(0.0, 0.5, 6), np.linspace(0.5, 1.0, 6)])
+    number = {"along": np.arange(12), "reversed": np.arange(12)[::-1],
+              "shuffled": np.random.default_rng(3).permutation(12)}[order]  # number[k]: node of the k-th point
+    pts = np.zeros((12, 3))
+    pts[number, 0] = x
+    cells_a = np.column_stack([number[:5], number[1:6]])
+    cells_b = np.column_stack([number[6:11], number[7:12]])
+    mesh = Mesh(pts, {"a": CellBlock("line", cells_a), "b": CellBlock("line", cells_b)}, {"root": [int(number[0])]})
+    model = Model(mesh, dim=3)
+    model.add_part("a", "beam3d", "a", STEEL, SEC)
+    model.add_part("b", "beam3d", "b", STEEL, SEC)
+    model.fix("root")
+    t = build_table(model, renumber=False)
+    used = np.ones(12, dtype=bool)
+    assert coincident_unconnected_nodes(model, t.node_var, pts, used) == [tuple(sorted((int(number[5]), int(number[6]))))]
+    used[number[6:]] = False  # span a only
+    assert coincident_unconnected_nodes(model, t.node_var, pts, used) == []
