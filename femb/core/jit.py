@@ -154,11 +154,11 @@ PYTHON_TWINS: dict = {}  # internal kernel name -> its Python-callable twin, mad
 _TWIN_SUFFIX = "__python"  # appended to the qualified name of a twin (its own cache files)
 
 
-def _twin_function(f: Callable) -> Callable:
+def _twin_function(f: Callable, suffix: str = _TWIN_SUFFIX) -> Callable:
     """A copy of ``f`` (same code, globals, defaults) under the qualified name
-    ``f.__qualname__ + "__python"``, so that numba caches its compilation in files of its own."""
+    ``f.__qualname__ + suffix``, so that numba caches its compilation in files of its own."""
     twin = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
-    twin.__qualname__ = f.__qualname__ + _TWIN_SUFFIX
+    twin.__qualname__ = f.__qualname__ + suffix
     twin.__module__ = f.__module__
     twin.__doc__ = f.__doc__
     return twin
@@ -185,7 +185,7 @@ class InternalDispatcher(CPUDispatcher):
 
 
 def jit(func: Optional[Callable] = None, *, parallel: bool = False, inline: str = "never",
-        internal: bool = False) -> Any:
+        internal: bool = False, error_model: Optional[str] = None, name_suffix: str = "") -> Any:
     """Compile ``func`` in nopython mode with on-disk caching (in ``CACHE_DIR``).
 
     Use as ``@jit`` or ``@jit(parallel=True)`` (the latter for kernels whose element loop
@@ -202,14 +202,26 @@ def jit(func: Optional[Callable] = None, *, parallel: bool = False, inline: str 
     (as tests do) still works: the first such call compiles a Python-callable twin, so
     the cost falls on that caller only. With ``NUMBA_DISABLE_JIT=1`` every kernel,
     internal or not, is the plain Python function.
+
+    ``@jit(error_model="numpy")`` compiles ``func`` with numba's numpy error model: a float
+    division by zero gives inf or nan instead of raising ZeroDivisionError, and an integer
+    division or modulo by zero gives 0 (default None: numba's "python" model, which
+    raises). Without the exception exits numba can drop the reference counting of the
+    arrays a helper takes; a kernel that uses it must guard its divisors itself.
+    ``name_suffix`` compiles a copy of ``func`` named ``func.__qualname__ + name_suffix``
+    (cache files of its own): a second compilation, with other options, of a kernel that
+    is compiled elsewhere as it is.
     """
-    options = dict(cache=True, fastmath=False, parallel=parallel, inline=inline)
+    errors = {} if error_model is None else dict(error_model=error_model)
+    options = dict(cache=True, fastmath=False, parallel=parallel, inline=inline, **errors)
 
     def compile_(f):
+        if name_suffix:
+            f = _twin_function(f, name_suffix)
         if internal and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]  # numba's settings module
             kernel = InternalDispatcher(py_func=f, locals={},
                                         targetoptions=dict(fastmath=False, parallel=parallel, inline=inline, nopython=True,
-                                                           no_cpython_wrapper=True, no_cfunc_wrapper=True))
+                                                           no_cpython_wrapper=True, no_cfunc_wrapper=True, **errors))
             kernel.enable_caching()
             kernel._femb_options = options
         else:

@@ -329,3 +329,69 @@ def test_strain_energy_of_inertia_only_models_is_not_evaluated_but_equal():
     u = np.random.default_rng(4).normal(scale=0.05, size=elastic.table.n_var)
     V = strain_energy(elastic, u)
     assert V > 0.0 and V == elastic.assembler.strain_energy(u)
+
+
+def test_the_step_kernels_raise_nothing_and_the_shared_kernels_are_unchanged():
+    """The rigid steps' kernels and their copies of the triangular solves and of
+    ``lu_factor_pattern`` are compiled with numba's numpy error model (no exception exits);
+    the dense kernels they copy, which other steps call, keep numba's default model."""
+    import numba
+
+    from femb.solvers.dynamics import rigid_step_kernels as rk
+    from femb.solvers.dynamics import rigid_step_patterns as rp
+    from femb.solvers.linalg import dense_kernels as dk
+    if numba.config.DISABLE_JIT:
+        pytest.skip("kernels run as Python")
+    own = [rk.rigid_midpoint_steps, rk._residual_vector, rk._step_matrix, rk._spin_jacobian, rk._add_stiffness,
+           rp.split, rp.jacobian_pattern, rp.matrix_pattern, rp.triplet_rows, rp.choose_partition, rp.partition_layout,
+           rp.factor_dependent]
+    copies = {rk.lu_solve: dk.lu_solve, rk.lu_solve_many: dk.lu_solve_many, rk.lu_solve_t: dk.lu_solve_t,
+              rp.lu_factor_pattern: dk.lu_factor_pattern}
+    for kernel in own + list(copies):
+        assert kernel.targetoptions.get("error_model") == "numpy", kernel
+    for copy, original in copies.items():
+        assert copy.py_func.__code__ is original.py_func.__code__
+        assert copy.py_func.__qualname__ == original.py_func.__qualname__ + rp.NUMPY_ERRORS
+        assert original.targetoptions.get("error_model", "python") == "python"
+
+
+def test_a_massless_loaded_body_is_a_singular_step_in_both_paths():
+    """A body without mass and inertia under a nodal force on a revolute joint: the reduced
+    step matrix is zero. The compiled step (numpy error model: a division by zero would give
+    inf, not an exception) reports it as the general path does, SingularSystemError, with
+    no state recorded past the start."""
+    from femb.solvers.linalg.factorization import SingularSystemError
+
+    def massless():
+        model = Model(Mesh(np.array([[0.3, -0.2, 0.1]]), {}, {"c": [0]}), dim=3, name="massless body")
+        model.add_discrete("body", "rigid_body3d", "c", m=0.0, Jxx=0.0, Jyy=0.0, Jzz=0.0)
+        model.joint3d("revolute", "c", None, axis=AXIS, point=(0.0, 0.0, 0.0), name="pivot")
+        model.point_load("c", uz=-1.0)
+        return model
+
+    assert rigid_step_data(DynamicProblem(massless(), None, "lumped", None)) is not None  # the compiled path takes it
+    for compiled in (True, False):
+        with pytest.raises(SingularSystemError, match="singular"):
+            run(massless, 0.02, 0.1, compiled)
+
+
+def test_a_step_size_that_is_not_positive_is_an_input_error():
+    """The kernels divide by the step size without an exception exit: a step of size 0 or
+    NaN (the driver never takes one) is refused before the compiled call, the state and the
+    energy books untouched."""
+    from femb.core.errors import InputError
+    from femb.solvers.dynamics.rigid_step import _run
+    from femb.solvers.dynamics.schemes import MidPoint
+
+    prob = DynamicProblem(revolute_body(), None, "lumped", None)
+    u, v = prob.initial_state(0.0, 0.02, None, None)
+    state = MidPoint().start(prob, 0.0, u, v)
+    arrays = [state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy(), np.zeros(prob.joints.m)]
+    before = [a.copy() for a in arrays]
+    books = np.array([0.25, -0.5])
+    for bad in (0.0, np.nan):
+        with pytest.raises(InputError, match="positive step sizes"):
+            _run(prob, NewtonSettings(tolerance=1e-10), *arrays, False, np.array([0.02, bad]), np.zeros((0, prob.table.n_var)),
+                 np.zeros((2, 0)), books)
+    assert all(np.array_equal(a, b) for a, b in zip(arrays, before))
+    assert books.tolist() == [0.25, -0.5]

@@ -101,9 +101,12 @@ def unsupported_reason(problem) -> Optional[str]:
 def _joint_variables(problem) -> NDArray[np.int64]:
     """The sorted variables (k,) the 3-D joints of ``problem`` involve: the free columns of
     the Jacobian's fixed triplet pattern (``Joints3D.jac_cols``), the same set as
-    ``ConstraintSet.variables`` without its probe evaluation of the joints."""
+    ``ConstraintSet.variables`` without its probe evaluation of the joints (marked on
+    the variables: ``np.unique`` sorts the triplets, a few times slower)."""
     cols = problem.joints.evaluators[0].jac_cols
-    return np.unique(cols[cols >= 0])
+    mark = np.zeros(problem.table.n_var, dtype=np.bool_)
+    mark[cols[cols >= 0]] = True
+    return np.flatnonzero(mark).astype(np.int64, copy=False)
 
 
 def _dense_mass(problem) -> NDArray[np.float64]:
@@ -206,10 +209,14 @@ def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs,
     v (n_var,), R (n_nodes, 3, 3), π (k_nodes, 3) with the multipliers λ (m,) (a guess when
     ``has_lam``): arrays of the caller, updated in place to the state after the steps done;
     loads f_const + Σ_j amps[s, j] timed[j] (timed (n_a, n_var), amps (k, n_a)) at the mid
-    time of step s; ``books`` (2,) += the steps' external and constraint work."""
+    time of step s; ``books`` (2,) += the steps' external and constraint work. InputError
+    for a step size that is not positive (the kernels divide by it without an exception
+    exit, femb.solvers.dynamics.rigid_step_patterns)."""
     data = rigid_step_data(problem)
     if data is None:
         raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
+    if not np.all(hs > 0.0):
+        raise InputError(f"the compiled rigid step needs positive step sizes, got {hs[~(hs > 0.0)][:3].tolist()}")
     packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
     par = _parameters(problem, settings)
     max_it = int(settings.max_iterations)

@@ -57,10 +57,18 @@ from femb.solvers.dynamics.rigid_step_patterns import (
     factor_dependent,
     jacobian_pattern,
     matrix_pattern,
+    numpy_errors,
     partition_layout,
     split,
+    triplet_rows,
 )
-from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_factor_bands, lu_solve, lu_solve_many, lu_solve_t
+from femb.solvers.linalg import dense_kernels
+from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_factor_bands
+
+# the triangular solves of the step, compiled with the step's error model (rigid_step_patterns)
+lu_solve = numpy_errors(dense_kernels.lu_solve)
+lu_solve_many = numpy_errors(dense_kernels.lu_solve_many)
+lu_solve_t = numpy_errors(dense_kernels.lu_solve_t)
 
 # status codes of ``rigid_midpoint_steps`` (the reasons of femb.solvers.nonlinear.newton.projected_newton)
 NOT_CONVERGED, CONVERGED, ROUND_OFF, NOISE_FLOOR, NOT_FINITE, SINGULAR, DEP_SINGULAR = 0, 1, 2, 3, 4, 5, 6
@@ -139,7 +147,7 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 # helper called out of line takes every array of the tuple as its arguments.
 
 
-@jit
+@jit(error_model="numpy")
 def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale,
                      psi, C, R1n, Rmn, D, pi1, dr, full, r):
     """``_residual`` without the step matrix: r (n_eq,), ``full`` (n_var,), the Cayley step
@@ -177,7 +185,7 @@ def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0,
     return max(0.0, inert_norm, fext_norm, mom_scale, 1e-300)
 
 
-@jit
+@jit(error_model="numpy")
 def _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K):
     """The step matrix of ``_residual`` written over K's pattern only (``matrix_pattern``:
     rows ``k_ptr`` (n_eq + 1,), columns ``k_cols``); K's other entries stay as they are
@@ -205,7 +213,7 @@ def _add_rotary(lay_var, var_eq, dr, K):
                     K[ea, eb] += dr[k, a, b]
 
 
-@jit
+@jit(error_model="numpy")
 def _spin_jacobian(rows, cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq):
     """G over the equations (m, n_eq) ``Geq`` from G over the variables (the step's joint equations) at
     the Cayley vectors ψ (k, 3) of the iterate: written over the pattern ``tq``, ``teq``,
@@ -228,7 +236,7 @@ def _spin_jacobian(rows, cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq):
                 Geq[i, e] = G[i, c0] * T[0, b] + G[i, c1] * T[1, b] + G[i, c2] * T[2, b]
 
 
-@jit
+@jit(error_model="numpy")
 def _add_stiffness(kind, row0, blk0, c, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb,
                    K, vals, w3, w33):
     """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
@@ -317,7 +325,7 @@ def _step_scales(eq_var, rot3d, m_indptr, m_indices, m_data, lay_var, v0, pi0, f
     return fext_norm, math.sqrt(s) / h
 
 
-@jit
+@jit(error_model="numpy")
 def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, timed, amps, par, max_it, part, part_ref, its, books, z,
                          hist, scales, r, out):
     """Mid-point steps of sizes ``hs`` (k,) of a jointed rigid-body model one after the
@@ -404,6 +412,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
         split(part, pos, ind, entries, order)
     k_ptr, k_cols = matrix_pattern(d)
+    g_ptr, g_cols = triplet_rows(jac_rows, jac_cols, m, nv)  # where Ḡ over the variables can be non-zero
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
     X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
@@ -689,12 +698,13 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                 z[eq_var[e]] += dx[e]
             reference = max(euclidean_norm(z), u_norm, length_scale)
             round_off = euclidean_norm(dx) <= inc_tol * reference
-        # the joint reactions' work term λ·Ḡz at the accepted state
+        # the joint reactions' work term λ·Ḡz at the accepted state, each row's sum over the
+        # columns Ḡ can fill, ascending (the others are exact zeros, and z is finite)
         s = 0.0
         for i in range(m):
             t = 0.0
-            for v in range(nv):
-                t += Gbar[i, v] * z[v]
+            for q in range(g_ptr[i], g_ptr[i + 1]):
+                t += Gbar[i, g_cols[q]] * z[g_cols[q]]
             s += lam1[i] * t
         out[0] = it_done
         out[1] = c_norm

@@ -3,14 +3,40 @@ rigid bodies (femb.solvers.dynamics.rigid_step_kernels): where the joint Jacobia
 over the equations and the step matrix K can be non-zero (computed once per call of the
 steps; ``d``: the model's RigidStepData), the choice of the dependent coordinates, their
 index maps with the banded row order of G_d, and the gathered, LU-factorized G_d (or Ḡ_d)
-with G_i (Ḡ_i). int64 index arrays, float64 matrices."""
+with G_i (Ḡ_i). int64 index arrays, float64 matrices.
+
+The compiled rigid steps use numba's numpy error model (femb.core.jit ``error_model``):
+their functions and the dense kernels they call (``numpy_errors``) have no exception exits,
+so numba drops the reference counting of the arrays they take. Every divisor in them is
+guarded: the step sizes h > 0 (the driver's grid), the pivots of an LU factorization are
+non-zero before any solve with it (an exact zero pivot returns a pivot ratio of 0, which
+the step reports as a singular matrix), the turn limit divides by a turn above it; a
+non-finite value ends the step as "residual is not finite"."""
+from typing import Callable
+
 import numpy as np
 
 from femb.core.jit import jit
-from femb.solvers.linalg.dense_kernels import lu_factor_pattern, pivoted_columns
+from femb.solvers.linalg import dense_kernels
+from femb.solvers.linalg.dense_kernels import pivoted_columns
+
+NUMPY_ERRORS = "__numpy_errors"
+"""The name suffix of the rigid steps' copies of other modules' kernels (``numpy_errors``)."""
 
 
-@jit
+def numpy_errors(kernel: Callable) -> Callable:
+    """A copy of the femb kernel ``kernel`` (of another module) compiled with numba's numpy
+    error model for the rigid steps, under the name ``kernel.__qualname__ + NUMPY_ERRORS``
+    (cache files of its own); ``kernel`` itself, used by other kernels, stays as it is.
+    The copy calls the same helpers as ``kernel`` (give it one without exception exits in
+    its callees: a leaf)."""
+    return jit(getattr(kernel, "py_func", kernel), internal=True, error_model="numpy", name_suffix=NUMPY_ERRORS)
+
+
+lu_factor_pattern = numpy_errors(dense_kernels.lu_factor_pattern)
+
+
+@jit(error_model="numpy")
 def split(part, pos, ind, entries, order):
     """``ind`` (n_eq − m,) the equations other than the dependent ones ``part`` (m,), in
     order, ``pos`` (n_eq,) the place of each equation: c for part[c], −1 − c for ind[c];
@@ -44,7 +70,7 @@ def split(part, pos, ind, entries, order):
                 j += 1
 
 
-@jit(internal=True)
+@jit(internal=True, error_model="numpy")
 def jacobian_pattern(d):
     """Where the joint Jacobians land over the equations: (the kept Jacobian triplets whose
     variable is a free non-rotational one, their equations, the rows and oriented nodes of
@@ -97,7 +123,7 @@ def jacobian_pattern(d):
     return tq[:nt].copy(), teq, pr, pk, (er[:n].copy(), ee[:n].copy())
 
 
-@jit(internal=True)
+@jit(internal=True, error_model="numpy")
 def matrix_pattern(d):
     """The entries of the step matrix K over the equations that can be non-zero (those of
     M_eq, the 3 × 3 rotary-inertia blocks of the oriented nodes, the joints' discrete
@@ -117,11 +143,19 @@ def matrix_pattern(d):
     for q in range(d.st_eq_rows.size):
         if d.st_eq_rows[q] >= 0 and d.st_eq_cols[q] >= 0:
             mark[d.st_eq_rows[q], d.st_eq_cols[q]] = True
-    ptr = np.zeros(ne + 1, dtype=np.int64)
-    cols = np.empty(ne * ne, dtype=np.int64)
+    return marked_rows(mark)
+
+
+@jit(inline="always", error_model="numpy")
+def marked_rows(mark):
+    """The True entries of ``mark`` (r, c) by rows: (row starts (r + 1,), columns ascending
+    in each row)."""
+    nr, nc = mark.shape
+    ptr = np.zeros(nr + 1, dtype=np.int64)
+    cols = np.empty(nr * nc, dtype=np.int64)
     n = 0
-    for a in range(ne):
-        for b in range(ne):
+    for a in range(nr):
+        for b in range(nc):
             if mark[a, b]:
                 cols[n] = b
                 n += 1
@@ -129,7 +163,17 @@ def matrix_pattern(d):
     return ptr, cols[:n].copy()
 
 
-@jit(internal=True)
+@jit(internal=True, error_model="numpy")
+def triplet_rows(rows, cols, n_rows, n_cols):
+    """Where the triplets (``rows``, ``cols``) of an (n_rows, n_cols) matrix fall, by rows:
+    (row starts (n_rows + 1,), the distinct columns ascending in each row)."""
+    mark = np.zeros((n_rows, n_cols), dtype=np.bool_)
+    for q in range(rows.size):
+        mark[rows[q], cols[q]] = True
+    return marked_rows(mark)
+
+
+@jit(internal=True, error_model="numpy")
 def choose_partition(Geq, jcols, part, pos, ind, entries, order):
     """The dependent equations ``part`` (m,) (sorted): those that QR with column pivoting of
     G (m, n_eq) over the jointed equations ``jcols`` picks first (``pivoted_columns``,
@@ -147,7 +191,7 @@ def choose_partition(Geq, jcols, part, pos, ind, entries, order):
     split(part, pos, ind, entries, order)
 
 
-@jit(internal=True)
+@jit(internal=True, error_model="numpy")
 def partition_layout(entries, pos, order, Ai, Abi, shape):
     """For a partition (``pos``, ``order`` of ``split``): the independent columns G_i, Ḡ_i
     (m, n_eq − m) ``Ai``, ``Abi`` cleared, and where G_d and Ḡ_d (rows in ``order``) can be
@@ -168,7 +212,7 @@ def partition_layout(entries, pos, order, Ai, Abi, shape):
             shape[1, c] = max(shape[1, c], i)
 
 
-@jit(internal=True)
+@jit(internal=True, error_model="numpy")
 def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi, bot):
     """G_d (m, m) into ``A`` with its rows in ``order`` (banded), LU-factorized in place
     (``lu_factor_pattern``: row order ``perm`` (m,) in G's rows, row ranges ``lo``, ``hi``
