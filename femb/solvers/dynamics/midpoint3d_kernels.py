@@ -36,7 +36,7 @@ from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d_midpoint import midpoint_force_steps, section_forms
-from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end, step_start, take_correction
+from femb.solvers.dynamics.midpoint2d_kernels import add_mass_entries, newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
 from femb.solvers.linalg.factorization import _band_refactor_solve
@@ -102,10 +102,11 @@ def momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata,
 
 
 @jit(internal=True)
-def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata):
+def scatter_force_and_matrix(var, pos, fe, ke, mass_pos, mass_val, c, with_matrix, f, kdata):
     """f (n_var,) ← the element forces fe (n_el, n_dof) scattered by ``var``; with_matrix:
     kdata (nnz,) ← the element matrices ke (n_el, n_dof, n_dof) scattered by ``pos`` plus
-    the mass part ``mass_data`` (nnz,) of the Newton matrix."""
+    the mass part c·M_eq of the Newton matrix (M_eq by its nonzero entries ``mass_pos``,
+    ``mass_val``, midpoint2d_kernels.add_mass_entries)."""
     for i in range(f.size):
         f[i] = 0.0
     scatter_vector(var, fe, f)
@@ -113,8 +114,7 @@ def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
         for p in range(kdata.size):
             kdata[p] = 0.0
         scatter_matrix(pos, ke, kdata)
-        for p in range(kdata.size):
-            kdata[p] += mass_data[p]
+        add_mass_entries(kdata, mass_pos, mass_val, c)
 
 
 @jit(internal=True)
@@ -148,7 +148,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata, meq_data = mass[0], mass[1], mass[2], mass[3]
+    indptr_m, indices_m, mdata, meq_pos, meq_val = mass[0], mass[1], mass[2], mass[3], mass[4]
     (u1, f, w, inert, R, r, kdata, psi, C, R1n, Rmn, D, pi1, dr,
      u0e, u1e, R0e, R1e, psie, fe, ke, V0e) = work
     n = u0.size
@@ -190,8 +190,7 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
     if with_matrix:
-        for p in range(kdata.size):
-            kdata[p] += c2 * meq_data[p]
+        add_mass_entries(kdata, meq_pos, meq_val, c2)
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
     _csr_product(indptr_m, indices_m, mdata, w, inert)
@@ -224,7 +223,9 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     reference coordinates, unit (n_var,) bool: the 3-D rotational slots);
     ``elems`` = (X (n_el, 2, 3), props, var (n_el, 12), pos (n_el, 12, 12), crow (n_el, 2)
     the elements' nodes as rows of the oriented nodes); ``mass`` = (M_full in CSR: indptr,
-    indices, data; M_eq's data, the table's pattern indptr, indices, band widths kl, ku);
+    indices, data; M_eq by its nonzero entries: positions (m,) int64 in the data of the
+    table's pattern and values (m,) (DynamicProblem.mass_entries); the table's pattern
+    indptr, indices, band widths kl, ku);
     ``chords`` = (on, col_a, col_b, X21) of the chord-turn limit. ``param`` = (tolerance,
     absolute tolerance (NaN: none), increment tolerance, divergence factor, noise floor,
     length scale, max_turn (inf: no limit)). Writes each step's Newton iterations to
@@ -234,7 +235,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     non-finite matrix)."""
     ev, rot3d, lay_nodes, lay_var, J0, J0_pinv, rot_pos, ref, unit = model
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku = mass
+    indptr_m, indices_m, mdata, meq_pos, meq_val, indptr_k, indices_k, kl, ku = mass
     chord_on, col_a, col_b, X21 = chords
     n = u.size
     neq = ev.size
