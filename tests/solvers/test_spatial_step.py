@@ -9,14 +9,16 @@ import numpy as np
 import pytest
 
 from femb.core.scatter import scatter_matrix
+from femb.correlation.pattern import csr_rows
 from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import solve_dynamic
 from femb.solvers.dynamics.driver import DynamicSettings
-from femb.solvers.dynamics.midpoint2d_kernels import add_mass_entries
+from femb.solvers.dynamics.midpoint2d_kernels import _rounding_residual, add_mass_entries
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.dynamics.spatial_step import SpatialSteps
+from femb.solvers.linalg.factorization import pattern_band_widths
 from femb.solvers.nonlinear.newton import NewtonSettings
 from femb.validation.dynamic3d_cases import spin_up_beam_3d
 
@@ -219,3 +221,24 @@ def test_mass_entries_give_the_assembled_mass_and_newton_matrix_bit_for_bit(make
         add_mass_entries(kdata, pos, val, c)
         assert np.array_equal(kdata.view(np.int64), full.view(np.int64))
 
+
+def test_rounding_residual_reads_the_band_storage_as_the_csr_data():
+    """The round-off level ε‖|K|·|x|‖ of the Newton tests from K in the row-band storage
+    (the compiled 3-D steps' matrix) equals the one from K's CSR data bit for bit."""
+    prob = DynamicProblem(cantilever())
+    t = prob.table
+    indptr, indices = (np.asarray(a, dtype=np.int64) for a in (t.indptr, t.indices))
+    kl, ku = pattern_band_widths(indptr, indices)
+    w = 2 * kl + ku + 1
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal(indices.size)
+    band = np.zeros((t.n_eq, w))
+    rows = csr_rows(indptr)
+    band[rows, indices - rows + kl] = data
+    u0, z = rng.standard_normal(t.n_var), 1e-3 * rng.standard_normal(t.n_var)
+    ev = np.asarray(t.eq_var, dtype=np.int64)
+    unit = np.ascontiguousarray(prob.rot3d)
+    ref = prob.reference_coordinates
+    csr = _rounding_residual(indptr, indices, (data, 0, 0), ref, u0, z, ev, unit)
+    assert csr > 0.0
+    assert _rounding_residual(indptr, indices, (band.reshape(-1), kl, w), ref, u0, z, ev, unit) == csr

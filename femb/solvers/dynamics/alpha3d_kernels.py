@@ -333,7 +333,8 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
                 hist[it] = norm
                 done, iterations = True, it
                 break
-            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, (kdata, 0, 0), ref, u0, z,
+                                     ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
                 break

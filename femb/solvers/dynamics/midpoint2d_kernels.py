@@ -223,16 +223,21 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
 
 
 @jit(internal=True)
-def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+def _rounding_residual(indptr, indices, kmat, ref, u0, z, ev, unit):
     """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations, 1 at the variables flagged by
     ``unit`` (n_var,) bool (newton.rounding_residual of the step systems'
-    absolute_coordinates: 1 for the slots of 3-D rotations)."""
+    absolute_coordinates: 1 for the slots of 3-D rotations). ``kmat`` = (data, kl, w): K's
+    data on the pattern (indptr, indices) (w = 0), or K in the flat row-band storage (n_eq·w,)
+    of linalg.factorization (w = 2 kl + ku + 1): the same entries in the same order."""
+    kdata, kl, w = kmat
     s = 0.0
     for i in range(ev.size):
         row = 0.0
+        at = i * (w - 1) + kl  # (band: flat index of column 0 of row i)
         for p in range(indptr[i], indptr[i + 1]):
             j = ev[indices[p]]
-            row += abs(kdata[p]) * (1.0 if unit[j] else abs(ref[j] + u0[j] + z[j]))
+            q = p if w == 0 else at + indices[p]
+            row += abs(kdata[q]) * (1.0 if unit[j] else abs(ref[j] + u0[j] + z[j]))
         s += row * row
     return 2.220446049250313e-16 * math.sqrt(s)
 
@@ -284,11 +289,11 @@ def step_end(R, z, var, ptr, work, books, u1, v0, h, u, v):
 
 
 @jit(internal=True)
-def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
+def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kmat, ref, u0, z, ev, unit):
     """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
     of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
     (force test; or a stalled residual at the noise floor or at its round-off level
-    ``_rounding_residual`` of the Newton matrix ``kdata``), −1 failed (not finite, iteration
+    ``_rounding_residual`` of the Newton matrix ``kmat`` = (data, kl, w)), −1 failed (not finite, iteration
     cap, diverging), 0 go on with a correction. ``param`` as ``beam2d_steps``'."""
     hist[it] = norm
     if not math.isfinite(norm):
@@ -299,7 +304,7 @@ def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices
     if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
         low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
         if not norm < 0.25 * low:
-            if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+            if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr, indices, kmat, ref, u0, z, ev, unit):
                 return 1
     if it == max_iterations:
         return -1
@@ -422,7 +427,8 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
                                                fext_k, u1, R, r, tangent)
                 if at_round_off:
                     break
-                verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+                verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, (kdata, 0, 0), ref, u0, z,
+                                         ev, unit)
                 if verdict or tangent:
                     break
                 tangent = True

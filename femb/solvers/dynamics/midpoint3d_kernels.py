@@ -39,7 +39,7 @@ from femb.elements.beam3d_midpoint import midpoint_force_steps, section_forms
 from femb.solvers.dynamics.midpoint2d_kernels import add_mass_entries, newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
-from femb.solvers.linalg.factorization import _band_refactor_solve
+from femb.solvers.linalg.factorization import band_factor_solve, band_positions, band_scatter_matrix
 from femb.solvers.linalg.turn import chord_turn
 
 ELEMENT_BLOCK = 256  # elements evaluated and scattered together: the size of the per-evaluation element arrays
@@ -137,19 +137,24 @@ def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
 
 
 @jit(inline="always")  # one call site, in beam3d_steps: no library of its own to link and re-emit
-def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms):
-    """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms, band):
+    """Residual (r over the equations, R over the variables), the Newton matrix (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
     (MidPoint3DSystem.evaluate without damping, mass points and state loads); ``forms``: the
-    elements' section forms kept with their start-of-step energies. The elements are
+    elements' section forms kept with their start-of-step energies. The Newton matrix is
+    assembled straight into the band LU's row-band storage ``work``'s ab (n_eq, w = 2 kl +
+    ku + 1), the entries in the order of an assembly into the CSR data of the table's
+    pattern (linalg.factorization.band_scatter_matrix); ``band`` = (var_eq (n_var,) the
+    equation of each variable (−1: none), M_eq's entries as flat band indices (m,), kl). The elements are
     evaluated and scattered in blocks of ELEMENT_BLOCK (the element arrays u0e, u1e, R0e,
     R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0, u0 + z, R_n, R_{n+1}, ψ):
     in element order, as one pass over all of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
     the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata, meq_pos, meq_val = mass[0], mass[1], mass[2], mass[3], mass[4]
-    (u1, f, w, inert, R, r, kdata, psi, C, R1n, Rmn, D, pi1, dr,
+    indptr_m, indices_m, mdata, meq_val = mass[0], mass[1], mass[2], mass[4]
+    var_eq, meq_band, kl = band
+    (u1, f, w, inert, R, r, ab, psi, C, R1n, Rmn, D, pi1, dr,
      u0e, u1e, R0e, R1e, psie, fe, ke, V0e) = work
     n = u0.size
     k_nodes = lay_var.shape[0]
@@ -164,9 +169,10 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     # forms of the step's first call kept), scatter of the forces and element matrices
     for i in range(n):
         f[i] = 0.0
+    kflat = ab.reshape(ab.size)
     if with_matrix:
-        for p in range(kdata.size):
-            kdata[p] = 0.0
+        for p in range(kflat.size):
+            kflat[p] = 0.0
     for e0 in range(0, n_el, ELEMENT_BLOCK):
         e1 = min(e0 + ELEMENT_BLOCK, n_el)
         m = e1 - e0
@@ -184,24 +190,25 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                              (forms[0][e0:e1], forms[1][e0:e1], forms[2][e0:e1]), with_matrix, fe[:m], ke[:m])
         scatter_vector(var[e0:e1], fe[:m], f)
         if with_matrix:
-            scatter_matrix(pos[e0:e1], ke[:m], kdata)
+            band_scatter_matrix(var[e0:e1], pos[e0:e1], var_eq, ke[:m], kl, ab)
     # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h; the mass
     # part (2/h²) M_eq of the Newton matrix
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
     if with_matrix:
-        add_mass_entries(kdata, meq_pos, meq_val, c2)
+        add_mass_entries(kflat, meq_band, meq_val, c2)
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
     _csr_product(indptr_m, indices_m, mdata, w, inert)
+    down = ab.shape[1] - 1
     for k in range(k_nodes):
         for a in range(3):
             inert[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
             if with_matrix:
+                row = var_eq[lay_var[k, a]] * down + kl  # (flat index of column 0 of the row; not used when rot_pos < 0)
                 for b in range(3):
-                    p = rot_pos[k, a, b]
-                    if p >= 0:
-                        kdata[p] += dr[k, a, b]
+                    if rot_pos[k, a, b] >= 0:
+                        kflat[row + var_eq[lay_var[k, b]]] += dr[k, a, b]
     return residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r)
 
 
@@ -257,15 +264,23 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     Rrel = np.empty((3, 3))
     vec = np.empty(3)
     nb = min(n_el, ELEMENT_BLOCK)  # (elements per block of the evaluations)
-    work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), np.empty(indices_k.size),
+    width = 2 * kl + ku + 1
+    ab = np.zeros((neq, width))  # the Newton matrix, assembled in the band LU's storage and factorized there
+    var_eq = np.full(n, -1, dtype=np.int64)
+    for q in range(neq):
+        var_eq[ev[q]] = q
+    meq_band = np.empty(meq_pos.size, dtype=np.int64)
+    band_positions(indptr_k, indices_k, meq_pos, kl, width, meq_band)
+    band = (var_eq, meq_band, kl)
+    work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), ab,
             np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((nb, n_dof)), np.empty((nb, n_dof)), np.empty((nb, 2, 3, 3)), np.empty((nb, 2, 3, 3)),
             np.empty((nb, 2, 3)), np.empty((nb, n_dof)), np.empty((nb, n_dof, n_dof)), np.empty(n_el))
-    u1, w, pm, R_full, r, kdata, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[6], work[12], work[9]
+    u1, w, pm, R_full, r, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[12], work[9]
     V0e = work[21]
     forms = section_forms(n_el)
-    ab = np.zeros((neq, 2 * kl + ku + 1))
+    kmat = (ab.reshape(ab.size), kl, width)
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
     reach = np.zeros(neq, dtype=np.int64)
@@ -316,7 +331,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             converged = False
             for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
                 norm, scale = _evaluate(u0, z, v0, h, fx, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                        with_matrix, work, forms)
+                                        with_matrix, work, forms, band)
                 if with_matrix or at_round_off:
                     break
                 converged = norm <= residual_threshold(param[0], param[1], scale)  # newton_verdict's force test
@@ -332,11 +347,11 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 hist[it] = norm
                 done, iterations = True, it
                 break
-            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kmat, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
                 break
-            status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
+            status, ratio = band_factor_solve(ab, kl, ku, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
                 return step, 2
             for i in range(n):
