@@ -242,3 +242,22 @@ def test_rounding_residual_reads_the_band_storage_as_the_csr_data():
     csr = _rounding_residual(indptr, indices, (data, 0, 0), ref, u0, z, ev, unit)
     assert csr > 0.0
     assert _rounding_residual(indptr, indices, (band.reshape(-1), kl, w), ref, u0, z, ev, unit) == csr
+
+
+def test_chain_of_several_element_and_node_blocks_equals_general_path():
+    """A falling cantilever chain of 600 beam3d elements: more than two blocks of
+    ELEMENT_BLOCK elements and nodes (the element evaluations and the nodes' Cayley step run
+    block by block): the compiled steps equal the general path, with the same iterations."""
+    from femb.solvers.dynamics.midpoint3d_kernels import ELEMENT_BLOCK
+
+    n = 600
+    assert n > 2 * ELEMENT_BLOCK
+    model = Model(line_mesh((0.0, 0.0, 0.0), (0.01 * n, 0.0, 0.0), n, "b"), dim=3, name="chain")
+    model.add_part("b", "beam3d", "b", values={"EA": 1e5, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0, "rhoIp": 2e-4,
+                                               "rhoIy": 1e-4, "rhoIz": 1.2e-4})
+    model.fix("b_start", ("ux", "uy", "uz", "rx", "ry", "rz"))
+    model.gravity((0.0, -6.0, -7.76))
+    compiled = run(model, 1e-3, 4e-3, True)
+    general = run(model, 1e-3, 4e-3, False)
+    assert compiled.info["compiled_step"] and not general.info["compiled_step"]
+    assert_same_run(compiled, general)

@@ -12,8 +12,9 @@ one call, operation for operation as the general loop:
   step) + M ((2/h²) Δx − (2/h) v_n) on translations + (π_{n+1} − π_n)/h on the rotations
   of the oriented nodes (Simo–Wong, femb.core.rotations
   ``cayley_step_batch``) − f_ext(t_{n+½}); its force scale max(‖f̄‖, ‖inertia‖, ‖f_ext‖,
-  |momentum|/h); the step matrix: element tangent, (2/h²) M and the rotary-inertia
-  derivative, factorized by femb's band LU;
+  |momentum|/h); the step matrix: element tangent, (2/h²) M (from M_eq's nonzero
+  entries) and the rotary-inertia derivative, assembled straight into the row-band storage
+  of femb's band LU and factorized there (no CSR data of the matrix);
 - the Newton loop's tests (force test, noise floor, round-off level ε‖|K|·|x|‖, correction
   at round-off, divergence, iteration cap) and the turn limit of a correction (nodal Cayley
   turn, element chord turn); where convergence is likely (iteration ≥ max(1, the last step's
@@ -145,11 +146,13 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     assembled straight into the band LU's row-band storage ``work``'s ab (n_eq, w = 2 kl +
     ku + 1), the entries in the order of an assembly into the CSR data of the table's
     pattern (linalg.factorization.band_scatter_matrix); ``band`` = (var_eq (n_var,) the
-    equation of each variable (−1: none), M_eq's entries as flat band indices (m,), kl). The elements are
-    evaluated and scattered in blocks of ELEMENT_BLOCK (the element arrays u0e, u1e, R0e,
-    R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0, u0 + z, R_n, R_{n+1}, ψ):
-    in element order, as one pass over all of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
-    the matrix."""
+    equation of each variable (−1: none), M_eq's entries as flat band indices (m,), kl). The
+    Cayley step of the nodes runs in blocks of ELEMENT_BLOCK nodes (its intermediate
+    rotations C, R_m and spin maps D of ``work`` hold one block; node by node, so the same
+    values). The elements are evaluated and scattered in blocks of ELEMENT_BLOCK (the element
+    arrays u0e, u1e, R0e, R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0,
+    u0 + z, R_n, R_{n+1}, ψ): in element order, as one pass over all of them. Returns (‖r‖,
+    force scale); the residual is bitwise the same with and without the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
     indptr_m, indices_m, mdata, meq_val = mass[0], mass[1], mass[2], mass[4]
@@ -162,7 +165,11 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     for k in range(k_nodes):
         for a in range(3):
             psi[k, a] = z[lay_var[k, a]]
-    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    for k0 in range(0, k_nodes, ELEMENT_BLOCK):
+        k1 = min(k0 + ELEMENT_BLOCK, k_nodes)
+        m = k1 - k0
+        cayley_step_batch(psi[k0:k1], R0n[k0:k1], Jn[k0:k1], pi0[k0:k1], h, C[:m], R1n[k0:k1], Rmn[:m], D[:m], pi1[k0:k1],
+                          dr[k0:k1])
     for i in range(n):
         u1[i] = u0[i] + z[i]
     # per block: gathers, element kernel (the start-of-step energies V0e and the section
@@ -272,9 +279,10 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     meq_band = np.empty(meq_pos.size, dtype=np.int64)
     band_positions(indptr_k, indices_k, meq_pos, kl, width, meq_band)
     band = (var_eq, meq_band, kl)
+    kb = min(k_nodes, ELEMENT_BLOCK)  # (nodes per block of the Cayley step)
     work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), ab,
-            np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
-            np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((k_nodes, 3)), np.empty((kb, 3, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((kb, 3, 3)), np.empty((kb, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((nb, n_dof)), np.empty((nb, n_dof)), np.empty((nb, 2, 3, 3)), np.empty((nb, 2, 3, 3)),
             np.empty((nb, 2, 3)), np.empty((nb, n_dof)), np.empty((nb, n_dof, n_dof)), np.empty(n_el))
     u1, w, pm, R_full, r, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[12], work[9]
