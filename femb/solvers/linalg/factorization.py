@@ -9,6 +9,9 @@ time-stepping Newton iteration: no wrapper calls and no copy into LAPACK storage
 dominate small systems. Copy from CSR, factorization and solve together
 (benchmarks/band_lu.py): 6 µs for 120 equations of bandwidth 5 + 5, 0.15 ms for 3000,
 half the time of LAPACK's dgbsv called without a wrapper (after the same copy).
+``band_factor_solve`` factorizes and solves a band matrix assembled straight into the band
+storage (``band_scatter_matrix``, ``band_positions``: the compiled 3-D beam steps, which
+keep no CSR data of their Newton matrix).
 """
 from typing import Any, NamedTuple, Optional, Union
 
