@@ -293,3 +293,62 @@ def test_pattern_band_widths_of_patterns_with_empty_rows():
         d = csr_rows(A.indptr) - A.indices
         assert pattern_band_widths(A.indptr, A.indices) == (max(int(d.max(initial=0)), 0), max(int(-d.min(initial=0)), 0))
     assert pattern_band_widths(np.zeros(4, dtype=np.int64), np.zeros(0, dtype=np.int64)) == (0, 0)
+
+
+def test_band_assembly_and_factor_solve_equal_the_csr_path_bit_for_bit():
+    """The compiled 3-D beam steps' band path: element matrices assembled straight into the
+    row-band storage (band_scatter_matrix, with entries outside the pattern and zeros of
+    both signs), CSR positions mapped to band indices (band_positions), and the
+    factorization in place (band_factor_solve) give the band storage, factors, pivots and
+    correction of _band_refactor_solve on the CSR data of scatter_matrix, bit for bit; NaN
+    and a zero pivot column give the same status."""
+    from femb.core.scatter import scatter_matrix
+    from femb.correlation.pattern import csr_pattern
+    from femb.solvers.linalg.factorization import band_factor_solve, band_positions, band_scatter_matrix
+
+    rng = np.random.default_rng(11)
+    n_el, nd, dof = 30, 2, 6  # a chain of 2-node elements, 6 DOFs per node, node 0 clamped in part
+    n_var = (n_el + 1) * dof
+    var = np.array([[e * dof + c for c in range(nd * dof)] for e in range(n_el)], dtype=np.int64)
+    var_eq = np.full(n_var, -1, dtype=np.int64)
+    free = np.arange(4, n_var)  # variables 0..3 without equations
+    var_eq[free] = np.arange(free.size)
+    n = free.size
+    indptr, indices, (pos,) = csr_pattern(n, [var_eq[var]])
+    indptr, indices, pos = indptr.astype(np.int64), indices.astype(np.int64), pos.astype(np.int64)
+    kl, ku = pattern_band_widths(indptr, indices)
+    w = 2 * kl + ku + 1
+    ke = rng.standard_normal((n_el, nd * dof, nd * dof))
+    ke[rng.random(ke.shape) < 0.2] = 0.0
+    ke[rng.random(ke.shape) < 0.2] = -0.0
+    ke[:, np.arange(nd * dof), np.arange(nd * dof)] += 40.0
+    data = np.zeros(indices.size)
+    scatter_matrix(pos, ke, data)
+    mpos = np.flatnonzero(rng.random(indices.size) < 0.1)
+    mval = rng.random(mpos.size) + 0.5
+    data[mpos] += 3.0 * mval
+    ab = np.zeros((n, w))
+    band_scatter_matrix(var, pos, var_eq, ke, kl, ab)
+    mband = np.empty(mpos.size, dtype=np.int64)
+    band_positions(indptr, indices, mpos, kl, w, mband)
+    flat = ab.reshape(-1)
+    flat[mband] += 3.0 * mval
+    b = rng.standard_normal(n)
+    status, ratio, ab_ref, piv_ref, diag_ref, x_ref = _kernel_solve(sp.csr_matrix((data, indices, indptr), shape=(n, n)), kl, ku, b)
+    # the assembled band storage equals _band_fill's (before the factorization overwrites it)
+    filled = np.zeros((n, w))
+    rows = csr_rows(indptr)
+    filled[rows, indices - rows + kl] = data
+    assert np.array_equal(ab.view(np.int64), filled.view(np.int64))
+    piv, diag, reach, x = np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.empty(n)
+    got = band_factor_solve(ab, kl, ku, piv, diag, reach, 1.0, b, x)
+    assert status == -1 and got == (status, ratio)
+    for mine, theirs in ((ab, ab_ref), (diag, diag_ref), (x, x_ref)):
+        assert np.array_equal(mine.view(np.int64), theirs.view(np.int64))
+    assert np.array_equal(piv, piv_ref)
+    bad = filled.copy()
+    bad[3, kl] = np.nan
+    assert band_factor_solve(bad, kl, ku, piv, diag, reach, 1.0, b, x)[0] == -2
+    singular = np.zeros((3, 4))
+    singular[:, 1] = [1.0, 0.0, 3.0]  # kl = ku = 1: the diagonal; row 1 has none
+    assert band_factor_solve(singular, 1, 1, piv[:3], diag[:3], reach[:3], 1.0, b[:3], x[:3])[0] == 1

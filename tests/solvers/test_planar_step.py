@@ -175,21 +175,23 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     prob = DynamicProblem(model, mass="invariant")
     t = prob.table
     beam = t.blocks[0]
-    shared = {"pos": beam.pos, "var": beam.var, "indptr": t.indptr, "indices": t.indices, "M_eq": prob.mass_data,
-              "M_full": prob.M_full.data, "ref": prob.reference_coordinates, "f_const": prob.f_const, "rot_eq": prob.rot_eq,
+    shared = {"pos": beam.pos, "var": beam.var, "indptr": t.indptr, "indices": t.indices, "M_eq_pos": prob.mass_entries[0],
+              "M_eq_val": prob.mass_entries[1], "M_full": prob.M_full.data, "ref": prob.reference_coordinates, "f_const": prob.f_const, "rot_eq": prob.rot_eq,
               "diag_pos": prob.diag_pos}
     before = {k: a.copy() for k, a in shared.items()}
     steps = PlanarSteps.build(prob, MidPoint(), NewtonSettings())
     for mine, k in ((steps.ref, "ref"), (steps.f_const, "f_const"), (steps.rot_terms[0], "rot_eq"), (steps.rot_terms[2], "diag_pos")):
         assert np.shares_memory(mine, shared[k]), k
     for mine, theirs in ((steps.block[2], beam.var), (steps.block[3], beam.pos), (steps.mass[2], prob.M_full.data),
-                         (steps.mass[3], prob.mass_data), (steps.pattern[0], t.indptr), (steps.pattern[1], t.indices)):
+                         (steps.mass[3], prob.mass_entries[0]), (steps.mass[4], prob.mass_entries[1]),
+                         (steps.pattern[0], t.indptr), (steps.pattern[1], t.indices)):
         assert np.shares_memory(mine, theirs)
     res = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(mass="invariant", record_every=5), problem=prob)
     assert res.info["compiled_step"]
     for k, a in shared.items():
         assert np.array_equal(a, before[k]), k
-    assert "K" not in prob.__dict__  # the general path's Newton matrix buffer is not made
+    # the general path's Newton matrix buffer and M_eq's data on the whole pattern are not made
+    assert "K" not in prob.__dict__ and "mass_data" not in prob.__dict__
     assert np.shares_memory(prob.M_eq.data, prob.mass_data)
     assert prob._midpoint2d["mass_data"] is None  # nor the scaled mass of the general step matrix
 

@@ -8,13 +8,17 @@ import math
 import numpy as np
 import pytest
 
+from femb.core.scatter import scatter_matrix
+from femb.correlation.pattern import csr_rows
 from femb.mesh import line_mesh
 from femb.model import Model
 from femb.solvers import solve_dynamic
 from femb.solvers.dynamics.driver import DynamicSettings
+from femb.solvers.dynamics.midpoint2d_kernels import _rounding_residual, add_mass_entries
 from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.schemes import MidPoint
 from femb.solvers.dynamics.spatial_step import SpatialSteps
+from femb.solvers.linalg.factorization import pattern_band_widths
 from femb.solvers.nonlinear.newton import NewtonSettings
 from femb.validation.dynamic3d_cases import spin_up_beam_3d
 
@@ -155,7 +159,8 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     beam = next(b for b in t.blocks if b.part == "b")
     rot = prob.rotary
     shared = {"pos": beam.pos, "var": beam.var, "X": beam.X, "props": beam.props, "indptr": t.indptr, "indices": t.indices,
-              "M_eq": prob.mass_data, "M_full": prob.M_full.data, "J0": rot.J0, "J0_pinv": rot.J0_pinv, "rot_pos": rot.pos,
+              "M_eq_pos": prob.mass_entries[0], "M_eq_val": prob.mass_entries[1], "M_full": prob.M_full.data, "J0": rot.J0,
+              "J0_pinv": rot.J0_pinv, "rot_pos": rot.pos,
               "nodes": rot.layout.nodes, "lay_var": rot.layout.var, "ref": prob.reference_coordinates, "f_const": prob.f_const}
     before = {k: a.copy() for k, a in shared.items()}
     steps = SpatialSteps.build(prob, MidPoint(), NewtonSettings())
@@ -163,13 +168,96 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
         assert np.shares_memory(mine, shared[k]), k
     assert np.shares_memory(steps.f_const, prob.f_const)
     X, props, var, pos, _ = steps.elems
-    for mine, theirs in ((X, beam.X), (props, beam.props), (var, beam.var), (pos, beam.pos), (steps.mass[3], prob.mass_data),
-                         (steps.mass[4], t.indptr), (steps.mass[5], t.indices)):
+    for mine, theirs in ((X, beam.X), (props, beam.props), (var, beam.var), (pos, beam.pos),
+                         (steps.mass[3], prob.mass_entries[0]), (steps.mass[4], prob.mass_entries[1]),
+                         (steps.mass[5], t.indptr), (steps.mass[6], t.indices)):
         assert np.shares_memory(mine, theirs)
     res = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(record_every=5), problem=prob)
     assert res.info["compiled_step"]
     for k, a in shared.items():
         assert np.array_equal(a, before[k]), k
-    assert "M_eq" not in prob.__dict__ and "K" not in prob.__dict__  # the CSR wrappers are not needed
+    # neither the CSR wrappers nor M_eq's data on the whole pattern are needed
+    assert "M_eq" not in prob.__dict__ and "K" not in prob.__dict__ and "mass_data" not in prob.__dict__
     assert np.shares_memory(prob.M_eq.data, prob.mass_data)
     assert not t.indices.flags.writeable and not t.indptr.flags.writeable  # the table's own view stays read-only
+
+
+def planar_chain():
+    """A beam2d cantilever chain under gravity (lumped mass: one nonzero in 9 entries)."""
+    model = Model(line_mesh((0.0, 0.0), (1.0, 0.0), 8, "b"), dim=2, name="planar chain")
+    model.add_part("b", "beam2d", "b", values={"EA": 1e5, "EI": 10.0, "rhoA": 1.0, "rhoI": 1e-4})
+    model.fix("b_start", ("ux", "uy", "rz"))
+    model.gravity((0.0, -9.81))
+    return model
+
+
+@pytest.mark.parametrize("make, mass", [(cantilever, "lumped"), (cantilever, "invariant"), (planar_chain, "lumped"),
+                                        (planar_chain, "invariant")])
+def test_mass_entries_give_the_assembled_mass_and_newton_matrix_bit_for_bit(make, mass):
+    """M_eq kept by its nonzero entries (DynamicProblem.mass_entries): the data on the whole
+    pattern rebuilt from them is the assembly of the element masses bit for bit, and adding
+    c·M_eq from the entries (add_mass_entries, as the compiled beam steps do) into Newton-
+    matrix data assembled from +0.0 gives the data of adding it over the whole pattern, the
+    signs of zeros included (element matrices with zeros of both signs)."""
+    prob = DynamicProblem(make(), mass=mass)
+    t = prob.table
+    assembled = t.new_matrix_data()
+    for b, Me in zip(t.blocks, prob.element_mass):
+        scatter_matrix(b.pos, Me, assembled)
+    pos, val = prob.mass_entries
+    assert pos.dtype == np.int64 and np.all(np.diff(pos) > 0) and np.all(val != 0.0)
+    assert pos.size == np.count_nonzero(assembled) and pos.size < assembled.size / 2
+    assert "mass_data" not in prob.__dict__
+    assert np.array_equal(prob.mass_data.view(np.int64), assembled.view(np.int64))
+    rng = np.random.default_rng(3)
+    c = 2.0 / 1e-3 ** 2
+    for b in t.blocks:
+        ke = rng.standard_normal(b.pos.shape)
+        ke[rng.random(ke.shape) < 0.3] = 0.0
+        ke[rng.random(ke.shape) < 0.3] = -0.0
+        kdata = t.new_matrix_data()
+        scatter_matrix(b.pos, ke, kdata)
+        full = kdata + c * assembled
+        add_mass_entries(kdata, pos, val, c)
+        assert np.array_equal(kdata.view(np.int64), full.view(np.int64))
+
+
+def test_rounding_residual_reads_the_band_storage_as_the_csr_data():
+    """The round-off level ε‖|K|·|x|‖ of the Newton tests from K in the row-band storage
+    (the compiled 3-D steps' matrix) equals the one from K's CSR data bit for bit."""
+    prob = DynamicProblem(cantilever())
+    t = prob.table
+    indptr, indices = (np.asarray(a, dtype=np.int64) for a in (t.indptr, t.indices))
+    kl, ku = pattern_band_widths(indptr, indices)
+    w = 2 * kl + ku + 1
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal(indices.size)
+    band = np.zeros((t.n_eq, w))
+    rows = csr_rows(indptr)
+    band[rows, indices - rows + kl] = data
+    u0, z = rng.standard_normal(t.n_var), 1e-3 * rng.standard_normal(t.n_var)
+    ev = np.asarray(t.eq_var, dtype=np.int64)
+    unit = np.ascontiguousarray(prob.rot3d)
+    ref = prob.reference_coordinates
+    csr = _rounding_residual(indptr, indices, (data, 0, 0), ref, u0, z, ev, unit)
+    assert csr > 0.0
+    assert _rounding_residual(indptr, indices, (band.reshape(-1), kl, w), ref, u0, z, ev, unit) == csr
+
+
+def test_chain_of_several_element_and_node_blocks_equals_general_path():
+    """A falling cantilever chain of 600 beam3d elements: more than two blocks of
+    ELEMENT_BLOCK elements and nodes (the element evaluations and the nodes' Cayley step run
+    block by block): the compiled steps equal the general path, with the same iterations."""
+    from femb.solvers.dynamics.midpoint3d_kernels import ELEMENT_BLOCK
+
+    n = 600
+    assert n > 2 * ELEMENT_BLOCK
+    model = Model(line_mesh((0.0, 0.0, 0.0), (0.01 * n, 0.0, 0.0), n, "b"), dim=3, name="chain")
+    model.add_part("b", "beam3d", "b", values={"EA": 1e5, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0, "rhoIp": 2e-4,
+                                               "rhoIy": 1e-4, "rhoIz": 1.2e-4})
+    model.fix("b_start", ("ux", "uy", "uz", "rx", "ry", "rz"))
+    model.gravity((0.0, -6.0, -7.76))
+    compiled = run(model, 1e-3, 4e-3, True)
+    general = run(model, 1e-3, 4e-3, False)
+    assert compiled.info["compiled_step"] and not general.info["compiled_step"]
+    assert_same_run(compiled, general)

@@ -115,15 +115,15 @@ def _rotary_block(J, w, wdot, pi, Jinv, ca, cv, out, T, U, W, P):
 
 
 @jit(inline="always")  # one call site, in alpha3d_steps: no library of its own to link and re-emit
-def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems, mass, mass_data,
-              with_matrix, work):
+def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems, mass, with_matrix,
+              work):
     """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
     and the end-of-step state (in ``work``) at the increment z (AlphaLie3DSystem.evaluate
     without damping, offset mass points and state loads). Returns (‖r‖, force scale); the
     residual is bitwise the same with and without the matrix."""
     ev, rot3d, lay_var, J0, rot_pos = model[0], model[1], model[3], model[4], model[6]
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata = mass[0], mass[1], mass[2]
+    indptr_m, indices_m, mdata, meq_pos, meq_val = mass[0], mass[1], mass[2], mass[3], mass[4]
     (u1, a1, v1, acc1, f, macc, inert, R, r, kdata, theta, E, R1n, J, pi1, rrot, u1e, R1e, fe, ke, w, T, U, Bk, Jinv, W, P, om,
      wd) = work
     n = z.size
@@ -144,7 +144,7 @@ def _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, 
         tangent(X, u1e, R1e, props, fe, ke)
     else:
         internal_force(X, u1e, R1e, props, fe)
-    scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
+    scatter_force_and_matrix(var, pos, fe, ke, meq_pos, meq_val, ca, with_matrix, f, kdata)
     # translational inertia M ẍ_{n+1}; rotary J ω̇ + ω × J ω with J = R_{n+1} J0 R_{n+1}ᵀ
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else acc1[i]
@@ -221,7 +221,7 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
     non-finite matrix)."""
     ev, rot3d, lay_nodes, lay_var, J0, J0_pinv, rot_pos, ref, unit = model
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku = mass
+    indptr_m, indices_m, mdata, _, _, indptr_k, indices_k, kl, ku = mass
     chord_on, col_a, col_b, X21 = chords
     am, af, beta, gamma = coef[0], coef[1], coef[2], coef[3]
     n = u.size
@@ -249,7 +249,6 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
     spins = np.empty((k_nodes, 3))
     th = np.empty((k_nodes, 3))
     Rrel = np.empty((3, 3))
-    mass_data = np.empty(meq_data.size)
     work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n),
             np.empty(neq), np.empty(indices_k.size), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3)),
@@ -273,11 +272,9 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
             v0[i] = v[i]
             a0[i] = a[i]
             acc0[i] = acc[i]
-        if h != h_mass:  # c_a M_eq of this h
+        if h != h_mass:  # the factors c_a of M_eq and c_v of this h
             ca = (1.0 - am) / ((1.0 - af) * beta * h * h)
             cv = gamma / (beta * h)
-            for p in range(meq_data.size):
-                mass_data[p] = ca * meq_data[p]
             h_mass = h
         # loads at the start and the end of the step, the norm of f_ext(t_{n+1}) over the equations
         for i in range(n):
@@ -322,7 +319,7 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
             converged = False
             for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
                 norm, scale = _evaluate(z, u0, v0, a0, acc0, h, coef, ca, cv, fext, fext_norm, mom_scale, R0n, model, elems,
-                                        mass, mass_data, with_matrix, work)
+                                        mass, with_matrix, work)
                 if with_matrix or at_round_off:
                     break
                 converged = norm <= residual_threshold(param[0], param[1], scale)  # newton_verdict's force test
@@ -336,7 +333,8 @@ def alpha3d_steps(u, v, a, acc, R, pi, react, hs, amps, timed, f_const, pres_var
                 hist[it] = norm
                 done, iterations = True, it
                 break
-            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, (kdata, 0, 0), ref, u0, z,
+                                     ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
                 break

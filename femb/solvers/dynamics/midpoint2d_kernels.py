@@ -179,12 +179,12 @@ ELEMENT_BLOCK = 4096  # elements evaluated and scattered together: the size of t
 
 @jit(internal=True)
 def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m, indices_m, mdata,
-                     meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
+                     meq_pos, meq_val, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap, fext_k, u1, R, r, tangent):
     """Residual r (n_eq,), R (n_var,) and u1 of the increment z (schemes._MidPointSystem.evaluate
     without damping), the beam2d force from the step's start quantities ``start``
     (elements.beam2d.midpoint_start at u0e, the element values of u0); with ``tangent``
-    also the element tangents and the Newton-matrix data ``kdata`` (Σ ke + (2/h²)·``meq_data``,
-    the data of M_eq), else the force alone (kdata untouched). The elements are evaluated
+    also the element tangents and the Newton-matrix data ``kdata`` (Σ ke + (2/h²)·M_eq, M_eq
+    by its nonzero entries ``meq_pos``, ``meq_val``), else the force alone (kdata untouched). The elements are evaluated
     and scattered in blocks of ELEMENT_BLOCK: u1e, fe, ke (≥ the block, n_dof[, n_dof])
     hold one block, u1e gathered from u1. Returns (‖r‖, force scale)."""
     fx = fext
@@ -213,9 +213,7 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
     no_matrix = kdata[:0]
     sf, si, se, sr = midpoint_residual(f, z, v0, 2.0 / (h * h), 2.0 / h, indptr_m, indices_m, mdata, fx, ev, no_matrix, no_matrix, R, r)
     if tangent:  # the Newton matrix in the order of scatter_midpoint_residual: Σ ke + mass part, less fext·κ'(τ)
-        c2 = 2.0 / (h * h)
-        for p in range(kdata.size):
-            kdata[p] += c2 * meq_data[p]
+        add_mass_entries(kdata, meq_pos, meq_val, 2.0 / (h * h))
         if rot_loaded:
             for k in range(rot_eq.size):
                 j = rot_eq_in_rot[k]
@@ -225,18 +223,34 @@ def _beam2d_evaluate(u0, z, v0, h, fext, rot, ev, X, start, var, pos, u0e, u1e, 
 
 
 @jit(internal=True)
-def _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+def _rounding_residual(indptr, indices, kmat, ref, u0, z, ev, unit):
     """ε‖|K|·|x|‖ with x = |X + u0 + z| over the equations, 1 at the variables flagged by
     ``unit`` (n_var,) bool (newton.rounding_residual of the step systems'
-    absolute_coordinates: 1 for the slots of 3-D rotations)."""
+    absolute_coordinates: 1 for the slots of 3-D rotations). ``kmat`` = (data, kl, w): K's
+    data on the pattern (indptr, indices) (w = 0), or K in the flat row-band storage (n_eq·w,)
+    of linalg.factorization (w = 2 kl + ku + 1): the same entries in the same order."""
+    kdata, kl, w = kmat
     s = 0.0
     for i in range(ev.size):
         row = 0.0
+        at = i * (w - 1) + kl  # (band: flat index of column 0 of row i)
         for p in range(indptr[i], indptr[i + 1]):
             j = ev[indices[p]]
-            row += abs(kdata[p]) * (1.0 if unit[j] else abs(ref[j] + u0[j] + z[j]))
+            q = p if w == 0 else at + indices[p]
+            row += abs(kdata[q]) * (1.0 if unit[j] else abs(ref[j] + u0[j] + z[j]))
         s += row * row
     return 2.220446049250313e-16 * math.sqrt(s)
+
+
+@jit(internal=True)
+def add_mass_entries(kdata, mpos, mval, c):
+    """kdata[mpos[q]] += c·mval[q] (q < m): the mass part c·M_eq of the Newton-matrix data
+    from M_eq's nonzero entries (DynamicProblem.mass_entries: positions ``mpos`` (m,) int64
+    ascending in the CSR data of the table's pattern, values ``mval`` (m,)). Bitwise the sum
+    over M_eq's data on the whole pattern for data that is not −0.0 (an assembly started at
+    +0.0 never is): the other entries would add c·(+0.0)."""
+    for q in range(mpos.size):
+        kdata[mpos[q]] += c * mval[q]
 
 
 @jit(internal=True)
@@ -275,11 +289,11 @@ def step_end(R, z, var, ptr, work, books, u1, v0, h, u, v):
 
 
 @jit(internal=True)
-def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kdata, ref, u0, z, ev, unit):
+def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices, kmat, ref, u0, z, ev, unit):
     """The tests of femb.solvers.nonlinear.step_newton.iterate on the residual norm ``norm``
     of iteration ``it`` (recorded in ``hist``) with the force scale ``scale``: 1 converged
     (force test; or a stalled residual at the noise floor or at its round-off level
-    ``_rounding_residual`` of the Newton matrix ``kdata``), −1 failed (not finite, iteration
+    ``_rounding_residual`` of the Newton matrix ``kmat`` = (data, kl, w)), −1 failed (not finite, iteration
     cap, diverging), 0 go on with a correction. ``param`` as ``beam2d_steps``'."""
     hist[it] = norm
     if not math.isfinite(norm):
@@ -290,7 +304,7 @@ def newton_verdict(hist, it, norm, scale, param, max_iterations, indptr, indices
     if it >= 3:  # at_noise_floor: stalled (not 4× below the smallest of the three before)
         low = min(hist[it - 3], min(hist[it - 2], hist[it - 1]))
         if not norm < 0.25 * low:
-            if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr, indices, kdata, ref, u0, z, ev, unit):
+            if (floor and norm <= floor * scale) or norm <= _rounding_residual(indptr, indices, kmat, ref, u0, z, ev, unit):
                 return 1
     if it == max_iterations:
         return -1
@@ -322,7 +336,7 @@ def take_correction(z, z_new, dz, ev, turn, norm, scale, param, u_norm):
 
 @jit
 def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, pres_val, fixed, rot, ev,
-                 X, props, var, pos, indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku,
+                 X, props, var, pos, indptr_m, indices_m, mdata, meq_pos, meq_val, indptr_k, indices_k, kl, ku,
                  chords, cvar, col_a, col_b, X21, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, ref,
                  param, max_iterations, its, books):
     """Mid-point steps of a beam2d model from the state u, v (n_var,), overwritten step by
@@ -333,8 +347,9 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
     n_var)), the constant ones ``f_const``; the prescribed variables ``pres_var`` (m,)
     take the values ``pres_val[j]`` at t + h (groups pres_ptr (n_groups + 1,), rotations
     flagged by ``pres_rot``), the ``fixed`` ones stay. Element block: X, props, var, pos
-    of the beam2d block; M_full in CSR (indptr_m, indices_m, mdata), M_eq's data on the
-    table's pattern (indptr_k, indices_k; band widths kl, ku); the chord-turn columns when
+    of the beam2d block; M_full in CSR (indptr_m, indices_m, mdata), M_eq by its nonzero
+    entries (positions ``meq_pos`` in the data of the table's pattern indptr_k, indices_k,
+    values ``meq_val``; band widths kl, ku); the chord-turn columns when
     ``chords``; the Cayley factor of loaded rotations when ``rot_loaded``; ``ref`` the
     reference coordinates (n_var,). ``param`` = (tolerance, absolute tolerance (NaN: none),
     increment tolerance, divergence factor, noise floor, length scale, max_turn (inf: no
@@ -408,11 +423,12 @@ def beam2d_steps(u, v, hs, amps, timed, f_const, pres_var, pres_rot, pres_ptr, p
             verdict = 0
             for _ in range(2):  # (a second pass when the prediction missed: the tangent, the same residual bit for bit)
                 norm, scale = _beam2d_evaluate(u0, z, v0, h, fx, rot, ev, X, start, var, pos, u0e, u1e, fe, ke, f, kdata, indptr_m,
-                                               indices_m, mdata, meq_data, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
+                                               indices_m, mdata, meq_pos, meq_val, rot_loaded, rot_eq, rot_eq_in_rot, diag_pos, kap, dkap,
                                                fext_k, u1, R, r, tangent)
                 if at_round_off:
                     break
-                verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+                verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, (kdata, 0, 0), ref, u0, z,
+                                         ev, unit)
                 if verdict or tangent:
                     break
                 tangent = True

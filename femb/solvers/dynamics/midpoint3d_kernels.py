@@ -12,8 +12,9 @@ one call, operation for operation as the general loop:
   step) + M ((2/h²) Δx − (2/h) v_n) on translations + (π_{n+1} − π_n)/h on the rotations
   of the oriented nodes (Simo–Wong, femb.core.rotations
   ``cayley_step_batch``) − f_ext(t_{n+½}); its force scale max(‖f̄‖, ‖inertia‖, ‖f_ext‖,
-  |momentum|/h); the step matrix: element tangent, (2/h²) M and the rotary-inertia
-  derivative, factorized by femb's band LU;
+  |momentum|/h); the step matrix: element tangent, (2/h²) M (from M_eq's nonzero
+  entries) and the rotary-inertia derivative, assembled straight into the row-band storage
+  of femb's band LU and factorized there (no CSR data of the matrix);
 - the Newton loop's tests (force test, noise floor, round-off level ε‖|K|·|x|‖, correction
   at round-off, divergence, iteration cap) and the turn limit of a correction (nodal Cayley
   turn, element chord turn); where convergence is likely (iteration ≥ max(1, the last step's
@@ -36,10 +37,10 @@ from femb.core.jit import jit
 from femb.core.rotations import cayley_step_batch, cayley_turn, cayley_vector
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
 from femb.elements.beam3d_midpoint import midpoint_force_steps, section_forms
-from femb.solvers.dynamics.midpoint2d_kernels import newton_verdict, step_end, step_start, take_correction
+from femb.solvers.dynamics.midpoint2d_kernels import add_mass_entries, newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
-from femb.solvers.linalg.factorization import _band_refactor_solve
+from femb.solvers.linalg.factorization import band_factor_solve, band_positions, band_scatter_matrix
 from femb.solvers.linalg.turn import chord_turn
 
 ELEMENT_BLOCK = 256  # elements evaluated and scattered together: the size of the per-evaluation element arrays
@@ -102,10 +103,11 @@ def momentum_flux_scale(v0, pi0, rot3d, lay_var, ev, indptr_m, indices_m, mdata,
 
 
 @jit(internal=True)
-def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata):
+def scatter_force_and_matrix(var, pos, fe, ke, mass_pos, mass_val, c, with_matrix, f, kdata):
     """f (n_var,) ← the element forces fe (n_el, n_dof) scattered by ``var``; with_matrix:
     kdata (nnz,) ← the element matrices ke (n_el, n_dof, n_dof) scattered by ``pos`` plus
-    the mass part ``mass_data`` (nnz,) of the Newton matrix."""
+    the mass part c·M_eq of the Newton matrix (M_eq by its nonzero entries ``mass_pos``,
+    ``mass_val``, midpoint2d_kernels.add_mass_entries)."""
     for i in range(f.size):
         f[i] = 0.0
     scatter_vector(var, fe, f)
@@ -113,8 +115,7 @@ def scatter_force_and_matrix(var, pos, fe, ke, mass_data, with_matrix, f, kdata)
         for p in range(kdata.size):
             kdata[p] = 0.0
         scatter_matrix(pos, ke, kdata)
-        for p in range(kdata.size):
-            kdata[p] += mass_data[p]
+        add_mass_entries(kdata, mass_pos, mass_val, c)
 
 
 @jit(internal=True)
@@ -137,19 +138,26 @@ def residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r):
 
 
 @jit(inline="always")  # one call site, in beam3d_steps: no library of its own to link and re-emit
-def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms):
-    """Residual (r over the equations, R over the variables), Newton-matrix data (``with_matrix``)
+def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass, with_matrix, work, forms, band):
+    """Residual (r over the equations, R over the variables), the Newton matrix (``with_matrix``)
     and the end-of-step rotations and momenta (in ``work``) at the increment z
     (MidPoint3DSystem.evaluate without damping, mass points and state loads); ``forms``: the
-    elements' section forms kept with their start-of-step energies. The elements are
-    evaluated and scattered in blocks of ELEMENT_BLOCK (the element arrays u0e, u1e, R0e,
-    R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0, u0 + z, R_n, R_{n+1}, ψ):
-    in element order, as one pass over all of them. Returns (‖r‖, force scale); the residual is bitwise the same with and without
-    the matrix."""
+    elements' section forms kept with their start-of-step energies. The Newton matrix is
+    assembled straight into the band LU's row-band storage ``work``'s ab (n_eq, w = 2 kl +
+    ku + 1), the entries in the order of an assembly into the CSR data of the table's
+    pattern (linalg.factorization.band_scatter_matrix); ``band`` = (var_eq (n_var,) the
+    equation of each variable (−1: none), M_eq's entries as flat band indices (m,), kl). The
+    Cayley step of the nodes runs in blocks of ELEMENT_BLOCK nodes (its intermediate
+    rotations C, R_m and spin maps D of ``work`` hold one block; node by node, so the same
+    values). The elements are evaluated and scattered in blocks of ELEMENT_BLOCK (the element
+    arrays u0e, u1e, R0e, R1e, ψe, fe, ke of ``work`` hold one block, gathered from u0,
+    u0 + z, R_n, R_{n+1}, ψ): in element order, as one pass over all of them. Returns (‖r‖,
+    force scale); the residual is bitwise the same with and without the matrix."""
     ev, rot3d, lay_var, rot_pos = model[0], model[1], model[3], model[6]
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata, meq_data = mass[0], mass[1], mass[2], mass[3]
-    (u1, f, w, inert, R, r, kdata, psi, C, R1n, Rmn, D, pi1, dr,
+    indptr_m, indices_m, mdata, meq_val = mass[0], mass[1], mass[2], mass[4]
+    var_eq, meq_band, kl = band
+    (u1, f, w, inert, R, r, ab, psi, C, R1n, Rmn, D, pi1, dr,
      u0e, u1e, R0e, R1e, psie, fe, ke, V0e) = work
     n = u0.size
     k_nodes = lay_var.shape[0]
@@ -157,16 +165,21 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     for k in range(k_nodes):
         for a in range(3):
             psi[k, a] = z[lay_var[k, a]]
-    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    for k0 in range(0, k_nodes, ELEMENT_BLOCK):
+        k1 = min(k0 + ELEMENT_BLOCK, k_nodes)
+        m = k1 - k0
+        cayley_step_batch(psi[k0:k1], R0n[k0:k1], Jn[k0:k1], pi0[k0:k1], h, C[:m], R1n[k0:k1], Rmn[:m], D[:m], pi1[k0:k1],
+                          dr[k0:k1])
     for i in range(n):
         u1[i] = u0[i] + z[i]
     # per block: gathers, element kernel (the start-of-step energies V0e and the section
     # forms of the step's first call kept), scatter of the forces and element matrices
     for i in range(n):
         f[i] = 0.0
+    kflat = ab.reshape(ab.size)
     if with_matrix:
-        for p in range(kdata.size):
-            kdata[p] = 0.0
+        for p in range(kflat.size):
+            kflat[p] = 0.0
     for e0 in range(0, n_el, ELEMENT_BLOCK):
         e1 = min(e0 + ELEMENT_BLOCK, n_el)
         m = e1 - e0
@@ -184,25 +197,25 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
                              (forms[0][e0:e1], forms[1][e0:e1], forms[2][e0:e1]), with_matrix, fe[:m], ke[:m])
         scatter_vector(var[e0:e1], fe[:m], f)
         if with_matrix:
-            scatter_matrix(pos[e0:e1], ke[:m], kdata)
+            band_scatter_matrix(var[e0:e1], pos[e0:e1], var_eq, ke[:m], kl, ab)
     # translational inertia M ((2/h²) z − (2/h) v0), rotary inertia (π1 − π0)/h; the mass
     # part (2/h²) M_eq of the Newton matrix
     c2 = 2.0 / (h * h)
     c1 = 2.0 / h
     if with_matrix:
-        for p in range(kdata.size):
-            kdata[p] += c2 * meq_data[p]
+        add_mass_entries(kflat, meq_band, meq_val, c2)
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
     _csr_product(indptr_m, indices_m, mdata, w, inert)
+    down = ab.shape[1] - 1
     for k in range(k_nodes):
         for a in range(3):
             inert[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
             if with_matrix:
+                row = var_eq[lay_var[k, a]] * down + kl  # (flat index of column 0 of the row; not used when rot_pos < 0)
                 for b in range(3):
-                    p = rot_pos[k, a, b]
-                    if p >= 0:
-                        kdata[p] += dr[k, a, b]
+                    if rot_pos[k, a, b] >= 0:
+                        kflat[row + var_eq[lay_var[k, b]]] += dr[k, a, b]
     return residual_and_scale(f, inert, fext, ev, fext_norm, mom_scale, R, r)
 
 
@@ -224,7 +237,9 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     reference coordinates, unit (n_var,) bool: the 3-D rotational slots);
     ``elems`` = (X (n_el, 2, 3), props, var (n_el, 12), pos (n_el, 12, 12), crow (n_el, 2)
     the elements' nodes as rows of the oriented nodes); ``mass`` = (M_full in CSR: indptr,
-    indices, data; M_eq's data, the table's pattern indptr, indices, band widths kl, ku);
+    indices, data; M_eq by its nonzero entries: positions (m,) int64 in the data of the
+    table's pattern and values (m,) (DynamicProblem.mass_entries); the table's pattern
+    indptr, indices, band widths kl, ku);
     ``chords`` = (on, col_a, col_b, X21) of the chord-turn limit. ``param`` = (tolerance,
     absolute tolerance (NaN: none), increment tolerance, divergence factor, noise floor,
     length scale, max_turn (inf: no limit)). Writes each step's Newton iterations to
@@ -234,7 +249,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     non-finite matrix)."""
     ev, rot3d, lay_nodes, lay_var, J0, J0_pinv, rot_pos, ref, unit = model
     X, props, var, pos, crow = elems
-    indptr_m, indices_m, mdata, meq_data, indptr_k, indices_k, kl, ku = mass
+    indptr_m, indices_m, mdata, meq_pos, meq_val, indptr_k, indices_k, kl, ku = mass
     chord_on, col_a, col_b, X21 = chords
     n = u.size
     neq = ev.size
@@ -256,15 +271,24 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     Rrel = np.empty((3, 3))
     vec = np.empty(3)
     nb = min(n_el, ELEMENT_BLOCK)  # (elements per block of the evaluations)
-    work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), np.empty(indices_k.size),
-            np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)),
-            np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
+    width = 2 * kl + ku + 1
+    ab = np.zeros((neq, width))  # the Newton matrix, assembled in the band LU's storage and factorized there
+    var_eq = np.full(n, -1, dtype=np.int64)
+    for q in range(neq):
+        var_eq[ev[q]] = q
+    meq_band = np.empty(meq_pos.size, dtype=np.int64)
+    band_positions(indptr_k, indices_k, meq_pos, kl, width, meq_band)
+    band = (var_eq, meq_band, kl)
+    kb = min(k_nodes, ELEMENT_BLOCK)  # (nodes per block of the Cayley step)
+    work = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(neq), ab,
+            np.empty((k_nodes, 3)), np.empty((kb, 3, 3)), np.empty((k_nodes, 3, 3)),
+            np.empty((kb, 3, 3)), np.empty((kb, 3, 3)), np.empty((k_nodes, 3)), np.empty((k_nodes, 3, 3)),
             np.empty((nb, n_dof)), np.empty((nb, n_dof)), np.empty((nb, 2, 3, 3)), np.empty((nb, 2, 3, 3)),
             np.empty((nb, 2, 3)), np.empty((nb, n_dof)), np.empty((nb, n_dof, n_dof)), np.empty(n_el))
-    u1, w, pm, R_full, r, kdata, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[6], work[12], work[9]
+    u1, w, pm, R_full, r, pi1, R1n = work[0], work[2], work[3], work[4], work[5], work[12], work[9]
     V0e = work[21]
     forms = section_forms(n_el)
-    ab = np.zeros((neq, 2 * kl + ku + 1))
+    kmat = (ab.reshape(ab.size), kl, width)
     piv = np.zeros(neq, dtype=np.int64)
     diag = np.zeros(neq)
     reach = np.zeros(neq, dtype=np.int64)
@@ -315,7 +339,7 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
             converged = False
             for _ in range(2):  # (one call site of _evaluate: it is compiled into this function)
                 norm, scale = _evaluate(u0, z, v0, h, fx, fext_norm, mom_scale, R0n, Jn, pi0, model, elems, mass,
-                                        with_matrix, work, forms)
+                                        with_matrix, work, forms, band)
                 if with_matrix or at_round_off:
                     break
                 converged = norm <= residual_threshold(param[0], param[1], scale)  # newton_verdict's force test
@@ -331,11 +355,11 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 hist[it] = norm
                 done, iterations = True, it
                 break
-            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kdata, ref, u0, z, ev, unit)
+            verdict = newton_verdict(hist, it, norm, scale, param, max_iterations, indptr_k, indices_k, kmat, ref, u0, z, ev, unit)
             if verdict:
                 done, iterations = verdict > 0, it
                 break
-            status, ratio = _band_refactor_solve(indptr_k, indices_k, kdata, kl, ku, ab, piv, diag, reach, 1.0, r, dz)
+            status, ratio = band_factor_solve(ab, kl, ku, piv, diag, reach, 1.0, r, dz)
             if status != -1 or not ratio > 1e-13:
                 return step, 2
             for i in range(n):

@@ -137,7 +137,7 @@ class PlanarSteps(WholeSteps):
         self.rot = _shared_ints(constants["rot"])
         self.ev = _ints(constants["ev"])
         self.mass = (_shared_ints(constants["indptr"]), _shared_ints(constants["indices"]), _shared_floats(p.M_full.data),
-                     _shared_floats(p.mass_data))
+                     _shared_ints(p.mass_entries[0]), _shared_floats(p.mass_entries[1]))
         self.pattern = (*t.kernel_pattern(), int(kl), int(ku))
         chords = constants["chords"]
         if chords:

@@ -366,7 +366,9 @@ class DynamicProblem(ProblemSetup):
     mass_kind : int
     M_eq : CSR (n_eq, n_eq) on the table's pattern (data aligned with assembled tangents),
         made on first use
-    mass_data : (nnz,) the data of M_eq
+    mass_entries : (positions (m,) int64, values (m,)) the nonzero entries of M_eq's data
+        (positions in the CSR data of the table's pattern, ascending)
+    mass_data : (nnz,) the data of M_eq, made on first use
     M_full : CSR (n_var, n_var), constrained rows and columns included
     element_mass : list of (n_el, n_edof, n_edof) per block (for momenta; zero for the
         variable-mass blocks), new arrays at each access from the kept nonzero entries
@@ -462,7 +464,11 @@ class DynamicProblem(ProblemSetup):
         data = t.new_matrix_data()
         for b, Me in zip(t.blocks, element_mass):
             scatter_matrix(b.pos, Me, data)
-        self.mass_data = data
+        # M_eq kept by its nonzero entries (a lumped mass has one in 9 (2-D) or 36 (3-D) of
+        # the pattern's entries); the data on the whole pattern is made on first use
+        nonzero = np.flatnonzero(data)
+        self.mass_entries = (nonzero.astype(np.int64), data[nonzero])
+        del data, nonzero
         self.rotary = None
         if self.oriented:
             J_full = full_matrix(t, rotary, [rotary_columns(b) for b in t.blocks])
@@ -513,10 +519,20 @@ class DynamicProblem(ProblemSetup):
         return tuple(self._element_mass)
 
     @cached_property
+    def mass_data(self):
+        """M_eq's data on the table's pattern (nnz,), made on first use from ``mass_entries``:
+        bitwise the assembled data (its other entries are sums that started at +0.0 and
+        added zeros, +0.0 themselves). The compiled beam steps read ``mass_entries`` only."""
+        data = self.table.new_matrix_data()
+        pos, values = self.mass_entries
+        data[pos] = values
+        return data
+
+    @cached_property
     def M_eq(self):
         """The translational mass (CSR (n_eq, n_eq) over ``mass_data``, on the table's
-        pattern), made on first use: the compiled steps read ``mass_data`` only, and the CSR
-        wrapper needs the table's index arrays in scipy's index type."""
+        pattern), made on first use: the compiled steps read ``mass_entries`` only, and the
+        CSR wrapper needs the table's index arrays in scipy's index type."""
         return self.table.csr(self.mass_data)
 
     @cached_property

@@ -102,7 +102,8 @@ class SpatialSteps(WholeSteps):
                       _shared_floats(rot.J0).reshape(-1, 3, 3), _shared_floats(rot.J0_pinv).reshape(-1, 3, 3),
                       _shared_ints(rot.pos, INDEX).reshape(-1, 3, 3), _shared_floats(p.reference_coordinates), rot3d.copy())
         M = p.M_full.tocsr()
-        self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data), _shared_floats(p.mass_data),
+        self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data),
+                     _shared_ints(p.mass_entries[0]), _shared_floats(p.mass_entries[1]),
                      *t.kernel_pattern(), int(kl), int(ku))
         index = [i for i, b in enumerate(t.blocks) if any(b is x for x in blocks)]
         chords = [p.chord_columns[i] for i in index]

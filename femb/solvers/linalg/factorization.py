@@ -9,6 +9,9 @@ time-stepping Newton iteration: no wrapper calls and no copy into LAPACK storage
 dominate small systems. Copy from CSR, factorization and solve together
 (benchmarks/band_lu.py): 6 µs for 120 equations of bandwidth 5 + 5, 0.15 ms for 3000,
 half the time of LAPACK's dgbsv called without a wrapper (after the same copy).
+``band_factor_solve`` factorizes and solves a band matrix assembled straight into the band
+storage (``band_scatter_matrix``, ``band_positions``: the compiled 3-D beam steps, which
+keep no CSR data of their Newton matrix).
 """
 from typing import Any, NamedTuple, Optional, Union
 
@@ -128,7 +131,7 @@ def _band_fill(indptr, indices, data, kl, ab):
     return finite
 
 
-@jit(inline="always")  # one call site, in _band_refactor: no library of its own
+@jit(inline="always")  # call sites in _band_refactor and band_factor_solve: no library of its own
 def _band_factor(ab, kl, ku, piv, diag, reach, threshold):
     """In-place LU with (threshold) partial pivoting, LINPACK gbfa order, of the row-band
     storage ab (n, 2 kl + ku + 1), C order; a row interchange only when |diagonal| <
@@ -223,7 +226,7 @@ def _band_solve(ab, kl, piv, reach, b, x):
         x[i] = s / a[_u(row + i)]
 
 
-@jit(inline="always")  # one call site, in _band_refactor: no library of its own
+@jit(inline="always")  # call sites in _band_refactor and band_factor_solve: no library of its own
 def _pivot_ratio(diag):
     """min |d| / max |d| (0 for an all-zero d)."""
     lo, hi = np.inf, 0.0
@@ -248,16 +251,76 @@ def _band_refactor(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshol
     return -1, _pivot_ratio(diag)
 
 
+@jit(inline="always")  # compiled into _band_refactor_solve and band_factor_solve
+def _solve_negated(ab, kl, piv, reach, b, x):
+    """x = −A⁻¹ b (``_band_solve``, negated): the Newton correction from the factors."""
+    _band_solve(ab, kl, piv, reach, b, x)
+    for i in range(x.size):
+        x[i] = -x[i]
+
+
 @jit
 def _band_refactor_solve(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshold, b, x):
     """``_band_refactor`` followed, on success, by x = −A⁻¹ b (``_band_solve``, negated):
     the Newton correction of a band matrix in one call. Returns (status, pivot ratio)."""
     status, ratio = _band_refactor(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshold)
     if status == -1:
-        _band_solve(ab, kl, piv, reach, b, x)
-        for i in range(x.size):
-            x[i] = -x[i]
+        _solve_negated(ab, kl, piv, reach, b, x)
     return status, ratio
+
+
+@jit
+def band_factor_solve(ab, kl, ku, piv, diag, reach, threshold, b, x):
+    """The Newton correction x = −A⁻¹ b (b, x (n,)) of a band matrix A assembled in place in
+    the row-band storage ``ab`` (n, 2 kl + ku + 1) (the layout ``_band_fill`` writes:
+    A[i, j] at ab[i, j − i + kl], the rest zero; ``band_scatter_matrix``), factorized there:
+    ``_band_refactor_solve`` without the CSR data. Returns (status, pivot ratio) as
+    ``_band_refactor``: −2 for a NaN or Inf entry."""
+    n, w = ab.shape
+    a = ab.reshape(n * w)
+    finite = True
+    for t in range(n * w):  # (the zeros outside the pattern are finite: the test on the entries)
+        x_t = a[_u(t)]
+        finite &= x_t - x_t == 0.0
+    if not finite:
+        return -2, 0.0
+    bad = _band_factor(ab, kl, ku, piv, diag, reach, threshold)
+    if bad >= 0:
+        return bad, 0.0
+    _solve_negated(ab, kl, piv, reach, b, x)
+    return -1, _pivot_ratio(diag)
+
+
+@jit(internal=True)
+def band_scatter_matrix(var, pos, var_eq, ke, kl, ab):
+    """ab[i, j − i + kl] += ke[e, a, b] with i, j = var_eq[var[e, a]], var_eq[var[e, b]]
+    (var (n_el, n_dof) variables, var_eq (n_var,) their equations) for the entries with
+    pos[e, a, b] ≥ 0 (CSR positions of the table's pattern, femb.core.scatter.scatter_matrix):
+    the element matrices ke (n_el, n_dof, n_dof) assembled straight into the row-band
+    storage ab (n_eq, 2 kl + ku + 1), each entry receiving the additions that the CSR datum
+    of ``scatter_matrix`` receives, in the same order."""
+    n_el, n_dof, _ = pos.shape
+    n, w = ab.shape
+    a = ab.reshape(n * w)
+    for e in range(n_el):
+        for r in range(n_dof):
+            row = var_eq[var[e, r]] * (w - 1) + kl  # (flat index of column 0 of the row; not used when pos < 0)
+            for c in range(n_dof):
+                if pos[e, r, c] >= 0:
+                    a[_u(row + var_eq[var[e, c]])] += ke[e, r, c]
+
+
+@jit(internal=True)
+def band_positions(indptr, indices, positions, kl, w, out):
+    """out[q] = the flat index i·(w − 1) + j + kl in the row-band storage (n, w) of the CSR
+    entry positions[q] (ascending positions in the data of the pattern indptr (n + 1,),
+    indices; i its row, j = indices[positions[q]])."""
+    i = 0
+    for q in range(positions.size):
+        p = positions[q]
+        while indptr[i + 1] <= p:
+            i += 1
+        out[q] = i * (w - 1) + kl + indices[p]
 
 
 class BandLU:
