@@ -57,10 +57,11 @@ def _mid_scratch(n_p):
 
 
 @jit(inline="always")  # one call site, in the element loop: no call with its 23 arguments
-def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad, Hpi):
-    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,),
-    its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1) and its Hessian Hpi (13, 13) = ∂²Ṽ/∂π²
-    (``order`` 2); returns Ṽ.
+def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad):
+    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,) and
+    its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1); returns Ṽ. At ``order`` 2 it also
+    leaves the copy's tangent (below) in the work arrays, from which ``_invariant_hessian``
+    forms the Hessian ∂²Ṽ/∂π².
 
     y = Q1ᵀ x21 (the chord in the section triad of node 1), P = Q1ᵀ Q2 (row-major, the
     relative triad), λ = x21·x21. Ṽ(y, P, λ) is the co-rotational energy W(ξ, c) of the
@@ -135,8 +136,23 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         j = a - 3 * i
         k = 3 - i - j
         grad[3 + a] = -cm if i == j else -(i - k) * (j - k) * (j - i) * mu[k] / tau
-    if order < 2:
-        return Ve
+    return Ve
+
+
+@jit(internal=True)
+def _invariant_hessian(pi, R0, Kd, C, T3, vec, A, HW, HA, mv, Hpi):
+    """Hessian Hpi (13, 13) = ∂²Ṽ/∂π² at π (13,) from the order-2 evaluation of
+    ``_invariant_energy`` there, which left R0 (3, 3), the node-2 blocks of the copy's tangent
+    in Kd (12, 12) and c, f_ξ, m, μ in the rows of vec (4, 3) (formulas in its docstring).
+    Work: C, T3 (3, 3), A (6, 13), HW (6, 6), HA (6, 13), mv (9,).
+
+    A library of its own, called once per element and Newton matrix, rather than the tail
+    of ``_invariant_energy`` (compiled into the element loop at its three evaluations)."""
+    cv, mu = vec[0], vec[3]
+    tau = 1.0 + pi[3] + pi[7] + pi[11]
+    ny = math.sqrt(pi[0] * pi[0] + pi[1] * pi[1] + pi[2] * pi[2])
+    sl = math.sqrt(pi[12])
+    yf = (pi[0] * vec[1, 0] + pi[1] * vec[1, 1] + pi[2] * vec[1, 2]) / ny
     # ∇²W over (ξ, c): node-2 blocks of the copy's tangent in the frame R0 (T3 = R0ᵀ K_blk R0)
     cayley_spin_jacobian(cv, C)  # C ← T(c)
     for bi in range(2):
@@ -212,8 +228,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         Hpi[12, j] += c
     Hpi[12, 12] -= yf / (4.0 * pi[12] * sl)
     # + μ·∇²c (over P)
-    add_cayley_curvature(pi, 3, cv, mu, mvw, Hpi)
-    return Ve
+    add_cayley_curvature(pi, 3, cv, mu, mv, Hpi)
 
 
 @jit(internal=True)
@@ -400,7 +415,7 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         for t in range(1 if known else 0, 3):
             order = t if with_matrix or t == 0 else t - 1
             Vt = _invariant_energy(PI[t], order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,
-                                   GR[t], Hpi)
+                                   GR[t])
             if t == 0:
                 V0[e] = Vt
             elif t == 1:
@@ -409,6 +424,7 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         project(Bm, gb, f[e])
         if not with_matrix:
             continue
+        _invariant_hessian(pim, R0, mw[4], mw[5], mw[6], mw[7], mw[8], mw[9], mw[10], mw[11], Hpi)
         # ------------------------------------------------------------ Newton matrix
         # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,
         #     δd̄ = ½ w × d_{n+1}, w_a = T(ψ_a) δψ_a
