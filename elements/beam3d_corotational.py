@@ -129,9 +129,10 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, node0, W, J, V):
     K[6:, 6:] of node 2 (every entry a sum over its own column, bitwise that of the full
     tangent), all a caller that holds node 1 fixed needs (node0: an int64 value).
 
-    The blocks of W (rows _DR1 … _DC), J[0:2] (J⁻¹(θ̄_a)) and V (rows _MU … _QM) are
-    addressed by row index rather than through array views: each view is a reference-
-    counted object in the compiled code, and this function is linked into every caller."""
+    The blocks of W (rows _DR1 … _DC), J[0:2] (J⁻¹(θ̄_a)), J[3:5] (∂(J⁻ᵀ m̄_a)/∂θ̄_a) and
+    V (rows _MU … _QM) are addressed by row index rather than through array views: each
+    view is a reference-counted object in the compiled code, and this function is linked
+    into every caller."""
     r1 = F[0]
     r3 = F[2]
     N = fl[0]
