@@ -102,13 +102,12 @@ def _kinematics(X, u, R, p, e, R0, F, qa, th, RR):
 
 # --------------------------------------------------------------------------- transformation
 @jit(internal=True)
-def _cross_cols(a, B, b0, scale, out, o0, j0):
-    """out[o0:o0 + 3] (3, 12) += scale · (a × B[b0:b0 + 3, j]) for the columns j ≥ j0 (rows
-    of the work arrays addressed by their first index, not as views)."""
-    for j in range(j0, 12):
-        out[o0, j] += scale * (a[1] * B[b0 + 2, j] - a[2] * B[b0 + 1, j])
-        out[o0 + 1, j] += scale * (a[2] * B[b0, j] - a[0] * B[b0 + 2, j])
-        out[o0 + 2, j] += scale * (a[0] * B[b0 + 1, j] - a[1] * B[b0, j])
+def _cross_col(a, W, b0, scale, o0, j):
+    """W[o0:o0 + 3, j] += scale · (a × W[b0:b0 + 3, j]) (rows of the work array addressed by
+    their first index, not as views)."""
+    W[o0, j] += scale * (a[1] * W[b0 + 2, j] - a[2] * W[b0 + 1, j])
+    W[o0 + 1, j] += scale * (a[2] * W[b0, j] - a[0] * W[b0 + 2, j])
+    W[o0 + 2, j] += scale * (a[0] * W[b0 + 1, j] - a[1] * W[b0, j])
 
 
 @jit(internal=True)
@@ -130,9 +129,10 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, node0, W, J, V):
     K[6:, 6:] of node 2 (every entry a sum over its own column, bitwise that of the full
     tangent), all a caller that holds node 1 fixed needs (node0: an int64 value).
 
-    The blocks of W (rows _DR1 … _DC), J[0:2] (J⁻¹(θ̄_a)) and V (rows _MU … _QM) are
-    addressed by row index rather than through array views: each view is a reference-
-    counted object in the compiled code, and this function is linked into every caller."""
+    The blocks of W (rows _DR1 … _DC), J[0:2] (J⁻¹(θ̄_a)), J[3:5] (∂(J⁻ᵀ m̄_a)/∂θ̄_a) and
+    V (rows _MU … _QM) are addressed by row index rather than through array views: each
+    view is a reference-counted object in the compiled code, and this function is linked
+    into every caller."""
     r1 = F[0]
     r3 = F[2]
     N = fl[0]
@@ -162,6 +162,9 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, node0, W, J, V):
         f[9 + i] = V[_MA + 1, i] - tau * V[_QR + 1, i] / (2.0 * g)
     if not want_K:
         return
+    # Every row of W is a linear form in z: its column j is the derivative over z_j and
+    # depends on column j of the rows before it only, so the rows are built column by
+    # column in one loop (one pass over the steps below instead of one loop per step).
     j0 = 6 * node0
     for i in range(_N_ROWS):
         for j in range(j0, 12):
@@ -178,96 +181,81 @@ def _transform(F, qa, th, l, h, g, fl, Hl, f, K, want_K, node0, W, J, V):
             P = (1.0 if i == k else 0.0) - F[0, i] * F[0, k]
             W[_DR1 + i, k] = -P / l
             W[_DR1 + i, 6 + k] = P / l
-    # frame spin WE = r1 × δx21/l + r1 (tw·z)
+    # frame spin WE = r1 × δx21/l + r1 (tw·z) (its first part here)
     H3 = J[2]
     hat(r1, H3)
     for i in range(3):
         for k in range(3):
             W[_WE + i, k] = -H3[i, k] / l
             W[_WE + i, 6 + k] = H3[i, k] / l
-        for j in range(j0, 12):
-            W[_WE + i, j] += F[0, i] * W[_TW, j]
-    # δq_a = w_a × q_a, δq = ½ (δq1 + δq2), δr3 = w_E × r3
+    # δq_a = w_a × q_a
     for a in range(2):
         hat(qa[a], H3)
         for i in range(3):
             for k in range(3):
                 W[_DQ1 + 3 * a + i, 3 + 6 * a + k] = -H3[i, k]
-    for i in range(3):
-        for j in range(j0, 12):
-            W[_DQ + i, j] = 0.5 * (W[_DQ1 + i, j] + W[_DQ1 + 3 + i, j])
-    _cross_cols(r3, W, np.int64(_WE), -1.0, W, np.int64(_DR3), j0)
+    for a in range(2):  # ∂(J⁻ᵀ m̄)/∂θ̄ of node a into J[3 + a]
+        left_jacobian_inverse_T_derivative(th[a], fl[1 + 3 * a:4 + 3 * a], J[3 + a])
     for j in range(j0, 12):
-        W[_DH, j] = 0.0
-        W[_DG, j] = 0.0
+        for i in range(3):
+            W[_WE + i, j] += F[0, i] * W[_TW, j]
+        # δq = ½ (δq1 + δq2), δr3 = w_E × r3
+        for i in range(3):
+            W[_DQ + i, j] = 0.5 * (W[_DQ1 + i, j] + W[_DQ1 + 3 + i, j])
+        _cross_col(r3, W, np.int64(_WE), -1.0, np.int64(_DR3), j)
         for i in range(3):
             W[_DH, j] += F[0, i] * W[_DQ + i, j] + V[_QM, i] * W[_DR1 + i, j]
             W[_DG, j] += F[1, i] * W[_DQ + i, j] - h * F[2, i] * W[_WE + i, j]
-    # δθ̄_a = J⁻¹(θ̄_a) Eᵀ (w_a − w_E)
-    for j in range(j0, 12):
+        # δθ̄_a = J⁻¹(θ̄_a) Eᵀ (w_a − w_E)
         W[_DQL, j] = W[_DL, j]
-    for a in range(2):
-        for i in range(3):
-            for j in range(j0, 12):
+        for a in range(2):
+            for i in range(3):
                 W[_TMP + i, j] = -(F[i, 0] * W[_WE, j] + F[i, 1] * W[_WE + 1, j] + F[i, 2] * W[_WE + 2, j])
-            for k in range(3):
-                W[_TMP + i, 3 + 6 * a + k] += F[i, k]
-        for i in range(3):
-            for j in range(j0, 12):
+                if 3 + 6 * a <= j < 6 + 6 * a:
+                    W[_TMP + i, j] += F[i, j - 3 - 6 * a]
+            for i in range(3):
                 W[_DQL + 1 + 3 * a + i, j] = (J[a, i, 0] * W[_TMP, j] + J[a, i, 1] * W[_TMP + 1, j]
                                               + J[a, i, 2] * W[_TMP + 2, j])
-    for i in range(7):
-        for j in range(j0, 12):
+        for i in range(7):
             acc = 0.0
             for k in range(7):
                 acc += Hl[i, k] * W[_DQL + k, j]
             W[_DFL + i, j] = acc
-    # δM_a = w_E × M_a + E δμ_a, δμ_a = ∂(J⁻ᵀ m̄)/∂θ̄ δθ̄_a + J⁻ᵀ δm̄_a
-    Lm = J[3]
-    for a in range(2):
-        left_jacobian_inverse_T_derivative(th[a], fl[1 + 3 * a:4 + 3 * a], Lm)
-        for i in range(3):
-            for j in range(j0, 12):
+        # δM_a = w_E × M_a + E δμ_a, δμ_a = ∂(J⁻ᵀ m̄)/∂θ̄ δθ̄_a + J⁻ᵀ δm̄_a
+        for a in range(2):
+            for i in range(3):
                 acc = 0.0
                 for k in range(3):
-                    acc += Lm[i, k] * W[_DQL + 1 + 3 * a + k, j] + J[a, k, i] * W[_DFL + 1 + 3 * a + k, j]
+                    acc += J[3 + a, i, k] * W[_DQL + 1 + 3 * a + k, j] + J[a, k, i] * W[_DFL + 1 + 3 * a + k, j]
                 W[_TMP2 + i, j] = acc
-        for i in range(3):
-            for j in range(j0, 12):
+            for i in range(3):
                 W[_DM1 + 3 * a + i, j] = (F[0, i] * W[_TMP2, j] + F[1, i] * W[_TMP2 + 1, j]
                                           + F[2, i] * W[_TMP2 + 2, j])
-        _cross_cols(V[_MA + a], W, np.int64(_WE), -1.0, W, np.int64(_DM1 + 3 * a), j0)
-    for i in range(3):
-        for j in range(j0, 12):
+            _cross_col(V[_MA + a], W, np.int64(_WE), -1.0, np.int64(_DM1 + 3 * a), j)
+        for i in range(3):
             W[_DMS + i, j] = W[_DM1 + i, j] + W[_DM1 + 3 + i, j]
-    for j in range(j0, 12):
-        W[_DTAU, j] = 0.0
         for i in range(3):
             W[_DTAU, j] += F[0, i] * W[_DMS + i, j] + V[_MS, i] * W[_DR1 + i, j]
         W[_DC, j] = (W[_DH, j] * tau + h * W[_DTAU, j]) / g - h * tau * W[_DG, j] / (g * g)
-    # δa for a = (Ms × r1)/l − c r3/l
-    _cross_cols(r1, W, np.int64(_DMS), -1.0 / l, W, np.int64(_DA), j0)
-    _cross_cols(V[_MS], W, np.int64(_DR1), 1.0 / l, W, np.int64(_DA), j0)
-    for i in range(3):
-        for j in range(j0, 12):
+        # δa for a = (Ms × r1)/l − c r3/l
+        _cross_col(r1, W, np.int64(_DMS), -1.0 / l, np.int64(_DA), j)
+        _cross_col(V[_MS], W, np.int64(_DR1), 1.0 / l, np.int64(_DA), j)
+        for i in range(3):
             W[_DA + i, j] += (-V[_MXR, i] * W[_DL, j] / (l * l) - F[2, i] * W[_DC, j] / l
                               + c * F[2, i] * W[_DL, j] / (l * l) - c * W[_DR3 + i, j] / l)
-    # translational rows: ±[δ(N r1) − δa]
-    for i in range(3):
-        for j in range(j0, 12):
+        # translational rows: ±[δ(N r1) − δa]
+        for i in range(3):
             v = F[0, i] * W[_DFL, j] + N * W[_DR1 + i, j] - W[_DA + i, j]
             K[6 + i, j] = v
             K[i, j] = -v
-    # rotational rows: δM_a − δb_a, b_a = τ (q_a × r3)/(2g)
-    for a in range(node0, 2):
-        for i in range(3):
-            for j in range(j0, 12):
+        # rotational rows: δM_a − δb_a, b_a = τ (q_a × r3)/(2g)
+        for a in range(node0, 2):
+            for i in range(3):
                 W[_DB + i, j] = (V[_QR + a, i] * W[_DTAU, j] / (2.0 * g)
                                  - tau * V[_QR + a, i] * W[_DG, j] / (2.0 * g * g))
-        _cross_cols(r3, W, np.int64(_DQ1 + 3 * a), -tau / (2.0 * g), W, np.int64(_DB), j0)
-        _cross_cols(qa[a], W, np.int64(_DR3), tau / (2.0 * g), W, np.int64(_DB), j0)
-        for i in range(3):
-            for j in range(j0, 12):
+            _cross_col(r3, W, np.int64(_DQ1 + 3 * a), -tau / (2.0 * g), np.int64(_DB), j)
+            _cross_col(qa[a], W, np.int64(_DR3), tau / (2.0 * g), np.int64(_DB), j)
+            for i in range(3):
                 K[3 + 6 * a + i, j] = W[_DM1 + 3 * a + i, j] - W[_DB + i, j]
 
 

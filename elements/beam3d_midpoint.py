@@ -57,10 +57,11 @@ def _mid_scratch(n_p):
 
 
 @jit(inline="always")  # one call site, in the element loop: no call with its 23 arguments
-def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad, Hpi):
-    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,),
-    its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1) and its Hessian Hpi (13, 13) = ∂²Ṽ/∂π²
-    (``order`` 2); returns Ṽ.
+def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, grad):
+    """Energy Ṽ(π) of one element as a function of its invariants π = (y, P, λ) (13,) and
+    its gradient grad (13,) = ∂Ṽ/∂π (``order`` ≥ 1); returns Ṽ. At ``order`` 2 it also
+    leaves the copy's tangent (below) in the work arrays, from which ``_invariant_hessian``
+    forms the Hessian ∂²Ṽ/∂π².
 
     y = Q1ᵀ x21 (the chord in the section triad of node 1), P = Q1ᵀ Q2 (row-major, the
     relative triad), λ = x21·x21. Ṽ(y, P, λ) is the co-rotational energy W(ξ, c) of the
@@ -115,25 +116,43 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
     # (node 1 of the copy is held: only the node-2 block Kd[6:, 6:] of its tangent is needed)
     _transform(F, qa, th, l, h, g, fl, Hl, fcr, Kd, order == 2, np.int64(1), W, J, V)
     # back to the frame of node 1: f_ξ = R0ᵀ f_x2, m = R0ᵀ f_w2
-    for k in range(3):
-        vec[1, k] = R0[0, k] * fcr[6] + R0[1, k] * fcr[7] + R0[2, k] * fcr[8]
-        vec[2, k] = R0[0, k] * fcr[9] + R0[1, k] * fcr[10] + R0[2, k] * fcr[11]
+    for r in range(2):
+        for k in range(3):
+            vec[1 + r, k] = R0[0, k] * fcr[6 + 3 * r] + R0[1, k] * fcr[7 + 3 * r] + R0[2, k] * fcr[8 + 3 * r]
     # ξ = √λ ŷ: ∂Ṽ/∂y = (√λ/|y|)(I − ŷŷᵀ) f_ξ, ∂Ṽ/∂λ = ŷ·f_ξ/(2√λ)
     yf = (pi[0] * vec[1, 0] + pi[1] * vec[1, 1] + pi[2] * vec[1, 2]) / ny
     for k in range(3):
         grad[k] = sl / ny * (vec[1, k] - yf * pi[k] / ny)
     grad[12] = yf / (2.0 * sl)
     den = 1.0 + 0.25 * (cv[0] * cv[0] + cv[1] * cv[1] + cv[2] * cv[2])
-    mu[0] = (vec[2, 0] - 0.5 * (cv[1] * vec[2, 2] - cv[2] * vec[2, 1])) / den  # μ = T(c)ᵀ m
-    mu[1] = (vec[2, 1] - 0.5 * (cv[2] * vec[2, 0] - cv[0] * vec[2, 2])) / den
-    mu[2] = (vec[2, 2] - 0.5 * (cv[0] * vec[2, 1] - cv[1] * vec[2, 0])) / den
+    for k in range(3):  # μ = T(c)ᵀ m
+        k1 = (k + 1) % 3
+        k2 = (k + 2) % 3
+        mu[k] = (vec[2, k] - 0.5 * (cv[k1] * vec[2, k2] - cv[k2] * vec[2, k1])) / den
     cm = (cv[0] * mu[0] + cv[1] * mu[1] + cv[2] * mu[2]) / tau
-    # ∂Ṽ/∂P = (2/τ) μ̂ − (c·μ/τ) I
-    grad[3 + 0], grad[3 + 1], grad[3 + 2] = -cm, -2.0 * mu[2] / tau, 2.0 * mu[1] / tau
-    grad[3 + 3], grad[3 + 4], grad[3 + 5] = 2.0 * mu[2] / tau, -cm, -2.0 * mu[0] / tau
-    grad[3 + 6], grad[3 + 7], grad[3 + 8] = -2.0 * mu[1] / tau, 2.0 * mu[0] / tau, -cm
-    if order < 2:
-        return Ve
+    # ∂Ṽ/∂P = (2/τ) μ̂ − (c·μ/τ) I: −c·μ/τ on the diagonal, ∓2 μ_k/τ off it (ε_kij as in A)
+    for a in range(9):
+        i = a // 3
+        j = a - 3 * i
+        k = 3 - i - j
+        grad[3 + a] = -cm if i == j else -(i - k) * (j - k) * (j - i) * mu[k] / tau
+    return Ve
+
+
+@jit(internal=True)
+def _invariant_hessian(pi, R0, Kd, C, T3, vec, A, HW, HA, mv, Hpi):
+    """Hessian Hpi (13, 13) = ∂²Ṽ/∂π² at π (13,) from the order-2 evaluation of
+    ``_invariant_energy`` there, which left R0 (3, 3), the node-2 blocks of the copy's tangent
+    in Kd (12, 12) and c, f_ξ, m, μ in the rows of vec (4, 3) (formulas in its docstring).
+    Work: C, T3 (3, 3), A (6, 13), HW (6, 6), HA (6, 13), mv (9,).
+
+    A library of its own, called once per element and Newton matrix, rather than the tail
+    of ``_invariant_energy`` (compiled into the element loop at its three evaluations)."""
+    cv, mu = vec[0], vec[3]
+    tau = 1.0 + pi[3] + pi[7] + pi[11]
+    ny = math.sqrt(pi[0] * pi[0] + pi[1] * pi[1] + pi[2] * pi[2])
+    sl = math.sqrt(pi[12])
+    yf = (pi[0] * vec[1, 0] + pi[1] * vec[1, 1] + pi[2] * vec[1, 2]) / ny
     # ∇²W over (ξ, c): node-2 blocks of the copy's tangent in the frame R0 (T3 = R0ᵀ K_blk R0)
     cayley_spin_jacobian(cv, C)  # C ← T(c)
     for bi in range(2):
@@ -153,13 +172,13 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
                         HW[3 * bi + i, 3 + j] = T3[i, 0] * C[0, j] + T3[i, 1] * C[1, j] + T3[i, 2] * C[2, j]
                     else:
                         HW[3 * bi + i, j] = T3[i, j]
-            if bi == 1:  # c rows: left factor Tᵀ
+            if bi == 1:  # c rows: left factor Tᵀ (T3 row 0 holds a column of the product)
                 for j in range(3):
                     col = 3 * bj + j
-                    a0 = C[0, 0] * HW[3, col] + C[1, 0] * HW[4, col] + C[2, 0] * HW[5, col]
-                    a1 = C[0, 1] * HW[3, col] + C[1, 1] * HW[4, col] + C[2, 1] * HW[5, col]
-                    a2 = C[0, 2] * HW[3, col] + C[1, 2] * HW[4, col] + C[2, 2] * HW[5, col]
-                    HW[3, col], HW[4, col], HW[5, col] = a0, a1, a2
+                    for i in range(3):
+                        T3[0, i] = C[0, i] * HW[3, col] + C[1, i] * HW[4, col] + C[2, i] * HW[5, col]
+                    for i in range(3):
+                        HW[3 + i, col] = T3[0, i]
     # + ∂(T(c)ᵀ m)/∂c at fixed m = (½ m̂ − ½ μ cᵀ)/den
     add_spin_jacobian_derivative(cv, mu, vec[2, 0], vec[2, 1], vec[2, 2], 3, HW)
     # A = ∂(ξ, c)/∂π: ξ rows over (y, λ), c rows over P
@@ -209,8 +228,7 @@ def _invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, 
         Hpi[12, j] += c
     Hpi[12, 12] -= yf / (4.0 * pi[12] * sl)
     # + μ·∇²c (over P)
-    add_cayley_curvature(pi, 3, cv, mu, mvw, Hpi)
-    return Ve
+    add_cayley_curvature(pi, 3, cv, mu, mv, Hpi)
 
 
 @jit(internal=True)
@@ -397,7 +415,7 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         for t in range(1 if known else 0, 3):
             order = t if with_matrix or t == 0 else t - 1
             Vt = _invariant_energy(PI[t], order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw,
-                                   GR[t], Hpi)
+                                   GR[t])
             if t == 0:
                 V0[e] = Vt
             elif t == 1:
@@ -406,6 +424,7 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         project(Bm, gb, f[e])
         if not with_matrix:
             continue
+        _invariant_hessian(pim, R0, mw[4], mw[5], mw[6], mw[7], mw[8], mw[9], mw[10], mw[11], Hpi)
         # ------------------------------------------------------------ Newton matrix
         # (i) motion of the averaged configuration at fixed ḡ: δx̄21 = ½ δΔx21,
         #     δd̄ = ½ w × d_{n+1}, w_a = T(ψ_a) δψ_a

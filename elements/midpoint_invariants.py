@@ -122,30 +122,23 @@ def add_mean_motion(Q1n, Q1m, Qan, Qam, rm, g, b, a, v, s, dv, HB):
         v[i] = Q1n[i, 0] * g[b] + Q1n[i, 1] * g[b + 1] + Q1n[i, 2] * g[b + 2]
         s[i] = Q1m[i, 0] * g[b] + Q1m[i, 1] * g[b + 1] + Q1m[i, 2] * g[b + 2]
     for k in range(3):
-        # δs_a = ½ w_1 × v_a (column k of w_1)
-        dv[0] = 0.5 * ((v[2] if k == 1 else 0.0) - (v[1] if k == 2 else 0.0))
-        dv[1] = 0.5 * ((v[0] if k == 2 else 0.0) - (v[2] if k == 0 else 0.0))
-        dv[2] = 0.5 * ((v[1] if k == 0 else 0.0) - (v[0] if k == 1 else 0.0))
+        # column k of w_1 (δs_a = ½ w_1 × v_a) and of δx_a (δr̄_a = ½ δx_a): with i1, i2 the
+        # cyclic successors of k, e_k × v = v_i1 e_i2 − v_i2 e_i1 (the other entry 0)
+        i1 = (k + 1) % 3
+        i2 = (k + 2) % 3
+        dv[k] = 0.0
+        dv[i1] = -0.5 * v[i2]
+        dv[i2] = 0.5 * v[i1]
         for i in range(3):
             HB[6 * a + i, 3 + k] += dv[i]
             HB[i, 3 + k] -= dv[i]
-        # f_w1 ∋ s_a × r̄_a: δs_a × r̄_a
-        HB[3, 3 + k] += dv[1] * rm[2] - dv[2] * rm[1]
-        HB[4, 3 + k] += dv[2] * rm[0] - dv[0] * rm[2]
-        HB[5, 3 + k] += dv[0] * rm[1] - dv[1] * rm[0]
-        # s_a × δr̄_a
-        e0 = 1.0 if k == 0 else 0.0
-        e1 = 1.0 if k == 1 else 0.0
-        e2 = 1.0 if k == 2 else 0.0
-        c0 = 0.5 * (s[1] * e2 - s[2] * e1)
-        c1 = 0.5 * (s[2] * e0 - s[0] * e2)
-        c2 = 0.5 * (s[0] * e1 - s[1] * e0)
-        HB[3, 6 * a + k] += c0
-        HB[4, 6 * a + k] += c1
-        HB[5, 6 * a + k] += c2
-        HB[3, k] -= c0
-        HB[4, k] -= c1
-        HB[5, k] -= c2
+            # f_w1 ∋ s_a × r̄_a: δs_a × r̄_a, and s_a × δr̄_a = ½ s_a × e_k
+            j1 = (i + 1) % 3
+            j2 = (i + 2) % 3
+            HB[3 + i, 3 + k] += dv[j1] * rm[j2] - dv[j2] * rm[j1]
+            c = 0.0 if i == k else (0.5 * s[i2] if i == i1 else -0.5 * s[i1])
+            HB[3 + i, 6 * a + k] += c
+            HB[3 + i, k] -= c
     for i in range(3):
         for j in range(3):
             gij = g[b + 3 + 3 * i + j]

@@ -121,7 +121,9 @@ def test_invariant_hessian_is_symmetric_and_the_derivative_of_the_gradient():
 
     def grad(pi, order=1):
         g, H = np.empty(13), np.empty((13, 13))
-        beam3d_midpoint._invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g, H)
+        beam3d_midpoint._invariant_energy(pi, order, R0, F, qa, th, RR, Lq, Hq, qv, rho, G, S, sig, fl, Hl, fcr, W, J, V, mw, g)
+        if order == 2:  # the Hessian from the tangent that the order-2 evaluation left in mw
+            beam3d_midpoint._invariant_hessian(pi, R0, *mw[4:12], H)
         return g, H
 
     _, H = grad(pim, 2)
