@@ -246,7 +246,7 @@ def _memo_has_loc() -> None:
     from numba.core import base
 
     original = getattr(base, "_has_loc", None)
-    if original is None or not numba.__version__.startswith(_FRONTEND_NUMBA):
+    if getattr(original, "__module__", "") != "numba.core.base" or not numba.__version__.startswith(_FRONTEND_NUMBA):
         return
     known: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -267,60 +267,50 @@ def _memo_has_loc() -> None:
     base._has_loc = _has_loc
 
 
-def _scope_deepcopy(self, memo):
-    """``copy.deepcopy`` of a numba IR scope, step for step what the default deep copy makes
-    (a new scope in ``memo`` first, then its attributes deep-copied in order), with the
-    variables of its ``localvars`` copied directly as ``Var.__deepcopy__`` copies each."""
-    import copy
+def _memo_call_types() -> None:
+    """Remember what numba's ``BaseFunction.get_call_type`` (the typing of a call of a
+    numba-typed function: ``np.empty``, ``min``, ``math.sqrt``, an operator on arrays...)
+    returned for the same function type, typing context, target, argument types and compile
+    flags. numba tries every template registered for the function at every call site
+    (≈10⁴ calls, ≈10⁵ template applications in a cold first 3-D run). A remembered answer
+    also sets the implementation key numba's own call sets (``_impl_keys``), so lowering
+    picks the same implementation; failures are not remembered. Left as is for a numba
+    version it was not checked against."""
+    from numba.core import targetconfig
+    from numba.core.target_extension import get_local_target
+    from numba.core.types import functions
 
-    from numba.core import ir
-
-    cls = type(self)
-    new = cls.__new__(cls)
-    memo[id(self)] = new
-    state: dict = {}
-    memo[id(self.__dict__)] = state
-    for key, value in self.__dict__.items():
-        if key == "localvars" and type(value) is ir.VarMap and list(value.__dict__) == ["_con"]:
-            varmap = ir.VarMap.__new__(ir.VarMap)
-            memo[id(value)] = varmap
-            con: dict = {}
-            memo[id(value._con)] = con
-            for name, var in value._con.items():
-                copied = memo.get(id(var))
-                if copied is None:
-                    if type(var) is ir.Var:
-                        scope = new if var.scope is self else copy.deepcopy(var.scope, memo)
-                        copied = memo[id(var)] = ir.Var(scope, var.name, var.loc)
-                    else:
-                        copied = copy.deepcopy(var, memo)
-                con[name] = copied
-            varmap.__dict__["_con"] = con
-            state[key] = varmap
-        else:
-            state[key] = copy.deepcopy(value, memo)
-    new.__dict__.update(state)
-    return new
-
-
-def _fast_scope_copy() -> None:
-    """Give numba's IR scopes :func:`_scope_deepcopy`. numba's inliner (``inline="always"``)
-    deep-copies a callee's IR block by block, each block with the whole variable scope of
-    the function: for a callee of 10² blocks and 10³ variables, 10⁵ generic variable copies
-    (≈2 CPU s of a cold first 3-D run). The same copies, made directly. Left as is for a
-    numba version it was not checked against, or when scopes copy themselves already."""
-    from numba.core import ir
-
-    if (not numba.__version__.startswith(_FRONTEND_NUMBA) or "__deepcopy__" in vars(ir.Scope)
-            or "__deepcopy__" not in vars(ir.Var) or "__slots__" in vars(ir.Scope)):
+    cls = functions.BaseFunction
+    original = cls.get_call_type
+    if (not numba.__version__.startswith(_FRONTEND_NUMBA) or getattr(original, "__qualname__", "") != "BaseFunction.get_call_type"
+            or getattr(original, "__module__", "") != "numba.core.types.functions"):
         return
-    NUMBA_ORIGINALS["Scope.__deepcopy__"] = None
-    ir.Scope.__deepcopy__ = _scope_deepcopy  # type: ignore[attr-defined]
+    known: dict = {}
+    top_flags = targetconfig.ConfigStack.top_or_none
+
+    def get_call_type(self, context, args, kws):
+        try:
+            key = (self, context, get_local_target(context), tuple(args), tuple(kws.items()), top_flags())
+            found = known.get(key)
+        except TypeError:  # an unhashable argument type: numba's own resolution
+            return original(self, context, args, kws)
+        if found is not None:
+            sig, impl_key = found
+            self._impl_keys[sig.args] = impl_key
+            return sig
+        sig = original(self, context, args, kws)
+        if sig is not None:
+            known[key] = (sig, self._impl_keys[sig.args])
+        return sig
+
+    get_call_type.__doc__ = original.__doc__
+    NUMBA_ORIGINALS["BaseFunction.get_call_type"] = original
+    cls.get_call_type = get_call_type  # type: ignore[method-assign]
 
 
 _fast_live_map()
 _memo_has_loc()
-_fast_scope_copy()
+_memo_call_types()
 
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 

@@ -78,63 +78,34 @@ def test_has_loc_memo_gives_numba_answers():
     assert base._has_loc(with_loc) and not base._has_loc(without_loc)
 
 
-def _graph(root):
-    """The graph of numba IR objects and containers reachable from ``root``, identities as
-    visit order: two deep copies are the same copy iff their graphs are equal (types,
-    atoms, sharing among the copies, the same uncopied objects)."""
-    seen: dict = {}
-    out = []
-    stack = [root]
 
-    def ref(x):
-        if x is None or isinstance(x, (bool, int, float, str, bytes)):
-            return ("atom", repr(x))
-        if not isinstance(x, (dict, list, tuple, set, frozenset)) and type(x).__module__ != "numba.core.ir":
-            return ("shared", id(x))  # not copied by either (functions, modules, numba types)
-        if id(x) not in seen:
-            seen[id(x)] = len(seen)
-            stack.append(x)
-        return ("ref", seen[id(x)])
+def test_call_type_memo_gives_numba_signatures_and_implementation_keys():
+    import math
+    import operator
 
-    ref(root)
-    stack = [root]
-    done = set()
-    while stack:
-        x = stack.pop()
-        if id(x) in done:
-            continue
-        done.add(id(x))
-        if isinstance(x, dict):
-            fields = [(ref(k), ref(v)) for k, v in x.items()]
-        elif isinstance(x, (list, tuple, set, frozenset)):
-            fields = [ref(v) for v in (sorted(x, key=repr) if isinstance(x, (set, frozenset)) else x)]
-        elif hasattr(x, "__dict__"):
-            fields = [(k, ref(v)) for k, v in vars(x).items()]
-        else:
-            fields = [repr(x)]
-        out.append((seen[id(x)], type(x).__qualname__, fields))
-    return sorted(out, key=lambda e: e[0])
+    import numpy as np
+    from numba.core import types
+    from numba.core.registry import cpu_target
+    from numba.core.types import functions
 
-
-def test_scope_deepcopy_makes_numba_default_copies():
-    import copy
-
-    from numba.core import ir
-
-    if "Scope.__deepcopy__" not in jit.NUMBA_ORIGINALS:
-        pytest.skip("scopes copy themselves in this numba")
-    kernels = [k for k in _kernels() if k.py_func.__qualname__ in ("_band_refactor", "_nodal_mass")]
-    assert kernels
-    for kernel in kernels:
-        func_ir = run_frontend(kernel.py_func)
-        blocks = list(func_ir.blocks.values())
-        fast = [copy.deepcopy(b) for b in blocks] + [copy.deepcopy(blocks)]
-        del ir.Scope.__deepcopy__
-        try:
-            plain = [copy.deepcopy(b) for b in blocks] + [copy.deepcopy(blocks)]
-        finally:
-            ir.Scope.__deepcopy__ = jit._scope_deepcopy
-        for a, b, original in zip(fast, plain, blocks + [blocks]):
-            assert _graph(a) == _graph(b)
-        assert fast[0].scope is not blocks[0].scope and fast[0].scope.localvars._con == blocks[0].scope.localvars._con
-        assert all(v.scope is fast[0].scope for v in fast[0].scope.localvars._con.values())
+    original = jit.NUMBA_ORIGINALS["BaseFunction.get_call_type"]
+    assert functions.BaseFunction.get_call_type is not original
+    ctx = cpu_target.typing_context
+    cpu_target.target_context.refresh()  # loads the overloads of numpy functions, refreshes ctx
+    f8, i8 = types.float64, types.int64
+    vec, mat = types.Array(f8, 1, "C"), types.Array(f8, 2, "C")
+    calls = [(np.empty, (types.UniTuple(i8, 2),)), (np.zeros, (i8,)), (math.sqrt, (f8,)), (math.atan2, (f8, f8)),
+             (min, (i8, i8)), (max, (f8, i8)), (operator.mul, (vec, f8)), (operator.getitem, (mat, types.UniTuple(i8, 2))),
+             (operator.add, (i8, types.literal(1)))]
+    for value, args in calls:
+        fnty = ctx.resolve_value_type(value)
+        assert isinstance(fnty, functions.BaseFunction)
+        expected = original(fnty, ctx, args, {})
+        expected_key = fnty._impl_keys[expected.args]
+        for _ in range(2):  # first call and remembered answer
+            fnty._impl_keys[expected.args] = "another implementation"
+            sig = fnty.get_call_type(ctx, args, {})
+            assert sig == expected and sig.return_type == expected.return_type
+            assert fnty._impl_keys[sig.args] == expected_key
+    with pytest.raises(Exception):  # failures are numba's own, not remembered
+        ctx.resolve_value_type(math.sqrt).get_call_type(ctx, (types.unicode_type,), {})
