@@ -31,6 +31,14 @@ Internal kernels. Helpers that femb calls only from other kernels are declared
 (code that a cold compile otherwise lowers, optimizes and emits for every one of them);
 a call from Python (tests do this) is served by a Python-callable twin compiled and cached
 at that first call (:class:`InternalDispatcher`).
+
+numba's front end. Importing this module makes four steps of numba's compiler faster
+without changing what it compiles: the lookup of compile options (``TargetConfig.values``),
+the typing of calls of numba-typed functions (remembered per function type, argument
+types and flags), the variable-liveness analysis (on bit masks) and the check whether a
+lowering implementation takes ``loc`` (remembered). Each is installed only when numba has
+the version or the classes it was checked against; the last three keep numba's function
+in ``NUMBA_ORIGINALS``.
 """
 import hashlib
 import json
