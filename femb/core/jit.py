@@ -31,6 +31,14 @@ Internal kernels. Helpers that femb calls only from other kernels are declared
 (code that a cold compile otherwise lowers, optimizes and emits for every one of them);
 a call from Python (tests do this) is served by a Python-callable twin compiled and cached
 at that first call (:class:`InternalDispatcher`).
+
+numba's front end. Importing this module makes four steps of numba's compiler faster
+without changing what it compiles: the lookup of compile options (``TargetConfig.values``),
+the typing of calls of numba-typed functions (remembered per function type, argument
+types and flags), the variable-liveness analysis (on bit masks) and the check whether a
+lowering implementation takes ``loc`` (remembered). Each is installed only when numba has
+the version or the classes it was checked against; the last three keep numba's function
+in ``NUMBA_ORIGINALS``.
 """
 import hashlib
 import json
@@ -146,6 +154,171 @@ def _fast_config_values() -> None:
 
 
 _fast_config_values()
+
+# numba versions whose front-end functions the replacements below were checked against
+# (tests/core/test_jit_numba_frontend.py compares their results with numba's own)
+_FRONTEND_NUMBA = ("0.68.",)
+NUMBA_ORIGINALS: dict = {}  # name -> numba's own function, for each one replaced below
+
+
+def _bit_sets(names_of_block: dict, index: dict, names: list) -> dict:
+    """block -> bit mask (int) of its variable names; new names get the next bit of ``index``."""
+    out = {}
+    for block, block_names in names_of_block.items():
+        mask = 0
+        for name in block_names:
+            bit = index.get(name)
+            if bit is None:
+                bit = index[name] = len(names)
+                names.append(name)
+            mask |= 1 << bit
+        out[block] = mask
+    return out
+
+
+def live_map_bits(cfg, blocks, var_use_map, var_def_map) -> dict:
+    """numba's ``analysis.compute_live_map`` (block -> set of the variable names that must be
+    alive at its entry) with every set of names a bit mask: the same two fix-point
+    iterations (the definitions reaching each block forward, then the liveness backward,
+    both in the CFG's topological order), each a least fixed point, so the same sets;
+    numba's set unions over every variable of a large function at every block and pass
+    are word operations here."""
+    index: dict = {}
+    names: list = []
+    use = _bit_sets(var_use_map, index, names)
+    defs = _bit_sets(var_def_map, index, names)
+    order = cfg.topo_order()
+    succs = {b: [s for s, _ in cfg.successors(b)] for b in order}
+    preds = {b: [p for p, _ in cfg.predecessors(b)] for b in order}
+    reach: dict = {}  # definitions and uses reaching each block's entry (numba's def_reach)
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            mine = reach.get(b, 0) | defs[b] | use[b]
+            if mine != reach.get(b, 0):
+                reach[b] = mine
+                changed = True
+            for s in succs[b]:
+                new = reach.get(s, 0) | mine
+                if new != reach.get(s, 0):
+                    reach[s] = new
+                    changed = True
+    live = {b: use[b] for b in blocks}
+    changed = True
+    while changed:
+        changed = False
+        for b in reversed(order):
+            here = live[b]
+            for p in preds[b]:
+                new = live[p] | (here & reach.get(p, 0) & ~defs[p])
+                if new != live[p]:
+                    live[p] = new
+                    changed = True
+    out = {}
+    for b, mask in live.items():
+        found = set(var_use_map[b])
+        mask &= ~use[b]
+        while mask:
+            low = mask & -mask
+            found.add(names[low.bit_length() - 1])
+            mask ^= low
+        out[b] = found
+    return out
+
+
+def _fast_live_map() -> None:
+    """Make numba's variable-liveness analysis (``analysis.compute_live_map``, run by its
+    post-processor after every rewrite of a function's IR, ≈10³ times in a cold first 3-D
+    run) :func:`live_map_bits`: the same sets of names, so the same compiled code. Left as
+    is for a numba version it was not checked against."""
+    from numba.core import analysis, ir_utils
+
+    original = analysis.compute_live_map
+    if not numba.__version__.startswith(_FRONTEND_NUMBA) or getattr(original, "__module__", "") != "numba.core.analysis":
+        return
+    NUMBA_ORIGINALS["compute_live_map"] = original
+    analysis.compute_live_map = live_map_bits
+    if getattr(ir_utils, "compute_live_map", None) is original:
+        ir_utils.compute_live_map = live_map_bits
+
+
+def _memo_has_loc() -> None:
+    """Remember numba's ``base._has_loc(fn)`` (whether a lowering implementation takes a
+    ``loc`` argument: an ``inspect.signature`` of ``fn``) per function: numba asks it again
+    for every lowered call of the same implementation, ≈5·10³ times in a cold first 3-D run.
+    Same answers (a function's parameters do not change). Left as is for a numba version it
+    was not checked against."""
+    import weakref
+
+    from numba.core import base
+
+    original = getattr(base, "_has_loc", None)
+    if getattr(original, "__module__", "") != "numba.core.base" or not numba.__version__.startswith(_FRONTEND_NUMBA):
+        return
+    known: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def _has_loc(fn):
+        try:
+            return known[fn]
+        except (KeyError, TypeError):
+            pass
+        answer = original(fn)
+        try:
+            known[fn] = answer
+        except TypeError:  # not weakly referenceable: asked every time
+            pass
+        return answer
+
+    _has_loc.__doc__ = original.__doc__
+    NUMBA_ORIGINALS["_has_loc"] = original
+    base._has_loc = _has_loc
+
+
+def _memo_call_types() -> None:
+    """Remember what numba's ``BaseFunction.get_call_type`` (the typing of a call of a
+    numba-typed function: ``np.empty``, ``min``, ``math.sqrt``, an operator on arrays...)
+    returned for the same function type, typing context, target, argument types and compile
+    flags. numba tries every template registered for the function at every call site
+    (≈10⁴ calls, ≈10⁵ template applications in a cold first 3-D run). A remembered answer
+    also sets the implementation key numba's own call sets (``_impl_keys``), so lowering
+    picks the same implementation; failures are not remembered. Left as is for a numba
+    version it was not checked against."""
+    from numba.core import targetconfig
+    from numba.core.target_extension import get_local_target
+    from numba.core.types import functions
+
+    cls = functions.BaseFunction
+    original = cls.get_call_type
+    if (not numba.__version__.startswith(_FRONTEND_NUMBA) or getattr(original, "__qualname__", "") != "BaseFunction.get_call_type"
+            or getattr(original, "__module__", "") != "numba.core.types.functions"):
+        return
+    known: dict = {}
+    top_flags = targetconfig.ConfigStack.top_or_none
+
+    def get_call_type(self, context, args, kws):
+        try:
+            key = (self, context, get_local_target(context), tuple(args), tuple(kws.items()), top_flags())
+            found = known.get(key)
+        except TypeError:  # an unhashable argument type: numba's own resolution
+            return original(self, context, args, kws)
+        if found is not None:
+            sig, impl_key = found
+            self._impl_keys[sig.args] = impl_key
+            return sig
+        sig = original(self, context, args, kws)
+        if sig is not None:
+            known[key] = (sig, self._impl_keys[sig.args])
+        return sig
+
+    get_call_type.__doc__ = original.__doc__
+    NUMBA_ORIGINALS["BaseFunction.get_call_type"] = original
+    cls.get_call_type = get_call_type  # type: ignore[method-assign]
+
+
+_fast_live_map()
+_memo_has_loc()
+_memo_call_types()
 
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 
