@@ -330,11 +330,10 @@ class EnergyAccount:
             p_offset, l_offset = offset.momenta(state)
             lin = lin + p_offset
             ang = ang + l_offset
-        for k, c in enumerate("xyz"[: lin.size]):
-            out[f"linear_momentum_{c}"] = lin[k]
-        if ang.size == 1:
-            out["angular_momentum"] = ang[0]
-        else:
-            for k, c in enumerate("xyz"):
-                out[f"angular_momentum_{c}"] = ang[k]
+        out.update(zip(_LINEAR_KEYS[: lin.size], lin.tolist()))
+        out.update(zip(_ANGULAR_KEYS if ang.size == 3 else ("angular_momentum",), ang.tolist()))
         return out
+
+
+_LINEAR_KEYS = ("linear_momentum_x", "linear_momentum_y", "linear_momentum_z")
+_ANGULAR_KEYS = ("angular_momentum_x", "angular_momentum_y", "angular_momentum_z")
