@@ -133,7 +133,8 @@ def _momentum_plan(table, masses):
     S (the ``_row_terms`` plan of the blocks' ``_block_momentum_matrix`` stacked, Σ n_el·n_edof
     × n_var) with ``_row_product(S, v)`` = the element vectors M_e v_e stacked; per translational width k (number of
     translations of a block's nodes): the ``_node_rows`` of every element node; per rotation
-    axis the rows of S of the nodes' rotational entries."""
+    axis the rows of S of the nodes' rotational entries (when every axis has as many: the
+    axes (a,) and their rows stacked (a, n), each row summed as alone)."""
     trans: dict = {}
     rot: dict = {}
     o = 0
@@ -152,7 +153,10 @@ def _momentum_plan(table, masses):
         o += n_el * nd
     S = sp.vstack([_block_momentum_matrix(block, mass, table.n_var) for block, mass in zip(table.blocks, masses)], format="csr")
     trans = {k: _node_rows(*(np.concatenate(parts) for parts in zip(*groups))) for k, groups in trans.items()}
-    return _row_terms(S), trans, {axis: np.concatenate(r) for axis, r in rot.items()}
+    rot = {axis: np.concatenate(r) for axis, r in rot.items()}
+    if len({r.size for r in rot.values()}) == 1:  # one gather and one row sum per frame
+        rot = (np.array(list(rot), dtype=np.int64), np.stack(list(rot.values())))
+    return _row_terms(S), trans, rot
 
 
 ROW_PRODUCT_MAX_ROWS = 1024
@@ -225,8 +229,12 @@ def _momenta_from_plan(problem, u, v):
         q = pe[rows]  # (n_p, k)
         x = X + np.where(free, u[gather], 0.0)
         _add_node_momenta(p, L, k, q, x)
-    for axis, rows in rot.items():
-        L[axis] += float(pe[rows].sum())
+    if isinstance(rot, tuple):
+        axes, rows = rot
+        L[axes] += pe[rows].sum(axis=1)
+    else:
+        for axis, rows in rot.items():
+            L[axis] += float(pe[rows].sum())
     return p, (L[2:] if dim == 2 else L)
 
 
