@@ -35,8 +35,15 @@ from femb.solvers.dynamics.problem import CompactBlockMass
 
 
 def kinetic_energy(problem, v):
-    """½ vᵀ M v over all variables (v: (n_var,))."""
-    return 0.5 * float(v @ (problem.M_full @ v))
+    """½ vᵀ M v over all variables (v: (n_var,)); M v by the ``_row_product`` plan of
+    ``problem.M_full`` kept on the problem while that matrix object stays the same."""
+    M = problem.M_full
+    kept = getattr(problem, "__dict__", {}).get("_mass_terms")
+    if kept is None or kept[0] is not M:
+        kept = (M, _row_terms(M))
+        if hasattr(problem, "__dict__"):
+            problem.__dict__["_mass_terms"] = kept
+    return 0.5 * float(v @ _row_product(kept[1], v))
 
 
 def rotary_kinetic_energy(problem, R, pi):
@@ -123,10 +130,11 @@ at the run's memory peak). Both give the same sums, bit for bit."""
 
 def _momentum_plan(table, masses):
     """The element momenta of all blocks at once, from their CompactBlockMass ``masses``:
-    S (sparse, Σ n_el·n_edof × n_var, the blocks' ``_block_momentum_matrix`` stacked) with
-    S v = the element vectors M_e v_e stacked; per translational width k (number of
+    S (the ``_row_terms`` plan of the blocks' ``_block_momentum_matrix`` stacked, Σ n_el·n_edof
+    × n_var) with ``_row_product(S, v)`` = the element vectors M_e v_e stacked; per translational width k (number of
     translations of a block's nodes): the ``_node_rows`` of every element node; per rotation
-    axis the rows of S of the nodes' rotational entries."""
+    axis the rows of S of the nodes' rotational entries (when every axis has as many: the
+    axes (a,) and their rows stacked (a, n), each row summed as alone)."""
     trans: dict = {}
     rot: dict = {}
     o = 0
@@ -145,7 +153,45 @@ def _momentum_plan(table, masses):
         o += n_el * nd
     S = sp.vstack([_block_momentum_matrix(block, mass, table.n_var) for block, mass in zip(table.blocks, masses)], format="csr")
     trans = {k: _node_rows(*(np.concatenate(parts) for parts in zip(*groups))) for k, groups in trans.items()}
-    return S, trans, {axis: np.concatenate(r) for axis, r in rot.items()}
+    rot = {axis: np.concatenate(r) for axis, r in rot.items()}
+    if len({r.size for r in rot.values()}) == 1:  # one gather and one row sum per frame
+        rot = (np.array(list(rot), dtype=np.int64), np.stack(list(rot.values())))
+    return _row_terms(S), trans, rot
+
+
+ROW_PRODUCT_MAX_ROWS = 1024
+"""Sparse matrices of at most this many rows are multiplied by ``_row_product``'s plan (a
+few gathers, without scipy's dispatch of a few µs); larger ones by scipy (its compiled
+loop is faster there). Both give the same bits."""
+
+
+def _row_terms(A):
+    """The product plan of a CSR matrix A (n, c) for ``_row_product``: n and, per position
+    j within a row, (rows with a j-th entry, those entries, their columns); A itself (CSR)
+    above ROW_PRODUCT_MAX_ROWS rows."""
+    A = sp.csr_matrix(A)
+    if A.shape[0] > ROW_PRODUCT_MAX_ROWS:
+        return A
+    counts = np.diff(A.indptr)
+    terms = []
+    for j in range(int(counts.max(initial=0))):
+        rows = np.flatnonzero(counts > j)
+        at = A.indptr[rows] + j
+        terms.append((rows, A.data[at].astype(np.float64), A.indices[at].astype(np.int64)))
+    return A.shape[0], terms
+
+
+def _row_product(plan, x):
+    """A x (n,) for the plan of ``_row_terms`` and x (c,): every row summed from 0.0 in
+    the order of its stored entries, one rounding per product and per sum, as scipy's CSR
+    product does (the same bits), without its dispatch."""
+    if sp.issparse(plan):
+        return plan @ x
+    n, terms = plan
+    out = np.zeros(n)
+    for rows, data, cols in terms:
+        out[rows] += data * x[cols]
+    return out
 
 
 def _node_rows(rows, var, X):
@@ -178,13 +224,17 @@ def _momenta_from_plan(problem, u, v):
     if plan is None:
         plan = problem.__dict__["_momentum_plan"] = _momentum_plan(t, problem.compact_element_mass)
     S, trans, rot = plan
-    pe = S @ v
+    pe = _row_product(S, v)
     for k, (rows, free, gather, X) in trans.items():
         q = pe[rows]  # (n_p, k)
         x = X + np.where(free, u[gather], 0.0)
         _add_node_momenta(p, L, k, q, x)
-    for axis, rows in rot.items():
-        L[axis] += float(pe[rows].sum())
+    if isinstance(rot, tuple):
+        axes, rows = rot
+        L[axes] += pe[rows].sum(axis=1)
+    else:
+        for axis, rows in rot.items():
+            L[axis] += float(pe[rows].sum())
     return p, (L[2:] if dim == 2 else L)
 
 
@@ -288,11 +338,10 @@ class EnergyAccount:
             p_offset, l_offset = offset.momenta(state)
             lin = lin + p_offset
             ang = ang + l_offset
-        for k, c in enumerate("xyz"[: lin.size]):
-            out[f"linear_momentum_{c}"] = lin[k]
-        if ang.size == 1:
-            out["angular_momentum"] = ang[0]
-        else:
-            for k, c in enumerate("xyz"):
-                out[f"angular_momentum_{c}"] = ang[k]
+        out.update(zip(_LINEAR_KEYS[: lin.size], lin.tolist()))
+        out.update(zip(_ANGULAR_KEYS if ang.size == 3 else ("angular_momentum",), ang.tolist()))
         return out
+
+
+_LINEAR_KEYS = ("linear_momentum_x", "linear_momentum_y", "linear_momentum_z")
+_ANGULAR_KEYS = ("angular_momentum_x", "angular_momentum_y", "angular_momentum_z")

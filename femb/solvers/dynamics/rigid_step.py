@@ -204,14 +204,15 @@ class _Run(NamedTuple):
     its: NDArray[np.int64]  # (k,) Newton iterations of each step done
 
 
-def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, books) -> _Run:
+def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, books, work=None) -> _Run:
     """Steps of sizes ``hs`` (k,) by one call of ``rigid_midpoint_steps``, from the state u,
     v (n_var,), R (n_nodes, 3, 3), π (k_nodes, 3) with the multipliers λ (m,) (a guess when
     ``has_lam``): arrays of the caller, updated in place to the state after the steps done;
     loads f_const + Σ_j amps[s, j] timed[j] (timed (n_a, n_var), amps (k, n_a)) at the mid
     time of step s; ``books`` (2,) += the steps' external and constraint work. InputError
     for a step size that is not positive (the kernels divide by it without an exception
-    exit, femb.solvers.dynamics.rigid_step_patterns)."""
+    exit, femb.solvers.dynamics.rigid_step_patterns). ``work``: the arrays z, r, hist,
+    scales, out of ``_work_arrays`` to write into (made afresh when None)."""
     data = rigid_step_data(problem)
     if data is None:
         raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
@@ -222,13 +223,19 @@ def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs,
     max_it = int(settings.max_iterations)
     part, part_ref = _partition_store(problem)
     its = np.zeros(hs.size, dtype=np.int64)
-    z, r = np.empty(u.size), np.empty(data.eq_var.size)
-    hist, scales, out = np.empty(max_it + 1), np.empty(max_it + 1), np.zeros(6)
+    z, r, hist, scales, out = work if work is not None else _work_arrays(u.size, data.eq_var.size, max_it)
+    out[:] = 0.0
     done, status = rigid_midpoint_steps(packed, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64), _f_const(problem),
                                         np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), par,
                                         max_it, part, part_ref, its, books, z, hist, scales, r, out)
     n = int(out[3])
     return _Run(int(done), int(status), z, r, hist[:n], scales[:n], out, its)
+
+
+def _work_arrays(n_var: int, n_eq: int, max_it: int) -> tuple[NDArray[np.float64], ...]:
+    """The kernel's output arrays of ``_run``: z (n_var,), r (n_eq,), hist, scales
+    (max_it + 1,) and out (6,)."""
+    return np.empty(n_var), np.empty(n_eq), np.empty(max_it + 1), np.empty(max_it + 1), np.zeros(6)
 
 
 def _f_const(problem):
@@ -329,6 +336,9 @@ class RigidSteps:
         timed = [np.asarray(vec, dtype=np.float64) for _, vec in problem._timed]
         self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), problem.table.n_var), dtype=np.float64)
         self.grid: Optional[FrameGrid] = None  # the run's time grid (``advance``)
+        # the kernel's output arrays, reused by every ``advance`` (read by none of its callers)
+        self.work = _work_arrays(problem.table.n_var, problem.table.n_eq, int(newton.max_iterations))
+        self.no_amps: dict[int, NDArray[np.float64]] = {}  # (k, 0) amplitudes of k steps without timed loads
 
     @classmethod
     def build(cls, problem, newton: NewtonSettings) -> Optional[RigidSteps]:
@@ -359,8 +369,13 @@ class RigidSteps:
         lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
         u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
         books = np.array([account.external_work, account.constraint_work])
-        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((hs.size, 0))
-        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, books)
+        if self.amplitudes:
+            amps = mid_amplitudes(self.amplitudes, starts, hs)
+        else:
+            amps = self.no_amps.get(hs.size)
+            if amps is None:
+                amps = self.no_amps[hs.size] = np.zeros((hs.size, 0))
+        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, books, self.work)
         if not run.done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])

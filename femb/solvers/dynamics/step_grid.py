@@ -8,6 +8,7 @@ the driver would take at full step, computed with the driver's floating-point op
 that the times agree bit for bit."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ class FrameGrid:
 
     def __init__(self, n_steps: int, t0: float, dt: float, t_end: float, every: int) -> None:
         self.key = (n_steps, t0, dt, t_end, every)
-        self.grid = _steps(t0, 0, n_steps - 1, n_steps, t0, dt, t_end)
+        self.grid = _run_grid(n_steps, t0, dt, t_end)
 
     def window(self, t: float, n: int) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
         """``steps_to_frame(t, n, *key)``: (targets, starts, hs), each (k,) (views of the
@@ -69,6 +70,14 @@ class FrameGrid:
             return steps_to_frame(t, n, n_steps, t0, dt, t_end, every)
         last = min(n_steps - 1, (n + every) // every * every - 1)
         return _whole(*(a[n:last + 1] for a in self.grid))
+
+
+@lru_cache(maxsize=16)
+def _run_grid(n_steps: int, t0: float, dt: float, t_end: float) -> tuple[NDArray[Any], ...]:
+    """``_steps`` of a whole run (targets, starts, hs, ok), each (n_steps,), kept for the
+    last few runs (a function of its arguments only; shared by the runs of the same grid,
+    so never written: the windows are read-only by convention)."""
+    return _steps(t0, 0, n_steps - 1, n_steps, t0, dt, t_end)
 
 
 def mid_amplitudes(amplitudes: list, starts: NDArray[np.float64], hs: NDArray[np.float64]) -> NDArray[np.float64]:
