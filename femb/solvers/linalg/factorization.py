@@ -124,14 +124,21 @@ def _band_fill(indptr, indices, data, kl, ab):
         row = i * (w - 1) + kl  # flat index of column 0 of row i: column j at row + j
         for p in range(indptr[i], indptr[i + 1]):
             a[_u(row + indices[_u(p)])] += data[_u(p)]
+    return _all_finite(data, indptr[0], indptr[n])
+
+
+@jit(inline="always")  # compiled into _band_fill and band_factor_solve
+def _all_finite(values, start, stop):
+    """False when one of values[start:stop] is NaN or ±Inf (its own loop: an
+    and-reduction, vectorized)."""
     finite = True
-    for p in range(indptr[0], indptr[n]):  # its own loop: an and-reduction, vectorized
-        x = data[_u(p)]
+    for p in range(start, stop):
+        x = values[_u(p)]
         finite &= x - x == 0.0  # False for NaN and ±Inf
     return finite
 
 
-@jit(inline="always")  # call sites in _band_refactor and band_factor_solve: no library of its own
+@jit(inline="always")  # one call site, in _factor_with_ratio: no library of its own
 def _band_factor(ab, kl, ku, piv, diag, reach, threshold):
     """In-place LU with (threshold) partial pivoting, LINPACK gbfa order, of the row-band
     storage ab (n, 2 kl + ku + 1), C order; a row interchange only when |diagonal| <
@@ -226,7 +233,7 @@ def _band_solve(ab, kl, piv, reach, b, x):
         x[i] = s / a[_u(row + i)]
 
 
-@jit(inline="always")  # call sites in _band_refactor and band_factor_solve: no library of its own
+@jit(inline="always")  # one call site, in _factor_with_ratio: no library of its own
 def _pivot_ratio(diag):
     """min |d| / max |d| (0 for an all-zero d)."""
     lo, hi = np.inf, 0.0
@@ -245,6 +252,13 @@ def _band_refactor(indptr, indices, data, kl, ku, ab, piv, diag, reach, threshol
     ``_band_factor`` (−1 on success); the ratio is set on success only (else 0)."""
     if not _band_fill(indptr, indices, data, kl, ab):
         return -2, 0.0
+    return _factor_with_ratio(ab, kl, ku, piv, diag, reach, threshold)
+
+
+@jit(inline="always")  # compiled into _band_refactor and band_factor_solve
+def _factor_with_ratio(ab, kl, ku, piv, diag, reach, threshold):
+    """``_band_factor`` of the filled storage ab and, on success, ``_pivot_ratio``:
+    (status, pivot ratio) as ``_band_refactor`` returns them."""
     bad = _band_factor(ab, kl, ku, piv, diag, reach, threshold)
     if bad >= 0:
         return bad, 0.0
@@ -276,19 +290,12 @@ def band_factor_solve(ab, kl, ku, piv, diag, reach, threshold, b, x):
     A[i, j] at ab[i, j − i + kl], the rest zero; ``band_scatter_matrix``), factorized there:
     ``_band_refactor_solve`` without the CSR data. Returns (status, pivot ratio) as
     ``_band_refactor``: −2 for a NaN or Inf entry."""
-    n, w = ab.shape
-    a = ab.reshape(n * w)
-    finite = True
-    for t in range(n * w):  # (the zeros outside the pattern are finite: the test on the entries)
-        x_t = a[_u(t)]
-        finite &= x_t - x_t == 0.0
-    if not finite:
+    if not _all_finite(ab.reshape(ab.size), 0, ab.size):  # (the zeros outside the pattern are finite)
         return -2, 0.0
-    bad = _band_factor(ab, kl, ku, piv, diag, reach, threshold)
-    if bad >= 0:
-        return bad, 0.0
-    _solve_negated(ab, kl, piv, reach, b, x)
-    return -1, _pivot_ratio(diag)
+    status, ratio = _factor_with_ratio(ab, kl, ku, piv, diag, reach, threshold)
+    if status == -1:
+        _solve_negated(ab, kl, piv, reach, b, x)
+    return status, ratio
 
 
 @jit(internal=True)
