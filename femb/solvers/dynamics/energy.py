@@ -38,11 +38,9 @@ def kinetic_energy(problem, v):
     """½ vᵀ M v over all variables (v: (n_var,)); M v by the ``_row_product`` plan of
     ``problem.M_full`` kept on the problem while that matrix object stays the same."""
     M = problem.M_full
-    kept = getattr(problem, "__dict__", {}).get("_mass_terms")
+    kept = problem.__dict__.get("_mass_terms")
     if kept is None or kept[0] is not M:
-        kept = (M, _row_terms(M))
-        if hasattr(problem, "__dict__"):
-            problem.__dict__["_mass_terms"] = kept
+        kept = problem.__dict__["_mass_terms"] = (M, _row_terms(M))
     return 0.5 * float(v @ _row_product(kept[1], v))
 
 
