@@ -338,7 +338,6 @@ class RigidSteps:
         self.grid: Optional[FrameGrid] = None  # the run's time grid (``advance``)
         # the kernel's output arrays, reused by every ``advance`` (read by none of its callers)
         self.work = _work_arrays(problem.table.n_var, problem.table.n_eq, int(newton.max_iterations))
-        self.no_amps: dict[int, NDArray[np.float64]] = {}  # (k, 0) amplitudes of k steps without timed loads
 
     @classmethod
     def build(cls, problem, newton: NewtonSettings) -> Optional[RigidSteps]:
@@ -369,12 +368,7 @@ class RigidSteps:
         lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
         u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
         books = np.array([account.external_work, account.constraint_work])
-        if self.amplitudes:
-            amps = mid_amplitudes(self.amplitudes, starts, hs)
-        else:
-            amps = self.no_amps.get(hs.size)
-            if amps is None:
-                amps = self.no_amps[hs.size] = np.zeros((hs.size, 0))
+        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((hs.size, 0))
         run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, books, self.work)
         if not run.done:
             return 0, 0, state
