@@ -24,7 +24,7 @@ from femb.elements.beam2d import MIDPOINT_START_WIDTH
 from femb.elements.beam2d import midpoint_force_from as beam2d_midpoint_force_from
 from femb.elements.beam2d import midpoint_start as beam2d_midpoint_start
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
-from femb.solvers.linalg.factorization import _band_refactor_solve
+from femb.solvers.linalg.factorization import _band_refactor_solve, band_row_start
 from femb.solvers.linalg.turn import chord_turn
 
 
@@ -233,7 +233,7 @@ def _rounding_residual(indptr, indices, kmat, ref, u0, z, ev, unit):
     s = 0.0
     for i in range(ev.size):
         row = 0.0
-        at = i * (w - 1) + kl  # (band: flat index of column 0 of row i)
+        at = band_row_start(i, kl, w)  # (band storage only)
         for p in range(indptr[i], indptr[i + 1]):
             j = ev[indices[p]]
             q = p if w == 0 else at + indices[p]

@@ -40,7 +40,7 @@ from femb.elements.beam3d_midpoint import midpoint_force_steps, section_forms
 from femb.solvers.dynamics.midpoint2d_kernels import add_mass_entries, newton_verdict, step_end, step_start, take_correction
 from femb.solvers.dynamics.rigid_step_kernels import finish_rotary
 from femb.solvers.linalg.dense_kernels import euclidean_norm, residual_threshold
-from femb.solvers.linalg.factorization import band_factor_solve, band_positions, band_scatter_matrix
+from femb.solvers.linalg.factorization import band_factor_solve, band_positions, band_row_start, band_scatter_matrix
 from femb.solvers.linalg.turn import chord_turn
 
 ELEMENT_BLOCK = 256  # elements evaluated and scattered together: the size of the per-evaluation element arrays
@@ -207,12 +207,12 @@ def _evaluate(u0, z, v0, h, fext, fext_norm, mom_scale, R0n, Jn, pi0, model, ele
     for i in range(n):
         w[i] = 0.0 if rot3d[i] else c2 * z[i] - c1 * v0[i]
     _csr_product(indptr_m, indices_m, mdata, w, inert)
-    down = ab.shape[1] - 1
+    width = ab.shape[1]
     for k in range(k_nodes):
         for a in range(3):
             inert[lay_var[k, a]] += (pi1[k, a] - pi0[k, a]) / h
             if with_matrix:
-                row = var_eq[lay_var[k, a]] * down + kl  # (flat index of column 0 of the row; not used when rot_pos < 0)
+                row = band_row_start(var_eq[lay_var[k, a]], kl, width)  # (not used when rot_pos < 0)
                 for b in range(3):
                     if rot_pos[k, a, b] >= 0:
                         kflat[row + var_eq[lay_var[k, b]]] += dr[k, a, b]

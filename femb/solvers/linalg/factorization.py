@@ -112,6 +112,14 @@ def pattern_band_widths(indptr, indices):
 _u = np.uint64
 
 
+@jit(inline="always")  # a formula: compiled into each caller
+def band_row_start(i, kl, w):
+    """Flat index of column 0 of row i in the row-band storage ab (n, w), C order, that
+    holds A[i, j] at ab[i, j − i + kl]: A[i, j] is at band_row_start(i, kl, w) + j of
+    ab's flat view."""
+    return i * (w - 1) + kl
+
+
 @jit(inline="always")  # one call site, in _band_refactor: no library of its own
 def _band_fill(indptr, indices, data, kl, ab):
     """ab[i, j − i + kl] = K[i, j] (CSR entries summed); ab (n, 2 kl + ku + 1), C order,
@@ -121,7 +129,7 @@ def _band_fill(indptr, indices, data, kl, ab):
     for t in range(n * w):
         a[t] = 0.0
     for i in range(n):
-        row = i * (w - 1) + kl  # flat index of column 0 of row i: column j at row + j
+        row = band_row_start(i, kl, w)  # column j of row i at row + j
         for p in range(indptr[i], indptr[i + 1]):
             a[_u(row + indices[_u(p)])] += data[_u(p)]
     return _all_finite(data, indptr[0], indptr[n])
@@ -311,7 +319,7 @@ def band_scatter_matrix(var, pos, var_eq, ke, kl, ab):
     a = ab.reshape(n * w)
     for e in range(n_el):
         for r in range(n_dof):
-            row = var_eq[var[e, r]] * (w - 1) + kl  # (flat index of column 0 of the row; not used when pos < 0)
+            row = band_row_start(var_eq[var[e, r]], kl, w)  # (not used when pos < 0)
             for c in range(n_dof):
                 if pos[e, r, c] >= 0:
                     a[_u(row + var_eq[var[e, c]])] += ke[e, r, c]
@@ -319,7 +327,7 @@ def band_scatter_matrix(var, pos, var_eq, ke, kl, ab):
 
 @jit(internal=True)
 def band_positions(indptr, indices, positions, kl, w, out):
-    """out[q] = the flat index i·(w − 1) + j + kl in the row-band storage (n, w) of the CSR
+    """out[q] = the flat index ``band_row_start(i, kl, w)`` + j in the row-band storage (n, w) of the CSR
     entry positions[q] (ascending positions in the data of the pattern indptr (n + 1,),
     indices; i its row, j = indices[positions[q]])."""
     i = 0
@@ -327,7 +335,7 @@ def band_positions(indptr, indices, positions, kl, w, out):
         p = positions[q]
         while indptr[i + 1] <= p:
             i += 1
-        out[q] = i * (w - 1) + kl + indices[p]
+        out[q] = band_row_start(i, kl, w) + indices[p]
 
 
 class BandLU:
