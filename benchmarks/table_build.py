@@ -136,6 +136,8 @@ def main(argv=None):
                 system = float(np.median([r["sys"] for r in res[v]]))
                 print(f"{dim}-D    {v:13s} {n:9d} {r['n_var']:9d} {r['nnz']:10d} {t:8.3f} {cpu:8.3f} {user:8.3f} "
                       f"{system:8.3f} {peak / r['n_var']:7.0f}")
+            for v in versions:  # every build, in the order run: user / sys s
+                print(f"       {v:13s} runs (user / sys s): " + ", ".join(f"{r['user']:.2f} / {r['sys']:.2f}" for r in res[v]))
         for v in versions:
             if len(a.sizes) > 1:
                 k = np.polyfit(np.log(a.sizes), np.log(times[v]), 1)[0]
