@@ -12,13 +12,25 @@ femb/correlation/{table,pattern}.py as of git revision REV (the two builds of a 
 alternately, one subprocess each). Each subprocess first builds the table of a 2-element
 chain, which loads (or, for a baseline, compiles) the kernels; that is not timed.
 
+``--baseline-checkout DIR`` instead runs the baseline in another femb checkout with its own
+environment (``DIR/.venv/bin/python``, its own ``NUMBA_CACHE_DIR``, filled by one untimed
+build first), so that both versions load cached kernels and start their builds equally
+soon after the previous subprocess ended. The system time depends on that: memory a process
+has just returned is cheap to touch again, memory the machine has had time to take back
+(a virtual machine's free page reporting) is not. ``--pause S`` waits S seconds before each
+subprocess, so that every build starts from memory that has been given back.
+
     python benchmarks/table_build.py [--sizes 10000 100000 1000000] [--repeat 2] [--baseline REV]
+    python benchmarks/table_build.py --baseline-checkout ../base --pause 5
 """
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
+import tempfile
+import time
 
 import numpy as np
 
@@ -69,10 +81,17 @@ print(json.dumps({"time": dt, "cpu": dc, "warm": warm, "user": v.ru_utime - u.ru
 """
 
 
-def run(n, dim, rev):
-    """One build in a fresh subprocess (``rev`` None: the current table code): its JSON record."""
-    out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(dim), rev or "-", str(ROOT)], check=True,
-                         capture_output=True, text=True).stdout
+def run(n, dim, rev=None, checkout=None, cache=None, pause=0.0):
+    """One build in a fresh subprocess (``rev`` None: the current table code; ``checkout``:
+    the table code of that femb checkout, run by its own environment with the numba cache
+    directory ``cache``), after ``pause`` seconds: its JSON record."""
+    time.sleep(pause)
+    python, root, env = sys.executable, ROOT, None
+    if checkout is not None:
+        python, root = str(pathlib.Path(checkout) / ".venv" / "bin" / "python"), pathlib.Path(checkout)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    out = subprocess.run([python, "-c", CHILD, str(n), str(dim), rev or "-", str(root)], check=True, capture_output=True,
+                         text=True, cwd=root, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -83,19 +102,29 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--dims", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--baseline", default=None)
+    ap.add_argument("--baseline-checkout", default=None)
+    ap.add_argument("--pause", type=float, default=0.0)
     a = ap.parse_args(argv)
-    versions = [None] + ([a.baseline] if a.baseline else [])
-    print("build_table on beam chains (fresh subprocess per build; time = median of repeats)")
-    print(f"{'chain':6s} {'version':10s} {'N':>9s} {'DOFs':>9s} {'nnz':>10s} {'wall s':>8s} {'CPU s':>8s} {'user s':>8s} "
+    versions = {"current": {}}  # label -> the keyword arguments of ``run``
+    if a.baseline:
+        versions[a.baseline] = {"rev": a.baseline}
+    if a.baseline_checkout:
+        checkout = pathlib.Path(a.baseline_checkout).resolve()
+        versions[checkout.name] = {"checkout": str(checkout), "cache": tempfile.mkdtemp(prefix="numba-baseline-")}
+        for dim in a.dims:  # fill the baseline's numba cache (not timed)
+            run(2, dim, **versions[checkout.name])
+    print("build_table on beam chains (fresh subprocess per build; time = median of repeats); load average "
+          + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(f"{'chain':6s} {'version':13s} {'N':>9s} {'DOFs':>9s} {'nnz':>10s} {'wall s':>8s} {'CPU s':>8s} {'user s':>8s} "
           f"{'sys s':>8s} {'B/DOF':>7s}")
     for dim in a.dims:
         times = {v: [] for v in versions}
         cpus = {v: [] for v in versions}
         for n in a.sizes:
             res = {v: [] for v in versions}
-            for _ in range(a.repeat):
-                for v in versions:
-                    res[v].append(run(n, dim, v))
+            for k in range(a.repeat):  # the versions alternate, and so does which one goes first
+                for v, kwargs in (list(versions.items()) if k % 2 == 0 else list(versions.items())[::-1]):
+                    res[v].append(run(n, dim, pause=a.pause, **kwargs))
             for v in versions:
                 t = float(np.median([r["time"] for r in res[v]]))
                 cpu = float(np.median([r["cpu"] for r in res[v]]))
@@ -105,13 +134,16 @@ def main(argv=None):
                 times[v].append(t)
                 user = float(np.median([r["user"] for r in res[v]]))
                 system = float(np.median([r["sys"] for r in res[v]]))
-                print(f"{dim}-D    {v or 'current':10s} {n:9d} {r['n_var']:9d} {r['nnz']:10d} {t:8.3f} {cpu:8.3f} {user:8.3f} "
+                print(f"{dim}-D    {v:13s} {n:9d} {r['n_var']:9d} {r['nnz']:10d} {t:8.3f} {cpu:8.3f} {user:8.3f} "
                       f"{system:8.3f} {peak / r['n_var']:7.0f}")
+            for v in versions:  # every build, in the order run: user / sys s
+                print(f"       {v:13s} runs (user / sys s): " + ", ".join(f"{r['user']:.2f} / {r['sys']:.2f}" for r in res[v]))
         for v in versions:
             if len(a.sizes) > 1:
                 k = np.polyfit(np.log(a.sizes), np.log(times[v]), 1)[0]
                 kc = np.polyfit(np.log(a.sizes), np.log(cpus[v]), 1)[0]
-                print(f"{dim}-D    {v or 'current':10s} fitted exponent: wall ∝ N^{k:.2f}, CPU ∝ N^{kc:.2f}")
+                print(f"{dim}-D    {v:13s} fitted exponent: wall ∝ N^{k:.2f}, CPU ∝ N^{kc:.2f}")
+    print("load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

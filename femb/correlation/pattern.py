@@ -66,9 +66,10 @@ def _fill_rows(eq, cursor, cols):
 def _sort_unique_rows(start, cols, mark, indptr, indices):
     """Keep the distinct columns of each row bucket cols[start[r]:start[r + 1]] in their
     first order (``mark`` (n,) int64 work array: mark[c] = r once row r holds column c;
-    any values on entry), sort them (``_sort_range``: few, and mostly in order already)
-    and write the compact CSR pattern indptr (n + 1,), indices (nnz,) (``indices`` may be
-    ``cols``: nnz never passes a bucket's start); returns nnz."""
+    any values on entry), sort them unless they came in increasing order already
+    (``_sort_range``: few, and mostly in order already) and write the compact CSR pattern
+    indptr (n + 1,), indices (nnz,) (``indices`` may be ``cols``: nnz never passes a
+    bucket's start); returns nnz."""
     n = start.size - 1
     for r in range(n):
         mark[r] = -1
@@ -76,13 +77,18 @@ def _sort_unique_rows(start, cols, mark, indptr, indices):
     indptr[0] = 0
     for r in range(n):
         a = nnz
+        last = -1
+        ordered = True
         for i in range(start[r], start[r + 1]):
             c = cols[i]
             if mark[c] != r:
                 mark[c] = r
+                ordered &= c > last
+                last = c
                 indices[nnz] = c
                 nnz += 1
-        _sort_range(indices, a, nnz)
+        if not ordered:
+            _sort_range(indices, a, nnz)
         indptr[r + 1] = nnz
     return nnz
 
@@ -90,42 +96,41 @@ def _sort_unique_rows(start, cols, mark, indptr, indices):
 @jit
 def _positions(eq, indptr, indices, pos):
     """pos[e, i, j] = CSR position of (eq[e, i], eq[e, j]) (-1 when either is constrained):
-    first a guess from the entry found for the previous column of the element (its
-    position moved by the difference of the columns: right whenever the row holds the
-    columns between the two, as for the consecutive equations of a node), else a binary
-    search within the row (where the column is, or would be inserted)."""
+    first a guess from the position of the previous column of the element (moved by the
+    difference of the columns: right whenever the row holds the columns between the two,
+    as for the consecutive equations of a node), kept when the row holds column eq[e, j]
+    there, else a binary search within the row (where the column is, or would be
+    inserted)."""
     n = eq.shape[1]
     for e in range(eq.shape[0]):
         for i in range(n):
             r = eq[e, i]
-            first = indptr[r] if r >= 0 else 0
-            last = indptr[r + 1] if r >= 0 else 0
-            found = -1  # position of column ``prev`` in row r (-1: none yet)
+            if r < 0:
+                for j in range(n):
+                    pos[e, i, j] = -1
+                continue
+            first = indptr[r]
+            last = indptr[r + 1]
+            g = np.int64(-1)  # the position of column ``prev`` (or where it would be) in row r
             prev = 0
             for j in range(n):
                 c = eq[e, j]
-                if r < 0 or c < 0:
+                if c < 0:
                     pos[e, i, j] = -1
                     continue
-                if found >= 0:
-                    g = found + c - prev
-                    if first <= g < last and indices[g] == c:
-                        pos[e, i, j] = g
-                        found = g
-                        prev = c
-                        continue
-                lo = first
-                hi = last
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if indices[mid] < c:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                pos[e, i, j] = lo
-                if lo < last and indices[lo] == c:
-                    found = lo
-                    prev = c
+                g += c - prev  # the guess: the previous column's position moved by the difference
+                prev = c
+                if g < first or g >= last or indices[g] != c:
+                    lo = first
+                    hi = last
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if indices[mid] < c:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    g = lo
+                pos[e, i, j] = g
 
 
 @jit(internal=True)
@@ -179,19 +184,31 @@ def _permute_pattern(indptr, indices, new_of_old, indptr_new, indices_new):
     for r in range(n):
         indptr_new[r + 1] += indptr_new[r]
     for r in range(n):
-        a = np.int64(indptr_new[new_of_old[r]])  # (int64 bounds: one compiled ``_sort_range``)
         k0 = indptr[r]
         k1 = indptr[r + 1]
+        if k1 == k0:
+            continue
+        a = np.int64(indptr_new[new_of_old[r]])  # (int64 bounds: one compiled ``_sort_range``)
         b = a + k1 - k0
-        if k1 > k0 and new_of_old[indices[k0]] > new_of_old[indices[k1 - 1]]:
-            # reverse Cuthill–McKee mostly reverses the order: fill backwards so that the
-            # insertion sort below sees a nearly sorted row
+        # reverse Cuthill–McKee mostly reverses the order: a row whose first column comes
+        # after its last is filled backwards; a row that comes out in order is not sorted
+        ordered = True
+        if new_of_old[indices[k0]] > new_of_old[indices[k1 - 1]]:
+            prev = new_of_old[indices[k0]] + 1
             for k in range(k0, k1):
-                indices_new[b - 1 - (k - k0)] = new_of_old[indices[k]]
+                c = new_of_old[indices[k]]
+                ordered &= c < prev
+                prev = c
+                indices_new[b - 1 - (k - k0)] = c
         else:
+            prev = new_of_old[indices[k0]] - 1
             for k in range(k0, k1):
-                indices_new[a + k - k0] = new_of_old[indices[k]]
-        _sort_range(indices_new, a, b)
+                c = new_of_old[indices[k]]
+                ordered &= c > prev
+                prev = c
+                indices_new[a + k - k0] = c
+        if not ordered:
+            _sort_range(indices_new, a, b)
 
 
 def check_index_range(n_eq, nnz):

@@ -218,12 +218,13 @@ class CorrelationTable:
 def _node_dof_mask(model, n_names):
     """(n_nodes, n_names) bool: which DOF names each node carries (union over its elements)."""
     mask = np.zeros((model.mesh.n_nodes, n_names), dtype=bool)
+    used = np.empty(model.mesh.n_nodes, dtype=bool)
     for part in model.parts.values():
         spec = element_library.get_spec(part.element)
-        conn = model.mesh.cells[part.cells].connectivity
-        cols = [model.dof_names.index(d) for d in spec.node_dofs]
-        for c in cols:
-            mask[conn.ravel(), c] = True
+        used[:] = False
+        used[model.mesh.cells[part.cells].connectivity.ravel()] = True  # the part's nodes
+        for d in spec.node_dofs:
+            mask[:, model.dof_names.index(d)] |= used
     return mask
 
 
@@ -340,8 +341,11 @@ def build_table(model, renumber=True):
             raise ModelError(f"part {part.name!r}: element type {spec.name!r} has several stress points, which femb "
                              "does not support yet")
         conn = mesh.cells[part.cells].connectivity
-        cols = np.array([names.index(d) for d in spec.node_dofs], dtype=np.int64)
-        var = node_var[conn[:, :, None], cols[None, None, :]].reshape(conn.shape[0], -1)
+        cols = [names.index(d) for d in spec.node_dofs]
+        # the element's nodes' rows of node_var (a row gather; the columns of its DOF names
+        # first when the element carries not all of the model's)
+        by_node = node_var if cols == list(range(len(names))) else node_var[:, cols]
+        var = np.take(by_node, conn, axis=0).reshape(conn.shape[0], -1)
         if n_int:
             var = np.hstack([var, first + np.arange(n_el * n_int, dtype=np.int64).reshape(n_el, n_int)])
         raw.append((part, spec, conn, var))
@@ -356,12 +360,16 @@ def build_table(model, renumber=True):
         var_eq[free] = new_of_old
         eq_var = np.empty(free.size, dtype=np.int64)
         eq_var[new_of_old] = free
+        del new_of_old  # (before the element arrays below are allocated: a lower peak)
     else:
         indptr, indices, positions = csr_pattern(free.size, eq_blocks)
         eq_var = free
+    del free
 
-    points = np.zeros((mesh.n_nodes, model.dim))
-    points[:, : mesh.dim] = mesh.points
+    points = mesh.points
+    if points.shape[1] != model.dim or points.dtype != np.float64:  # (padded with zeros)
+        points = np.zeros((mesh.n_nodes, model.dim))
+        points[:, : mesh.dim] = mesh.points
     _warn_coincident(model, node_var, points, mask.any(axis=1))
     blocks = []
     for (part, spec, conn, var), eq, pos in zip(raw, eq_blocks, positions):
@@ -370,7 +378,7 @@ def build_table(model, renumber=True):
         # arrays are a second compiled specialization of every kernel)
         props = np.empty((conn.shape[0], row.size))
         props[:] = row
-        X = np.ascontiguousarray(points[conn])
+        X = np.take(points, conn, axis=0)
         blocks.append(ElementBlock(part.name, spec, conn, X, props, np.ascontiguousarray(var), np.ascontiguousarray(eq), pos))
     return CorrelationTable(model.dim, names, node_var, var_node, var_dof, var_eq, fixed_vars, prescribed, blocks, indptr, indices,
                             var_block, var_element, eq_var)

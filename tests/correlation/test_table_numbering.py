@@ -162,6 +162,36 @@ def test_compiled_ordering_is_scipys_reverse_cuthill_mckee(seed):
         assert np.array_equal(pattern_module._rcm(n_eq, indptr, indices), expected)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_positions_kernel_is_the_binary_search_of_every_entry(seed):
+    """``_positions`` (the guess from the previous column, else a binary search) gives, for
+    every pair of a group, the binary search's answer: the entry's position, or where the
+    column would be inserted in its row when the pattern lacks it (-1 for a constrained
+    row or column). Groups with runs of consecutive equations up and down (the guess right),
+    repeated, constrained and uncoupled equations (the guess wrong or out of the row)."""
+    rng = np.random.default_rng(seed)
+    n_eq = int(rng.integers(20, 200))
+    blocks = [np.ascontiguousarray(rng.integers(-1, n_eq, (60, 4)), dtype=np.int64)]
+    k = np.arange(0, n_eq - 2, 3, dtype=np.int64)  # three consecutive equations per "node", chained
+    blocks.append(np.ascontiguousarray(np.column_stack([k, k + 1, k + 2, k + 3, k + 4, k + 5])[:-1]))
+    indptr, indices, _ = pattern_module.csr_pattern(n_eq, blocks)
+    start = rng.integers(0, n_eq - 6, 50)
+    runs = start[:, None] + np.arange(6)
+    groups = [blocks[1], blocks[1][:, ::-1].copy(), runs, runs[:, ::-1].copy(), np.where(rng.random(runs.shape) < 0.2, -1, runs),
+              rng.integers(-1, n_eq, (80, 7)), np.repeat(rng.integers(0, n_eq, (30, 2)), 3, axis=1)]
+    for eq in groups:
+        eq = np.ascontiguousarray(eq, dtype=np.int64)
+        pos = np.empty(eq.shape + (eq.shape[1],), dtype=pattern_module.INDEX)
+        pattern_module._positions(eq, indptr, indices, pos)
+        expected = np.full(pos.shape, -1, dtype=np.int64)
+        for a, i, j in np.ndindex(*pos.shape):
+            r, c = eq[a, i], eq[a, j]
+            if r >= 0 and c >= 0:
+                expected[a, i, j] = indptr[r] + np.searchsorted(indices[indptr[r]:indptr[r + 1]], c)
+        assert np.array_equal(pos, expected)
+    assert any(np.any(pattern_module.entry_positions(eq, indptr, indices) < 0) for eq in groups[4:])  # some pairs are absent
+
+
 @pytest.mark.parametrize("name", ["scrambled 3-D", "welded 3-D frame", "shell4 plate, rigid frame, revolute joints"])
 def test_entry_positions_find_the_pattern_entries_and_mark_the_missing_ones(name, monkeypatch):
     """``entry_positions`` of groups of equations (each block's element equations, and
