@@ -32,13 +32,14 @@ Internal kernels. Helpers that femb calls only from other kernels are declared
 a call from Python (tests do this) is served by a Python-callable twin compiled and cached
 at that first call (:class:`InternalDispatcher`).
 
-numba's front end. Importing this module makes four steps of numba's compiler faster
+numba's front end. Importing this module makes five steps of numba's compiler faster
 without changing what it compiles: the lookup of compile options (``TargetConfig.values``),
 the typing of calls of numba-typed functions (remembered per function type, argument
-types and flags), the variable-liveness analysis (on bit masks) and the check whether a
-lowering implementation takes ``loc`` (remembered). Each is installed only when numba has
-the version or the classes it was checked against; the last three keep numba's function
-in ``NUMBA_ORIGINALS``.
+types and flags), the variable-liveness analysis (on bit masks), the check whether a
+lowering implementation takes ``loc`` (remembered) and the listing of the variables of an
+IR statement (``Inst._rec_list_vars``: one list, a walk remembered per type). Each is
+installed only when numba has the version or the classes it was checked against; the last
+four keep numba's function in ``NUMBA_ORIGINALS``.
 
 Garbage collection. While an outermost femb kernel compiles, Python's full collections
 are put off (``COMPILE_GC_THRESHOLD2``: the generation-2 threshold during the compilation;
@@ -323,9 +324,92 @@ def _memo_call_types() -> None:
     cls.get_call_type = get_call_type  # type: ignore[method-assign]
 
 
+def _fast_list_vars() -> None:
+    """Make numba's ``Inst._rec_list_vars`` (the variables an IR statement or expression
+    reads or writes: a walk of its attributes through lists, tuples and dicts, called for
+    every statement by each use-def analysis, ≈10⁶ times in a cold first 3-D run)
+    :func:`collect_vars` into one list: the same variables in the same order. Left as is for
+    a numba version it was not checked against."""
+    from numba.core import ir
+
+    original = getattr(ir.Inst, "_rec_list_vars", None)
+    if (not numba.__version__.startswith(_FRONTEND_NUMBA) or getattr(original, "__qualname__", "") != "Inst._rec_list_vars"
+            or ir.Stmt.list_vars.__qualname__ != "Stmt.list_vars" or ir.Expr.list_vars.__qualname__ != "Expr.list_vars"):
+        return
+    _LIST_VARS_OF.update({"var": ir.Var, "inst": ir.Inst, "stmt": ir.Stmt.list_vars, "expr": ir.Expr.list_vars})
+
+    def _rec_list_vars(self, val):
+        out: list = []
+        collect_vars(val, out)
+        return out
+
+    _rec_list_vars.__doc__ = original.__doc__
+    NUMBA_ORIGINALS["Inst._rec_list_vars"] = original
+    _LIST_VARS_OF["rec"] = _rec_list_vars
+    ir.Inst._rec_list_vars = _rec_list_vars
+
+
+_LIST_VARS_OF: dict = {}  # numba's IR classes and list_vars methods, set by _fast_list_vars
+_VAR_KIND: dict = {}  # type -> how collect_vars walks a value of it (one of the kinds below)
+_LEAF, _VAR, _ATTRS, _KWS, _INST, _ITEMS, _VALUES = range(7)
+
+
+def _kind_of(kind: type) -> int:
+    """How numba's ``_rec_list_vars`` treats a value of type ``kind`` (its isinstance tests in
+    their order), remembered per type; an IR instruction whose ``list_vars`` is numba's
+    ``Stmt``/``Expr`` one (on numba's ``_rec_list_vars``) is walked in place."""
+    of = _LIST_VARS_OF
+    if issubclass(kind, of["var"]):
+        found = _VAR
+    elif issubclass(kind, of["inst"]):
+        walked_here = getattr(kind, "_rec_list_vars", None) is of["rec"]
+        if walked_here and kind.list_vars is of["stmt"]:
+            found = _ATTRS
+        elif walked_here and kind.list_vars is of["expr"]:
+            found = _KWS
+        else:
+            found = _INST
+    elif issubclass(kind, (list, tuple)):
+        found = _ITEMS
+    elif issubclass(kind, dict):
+        found = _VALUES
+    else:
+        found = _LEAF
+    _VAR_KIND[kind] = found
+    return found
+
+
+def collect_vars(val, out: list) -> None:
+    """Append to ``out`` the IR variables of ``val`` in the order numba's
+    ``Inst._rec_list_vars(val)`` lists them (a variable; an instruction's ``list_vars()``;
+    the items of a list or tuple, the values of a dict, in order; nothing for anything else)."""
+    kind = _VAR_KIND.get(type(val))
+    if kind is None:
+        kind = _kind_of(type(val))
+    if kind == _LEAF:
+        return
+    if kind == _VAR:
+        out.append(val)
+        return
+    if kind == _ATTRS:
+        items = val.__dict__.values()
+    elif kind == _KWS:
+        items = val._kws.values()
+    elif kind == _ITEMS:
+        items = val
+    elif kind == _VALUES:
+        items = val.values()
+    else:
+        out.extend(val.list_vars())
+        return
+    for item in items:
+        collect_vars(item, out)
+
+
 _fast_live_map()
 _memo_has_loc()
 _memo_call_types()
+_fast_list_vars()
 
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 
