@@ -327,7 +327,8 @@ def _memo_call_types() -> None:
 def _fast_list_vars() -> None:
     """Make numba's ``Inst._rec_list_vars`` (the variables an IR statement or expression
     reads or writes: a walk of its attributes through lists, tuples and dicts, called for
-    every statement by each use-def analysis, ≈10⁶ times in a cold first 3-D run)
+    every statement by each use-def analysis: ≈5·10⁵ ``list_vars`` calls in a cold first 3-D
+    run)
     :func:`collect_vars` into one list: the same variables in the same order. Left as is for
     a numba version it was not checked against."""
     from numba.core import ir
@@ -520,8 +521,8 @@ def _is_femb(dispatcher) -> bool:
 # many generation-1 collections come before a full one is considered) while an outermost
 # femb kernel compiles, or None to leave the collector as it is. numba's IR, typing and
 # llvmlite objects make a heap of ~5·10⁵ objects, and Python's default (10) walks all of it
-# about twenty times in a cold first 3-D run (≈4 of ≈29 CPU s); with 100, two or three
-# times (≈1 s), for ≈60 MB more at the peak (the garbage of the compilation lives longer).
+# about twenty times in a cold first 3-D run (≈4 of ≈29 CPU s); with 100, two to four
+# times (≈1 s), for ≈50 MB more at the peak (the garbage of the compilation lives longer).
 # The young generations are collected as before; the thresholds are restored at the end.
 COMPILE_GC_THRESHOLD2: Optional[int] = 100
 
