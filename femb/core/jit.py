@@ -347,7 +347,7 @@ def _fast_list_vars() -> None:
     _rec_list_vars.__doc__ = original.__doc__
     NUMBA_ORIGINALS["Inst._rec_list_vars"] = original
     _LIST_VARS_OF["rec"] = _rec_list_vars
-    ir.Inst._rec_list_vars = _rec_list_vars
+    ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
 
 
 _LIST_VARS_OF: dict = {}  # numba's IR classes and list_vars methods, set by _fast_list_vars
@@ -364,9 +364,10 @@ def _kind_of(kind: type) -> int:
         found = _VAR
     elif issubclass(kind, of["inst"]):
         walked_here = getattr(kind, "_rec_list_vars", None) is of["rec"]
-        if walked_here and kind.list_vars is of["stmt"]:
+        method = getattr(kind, "list_vars", None)
+        if walked_here and method is of["stmt"]:
             found = _ATTRS
-        elif walked_here and kind.list_vars is of["expr"]:
+        elif walked_here and method is of["expr"]:
             found = _KWS
         else:
             found = _INST
