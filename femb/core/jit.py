@@ -32,14 +32,22 @@ Internal kernels. Helpers that femb calls only from other kernels are declared
 a call from Python (tests do this) is served by a Python-callable twin compiled and cached
 at that first call (:class:`InternalDispatcher`).
 
-numba's front end. Importing this module makes four steps of numba's compiler faster
+numba's front end. Importing this module makes five steps of numba's compiler faster
 without changing what it compiles: the lookup of compile options (``TargetConfig.values``),
 the typing of calls of numba-typed functions (remembered per function type, argument
-types and flags), the variable-liveness analysis (on bit masks) and the check whether a
-lowering implementation takes ``loc`` (remembered). Each is installed only when numba has
-the version or the classes it was checked against; the last three keep numba's function
-in ``NUMBA_ORIGINALS``.
+types and flags), the variable-liveness analysis (on bit masks), the check whether a
+lowering implementation takes ``loc`` (remembered) and the listing of the variables of an
+IR statement (``Inst._rec_list_vars``: one list, a walk remembered per type). Each is
+installed only when numba has the version or the classes it was checked against; the last
+four keep numba's function in ``NUMBA_ORIGINALS``.
+
+Garbage collection. While an outermost femb kernel compiles, Python's full collections
+are put off (``COMPILE_GC_THRESHOLD2``: the generation-2 threshold during the compilation;
+the young generations are collected as usual and the thresholds restored afterwards):
+numba's heap of IR, typing and llvmlite objects is large, and walking all of it every few
+thousand allocations cost ≈4 of ≈29 CPU s of a cold first 3-D run.
 """
+import gc
 import hashlib
 import json
 import logging
@@ -316,9 +324,94 @@ def _memo_call_types() -> None:
     cls.get_call_type = get_call_type  # type: ignore[method-assign]
 
 
+def _fast_list_vars() -> None:
+    """Make numba's ``Inst._rec_list_vars`` (the variables an IR statement or expression
+    reads or writes: a walk of its attributes through lists, tuples and dicts, called for
+    every statement by each use-def analysis: ≈5·10⁵ ``list_vars`` calls in a cold first 3-D
+    run)
+    :func:`collect_vars` into one list: the same variables in the same order. Left as is for
+    a numba version it was not checked against."""
+    from numba.core import ir
+
+    original = getattr(ir.Inst, "_rec_list_vars", None)
+    if (not numba.__version__.startswith(_FRONTEND_NUMBA) or getattr(original, "__qualname__", "") != "Inst._rec_list_vars"
+            or ir.Stmt.list_vars.__qualname__ != "Stmt.list_vars" or ir.Expr.list_vars.__qualname__ != "Expr.list_vars"):
+        return
+    _LIST_VARS_OF.update({"var": ir.Var, "inst": ir.Inst, "stmt": ir.Stmt.list_vars, "expr": ir.Expr.list_vars})
+
+    def _rec_list_vars(self, val):
+        out: list = []
+        collect_vars(val, out)
+        return out
+
+    _rec_list_vars.__doc__ = original.__doc__
+    NUMBA_ORIGINALS["Inst._rec_list_vars"] = original
+    _LIST_VARS_OF["rec"] = _rec_list_vars
+    ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
+
+
+_LIST_VARS_OF: dict = {}  # numba's IR classes and list_vars methods, set by _fast_list_vars
+_VAR_KIND: dict = {}  # type -> how collect_vars walks a value of it (one of the kinds below)
+_LEAF, _VAR, _ATTRS, _KWS, _INST, _ITEMS, _VALUES = range(7)
+
+
+def _kind_of(kind: type) -> int:
+    """How numba's ``_rec_list_vars`` treats a value of type ``kind`` (its isinstance tests in
+    their order), remembered per type; an IR instruction whose ``list_vars`` is numba's
+    ``Stmt``/``Expr`` one (on numba's ``_rec_list_vars``) is walked in place."""
+    of = _LIST_VARS_OF
+    if issubclass(kind, of["var"]):
+        found = _VAR
+    elif issubclass(kind, of["inst"]):
+        walked_here = getattr(kind, "_rec_list_vars", None) is of["rec"]
+        method = getattr(kind, "list_vars", None)
+        if walked_here and method is of["stmt"]:
+            found = _ATTRS
+        elif walked_here and method is of["expr"]:
+            found = _KWS
+        else:
+            found = _INST
+    elif issubclass(kind, (list, tuple)):
+        found = _ITEMS
+    elif issubclass(kind, dict):
+        found = _VALUES
+    else:
+        found = _LEAF
+    _VAR_KIND[kind] = found
+    return found
+
+
+def collect_vars(val, out: list) -> None:
+    """Append to ``out`` the IR variables of ``val`` in the order numba's
+    ``Inst._rec_list_vars(val)`` lists them (a variable; an instruction's ``list_vars()``;
+    the items of a list or tuple, the values of a dict, in order; nothing for anything else)."""
+    kind = _VAR_KIND.get(type(val))
+    if kind is None:
+        kind = _kind_of(type(val))
+    if kind == _LEAF:
+        return
+    if kind == _VAR:
+        out.append(val)
+        return
+    if kind == _ATTRS:
+        items = val.__dict__.values()
+    elif kind == _KWS:
+        items = val._kws.values()
+    elif kind == _ITEMS:
+        items = val
+    elif kind == _VALUES:
+        items = val.values()
+    else:
+        out.extend(val.list_vars())
+        return
+    for item in items:
+        collect_vars(item, out)
+
+
 _fast_live_map()
 _memo_has_loc()
 _memo_call_types()
+_fast_list_vars()
 
 KERNELS: list = []  # every function compiled through ``jit``, in the order of definition
 
@@ -425,20 +518,38 @@ def _is_femb(dispatcher) -> bool:
     return module == "femb" or module.startswith("femb.")
 
 
+# Python's garbage collector during a femb compilation: the generation-2 threshold (how
+# many generation-1 collections come before a full one is considered) while an outermost
+# femb kernel compiles, or None to leave the collector as it is. numba's IR, typing and
+# llvmlite objects make a heap of ~5·10⁵ objects, and Python's default (10) walks all of it
+# about twenty times in a cold first 3-D run (≈4 of ≈29 CPU s); with 100, two to four
+# times (≈1 s), for ≈50 MB more at the peak (the garbage of the compilation lives longer).
+# The young generations are collected as before; the thresholds are restored at the end.
+COMPILE_GC_THRESHOLD2: Optional[int] = 100
+
+
 class _CompileListener(numba.core.event.Listener):
     """Logs the first compilation of a femb kernel in the process and adds up the CPU time
     of each outermost femb compilation (inclusive of the kernels and numba helpers it
-    compiled in turn) into ``COMPILE_SECONDS``: their sum is the process's compile time."""
+    compiled in turn) into ``COMPILE_SECONDS``: their sum is the process's compile time.
+    While an outermost femb compilation runs, Python's full garbage collections are put off
+    (``COMPILE_GC_THRESHOLD2``); the thresholds are restored when it ends."""
 
     def __init__(self):
         self.stack: list = []
         self.announced = False
+        self.gc_thresholds: Optional[tuple] = None  # the thresholds to restore, while changed
 
     def on_start(self, event):
         disp = (event.data or {}).get("dispatcher")
-        if _is_femb(disp) and not self.announced:
-            self.announced = True
-            log.info("%s (cache: %s)", COMPILING_MESSAGE, CACHE_DIR)
+        if _is_femb(disp):
+            if not self.announced:
+                self.announced = True
+                log.info("%s (cache: %s)", COMPILING_MESSAGE, CACHE_DIR)
+            if not self.stack and COMPILE_GC_THRESHOLD2 is not None:
+                self.gc_thresholds = gc.get_threshold()
+                first, second, third = self.gc_thresholds
+                gc.set_threshold(first, second, max(third, COMPILE_GC_THRESHOLD2))
         self.stack.append(time.process_time())
 
     def on_end(self, event):
@@ -447,6 +558,9 @@ class _CompileListener(numba.core.event.Listener):
         start = self.stack.pop()
         if self.stack:
             return
+        if self.gc_thresholds is not None:
+            gc.set_threshold(*self.gc_thresholds)
+            self.gc_thresholds = None
         disp = (event.data or {}).get("dispatcher")
         if _is_femb(disp):
             name = kernel_name(disp)

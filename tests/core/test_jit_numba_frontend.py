@@ -109,3 +109,51 @@ def test_call_type_memo_gives_numba_signatures_and_implementation_keys():
             assert fnty._impl_keys[sig.args] == expected_key
     with pytest.raises(Exception):  # failures are numba's own, not remembered
         ctx.resolve_value_type(math.sqrt).get_call_type(ctx, (types.unicode_type,), {})
+
+
+def test_list_vars_equal_numba_on_femb_kernels_before_and_after_ssa():
+    from numba.core import ir, ssa
+
+    original = jit.NUMBA_ORIGINALS["Inst._rec_list_vars"]
+    assert ir.Inst._rec_list_vars is not original
+    checked = 0
+    for kernel in _kernels():
+        func_ir = run_frontend(kernel.py_func)
+        for state in (func_ir, ssa.reconstruct_ssa(func_ir.copy())):  # the SSA form has phi nodes
+            for block in state.blocks.values():
+                for stmt in block.body:
+                    for value in (stmt, getattr(stmt, "value", None)):
+                        if not isinstance(value, ir.Inst):
+                            continue
+                        fast = value.list_vars()
+                        ir.Inst._rec_list_vars, saved = original, ir.Inst._rec_list_vars
+                        try:
+                            slow = value.list_vars()
+                        finally:
+                            ir.Inst._rec_list_vars = saved
+                        assert len(fast) == len(slow) and all(a is b for a, b in zip(fast, slow)), str(value)
+                        checked += 1
+    assert checked > 5000
+
+
+def test_list_vars_of_nested_values_and_subclasses():
+    from numba.core import ir
+
+    original = jit.NUMBA_ORIGINALS["Inst._rec_list_vars"]
+    loc = ir.Loc("f.py", 1)
+    scope = ir.Scope(None, loc)
+    a, b, c = (scope.define(n, loc) for n in "abc")
+
+    class Custom(ir.Stmt):  # an IR extension with its own list_vars
+        def __init__(self):
+            self.loc = loc
+
+        def list_vars(self):
+            return [c, a]
+
+    expr = ir.Expr.call(a, [b, (c, [a, {"k": b}])], [("kw", c)], loc)
+    nested = [expr, (Custom(), {"x": [b, None, 3, "s"], "y": ir.Const(1.0, loc)}), ir.Assign(expr, c, loc)]
+    fast = ir.Inst._rec_list_vars(None, nested)
+    slow = original(ir.Assign(a, b, loc), nested)
+    assert [v.name for v in fast] == [v.name for v in slow] and all(x is y for x, y in zip(fast, slow))
+    assert "".join(v.name for v in fast) == "abcabc" + "ca" + "b" + "abcabc" + "c"  # call, Custom, dict, Assign
