@@ -218,18 +218,29 @@ def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs,
         raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
     if not np.all(hs > 0.0):
         raise InputError(f"the compiled rigid step needs positive step sizes, got {hs[~(hs > 0.0)][:3].tolist()}")
-    packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
-    par = _parameters(problem, settings)
     max_it = int(settings.max_iterations)
-    part, part_ref = _partition_store(problem)
     its = np.zeros(hs.size, dtype=np.int64)
-    z, r, hist, scales, out = work if work is not None else _work_arrays(u.size, data.eq_var.size, max_it)
-    out[:] = 0.0
-    done, status = rigid_midpoint_steps(packed, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64), _f_const(problem),
-                                        np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), par,
-                                        max_it, part, part_ref, its, books, z, hist, scales, r, out)
+    work = work if work is not None else _work_arrays(u.size, data.eq_var.size, max_it)
+    work[4][:] = 0.0
+    done, status = _steps(problem, settings, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64),
+                          np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), its, books, work)
+    z, r, hist, scales, out = work
     n = int(out[3])
     return _Run(int(done), int(status), z, r, hist[:n], scales[:n], out, its)
+
+
+def _steps(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, its, books,
+           work) -> tuple[int, int]:
+    """The call of ``rigid_midpoint_steps`` behind ``_run`` and ``RigidSteps.advance``, on
+    arguments already checked and of the kernel's types (C-contiguous float64 hs (k,),
+    timed (n_a, n_var), amps (k, n_a); int64 its (k,); ``work`` of ``_work_arrays``): the
+    model's packed step data, the constant loads, the parameters of ``settings`` and the
+    kept coordinate partition of ``problem``. Returns (steps done, status code)."""
+    part, part_ref = _partition_store(problem)
+    z, r, hist, scales, out = work
+    return rigid_midpoint_steps(problem.__dict__["_rigid_step_data"][1], u, v, R, pi, lam, has_lam, hs, _f_const(problem), timed,
+                                amps, _parameters(problem, settings), int(settings.max_iterations), part, part_ref, its, books, z,
+                                hist, scales, r, out)
 
 
 def _work_arrays(n_var: int, n_eq: int, max_it: int) -> tuple[NDArray[np.float64], ...]:
@@ -336,6 +347,7 @@ class RigidSteps:
         timed = [np.asarray(vec, dtype=np.float64) for _, vec in problem._timed]
         self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), problem.table.n_var), dtype=np.float64)
         self.grid: Optional[FrameGrid] = None  # the run's time grid (``advance``)
+        self.its = np.zeros(0, dtype=np.int64)  # the Newton iterations of a window's steps (``advance``)
         # the kernel's output arrays, reused by every ``advance`` (read by none of its callers)
         self.work = _work_arrays(problem.table.n_var, problem.table.n_eq, int(newton.max_iterations))
 
@@ -356,22 +368,27 @@ class RigidSteps:
 
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done; ``extra``: R, π and the multipliers)); the steps' external and
-        constraint work are added to ``account``."""
+        constraint work are added to ``account``. InputError for a step ``dt`` that is not
+        positive (the grid's steps are then all positive, ``_run``)."""
         grid = self.grid
         if grid is None or grid.key != (n_steps, t0, dt, t_end, every):
+            if not dt > 0.0:
+                raise InputError(f"the compiled rigid step needs a positive step, got {dt}")
             grid = self.grid = FrameGrid(n_steps, t0, dt, t_end, every)
+            self.its = np.zeros(min(every, n_steps), dtype=np.int64)  # the longest window's
         targets, starts, hs = grid.window(state.t, n)
-        if not hs.size:
+        k = hs.size
+        if not k:
             return 0, 0, state
-        p = self.p
         guess = state.extra.get("multipliers")
-        lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
+        lam = np.zeros(self.p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
         u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
         books = np.array([account.external_work, account.constraint_work])
-        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((hs.size, 0))
-        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, books, self.work)
-        if not run.done:
+        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((k, 0))
+        its = self.its[:k]
+        done = _steps(self.p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, its, books, self.work)[0]
+        if not done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        new = State(float(targets[run.done - 1]), u, v, extra={"R": R, "pi": pi, "multipliers": lam})
-        return run.done, int(run.its[:run.done].sum()), new
+        new = State(float(targets[done - 1]), u, v, extra={"R": R, "pi": pi, "multipliers": lam})
+        return done, int(its[:done].sum()), new
