@@ -224,18 +224,16 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    whole: Union[WholeSteps, RigidSteps, None] = (
-        PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None)
-    if whole is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
-        whole = SpatialSteps.build(prob, sch, newton, solve_correction)
-    if whole is None and settings.compiled_step:  # 3-D beam models under the α schemes
-        whole = AlphaSpatialSteps.build(prob, sch, newton, solve_correction)
-    if whole is None and settings.compiled_step:  # superelement models: their compiled steps
-        whole = SuperelementSteps.build(prob, sch, newton, solve_correction)
+    # jointed rigid bodies: their steps between frames in one call (RigidSteps); such a model
+    # (rigid bodies and point masses with 3-D joints only) is none of the other steppers' kind
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
              and rigid_step_data(prob) is not None)
-    if rigid and whole is None:  # jointed rigid bodies: their steps between frames in one call (RigidSteps)
-        whole = RigidSteps.build(prob, newton)
+    whole: Union[WholeSteps, RigidSteps, None] = RigidSteps.build(prob, newton) if rigid else None
+    if settings.compiled_step and not rigid:  # planar beams, 3-D beams (mid-point, α schemes), superelements
+        for stepper in (PlanarSteps, SpatialSteps, AlphaSpatialSteps, SuperelementSteps):
+            whole = stepper.build(prob, sch, newton, solve_correction)
+            if whole is not None:
+                break
     res.info["compiled_step"] = whole is not None or rigid  # which path ran (compiled or general)
     skip = 0
     for n in range(n_steps):
