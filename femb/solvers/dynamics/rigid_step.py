@@ -67,35 +67,42 @@ _REASONS = {CONVERGED: "converged", ROUND_OFF: "converged (correction at round-o
 def unsupported_reason(problem) -> Optional[str]:
     """Why the compiled step does not take ``problem`` (a DynamicProblem), or None when it
     qualifies (module docstring)."""
+    return _qualify(problem)[0]
+
+
+def _qualify(problem) -> tuple[Optional[str], Optional[NDArray[np.int64]]]:
+    """(``unsupported_reason``, the sorted free equations (k,) of the jointed variables
+    when it is None, else None)."""
     if not getattr(problem, "oriented", False):
-        return "no oriented nodes"
+        return "no oriented nodes", None
     table = problem.table
     other = sorted({b.spec.name for b in table.blocks} - RIGID_ELEMENTS)
     if other:
-        return f"element types {other}"
+        return f"element types {other}", None
     if problem.prescribed:
-        return "prescribed motion"
+        return "prescribed motion", None
     if problem.damping.active:
-        return "damping"
+        return "damping", None
     if problem.loads.has_moment_loads or problem.loads.has_follower_pressures:
-        return "rotation-dependent (follower) loads"
+        return "rotation-dependent (follower) loads", None
     if problem.point_inertia or problem.variable_mass:
-        return "mass points inside elements or configuration-dependent masses"
+        return "mass points inside elements or configuration-dependent masses", None
     joints = problem.joints
     if joints is None:
-        return "no joints"
+        return "no joints", None
     if len(joints.evaluators) != 1 or not isinstance(joints.evaluators[0], Joints3D):
-        return "joints other than the 3-D kinds"
+        return "joints other than the 3-D kinds", None
     if problem.active_rows.size != joints.m:
-        return "joint rows dropped as redundant"
-    if not np.all(problem.rotary.owner):
-        return "rotational variables shared by tied nodes"
+        return "joint rows dropped as redundant", None
+    if not problem.rotary.owner.all():
+        return "rotational variables shared by tied nodes", None
     if table.n_eq > DENSE_LIMIT:
-        return f"more than {DENSE_LIMIT} free equations"
-    jv = _joint_variables(problem)
-    if int(np.count_nonzero(table.var_eq[jv] >= 0)) < joints.m:
-        return "more joint rows than jointed free equations"
-    return None
+        return f"more than {DENSE_LIMIT} free equations", None
+    eqs = table.var_eq[_joint_variables(problem)]
+    jeq = np.sort(eqs[eqs >= 0]).astype(np.int64)
+    if jeq.size < joints.m:
+        return "more joint rows than jointed free equations", None
+    return None, jeq
 
 
 def _joint_variables(problem) -> NDArray[np.int64]:
@@ -124,12 +131,15 @@ def rigid_step_data(problem) -> Optional[RigidStepData]:
     cache = problem.__dict__.get("_rigid_step_data")
     if cache is not None:
         return cache[0]
-    data = None if unsupported_reason(problem) is not None else _build(problem)
+    jeq = _qualify(problem)[1]
+    data = None if jeq is None else _build(problem, jeq)
     problem.__dict__["_rigid_step_data"] = (data, None if data is None else tuple(data))
     return data
 
 
-def _build(problem) -> RigidStepData:
+def _build(problem, jeq: NDArray[np.int64]) -> RigidStepData:
+    """The RigidStepData of a qualifying ``problem`` whose jointed variables have the free
+    equations ``jeq`` (sorted, ``_qualify``)."""
     t = problem.table
     lay = problem.rotary.layout
     ev = problem.joints.evaluators[0]
@@ -140,8 +150,6 @@ def _build(problem) -> RigidStepData:
         keep = ev.jac_cols >= 0
         rows, cols = ev.jac_rows[keep], ev.jac_cols[keep]
     st_rows, st_cols, st_keep, st_total = ev._square["midpoint_stiffness"]
-    jv = _joint_variables(problem)
-    jeq = np.sort(t.var_eq[jv][t.var_eq[jv] >= 0]).astype(np.int64)
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
     return RigidStepData(
