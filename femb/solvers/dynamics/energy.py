@@ -56,7 +56,11 @@ def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.f
     [and nodal rotations R (n_nodes, 3, 3)]: 0.0 without evaluating any kernel when every
     block is of a pure inertia element type (``ElementSpec.internal_forces`` False: zero
     strain energy), else the assembler's sum over all blocks."""
-    if not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks):
+    table = problem.table
+    kept = problem.__dict__.get("_inertia_only")  # (table, whether its blocks are all inertia-only)
+    if kept is None or kept[0] is not table:
+        kept = problem.__dict__["_inertia_only"] = (table, not any(getattr(b.spec, "internal_forces", True) for b in table.blocks))
+    if kept[1]:
         return 0.0
     return problem.assembler.strain_energy(u, R=R)
 
@@ -186,7 +190,7 @@ def _row_product(plan, x):
     """A x (n,) for the plan of ``_row_terms`` and x (c,): every row summed from 0.0 in
     the order of its stored entries, one rounding per product and per sum, as scipy's CSR
     product does (the same bits), without its dispatch."""
-    if sp.issparse(plan):
+    if not isinstance(plan, tuple):  # a CSR matrix
         return plan @ x
     n, terms = plan
     out = np.zeros(n)
