@@ -356,6 +356,8 @@ class RigidSteps:
         self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), problem.table.n_var), dtype=np.float64)
         self.grid: Optional[FrameGrid] = None  # the run's time grid (``advance``)
         self.its = np.zeros(0, dtype=np.int64)  # the Newton iterations of a window's steps (``advance``)
+        self.no_amps = np.zeros((0, 0))
+        self.books = np.zeros(2)  # the external and constraint work the kernel adds to (``advance``)
         # the kernel's output arrays, reused by every ``advance`` (read by none of its callers)
         self.work = _work_arrays(problem.table.n_var, problem.table.n_eq, int(newton.max_iterations))
 
@@ -384,6 +386,7 @@ class RigidSteps:
                 raise InputError(f"the compiled rigid step needs a positive step, got {dt}")
             grid = self.grid = FrameGrid(n_steps, t0, dt, t_end, every)
             self.its = np.zeros(min(every, n_steps), dtype=np.int64)  # the longest window's
+            self.no_amps = np.zeros((self.its.size, 0))  # its amplitudes without timed loads
         targets, starts, hs = grid.window(state.t, n)
         k = hs.size
         if not k:
@@ -391,12 +394,13 @@ class RigidSteps:
         guess = state.extra.get("multipliers")
         lam = np.zeros(self.p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
         u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
-        books = np.array([account.external_work, account.constraint_work])
-        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((k, 0))
+        books = self.books
+        books[0], books[1] = account.external_work, account.constraint_work
+        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else self.no_amps[:k]
         its = self.its[:k]
         done = _steps(self.p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, its, books, self.work)[0]
         if not done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])
         new = State(float(targets[done - 1]), u, v, extra={"R": R, "pi": pi, "multipliers": lam})
-        return done, int(its[:done].sum()), new
+        return done, sum(its[:done].tolist()), new
