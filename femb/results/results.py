@@ -72,8 +72,11 @@ class Results:
         if v is not None:
             self.velocities.append(np.array(v, dtype=np.float64, copy=True))
         n = len(self.times)
+        history = self.history
         for key, val in scalars.items():
-            col = self.history.setdefault(key, [np.nan] * (n - 1))
+            col = history.get(key)
+            if col is None:  # a new column: NaN at the earlier frames
+                col = history[key] = [np.nan] * (n - 1)
             col.append(float(val))
         self._pad_history(n)
 

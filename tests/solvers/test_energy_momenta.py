@@ -51,7 +51,20 @@ def beam_chain(dim, n=7):
     return model
 
 
-CASES = {"truss2d consistent": (lambda: truss_grid(2), "consistent"),
+def rigid_bodies():
+    """Three rigid bodies and a point mass, not joined (momenta need no joints; the rows of
+    the rotations hold no mass: the rotary terms carry it)."""
+    pts = np.array([[0.2, 0.0, 0.1], [0.7, 0.3, -0.2], [1.1, -0.4, 0.5], [0.4, 0.9, 0.0]])
+    model = Model(Mesh(pts, {}, {f"b{k}": [k] for k in range(4)}), dim=3)
+    for k in range(3):
+        model.add_discrete(f"body {k}", "rigid_body3d", f"b{k}", m=1.0 + k, Jxx=0.1, Jyy=0.2 + 0.1 * k, Jzz=0.3)
+    model.add_discrete("point", "point_mass3d", "b3", m=0.7)
+    model.fix("b1", ("uz",))
+    return model
+
+
+CASES = {"rigid bodies lumped": (rigid_bodies, "lumped"),
+         "truss2d consistent": (lambda: truss_grid(2), "consistent"),
          "truss3d consistent": (lambda: truss_grid(3), "consistent"),
          "truss2d consistent, tied": (lambda: truss_grid(2, tie=True), "consistent"),
          "truss2d lumped": (lambda: truss_grid(2), "lumped"),

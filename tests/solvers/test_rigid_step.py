@@ -395,3 +395,53 @@ def test_a_step_size_that_is_not_positive_is_an_input_error():
                  np.zeros((2, 0)), books)
     assert all(np.array_equal(a, b) for a, b in zip(arrays, before))
     assert books.tolist() == [0.25, -0.5]
+    # the steps between frames: their step is checked once per run grid (then all its steps are positive)
+    from femb.solvers.dynamics.energy import EnergyAccount
+    from femb.solvers.dynamics.rigid_step import RigidSteps
+    steps = RigidSteps.build(prob, NewtonSettings(tolerance=1e-10))
+    for bad in (0.0, -0.02, np.nan):
+        with pytest.raises(InputError, match="positive step"):
+            steps.advance(state, 0, 10, 0.0, bad, 0.2, 5, EnergyAccount())
+    assert np.array_equal(state.u, before[0]) and np.array_equal(state.v, before[1])
+
+
+def test_a_run_that_fails_keeps_every_frame_recorded_before():
+    """The compiled run's frames are written together at the end of the run; a step that
+    fails (ConvergenceError) writes them before raising: its results hold the same frames as
+    the general path's, up to the failure."""
+    from femb.core.errors import ConvergenceError
+    build, dt, t_end = MODELS["mixed chain"]
+    settings = dict(newton=NewtonSettings(tolerance=1e-10, max_iterations=3, max_cutbacks=0), record_every=1)
+    out = {}
+    for compiled in (True, False):
+        with pytest.raises(ConvergenceError) as err:
+            solve_dynamic(build(), 5 * dt, t_end, DynamicSettings(compiled_step=compiled, **settings))
+        out[compiled] = err.value.results
+    fast, slow = out[True], out[False]
+    assert len(fast) == len(slow) == 4  # t = 0 and the three steps before the one that fails
+    assert fast.times == slow.times
+    assert fast.history.keys() == slow.history.keys()
+    assert fast.series("iterations").tolist() == slow.series("iterations").tolist()
+    for name in ("total_energy", "kinetic_energy", "angular_momentum_x", "constraint_residual"):
+        assert np.allclose(fast.series(name), slow.series(name), rtol=1e-9, atol=1e-12)
+    assert np.abs(np.array(fast.states) - np.array(slow.states)).max() <= 1e-10 * np.abs(np.array(slow.states)).max()
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_frames_written_in_batches_equal_those_written_at_the_end(batch, monkeypatch):
+    """The compiled run's frames are written in batches of ``PENDING_FRAMES``: batches of 3,
+    and of 1 (each frame written when it is recorded), give the same frames, histories and
+    arrays, bit for bit, as one batch at the end."""
+    from femb.solvers.dynamics import driver
+    build, dt, t_end = MODELS["mixed chain"]
+    settings = DynamicSettings(record_every=2)
+    whole = solve_dynamic(build(), dt, t_end, settings)
+    monkeypatch.setattr(driver, "PENDING_FRAMES", batch)
+    batched = solve_dynamic(build(), dt, t_end, settings)
+    assert len(whole) == len(batched) > 3 * 3
+    assert whole.times == batched.times and whole.history.keys() == batched.history.keys()
+    for name in whole.history:
+        assert np.array_equal(whole.series(name), batched.series(name)), name
+    for a, b in ((whole.states, batched.states), (whole.velocities, batched.velocities),
+                 (whole.arrays["rotations"], batched.arrays["rotations"]), (whole.arrays["multipliers"], batched.arrays["multipliers"])):
+        assert np.array_equal(np.array(a), np.array(b))

@@ -43,3 +43,21 @@ def test_windows_off_the_grid_are_computed_afresh():
     assert got[0].size == want[0].size
     for a, b in zip(got, want):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_steps, t0, dt, t_end, every", [
+    (11, 0.0, 0.1, 1.0 + 1e-14, 4),   # the last step of the grid too short to take whole
+    (6, 1.0e4, 1.0e-9, 1.0e4 + 6.0e-9, 3),  # steps below the driver's time resolution: none whole
+])
+def test_windows_end_before_a_step_the_driver_would_not_take_whole(n_steps, t0, dt, t_end, every):
+    grid = FrameGrid(n_steps, t0, dt, t_end, every)
+    assert grid.cuts  # the grid has such a step
+    for n in range(n_steps):
+        t = t0 if n == 0 else grid.ends[n - 1]
+        got = grid.window(t, n)
+        want = steps_to_frame(t, n, n_steps, t0, dt, t_end, every)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+            assert np.array_equal(np.signbit(a), np.signbit(b))
+        stop = min(n_steps, (n + every) // every * every)  # after the next recorded step
+        assert got[0].size == min([stop] + [c for c in grid.cuts if c >= n]) - n  # or before the first cut

@@ -42,6 +42,7 @@ from femb.solvers.dynamics.problem import DynamicProblem, Rayleigh
 from femb.solvers.dynamics.rigid_step import RigidSteps, rigid_step_data
 from femb.solvers.dynamics.schemes import GeneralizedAlpha, MidPoint, make_scheme
 from femb.solvers.dynamics.spatial_step import SpatialSteps
+from femb.solvers.dynamics.step_system import State
 from femb.solvers.dynamics.superelement_midpoint import SuperelementSteps
 from femb.solvers.linalg.factorization import SingularSystemError
 from femb.solvers.nonlinear.newton import NewtonSettings, worst_dofs
@@ -52,6 +53,12 @@ if TYPE_CHECKING:
     from femb.model import Model
 
 log = logging.getLogger(__name__)
+
+PENDING_FRAMES = 64
+"""The compiled rigid steps' frames are written (energy books, joint residual, Results) in
+batches of at most this many, at the end of the run or when a step fails: each compiled call
+leaves the interpreter's caches cold, so a frame written right after it costs several times
+one written after another frame; the batch bounds the states held meanwhile."""
 
 
 def _default_newton():
@@ -204,17 +211,37 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
         joints["multipliers"] = np.array(carried, dtype=np.float64)
     res.info["constraint_rows"] = prob.constraint_rows
 
-    def record(iterations, cutbacks):
-        hist = account.snapshot(prob, state.u, state.v, state)
+    def write(st, books, multipliers, iterations, cutbacks):
+        """Record the frame of state ``st`` with the energy books ``books`` (an EnergyAccount)
+        and the joint multipliers of its step."""
+        hist = books.snapshot(prob, st.u, st.v, st)
         for name, var, which in probe_vars:
-            hist[name] = (state.u if which == "u" else state.v)[var]
-        arrays = {"rotations": state.extra["R"]} if prob.oriented else {}
+            hist[name] = (st.u if which == "u" else st.v)[var]
+        arrays = {"rotations": st.extra["R"]} if prob.oriented else {}
         if prob.joints is not None:
-            R = state.extra["R"] if prob.oriented else None
-            hist["constraint_residual"] = prob.dropped_rows.residual(state.u, state.t, prob.length_scale, f"t = {state.t:.6g}", rotations=R)
-            arrays["multipliers"] = joints["multipliers"]
-        arrays = arrays or None
-        res.record(state.t, state.u, state.v, arrays=arrays, iterations=iterations, cutbacks=cutbacks, **hist)
+            R = st.extra["R"] if prob.oriented else None
+            hist["constraint_residual"] = prob.dropped_rows.residual(st.u, st.t, prob.length_scale, f"t = {st.t:.6g}", rotations=R)
+            arrays["multipliers"] = multipliers
+        res.record(st.t, st.u, st.v, arrays=arrays or None, iterations=iterations, cutbacks=cutbacks, **hist)
+
+    pending: list[tuple[Any, ...]] = []  # frames whose books are written later (``flush``)
+
+    def record(iterations, cutbacks, later=False):
+        """Record the frame at ``state``; ``later``: keep what it needs (the state's arrays,
+        which no step writes again, and the books' running totals) for ``flush``."""
+        if not later:
+            write(state, account, joints["multipliers"], iterations, cutbacks)
+            return
+        books = EnergyAccount(account.E0, account.external_work, account.constraint_work, account.dissipated)
+        pending.append((State(state.t, state.u, state.v, extra=dict(state.extra)), books, joints["multipliers"], iterations, cutbacks))
+        if len(pending) >= PENDING_FRAMES:
+            flush()
+
+    def flush():
+        """Write the pending frames, in order."""
+        for frame in pending:
+            write(*frame)
+        pending.clear()
 
     record(0, 0)
     n_steps = max(1, int(np.ceil((t_end - t0) / dt - 1e-9)))
@@ -224,19 +251,20 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
     iters_since = cuts_since = 0
     last_h = None
     level = 0
-    whole: Union[WholeSteps, RigidSteps, None] = (
-        PlanarSteps.build(prob, sch, newton, solve_correction) if settings.compiled_step else None)
-    if whole is None and settings.compiled_step:  # 3-D beam models: the same hook, spatial steps
-        whole = SpatialSteps.build(prob, sch, newton, solve_correction)
-    if whole is None and settings.compiled_step:  # 3-D beam models under the α schemes
-        whole = AlphaSpatialSteps.build(prob, sch, newton, solve_correction)
-    if whole is None and settings.compiled_step:  # superelement models: their compiled steps
-        whole = SuperelementSteps.build(prob, sch, newton, solve_correction)
+    # jointed rigid bodies: their steps between frames in one call (RigidSteps); such a model
+    # (rigid bodies and point masses with 3-D joints only) is none of the other steppers' kind
     rigid = (settings.compiled_step and type(sch) is MidPoint and getattr(prob, "oriented", False)
              and rigid_step_data(prob) is not None)
-    if rigid and whole is None:  # jointed rigid bodies: their steps between frames in one call (RigidSteps)
-        whole = RigidSteps.build(prob, newton)
+    whole: Union[WholeSteps, RigidSteps, None] = RigidSteps.build(prob, newton) if rigid else None
+    if settings.compiled_step and not rigid:  # planar beams, 3-D beams (mid-point, α schemes), superelements
+        for stepper in (PlanarSteps, SpatialSteps, AlphaSpatialSteps, SuperelementSteps):
+            whole = stepper.build(prob, sch, newton, solve_correction)
+            if whole is not None:
+                break
     res.info["compiled_step"] = whole is not None or rigid  # which path ran (compiled or general)
+    # the compiled rigid steps' frames written in batches (PENDING_FRAMES); the states of these
+    # steps are new arrays (RigidSteps.advance, RigidStepSystem), never written again
+    later = isinstance(whole, RigidSteps)
     skip = 0
     for n in range(n_steps):
         if n < skip:  # done by the compiled whole steps
@@ -300,6 +328,7 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
             correction.reset()
             last_h = None
             if level > newton.max_cutbacks:
+                flush()
                 if failure is not None and len(res) == 1:
                     raise failure
                 reason = report.reason if report is not None else f"singular matrix: {failure}"
@@ -311,12 +340,13 @@ def solve_dynamic(model: Model, dt: float, t_end: float, settings: Optional[Dyna
                      report.reason if report is not None else "singular matrix")
         state.t = t_target
         if (n + 1) % every == 0 or n == n_steps - 1:
-            record(iters_since, cuts_since)
+            record(iters_since, cuts_since, later)
             total_iterations += iters_since
             total_cutbacks += cuts_since
             iters_since = cuts_since = 0
         if bar is not None:
             bar.update(1)
+    flush()
     if bar is not None:
         bar.close()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -56,7 +56,11 @@ def strain_energy(problem: Any, u: NDArray[np.float64], R: Optional[NDArray[np.f
     [and nodal rotations R (n_nodes, 3, 3)]: 0.0 without evaluating any kernel when every
     block is of a pure inertia element type (``ElementSpec.internal_forces`` False: zero
     strain energy), else the assembler's sum over all blocks."""
-    if not any(getattr(b.spec, "internal_forces", True) for b in problem.table.blocks):
+    table = problem.table
+    kept = problem.__dict__.get("_inertia_only")  # (table, whether its blocks are all inertia-only)
+    if kept is None or kept[0] is not table:
+        kept = problem.__dict__["_inertia_only"] = (table, not any(getattr(b.spec, "internal_forces", True) for b in table.blocks))
+    if kept[1]:
         return 0.0
     return problem.assembler.strain_energy(u, R=R)
 
@@ -151,7 +155,10 @@ def _momentum_plan(table, masses):
         o += n_el * nd
     S = sp.vstack([_block_momentum_matrix(block, mass, table.n_var) for block, mass in zip(table.blocks, masses)], format="csr")
     trans = {k: _node_rows(*(np.concatenate(parts) for parts in zip(*groups))) for k, groups in trans.items()}
-    rot = {axis: np.concatenate(r) for axis, r in rot.items()}
+    # rows of S without entries (rotations whose inertia the rotary terms hold) add +0.0 to
+    # L, which is never −0.0 (it starts at +0.0): left out, the same sums
+    stored = np.diff(S.indptr) > 0
+    rot = {axis: r for axis, r in ((axis, np.concatenate(r)) for axis, r in rot.items()) if stored[r].any()}
     if len({r.size for r in rot.values()}) == 1:  # one gather and one row sum per frame
         rot = (np.array(list(rot), dtype=np.int64), np.stack(list(rot.values())))
     return _row_terms(S), trans, rot
@@ -183,7 +190,7 @@ def _row_product(plan, x):
     """A x (n,) for the plan of ``_row_terms`` and x (c,): every row summed from 0.0 in
     the order of its stored entries, one rounding per product and per sum, as scipy's CSR
     product does (the same bits), without its dispatch."""
-    if sp.issparse(plan):
+    if not isinstance(plan, tuple):  # a CSR matrix
         return plan @ x
     n, terms = plan
     out = np.zeros(n)
@@ -194,9 +201,10 @@ def _row_product(plan, x):
 
 def _node_rows(rows, var, X):
     """(rows, free, gather, X) of the element nodes of one translational width: rows of S
-    (n_p, k), which entries are variables (var ≥ 0), the variables to read (0 where fixed),
-    reference positions (n_p, k)."""
-    return rows, var >= 0, np.maximum(var, 0), X
+    (n_p, k), which entries are variables (var ≥ 0; None when all are), the variables to
+    read (0 where fixed), reference positions (n_p, k)."""
+    free = var >= 0
+    return rows, None if free.all() else free, np.maximum(var, 0), X
 
 
 def _add_node_momenta(p, L, k, q, x):
@@ -225,12 +233,12 @@ def _momenta_from_plan(problem, u, v):
     pe = _row_product(S, v)
     for k, (rows, free, gather, X) in trans.items():
         q = pe[rows]  # (n_p, k)
-        x = X + np.where(free, u[gather], 0.0)
+        x = X + (u[gather] if free is None else np.where(free, u[gather], 0.0))
         _add_node_momenta(p, L, k, q, x)
     if isinstance(rot, tuple):
         axes, rows = rot
         L[axes] += pe[rows].sum(axis=1)
-    else:
+    elif rot:
         for axis, rows in rot.items():
             L[axis] += float(pe[rows].sum())
     return p, (L[2:] if dim == 2 else L)

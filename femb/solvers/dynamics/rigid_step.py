@@ -67,35 +67,42 @@ _REASONS = {CONVERGED: "converged", ROUND_OFF: "converged (correction at round-o
 def unsupported_reason(problem) -> Optional[str]:
     """Why the compiled step does not take ``problem`` (a DynamicProblem), or None when it
     qualifies (module docstring)."""
+    return _qualify(problem)[0]
+
+
+def _qualify(problem) -> tuple[Optional[str], Optional[NDArray[np.int64]]]:
+    """(``unsupported_reason``, the sorted free equations (k,) of the jointed variables
+    when it is None, else None)."""
     if not getattr(problem, "oriented", False):
-        return "no oriented nodes"
+        return "no oriented nodes", None
     table = problem.table
     other = sorted({b.spec.name for b in table.blocks} - RIGID_ELEMENTS)
     if other:
-        return f"element types {other}"
+        return f"element types {other}", None
     if problem.prescribed:
-        return "prescribed motion"
+        return "prescribed motion", None
     if problem.damping.active:
-        return "damping"
+        return "damping", None
     if problem.loads.has_moment_loads or problem.loads.has_follower_pressures:
-        return "rotation-dependent (follower) loads"
+        return "rotation-dependent (follower) loads", None
     if problem.point_inertia or problem.variable_mass:
-        return "mass points inside elements or configuration-dependent masses"
+        return "mass points inside elements or configuration-dependent masses", None
     joints = problem.joints
     if joints is None:
-        return "no joints"
+        return "no joints", None
     if len(joints.evaluators) != 1 or not isinstance(joints.evaluators[0], Joints3D):
-        return "joints other than the 3-D kinds"
+        return "joints other than the 3-D kinds", None
     if problem.active_rows.size != joints.m:
-        return "joint rows dropped as redundant"
-    if not np.all(problem.rotary.owner):
-        return "rotational variables shared by tied nodes"
+        return "joint rows dropped as redundant", None
+    if not problem.rotary.owner.all():
+        return "rotational variables shared by tied nodes", None
     if table.n_eq > DENSE_LIMIT:
-        return f"more than {DENSE_LIMIT} free equations"
-    jv = _joint_variables(problem)
-    if int(np.count_nonzero(table.var_eq[jv] >= 0)) < joints.m:
-        return "more joint rows than jointed free equations"
-    return None
+        return f"more than {DENSE_LIMIT} free equations", None
+    eqs = table.var_eq[_joint_variables(problem)]
+    jeq = np.sort(eqs[eqs >= 0]).astype(np.int64)
+    if jeq.size < joints.m:
+        return "more joint rows than jointed free equations", None
+    return None, jeq
 
 
 def _joint_variables(problem) -> NDArray[np.int64]:
@@ -124,12 +131,15 @@ def rigid_step_data(problem) -> Optional[RigidStepData]:
     cache = problem.__dict__.get("_rigid_step_data")
     if cache is not None:
         return cache[0]
-    data = None if unsupported_reason(problem) is not None else _build(problem)
+    jeq = _qualify(problem)[1]
+    data = None if jeq is None else _build(problem, jeq)
     problem.__dict__["_rigid_step_data"] = (data, None if data is None else tuple(data))
     return data
 
 
-def _build(problem) -> RigidStepData:
+def _build(problem, jeq: NDArray[np.int64]) -> RigidStepData:
+    """The RigidStepData of a qualifying ``problem`` whose jointed variables have the free
+    equations ``jeq`` (sorted, ``_qualify``)."""
     t = problem.table
     lay = problem.rotary.layout
     ev = problem.joints.evaluators[0]
@@ -140,8 +150,6 @@ def _build(problem) -> RigidStepData:
         keep = ev.jac_cols >= 0
         rows, cols = ev.jac_rows[keep], ev.jac_cols[keep]
     st_rows, st_cols, st_keep, st_total = ev._square["midpoint_stiffness"]
-    jv = _joint_variables(problem)
-    jeq = np.sort(t.var_eq[jv][t.var_eq[jv] >= 0]).astype(np.int64)
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
     return RigidStepData(
@@ -218,18 +226,29 @@ def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs,
         raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
     if not np.all(hs > 0.0):
         raise InputError(f"the compiled rigid step needs positive step sizes, got {hs[~(hs > 0.0)][:3].tolist()}")
-    packed = problem.__dict__["_rigid_step_data"][1]  # the kernels' argument (a plain tuple)
-    par = _parameters(problem, settings)
     max_it = int(settings.max_iterations)
-    part, part_ref = _partition_store(problem)
     its = np.zeros(hs.size, dtype=np.int64)
-    z, r, hist, scales, out = work if work is not None else _work_arrays(u.size, data.eq_var.size, max_it)
-    out[:] = 0.0
-    done, status = rigid_midpoint_steps(packed, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64), _f_const(problem),
-                                        np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), par,
-                                        max_it, part, part_ref, its, books, z, hist, scales, r, out)
+    work = work if work is not None else _work_arrays(u.size, data.eq_var.size, max_it)
+    work[4][:] = 0.0
+    done, status = _steps(problem, settings, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64),
+                          np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), its, books, work)
+    z, r, hist, scales, out = work
     n = int(out[3])
     return _Run(int(done), int(status), z, r, hist[:n], scales[:n], out, its)
+
+
+def _steps(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, its, books,
+           work) -> tuple[int, int]:
+    """The call of ``rigid_midpoint_steps`` behind ``_run`` and ``RigidSteps.advance``, on
+    arguments already checked and of the kernel's types (C-contiguous float64 hs (k,),
+    timed (n_a, n_var), amps (k, n_a); int64 its (k,); ``work`` of ``_work_arrays``): the
+    model's packed step data, the constant loads, the parameters of ``settings`` and the
+    kept coordinate partition of ``problem``. Returns (steps done, status code)."""
+    part, part_ref = _partition_store(problem)
+    z, r, hist, scales, out = work
+    return rigid_midpoint_steps(problem.__dict__["_rigid_step_data"][1], u, v, R, pi, lam, has_lam, hs, _f_const(problem), timed,
+                                amps, _parameters(problem, settings), int(settings.max_iterations), part, part_ref, its, books, z,
+                                hist, scales, r, out)
 
 
 def _work_arrays(n_var: int, n_eq: int, max_it: int) -> tuple[NDArray[np.float64], ...]:
@@ -336,6 +355,9 @@ class RigidSteps:
         timed = [np.asarray(vec, dtype=np.float64) for _, vec in problem._timed]
         self.timed = np.ascontiguousarray(np.array(timed).reshape(len(timed), problem.table.n_var), dtype=np.float64)
         self.grid: Optional[FrameGrid] = None  # the run's time grid (``advance``)
+        self.its = np.zeros(0, dtype=np.int64)  # the Newton iterations of a window's steps (``advance``)
+        self.no_amps = np.zeros((0, 0))
+        self.books = np.zeros(2)  # the external and constraint work the kernel adds to (``advance``)
         # the kernel's output arrays, reused by every ``advance`` (read by none of its callers)
         self.work = _work_arrays(problem.table.n_var, problem.table.n_eq, int(newton.max_iterations))
 
@@ -356,22 +378,29 @@ class RigidSteps:
 
         Returns (steps done, their Newton iterations, the state after them (``state`` itself
         when none was done; ``extra``: R, π and the multipliers)); the steps' external and
-        constraint work are added to ``account``."""
+        constraint work are added to ``account``. InputError for a step ``dt`` that is not
+        positive (the grid's steps are then all positive, ``_run``)."""
         grid = self.grid
         if grid is None or grid.key != (n_steps, t0, dt, t_end, every):
+            if not dt > 0.0:
+                raise InputError(f"the compiled rigid step needs a positive step, got {dt}")
             grid = self.grid = FrameGrid(n_steps, t0, dt, t_end, every)
+            self.its = np.zeros(min(every, n_steps), dtype=np.int64)  # the longest window's
+            self.no_amps = np.zeros((self.its.size, 0))  # its amplitudes without timed loads
         targets, starts, hs = grid.window(state.t, n)
-        if not hs.size:
+        k = hs.size
+        if not k:
             return 0, 0, state
-        p = self.p
         guess = state.extra.get("multipliers")
-        lam = np.zeros(p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
+        lam = np.zeros(self.p.joints.m) if guess is None else np.array(guess, dtype=np.float64)
         u, v, R, pi = state.u.copy(), state.v.copy(), state.extra["R"].copy(), state.extra["pi"].copy()
-        books = np.array([account.external_work, account.constraint_work])
-        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else np.zeros((hs.size, 0))
-        run = _run(p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, books, self.work)
-        if not run.done:
+        books = self.books
+        books[0], books[1] = account.external_work, account.constraint_work
+        amps = mid_amplitudes(self.amplitudes, starts, hs) if self.amplitudes else self.no_amps[:k]
+        its = self.its[:k]
+        done = _steps(self.p, self.newton, u, v, R, pi, lam, True, hs, self.timed, amps, its, books, self.work)[0]
+        if not done:
             return 0, 0, state
         account.external_work, account.constraint_work = float(books[0]), float(books[1])
-        new = State(float(targets[run.done - 1]), u, v, extra={"R": R, "pi": pi, "multipliers": lam})
-        return run.done, int(run.its[:run.done].sum()), new
+        new = State(float(targets[done - 1]), u, v, extra={"R": R, "pi": pi, "multipliers": lam})
+        return done, sum(its[:done].tolist()), new

@@ -8,6 +8,7 @@ the driver would take at full step, computed with the driver's floating-point op
 that the times agree bit for bit."""
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Any
 
@@ -54,30 +55,39 @@ def _whole(targets, starts, hs, ok):
 class FrameGrid:
     """``steps_to_frame`` of one run (``n_steps``, ``t0``, ``dt``, ``t_end``, ``every``) with
     the whole run's grid computed once: a window that starts where the grid's previous step
-    ends (the driver's time after whole steps) is sliced from it, any other is computed
-    afresh. Both give the same numbers (elementwise operations on the same values)."""
+    ends (the driver's time after whole steps) is sliced from it, up to the next recorded
+    step or the grid's first step the driver would not take whole, whichever comes first;
+    any other window is computed afresh. Both give the same numbers (elementwise operations
+    on the same values)."""
 
     def __init__(self, n_steps: int, t0: float, dt: float, t_end: float, every: int) -> None:
         self.key = (n_steps, t0, dt, t_end, every)
-        self.grid = _run_grid(n_steps, t0, dt, t_end)
+        self.grid, self.ends, self.cuts = _run_grid(n_steps, t0, dt, t_end)
 
     def window(self, t: float, n: int) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
         """``steps_to_frame(t, n, *key)``: (targets, starts, hs), each (k,) (views of the
         grid when sliced)."""
         n_steps, t0, dt, t_end, every = self.key
-        targets = self.grid[0]
-        if not t == (targets[n - 1] if n > 0 else t0):
+        if not t == (self.ends[n - 1] if n > 0 else t0):
             return steps_to_frame(t, n, n_steps, t0, dt, t_end, every)
-        last = min(n_steps - 1, (n + every) // every * every - 1)
-        return _whole(*(a[n:last + 1] for a in self.grid))
+        stop = min(n_steps, (n + every) // every * every)  # after the next recorded step
+        cuts = self.cuts
+        if cuts:  # a step of the grid the driver would not take whole ends the window before it
+            i = bisect_left(cuts, n)
+            if i < len(cuts) and cuts[i] < stop:
+                stop = cuts[i]
+        targets, starts, hs = self.grid
+        return targets[n:stop], starts[n:stop], hs[n:stop]
 
 
 @lru_cache(maxsize=16)
-def _run_grid(n_steps: int, t0: float, dt: float, t_end: float) -> tuple[NDArray[Any], ...]:
-    """``_steps`` of a whole run (targets, starts, hs, ok), each (n_steps,), kept for the
-    last few runs (a function of its arguments only; shared by the runs of the same grid,
-    so never written: the windows are read-only by convention)."""
-    return _steps(t0, 0, n_steps - 1, n_steps, t0, dt, t_end)
+def _run_grid(n_steps: int, t0: float, dt: float, t_end: float) -> tuple[tuple[NDArray[Any], ...], list[float], list[int]]:
+    """``_steps`` of a whole run: (targets, starts, hs), each (n_steps,), the targets as a
+    list of floats and the steps the driver would not take whole (sorted list); kept for the
+    last few runs (a function of its arguments only; shared by the runs of the same grid, so
+    never written: the windows are read-only by convention)."""
+    targets, starts, hs, ok = _steps(t0, 0, n_steps - 1, n_steps, t0, dt, t_end)
+    return (targets, starts, hs), targets.tolist(), np.flatnonzero(~ok).tolist()
 
 
 def mid_amplitudes(amplitudes: list, starts: NDArray[np.float64], hs: NDArray[np.float64]) -> NDArray[np.float64]:
