@@ -44,6 +44,8 @@ in):
   for property rows (mode shapes for recovery inside a kernel) would enter as
   ``block_inputs``, the mechanism the resultants of ``geometric_stiffness`` use.
 """
+from functools import cached_property
+
 import numpy as np
 
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
@@ -69,23 +71,43 @@ OUTPUTS = {
 
 
 class BlockBuffers:
-    """Work arrays of one element block, allocated once.
+    """Work arrays of one element block, allocated once, on first use.
 
     f (n_el, n_edof), K (n_el, n_edof, n_edof), s (n_el, n_resultants) or (n_el,
     n_stress_points, n_resultants) for element types with several stress points, e (n_el,):
-    the kernel outputs; ``work(key, shape)`` further arrays (gathered inputs, intermediate
-    matrices), created on first use and kept.
+    the kernel outputs, zeros when first read; ``work(key, shape)`` further arrays (gathered
+    inputs, intermediate matrices), created on first use and kept. (An output no pass
+    needs is never allocated: a large array of zeros costs nothing resident, a smaller one
+    taken from the heap is written by the allocator.)
     """
 
     def __init__(self, block):
         spec = block.spec
-        n_el, n, n_res = block.n_elements, spec.n_edof, len(spec.resultant_names)
-        self.f = np.zeros((n_el, n))
-        self.K = np.zeros((n_el, n, n))
-        self.s = np.zeros((n_el, n_res) if spec.n_stress_points == 1 else (n_el, spec.n_stress_points, n_res))
-        self.e = np.zeros(n_el)
+        self._n_el, self._n, self._n_res = block.n_elements, spec.n_edof, len(spec.resultant_names)
+        self._points = spec.n_stress_points
         self._work = {}
         self.calls = {}  # (kernel, n_inputs) -> what ElementLoop._call needs besides the inputs
+
+    @cached_property
+    def f(self):
+        """Element forces (n_el, n_edof)."""
+        return np.zeros((self._n_el, self._n))
+
+    @cached_property
+    def K(self):
+        """Element matrices (n_el, n_edof, n_edof)."""
+        return np.zeros((self._n_el, self._n, self._n))
+
+    @cached_property
+    def s(self):
+        """Element resultants (n_el, n_resultants) or (n_el, n_stress_points, n_resultants)."""
+        n_el, n_res = self._n_el, self._n_res
+        return np.zeros((n_el, n_res) if self._points == 1 else (n_el, self._points, n_res))
+
+    @cached_property
+    def e(self):
+        """Element energies (n_el,)."""
+        return np.zeros(self._n_el)
 
     def work(self, key, shape):
         """The float64 work array ``key`` of ``shape`` (zeros when first created; later
@@ -108,8 +130,8 @@ class ElementLoop:
     def release_buffers(self) -> None:
         """Give every block fresh work arrays, dropping the filled ones: (n_el, n_edof,
         n_edof) matrices, forces and gathered inputs (137 B/DOF of a beam2d chain, 293 B/DOF
-        of a beam3d chain after a mass pass). Fresh arrays are zero pages until written; the
-        next pass fills them again."""
+        of a beam3d chain after a mass pass). Fresh buffers allocate an array when a pass
+        first uses it."""
         self.buffers = [BlockBuffers(b) for b in self.blocks]
 
     @staticmethod

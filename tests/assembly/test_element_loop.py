@@ -98,6 +98,21 @@ def test_work_arrays_are_allocated_once_per_problem():
     assert [(id(buf.f), id(buf.K)) for buf in buffers] == outputs
 
 
+def test_outputs_are_allocated_by_the_passes_that_use_them():
+    """After the set-up of a DynamicProblem (buffers released) no block holds output
+    arrays; a strain-energy pass makes the energies e alone (zeros before the kernel writes
+    them), the internal force the forces f alone."""
+    problem = DynamicProblem(beam3d_with_spring())
+    buffers = problem.assembler.loop.buffers
+    assert not any(name in buf.__dict__ for buf in buffers for name in "fKse")
+    u = np.zeros(problem.table.n_var)
+    problem.assembler.strain_energy(u)
+    assert [sorted(name for name in "fKse" if name in buf.__dict__) for buf in buffers] == [["e"], ["e"]]
+    problem.assembler.internal_force(u)
+    assert [sorted(name for name in "fKse" if name in buf.__dict__) for buf in buffers] == [["e", "f"], ["e", "f"]]
+    assert buffers[0].K.shape == (buffers[0].f.shape[0], 12, 12) and not buffers[0].K.any()
+
+
 def test_strain_energy_skips_inertia_only_blocks_with_the_same_sums():
     """beam3d + spring3d with a rigid body and a point mass, deformed and turned: the
     assembler's strain energy (which evaluates no kernel of the inertia-only blocks) is
