@@ -24,7 +24,8 @@ time of the last two step loops' difference divided by s, so each run's one-off 
 iterations per step and CPU µs per DOF and step are reported with it. Peak memory is the
 high-water mark of resident memory added by everything after the warm-up (model, table,
 problem, the runs), per DOF; a second line per size gives that high-water mark after each
-stage (model, table, DynamicProblem, first run). At the end, the exponent k of a least-squares fit of the
+stage (model, table, DynamicProblem, each of the three runs). Each run's Results are
+released before the next run (a script that solves once holds one). At the end, the exponent k of a least-squares fit of the
 cost per step ∝ DOF^k over the sizes.
 
     python benchmarks/step_scaling.py [--dofs 100 1000 10000 100000 1000000] [--dims 2 3] [--steps 3] [--general]
@@ -86,8 +87,10 @@ for k in (1, 1, 1 + steps):  # the first run touches the step's memory for the f
     res = solve_dynamic(m, DT, k * DT, DynamicSettings(compiled_step=compiled, record_every=10 ** 9), problem=prob)
     u1 = resource.getrusage(resource.RUSAGE_SELF)
     runs.append({"cpu": res.info["cpu_time"], "iterations": res.info["newton_iterations"],
-                 "user": u1.ru_utime - u0.ru_utime, "sys": u1.ru_stime - u0.ru_stime})
-    stages.setdefault("runs", status("VmHWM") - rss0)
+                 "user": u1.ru_utime - u0.ru_utime, "sys": u1.ru_stime - u0.ru_stime,
+                 "hwm": status("VmHWM") - rss0})
+    del res  # (one run's results alive at a time, as in a script that solves once)
+stages["runs"] = [r["hwm"] for r in runs]
 a, b = runs[1:]
 print(json.dumps({"dofs": int(prob.table.n_var), "n_eq": int(prob.table.n_eq), "setup": setup,
                   "step": (b["cpu"] - a["cpu"]) / steps, "iterations": (b["iterations"] - a["iterations"]) / steps,
@@ -127,7 +130,8 @@ def main(argv=None):
                   flush=True)
             st = r["stages"]
             print(f"{'':6s} high-water B/DOF after model {st['model'] / r['dofs']:.0f}, table {st['table'] / r['dofs']:.0f}, "
-                  f"problem {st['problem'] / r['dofs']:.0f}, 1st run {st['runs'] / r['dofs']:.0f}", flush=True)
+                  f"problem {st['problem'] / r['dofs']:.0f}, runs " + " / ".join(f"{x / r['dofs']:.0f}" for x in st["runs"]),
+                  flush=True)
         if len(sizes) > 1:
             k = np.polyfit(np.log(sizes), np.log(costs), 1)[0]
             ki = np.polyfit(np.log(sizes), np.log(per_iter), 1)[0]

@@ -331,12 +331,20 @@ def midpoint_force_oriented(X, u0, R0n, u1, R1n, um, Rm, psi, D, p, f, K):
     midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, section_forms(X.shape[0]), with_matrix, f, K)
 
 
+KEPT_FORMS = 256  # elements up to which ``section_forms`` keeps the forms of each element (at most 760 KB)
+
+
 @jit(inline="always")  # allocations only: compiled into each caller, no library of its own
 def section_forms(n_el):
-    """Arrays for the strain forms Lq (n_el, 6, 7), Hq (n_el, 6, 7, 7) and section matrices
-    S (n_el, 6, 6) of the elements, kept by ``midpoint_force_steps`` with their start-of-step
-    energies."""
-    return np.empty((n_el, 6, 7)), np.empty((n_el, 6, 7, 7)), np.empty((n_el, 6, 6))
+    """Arrays for the strain forms Lq (k, 6, 7), Hq (k, 6, 7, 7) and section matrices
+    S (k, 6, 6) of ``n_el`` elements, kept by ``midpoint_force_steps`` with their
+    start-of-step energies: k = n_el up to KEPT_FORMS elements, else k = 0 (none kept:
+    ``midpoint_force_steps`` builds them in each call, where 372 floats per element kept
+    through a step would be 496 B/DOF of a beam3d chain). A model's element kernel thus
+    builds them once per step (small models) or once per call in a uniform mesh (large
+    ones); the forms are the same either way."""
+    k = n_el if n_el <= KEPT_FORMS else 0
+    return np.empty((k, 6, 7)), np.empty((k, 6, 7, 7)), np.empty((k, 6, 6))
 
 
 @jit(internal=True)
@@ -344,9 +352,12 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
     """``midpoint_force_oriented`` with the strain energies V0 (n_el,) of the elements at the
     start of the step kept by the caller: V0[e] is computed and stored where it is NaN, else
     taken as it is (the Newton iterations of one step share the start of the step; a whole-step
-    driver sets V0 to NaN at each new step). With V0[e] the element's strain forms and
-    section matrix are built into ``forms`` (``section_forms``) and kept: they depend on the
-    element alone and serve every energy evaluation of the step.
+    driver sets V0 to NaN at each new step). The element's strain forms and section matrix
+    (372 floats, from its reference length and properties alone) are either kept with V0[e]
+    in ``forms`` (``section_forms(n_el)`` with n_el rows: built where V0[e] is NaN, they
+    serve every energy evaluation of the step) or, when ``forms`` has no rows, built in
+    each call into one element's work arrays, again only where the element before had
+    another reference length or other properties (bit for bit, signs of zeros included).
 
     Without ``with_matrix`` only the force f is written (K untouched), bitwise the force of
     a call with the matrix: the energy at π_{n+1} without its gradient and the gradient at
@@ -355,6 +366,9 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
     R0, F, RR, qa, th, _, _, _, qv, rho, G, sig, fl, Hl, W, J, V, fcr = _scratch()
     mw = _mid_scratch(p.shape[1])
     Xt, pt, ow = mw[0], mw[3], mw[12]
+    keep = forms[0].shape[0] > 0  # (kept per element with V0, else built here)
+    own = section_forms(1)
+    built, l0_built = -1, 0.0  # the element whose forms ``own`` holds (none yet) and its l0
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
     xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
@@ -381,9 +395,22 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
         for k in range(p.shape[1]):
             pt[0, k] = p[e, k]
         l0 = _reference_triad(X, p, e, R0)
-        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated, the forms built)
-        Lq, Hq, S = forms[0][e], forms[1][e], forms[2][e]
-        if not known:
+        known = V0[e] == V0[e]  # (not NaN: the start of the step evaluated, kept forms built)
+        if keep:
+            Lq, Hq, S = forms[0][e], forms[1][e], forms[2][e]
+            build = not known
+        else:
+            # the forms depend on l0 and the element's properties alone: built again unless
+            # the element before had the same (a uniform mesh builds them once per call)
+            Lq, Hq, S = own[0][0], own[1][0], own[2][0]
+            build = not (built >= 0 and l0 == l0_built)
+            k = 0
+            while not build and k < p.shape[1]:
+                build = p[e, k] != p[built, k] or math.copysign(1.0, p[e, k]) != math.copysign(1.0, p[built, k])
+                k += 1
+            if build:
+                built, l0_built = e, l0
+        if build:  # (one call site each: one inlined copy)
             _strain_forms(l0, p, e, Lq, Hq, ow)
             _section_matrix(p, e, l0, S)
         _invariants(X, u0, R0n, e, R0, Q1a, Q2a, xa, pia)

@@ -124,7 +124,7 @@ class Assembler:
         elastic = [i for i, b in enumerate(self.blocks) if b.spec.internal_forces]
         total, energies = 0.0, {}
         if elastic:
-            for i, (block, buf) in zip(elastic, self.loop.evaluate("strain_energy", *self._state(u, R), only=elastic)):
+            for i, (block, buf) in zip(elastic, self.loop.evaluate_in_chunks("strain_energy", *self._state(u, R), only=elastic)):
                 total += float(buf.e.sum())
                 if per_element:
                     energies[i] = buf.e.copy()

@@ -44,9 +44,13 @@ in):
   for property rows (mode shapes for recovery inside a kernel) would enter as
   ``block_inputs``, the mechanism the resultants of ``geometric_stiffness`` use.
 """
+from functools import cached_property
+
 import numpy as np
 
 from femb.core.scatter import gather_vector, scatter_matrix, scatter_vector
+
+CHUNK = 4096  # elements gathered together by ElementLoop.evaluate_in_chunks
 
 # the work arrays each kernel kind writes, in the order of its signature
 OUTPUTS = {
@@ -67,23 +71,43 @@ OUTPUTS = {
 
 
 class BlockBuffers:
-    """Work arrays of one element block, allocated once.
+    """Work arrays of one element block, allocated once, on first use.
 
     f (n_el, n_edof), K (n_el, n_edof, n_edof), s (n_el, n_resultants) or (n_el,
     n_stress_points, n_resultants) for element types with several stress points, e (n_el,):
-    the kernel outputs; ``work(key, shape)`` further arrays (gathered inputs, intermediate
-    matrices), created on first use and kept.
+    the kernel outputs, zeros when first read; ``work(key, shape)`` further arrays (gathered
+    inputs, intermediate matrices), created on first use and kept. (An output no pass
+    needs is never allocated: a large array of zeros costs nothing resident, a smaller one
+    taken from the heap is written by the allocator.)
     """
 
     def __init__(self, block):
         spec = block.spec
-        n_el, n, n_res = block.n_elements, spec.n_edof, len(spec.resultant_names)
-        self.f = np.zeros((n_el, n))
-        self.K = np.zeros((n_el, n, n))
-        self.s = np.zeros((n_el, n_res) if spec.n_stress_points == 1 else (n_el, spec.n_stress_points, n_res))
-        self.e = np.zeros(n_el)
+        self._n_el, self._n, self._n_res = block.n_elements, spec.n_edof, len(spec.resultant_names)
+        self._points = spec.n_stress_points
         self._work = {}
         self.calls = {}  # (kernel, n_inputs) -> what ElementLoop._call needs besides the inputs
+
+    @cached_property
+    def f(self):
+        """Element forces (n_el, n_edof)."""
+        return np.zeros((self._n_el, self._n))
+
+    @cached_property
+    def K(self):
+        """Element matrices (n_el, n_edof, n_edof)."""
+        return np.zeros((self._n_el, self._n, self._n))
+
+    @cached_property
+    def s(self):
+        """Element resultants (n_el, n_resultants) or (n_el, n_stress_points, n_resultants)."""
+        n_el, n_res = self._n_el, self._n_res
+        return np.zeros((n_el, n_res) if self._points == 1 else (n_el, self._points, n_res))
+
+    @cached_property
+    def e(self):
+        """Element energies (n_el,)."""
+        return np.zeros(self._n_el)
 
     def work(self, key, shape):
         """The float64 work array ``key`` of ``shape`` (zeros when first created; later
@@ -106,29 +130,35 @@ class ElementLoop:
     def release_buffers(self) -> None:
         """Give every block fresh work arrays, dropping the filled ones: (n_el, n_edof,
         n_edof) matrices, forces and gathered inputs (137 B/DOF of a beam2d chain, 293 B/DOF
-        of a beam3d chain after a mass pass). Fresh arrays are zero pages until written; the
-        next pass fills them again."""
+        of a beam3d chain after a mass pass). Fresh buffers allocate an array when a pass
+        first uses it."""
         self.buffers = [BlockBuffers(b) for b in self.blocks]
 
     @staticmethod
-    def _slots(block, buf, inputs):
-        """[(over variables?, work array)] receiving each input of one block."""
+    def _slots(block, buf, inputs, rows=None):
+        """[(over variables?, work array)] receiving each input of one block (``rows``: work
+        arrays of that many elements, kept under their own keys, instead of the block's)."""
         slots = []
+        n_el = block.n_elements if rows is None else rows
         for slot, values in enumerate(inputs):
+            key = slot if rows is None else ("rows", slot)
             if values.ndim == 1:  # over variables
-                slots.append((True, buf.work(slot, block.var.shape)))
+                slots.append((True, buf.work(key, (n_el, block.var.shape[1]))))
             else:  # over nodes
-                slots.append((False, buf.work(slot, block.cells.shape + values.shape[1:])))
+                slots.append((False, buf.work(key, (n_el, block.cells.shape[1]) + values.shape[1:])))
         return slots
 
     @staticmethod
-    def _gather(block, slots, inputs):
-        """Gather the inputs of one block into their work arrays ``slots``."""
+    def _gather(block, slots, inputs, a=0, b=None):
+        """Gather the inputs of the elements a..b of one block (default all) into the first
+        b − a rows of their work arrays ``slots``."""
+        var, cells = (block.var, block.cells) if b is None else (block.var[a:b], block.cells[a:b])
         for (by_variable, out), values in zip(slots, inputs):
+            out = out if b is None else out[:b - a]
             if by_variable:
-                gather_vector(block.var, values, out)
+                gather_vector(var, values, out)
             else:
-                values.take(block.cells, axis=0, out=out)  # (the method: no numpy wrapper per call)
+                values.take(cells, axis=0, out=out)  # (the method: no numpy wrapper per call)
 
     @staticmethod
     def _inputs(block, planar, oriented):
@@ -173,6 +203,33 @@ class ElementLoop:
         for i in range(len(self.blocks)) if only is None else only:
             block, buf = self.blocks[i], self.buffers[i]
             self._call(kernel, block, buf, planar, oriented, constants, () if block_inputs is None else (block_inputs[i],))
+            yield block, buf
+
+    def evaluate_in_chunks(self, kernel, planar, oriented=None, only=None):
+        """``evaluate`` (without constants and block inputs) whose inputs are gathered
+        CHUNK elements at a time into work arrays of one chunk: a block of more elements
+        calls ``kernel`` once per chunk on the slices of X, p and its outputs. For passes
+        that run rarely on large blocks (the strain energy of recorded frames), whose
+        gathered inputs would otherwise stay allocated for the whole block (40 B/DOF of a
+        beam3d chain); the kernels evaluate each element on its own, so the outputs are
+        those of ``evaluate``."""
+        for i in range(len(self.blocks)) if only is None else only:
+            block, buf = self.blocks[i], self.buffers[i]
+            n_el = block.n_elements
+            if n_el <= CHUNK:
+                self._call(kernel, block, buf, planar, oriented, (), ())
+                yield block, buf
+                continue
+            inputs = self._inputs(block, planar, oriented)
+            fn = getattr(block.spec.kernels, kernel)
+            if fn is None:
+                raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
+            slots = self._slots(block, buf, inputs, rows=CHUNK)
+            outputs = tuple(getattr(buf, name) for name in OUTPUTS[kernel])
+            for a in range(0, n_el, CHUNK):
+                b = min(a + CHUNK, n_el)
+                self._gather(block, slots, inputs, a, b)
+                fn(block.X[a:b], *(out[:b - a] for _, out in slots), block.props[a:b], *(out[a:b] for out in outputs))
             yield block, buf
 
     def run(self, kernel, planar, oriented=None, constants=(), block_inputs=None, only=None, force=None, matrix=None):

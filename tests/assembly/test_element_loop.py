@@ -98,6 +98,21 @@ def test_work_arrays_are_allocated_once_per_problem():
     assert [(id(buf.f), id(buf.K)) for buf in buffers] == outputs
 
 
+def test_outputs_are_allocated_by_the_passes_that_use_them():
+    """After the set-up of a DynamicProblem (buffers released) no block holds output
+    arrays; a strain-energy pass makes the energies e alone (zeros before the kernel writes
+    them), the internal force the forces f alone."""
+    problem = DynamicProblem(beam3d_with_spring())
+    buffers = problem.assembler.loop.buffers
+    assert not any(name in buf.__dict__ for buf in buffers for name in "fKse")
+    u = np.zeros(problem.table.n_var)
+    problem.assembler.strain_energy(u)
+    assert [sorted(name for name in "fKse" if name in buf.__dict__) for buf in buffers] == [["e"], ["e"]]
+    problem.assembler.internal_force(u)
+    assert [sorted(name for name in "fKse" if name in buf.__dict__) for buf in buffers] == [["e", "f"], ["e", "f"]]
+    assert buffers[0].K.shape == (buffers[0].f.shape[0], 12, 12) and not buffers[0].K.any()
+
+
 def test_strain_energy_skips_inertia_only_blocks_with_the_same_sums():
     """beam3d + spring3d with a rigid body and a point mass, deformed and turned: the
     assembler's strain energy (which evaluates no kernel of the inertia-only blocks) is
@@ -122,3 +137,34 @@ def test_strain_energy_skips_inertia_only_blocks_with_the_same_sums():
     assert list(parts) == [b.part for b, _ in every]
     for b, e in every:
         assert parts[b.part].shape == (b.n_elements,) and np.array_equal(parts[b.part], e)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_strain_energy_of_a_block_in_chunks_equals_the_whole_block_pass(dim):
+    """A chain of 2·CHUNK + 5 beam elements, deformed and turned at random: the strain
+    energy evaluated CHUNK elements at a time (Assembler.strain_energy) equals the
+    whole-block pass bit for bit, per element and in total, and keeps no gathered inputs of
+    the whole block (only work arrays of one chunk)."""
+    from femb.assembly.element_loop import CHUNK
+
+    n = 2 * CHUNK + 5
+    if dim == 2:
+        model = Model(line_mesh((0.0, 0.0), (0.01 * n, 0.0), n, "b"), dim=2)
+        model.add_part("b", "beam2d", "b", values={"EA": 1e5, "EI": 10.0, "rhoA": 1.0, "rhoI": 1e-4})
+    else:
+        model = Model(line_mesh((0.0, 0.0, 0.0), (0.01 * n, 0.0, 0.0), n, "b"), dim=3)
+        model.add_part("b", "beam3d", "b", values={"EA": 1e5, "GJ": 8.0, "EIy": 10.0, "EIz": 12.0, "rhoA": 1.0,
+                                                   "rhoIp": 2e-4, "rhoIy": 1e-4, "rhoIz": 1.2e-4})
+    table = build_table(model)
+    rng = np.random.default_rng(5)
+    u = 1e-3 * rng.standard_normal(table.n_var)
+    asm = Assembler(table)
+    total, parts = asm.strain_energy(u, per_element=True)
+    buf = asm.loop.buffers[0]
+    assert all(shape[0] == CHUNK for (key, shape) in buf._work)
+    assert buf._work and all(isinstance(key, tuple) and key[0] == "rows" for (key, shape) in buf._work)  # no whole-block gathers
+    whole = Assembler(table)
+    energies = [b.e.copy() for _, b in whole.loop.evaluate("strain_energy", *whole._state(u, None))]
+    assert np.abs(energies[0]).max() > 0.0
+    np.testing.assert_array_equal(parts["b"], energies[0])
+    assert total == float(energies[0].sum())

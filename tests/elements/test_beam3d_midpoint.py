@@ -229,3 +229,41 @@ def test_correction_tangent_skipping_zeros_is_bitwise_the_full_product(den):
                            np.empty(12), HB)
     ref = dense_correction_tangent(Hpi, B1, Bm, dpi, wt, g1, gm, cc, sden, den)
     np.testing.assert_array_equal(HB, HB0 + ref)
+
+
+def test_elements_of_one_call_equal_the_elements_alone():
+    # a block of elements with equal and with different reference lengths and properties,
+    # the strain forms built in the call (again only where those change, the sign of a zero
+    # property included) or kept per element: every element's force, matrix and start
+    # energy bitwise those of a call on the element alone
+    X1, _, u01, R01 = element(P_EB)
+    params = [P_EB, P_EB, P_ECC, P_ECC, [2e4] + P_EB[1:], [-0.0 if v == 0.0 else v for v in P_EB], P_EB]
+    n = len(params)
+    X = np.repeat(X1, n, axis=0)
+    X[3, 1] += (0.2, 0.0, -0.1)  # another reference length, same properties as the element before
+    p = np.array(params)
+    u0, R0n = np.repeat(u01, n, axis=0), np.repeat(R01, n, axis=0)
+    u1, psi, R1n = u0.copy(), np.zeros((n, 2, 3)), R0n.copy()
+    for e in range(n):
+        ue, pe, Re = end_state(u0[e:e + 1], R0n[e:e + 1], step_increment(X[e:e + 1], u0[e:e + 1], 1e-2, seed=e + 3))
+        u1[e], psi[e], R1n[e] = ue[0], pe[0], Re[0]
+    for with_matrix, kept in ((True, 0), (False, 0), (True, n)):  # forms built per call, or kept per element
+        V0, f, K = np.full(n, np.nan), np.zeros((n, 12)), np.zeros((n, 12, 12))
+        forms = beam3d_midpoint.section_forms(kept)
+        assert forms[1].shape == (kept, 6, 7, 7)
+        for _ in range(2):  # V0 (and kept forms) computed, then taken as they are
+            beam3d_midpoint.midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f, K)
+        for e in range(n):
+            s = slice(e, e + 1)
+            V0e, fe, Ke = np.full(1, np.nan), np.zeros((1, 12)), np.zeros((1, 12, 12))
+            beam3d_midpoint.midpoint_force_steps(X[s], u0[s], R0n[s], u1[s], R1n[s], psi[s], p[s], V0e,
+                                                 beam3d_midpoint.section_forms(1), with_matrix, fe, Ke)
+            assert V0e[0] == V0[e]
+            np.testing.assert_array_equal(fe, f[s])
+            np.testing.assert_array_equal(Ke, K[s])
+
+
+def test_section_forms_kept_up_to_one_block_of_elements():
+    # forms for every element up to KEPT_FORMS elements, none beyond (built per call)
+    k = beam3d_midpoint.KEPT_FORMS
+    assert [beam3d_midpoint.section_forms(n)[2].shape[0] for n in (1, k, k + 1)] == [1, k, 0]
