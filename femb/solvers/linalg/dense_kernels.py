@@ -250,7 +250,10 @@ def lu_solve(LU, perm, lo, hi, b, out):
 def lu_solve_many(LU, perm, lo, hi, B, X):
     """X (n, k) = A⁻¹ B (B (n, k)) from ``lu_factor``'s factors and their row ranges: the
     k right-hand sides of ``lu_solve`` at once, row by row (the same operations in the same
-    order on every column)."""
+    order on every column), skipping the exact zeros inside the row ranges (a factor 0
+    subtracts ±0 from each column: the same values; of a −0 entry the sign can turn, as in
+    a dense loop that subtracts a zero product; finite B, as factors with non-zero pivots
+    and a finite B give finite X)."""
     n, k = B.shape
     for i in range(n):
         xi = X[i]
@@ -259,6 +262,8 @@ def lu_solve_many(LU, perm, lo, hi, B, X):
             xi[j] = bi[j]
         for c in range(lo[i], i):
             f = LU[i, c]
+            if f == 0.0:
+                continue
             xc = X[c]
             for j in range(k):
                 xi[j] -= f * xc[j]
@@ -266,6 +271,8 @@ def lu_solve_many(LU, perm, lo, hi, B, X):
         xi = X[i]
         for c in range(i + 1, hi[i]):
             f = LU[i, c]
+            if f == 0.0:
+                continue
             xc = X[c]
             for j in range(k):
                 xi[j] -= f * xc[j]
