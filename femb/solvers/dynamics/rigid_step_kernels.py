@@ -60,6 +60,7 @@ from femb.solvers.dynamics.rigid_step_patterns import (
     numpy_errors,
     partition_layout,
     split,
+    triplet_places,
     triplet_rows,
 )
 from femb.solvers.linalg import dense_kernels
@@ -409,10 +410,14 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     ind = np.empty(n_ind, dtype=np.int64)
     order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
     tq, teq, pr, pk, entries = jacobian_pattern(d)
+    places = np.empty(entries[0].size, dtype=np.int64)  # where G_d, G_i take the entries (``partition_layout``)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
         split(part, pos, ind, entries, order)
     k_ptr, k_cols = matrix_pattern(d)
     g_ptr, g_cols = triplet_rows(jac_rows, jac_cols, m, nv)  # where Ḡ over the variables can be non-zero
+    # the triplets' places in G, Ḡ (flat) and Ḡ over the equations (``triplet_places``)
+    t_flat, t_first, t_eq, t_var = triplet_places(jac_rows, jac_cols, var_eq, m)
+    G_flat, Gbar_flat, Gbar_eq_flat = G.reshape(m * nv), Gbar.reshape(m * nv), Gbar_eq.reshape(m * ne)
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
     X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
@@ -476,23 +481,23 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             for i in range(nv):
                 u1[i] = u0[i] + z[i]
                 um[i] = 0.5 * (u0[i] + u1[i])
-            for q in range(n_trip):
-                G[jac_rows[q], jac_cols[q]] = 0.0
             frames(node_a, node_b, rot_a, rot_b, R1, Ra1, Rb1)
             joint_evaluate(kind, row0, jac0, Xa, Xb, ta, tb, cj, cb, has_cb, frame, u1, Ra1, Rb1, phi, jvals, dm, jwork)
-            for q in range(n_trip):
-                G[jac_rows[q], jac_cols[q]] += jvals[jac_keep[q]]
+            for q in range(n_trip):  # each entry summed over its triplets from +0, in their order
+                if t_first[q]:
+                    G_flat[t_flat[q]] = 0.0 + jvals[jac_keep[q]]
+                else:
+                    G_flat[t_flat[q]] += jvals[jac_keep[q]]
             midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
             phim[:] = 0.0
             joint_evaluate(kind, row0, jac0, Xa, Xb, ta, tb, cj, cb, has_cb, frame, um, Ram, Rbm, phim, jvals, dm, jwork)
             for q in range(n_trip):
-                Gbar[jac_rows[q], jac_cols[q]] = 0.0
-            for q in range(n_trip):
-                Gbar[jac_rows[q], jac_cols[q]] += jvals[jac_keep[q]]
-            for q in range(n_trip):
-                e = var_eq[jac_cols[q]]
-                if e >= 0:
-                    Gbar_eq[jac_rows[q], e] = Gbar[jac_rows[q], jac_cols[q]]
+                if t_first[q]:
+                    Gbar_flat[t_flat[q]] = 0.0 + jvals[jac_keep[q]]
+                else:
+                    Gbar_flat[t_flat[q]] += jvals[jac_keep[q]]
+            for t in range(t_eq.size):
+                Gbar_eq_flat[t_eq[t]] = Gbar_flat[t_var[t]]
             if it == 0:  # the predictor's discrete-Jacobian state for the stiffness term of the first correction
                 pRa1[:] = Ra1
                 pRb1[:] = Rb1
@@ -513,13 +518,13 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             stop = False
             while True:
                 if part_ref[0] > 0.0 and not held[2]:  # a partition kept from an earlier call
-                    partition_layout(entries, pos, order, Gi, Gbi, shape)
+                    partition_layout(entries, pos, order, Gi, Gbi, shape, places)
                     held[0] = False
                     held[1] = False
                     held[2] = True
                 ok = True
                 if part_ref[0] > 0.0:
-                    rb = factor_dependent(Gbar_eq, entries, pos, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                    rb = factor_dependent(Gbar_eq, entries, places, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
                                           bot_bar)
                     held[1] = rb != 0.0
                     if not rb >= RENEW * part_ref[1]:
@@ -530,10 +535,10 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                         g_eq = True
                     choose_partition(Geq, jcols, part, pos, ind, entries, order)
                     out[5] += 1.0
-                    partition_layout(entries, pos, order, Gi, Gbi, shape)
+                    partition_layout(entries, pos, order, Gi, Gbi, shape, places)
                     held[2] = True
-                    ra = factor_dependent(Geq, entries, pos, order, shape, False, Gd, Gi, perm, lo, hi, bot)
-                    rb = factor_dependent(Gbar_eq, entries, pos, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                    ra = factor_dependent(Geq, entries, places, order, shape, False, Gd, Gi, perm, lo, hi, bot)
+                    rb = factor_dependent(Gbar_eq, entries, places, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
                                           bot_bar)
                     held[0] = ra != 0.0
                     held[1] = rb != 0.0
@@ -604,7 +609,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     if not g_eq:
                         _spin_jacobian(jac_rows, jac_cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq)
                         g_eq = True
-                    ra = factor_dependent(Geq, entries, pos, order, shape, held[0], Gd, Gi, perm, lo, hi, bot)
+                    ra = factor_dependent(Geq, entries, places, order, shape, held[0], Gd, Gi, perm, lo, hi, bot)
                     held[0] = ra != 0.0
                     g_dep = True
                     if not ra >= RENEW * part_ref[0]:

@@ -174,6 +174,38 @@ def triplet_rows(rows, cols, n_rows, n_cols):
 
 
 @jit(internal=True, error_model="numpy")
+def triplet_places(rows, cols, var_eq, n_rows):
+    """Where the triplets (``rows``, ``cols``) of an (n_rows, n_var) matrix at variables
+    fall: (their flat indices (C order) (n_trip,), True at the first triplet of each entry
+    (n_trip,), and once per entry at a free variable (``var_eq`` (n_var,) ≥ 0, in the order
+    of the first triplets) its flat index in the matrix over the equations (n_rows, n_eq)
+    and in the matrix over the variables)."""
+    nv = var_eq.size
+    ne = 0
+    for v in range(nv):
+        if var_eq[v] >= 0:
+            ne += 1
+    seen = np.zeros(n_rows * nv, dtype=np.bool_)
+    flat = np.empty(rows.size, dtype=np.int64)
+    first = np.empty(rows.size, dtype=np.bool_)
+    eq_flat = np.empty(rows.size, dtype=np.int64)
+    var_flat = np.empty(rows.size, dtype=np.int64)
+    n = 0
+    for q in range(rows.size):
+        p = rows[q] * nv + cols[q]
+        flat[q] = p
+        first[q] = not seen[p]
+        if first[q]:
+            seen[p] = True
+            e = var_eq[cols[q]]
+            if e >= 0:
+                eq_flat[n] = rows[q] * ne + e
+                var_flat[n] = p
+                n += 1
+    return flat, first, eq_flat[:n].copy(), var_flat[:n].copy()
+
+
+@jit(internal=True, error_model="numpy")
 def choose_partition(Geq, jcols, part, pos, ind, entries, order):
     """The dependent equations ``part`` (m,) (sorted): those that QR with column pivoting of
     G (m, n_eq) over the jointed equations ``jcols`` picks first (``pivoted_columns``,
@@ -192,12 +224,15 @@ def choose_partition(Geq, jcols, part, pos, ind, entries, order):
 
 
 @jit(internal=True, error_model="numpy")
-def partition_layout(entries, pos, order, Ai, Abi, shape):
+def partition_layout(entries, pos, order, Ai, Abi, shape, places):
     """For a partition (``pos``, ``order`` of ``split``): the independent columns G_i, Ḡ_i
-    (m, n_eq − m) ``Ai``, ``Abi`` cleared, and where G_d and Ḡ_d (rows in ``order``) can be
+    (m, n_eq − m) ``Ai``, ``Abi`` cleared, where G_d and Ḡ_d (rows in ``order``) can be
     non-zero: ``shape`` (2, m) = (one past the last column of each row, the lowest row of
-    each column (−1: none))."""
+    each column (−1: none)), and where ``factor_dependent`` puts each of the ``entries``
+    (rows, equations) of G: ``places`` (n_entries,) = its flat index in G_d (m × m, C
+    order), or −1 − its flat index in G_i (m × (n_eq − m))."""
     m = shape.shape[1]
+    n_ind = Ai.shape[1]
     Ai[:, :] = 0.0
     Abi[:, :] = 0.0
     for c in range(m):
@@ -210,18 +245,22 @@ def partition_layout(entries, pos, order, Ai, Abi, shape):
             i = order[0, rows[t]]
             shape[0, i] = max(shape[0, i], c + 1)
             shape[1, c] = max(shape[1, c], i)
+            places[t] = i * m + c
+        else:
+            places[t] = -1 - (rows[t] * n_ind + (-1 - c))
 
 
 @jit(internal=True, error_model="numpy")
-def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi, bot):
+def factor_dependent(Geq, entries, places, order, shape, held, A, Ai, perm, lo, hi, bot):
     """G_d (m, m) into ``A`` with its rows in ``order`` (banded), LU-factorized in place
     (``lu_factor_pattern``: row order ``perm`` (m,) in G's rows, row ranges ``lo``, ``hi``
     of the factors; ``bot`` (m,) work), and G_i (m, n_eq − m) into ``Ai``, from G over the
     equations ``Geq`` (m, n_eq) at the ``entries`` (rows, equations) where it can be
-    non-zero; ``shape`` of ``partition_layout``. ``held`` (True: A holds this function's
-    complete factors of the same partition, non-zero only within ``lo``, ``hi``, which are
-    then cleared instead of all of A). Returns the pivot ratio min|u_ii| / max|u_ii| (0 with
-    an exact zero pivot, which leaves the factors incomplete)."""
+    non-zero, each to its ``places`` and with the ``shape`` of ``partition_layout``.
+    ``held`` (True: A holds this function's complete factors of the same partition,
+    non-zero only within ``lo``, ``hi``, which are then cleared instead of all of A).
+    Returns the pivot ratio min|u_ii| / max|u_ii| (0 with an exact zero pivot, which leaves
+    the factors incomplete)."""
     m = A.shape[0]
     if held:
         for i in range(m):
@@ -229,14 +268,15 @@ def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi,
                 A[i, c] = 0.0
     else:
         A[:, :] = 0.0
+    flat_d = A.reshape(A.size)
+    flat_i = Ai.reshape(Ai.size)
     rows, eqs = entries
     for t in range(rows.size):
-        i, e = rows[t], eqs[t]
-        c = pos[e]
-        if c >= 0:
-            A[order[0, i], c] = Geq[i, e]
+        p = places[t]
+        if p >= 0:
+            flat_d[p] = Geq[rows[t], eqs[t]]
         else:
-            Ai[i, -1 - c] = Geq[i, e]
+            flat_i[-1 - p] = Geq[rows[t], eqs[t]]
     for i in range(m):
         hi[i] = shape[0, i]
         bot[i] = shape[1, i]
