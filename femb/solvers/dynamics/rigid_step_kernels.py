@@ -56,6 +56,7 @@ from femb.solvers.dynamics.rigid_step_patterns import (
     choose_partition,
     factor_dependent,
     jacobian_pattern,
+    lu_factor_pattern,
     matrix_pattern,
     numpy_errors,
     partition_layout,
@@ -64,7 +65,7 @@ from femb.solvers.dynamics.rigid_step_patterns import (
     triplet_rows,
 )
 from femb.solvers.linalg import dense_kernels
-from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_factor_bands
+from femb.solvers.linalg.dense_kernels import euclidean_norm
 
 # the triangular solves of the step, compiled with the step's error model (rigid_step_patterns)
 lu_solve = numpy_errors(dense_kernels.lu_solve)
@@ -404,13 +405,13 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     lo, hi, lo_bar, hi_bar, bot, bot_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[4], bands[5], bands[6:8]
     # Gd, Gbd hold complete factors of the partition (``factor_dependent``); its layout made in this call
     held = np.zeros(3, dtype=np.bool_)
-    lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
+    lo_red, hi_red, bot_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``split``)
     ind = np.empty(n_ind, dtype=np.int64)
     order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
     tq, teq, pr, pk, entries = jacobian_pattern(d)
-    places = np.empty(entries[0].size, dtype=np.int64)  # where G_d, G_i take the entries (``partition_layout``)
+    places = np.empty((2, entries[0].size), dtype=np.int64)  # where G_d, G_i take the entries (``partition_layout``)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
         split(part, pos, ind, entries, order)
     k_ptr, k_cols = matrix_pattern(d)
@@ -661,8 +662,11 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     if xa != 0.0:
                         for b in range(n_ind):
                             Kr[a, b] += xa * Y[b]
-            if n_ind:
-                if not lu_factor_bands(Kr, perm_red, lo_red, hi_red) > 1e-13:
+            if n_ind:  # N̄ᵀKN is dense: its LU told so (no scan of its entries)
+                for a in range(n_ind):
+                    hi_red[a] = n_ind
+                    bot_red[a] = n_ind - 1
+                if not lu_factor_pattern(Kr, perm_red, lo_red, hi_red, bot_red) > 1e-13:
                     status = SINGULAR
                     it_done = it
                     break

@@ -229,10 +229,9 @@ def partition_layout(entries, pos, order, Ai, Abi, shape, places):
     (m, n_eq − m) ``Ai``, ``Abi`` cleared, where G_d and Ḡ_d (rows in ``order``) can be
     non-zero: ``shape`` (2, m) = (one past the last column of each row, the lowest row of
     each column (−1: none)), and where ``factor_dependent`` puts each of the ``entries``
-    (rows, equations) of G: ``places`` (n_entries,) = its flat index in G_d (m × m, C
-    order), or −1 − its flat index in G_i (m × (n_eq − m))."""
+    (rows, equations) of G: ``places`` (2, n_entries) = (its row in G_d, or −1 − its row
+    in G_i; its column there)."""
     m = shape.shape[1]
-    n_ind = Ai.shape[1]
     Ai[:, :] = 0.0
     Abi[:, :] = 0.0
     for c in range(m):
@@ -245,9 +244,11 @@ def partition_layout(entries, pos, order, Ai, Abi, shape, places):
             i = order[0, rows[t]]
             shape[0, i] = max(shape[0, i], c + 1)
             shape[1, c] = max(shape[1, c], i)
-            places[t] = i * m + c
+            places[0, t] = i
+            places[1, t] = c
         else:
-            places[t] = -1 - (rows[t] * n_ind + (-1 - c))
+            places[0, t] = -1 - rows[t]
+            places[1, t] = -1 - c
 
 
 @jit(internal=True, error_model="numpy")
@@ -268,15 +269,13 @@ def factor_dependent(Geq, entries, places, order, shape, held, A, Ai, perm, lo, 
                 A[i, c] = 0.0
     else:
         A[:, :] = 0.0
-    flat_d = A.reshape(A.size)
-    flat_i = Ai.reshape(Ai.size)
     rows, eqs = entries
     for t in range(rows.size):
-        p = places[t]
-        if p >= 0:
-            flat_d[p] = Geq[rows[t], eqs[t]]
+        i, c = places[0, t], places[1, t]
+        if i >= 0:
+            A[i, c] = Geq[rows[t], eqs[t]]
         else:
-            flat_i[-1 - p] = Geq[rows[t], eqs[t]]
+            Ai[-1 - i, c] = Geq[rows[t], eqs[t]]
     for i in range(m):
         hi[i] = shape[0, i]
         bot[i] = shape[1, i]
