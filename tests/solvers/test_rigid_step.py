@@ -342,7 +342,7 @@ def test_the_step_kernels_raise_nothing_and_the_shared_kernels_are_unchanged():
     from femb.solvers.linalg import dense_kernels as dk
     if numba.config.DISABLE_JIT:
         pytest.skip("kernels run as Python")
-    own = [rk.rigid_midpoint_steps, rk._residual_vector, rk._step_matrix, rk._spin_jacobian, rk._add_stiffness,
+    own = [rk.rigid_midpoint_steps, rk._residual_vector, rk._step_matrix, rk._spin_jacobian, rk._scatter_stiffness,
            rp.split, rp.jacobian_pattern, rp.matrix_pattern, rp.triplet_rows, rp.triplet_places, rp.choose_partition,
            rp.partition_layout, rp.factor_dependent]
     copies = {rk.lu_solve: dk.lu_solve, rk.lu_solve_many: dk.lu_solve_many, rk.lu_solve_t: dk.lu_solve_t,

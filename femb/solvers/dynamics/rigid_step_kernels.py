@@ -239,13 +239,12 @@ def _spin_jacobian(rows, cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq):
 
 
 @jit(error_model="numpy")
-def _add_stiffness(kind, row0, blk0, c, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb,
-                   K, vals, w3, w33):
-    """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
-    discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
-    w33 (5, 3, 3)). Model arrays of RigidStepData: the joint arrays ``kind`` … ``frame`` and
-    the stiffness triplets ``st_eq_rows``, ``st_eq_cols``, ``st_keep``."""
-    midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals, w3, w33)
+def _scatter_stiffness(st_eq_rows, st_eq_cols, st_keep, vals, K):
+    """K += the joints' discrete stiffness ∂(Ḡᵀλ)/∂z over the equations from its values
+    ``vals`` (st_total,) of ``midpoint_stiffness_into``: the model's stiffness triplets
+    ``st_eq_rows``, ``st_eq_cols`` (−1: a fixed variable) and ``st_keep`` of RigidStepData.
+    (The kernel calls the joints' kernel itself: every array a compiled helper takes is
+    counted up and down at each call.)"""
     for q in range(st_eq_rows.size):
         ea = st_eq_rows[q]
         eb = st_eq_cols[q]
@@ -594,8 +593,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                                 _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K)
                                 k_set = True
                             if stiff:
-                                _add_stiffness(kind, row0, blk0, cj, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam_used, pRam, pRbm, pdm,
-                               pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                                midpoint_stiffness_into(kind, row0, blk0, cj, cb, has_cb, frame, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb,
+                                                        lam_used, svals, sw3, sw33)
+                                _scatter_stiffness(st_eq_rows, st_eq_cols, st_keep, svals, K)
                                 stiff = False
                             at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
                         if at_floor:
@@ -624,8 +624,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             if not k_set:
                 _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K)
             if stiff:
-                _add_stiffness(kind, row0, blk0, cj, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam_used, pRam, pRbm, pdm,
-                               pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                midpoint_stiffness_into(kind, row0, blk0, cj, cb, has_cb, frame, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, lam_used, svals,
+                                        sw3, sw33)
+                _scatter_stiffness(st_eq_rows, st_eq_cols, st_keep, svals, K)
             lu_solve_many(Gbd, perm_bar, lo_bar, hi_bar, Gbi, Xbar)
             lu_solve_many(Gd, perm, lo, hi, Gi, X)
             for i in range(m):
