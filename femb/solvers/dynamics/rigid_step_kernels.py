@@ -132,8 +132,12 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
     the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
     over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
-    scale = _residual_vector(d.lay_var, d.rot3d, d.m_indptr, d.m_indices, d.m_data, d.eq_var, z, v0, pi0, R0n, Jn, h, f_ext,
-                             fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+    for k in range(d.lay_var.shape[0]):
+        for a in range(3):
+            psi[k, a] = z[d.lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    scale = _residual_vector(d.lay_var, d.rot3d, d.m_indptr, d.m_indices, d.m_data, d.eq_var, z, v0, pi0, pi1, h, f_ext, fext_norm,
+                             mom_scale, full, r)
     ne = d.eq_var.size
     c2 = 2.0 / (h * h)
     for a in range(ne):
@@ -150,17 +154,14 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 
 
 @jit(error_model="numpy")
-def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale,
-                     psi, C, R1n, Rmn, D, pi1, dr, full, r):
-    """``_residual`` without the step matrix: r (n_eq,), ``full`` (n_var,), the Cayley step
-    (ψ, C, R1n, Rmn, D, π1 and the rotary-inertia derivative dr (k, 3, 3)); returns the
-    force scale. Model arrays of RigidStepData: ``lay_var``, ``rot3d``, the CSR mass
-    ``m_indptr``, ``m_indices``, ``m_data`` and ``eq_var``."""
+def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, pi1, h, f_ext, fext_norm, mom_scale, full,
+                     r):
+    """``_residual`` without the Cayley step (its momenta π1 (k, 3) given) and the step
+    matrix: r (n_eq,), ``full`` (n_var,); returns the force scale. Model arrays of
+    RigidStepData: ``lay_var``, ``rot3d``, the CSR mass ``m_indptr``, ``m_indices``,
+    ``m_data`` and ``eq_var``. (The callers make the Cayley step themselves: every array a
+    compiled helper takes is counted up and down at each call.)"""
     nv = z.size
-    for k in range(lay_var.shape[0]):
-        for a in range(3):
-            psi[k, a] = z[lay_var[k, a]]
-    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     c2 = 2.0 / (h * h)
     ch = 2.0 / h
     w = np.empty(nv)
@@ -400,8 +401,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     dm, pdm = np.empty((nj, 3)), np.empty((nj, 3))
     perm, perm_bar, perm_red = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     # the row ranges of the LU factors of G_d and Ḡ_d, two work rows, the partition's shape (``partition_layout``)
-    bands = np.empty((8, m), dtype=np.int64)
-    lo, hi, lo_bar, hi_bar, bot, bot_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[4], bands[5], bands[6:8]
+    bands = np.empty((9, m), dtype=np.int64)
+    lo, hi, lo_bar, hi_bar, bot, bot_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[4], bands[5], bands[6:9]
     # Gd, Gbd hold complete factors of the partition (``factor_dependent``); its layout made in this call
     held = np.zeros(3, dtype=np.bool_)
     lo_red, hi_red, bot_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
@@ -410,7 +411,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     ind = np.empty(n_ind, dtype=np.int64)
     order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
     tq, teq, pr, pk, entries = jacobian_pattern(d)
-    places = np.empty((2, entries[0].size), dtype=np.int64)  # where G_d, G_i take the entries (``partition_layout``)
+    places = np.empty((4, entries[0].size), dtype=np.int64)  # where G_d, G_i take the entries (``partition_layout``)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
         split(part, pos, ind, entries, order)
     k_ptr, k_cols = matrix_pattern(d)
@@ -456,8 +457,12 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         c_norm = 0.0
         it_done = max_it
         for it in range(max_it + 1):
-            scale = _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext,
-                                     fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+            for k in range(nk):  # the Cayley step of the iterate and its residual
+                for a in range(3):
+                    psi[k, a] = z[lay_var[k, a]]
+            cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+            scale = _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, pi1, h, f_ext, fext_norm,
+                                     mom_scale, full, r)
             k_set = False  # K of this iterate written (``_step_matrix``: when a correction or the round-off test needs it)
             R1[:] = R0
             for k in range(nk):
@@ -524,7 +529,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     held[2] = True
                 ok = True
                 if part_ref[0] > 0.0:
-                    rb = factor_dependent(Gbar_eq, entries, places, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                    rb = factor_dependent(Gbar_eq, places, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
                                           bot_bar)
                     held[1] = rb != 0.0
                     if not rb >= RENEW * part_ref[1]:
@@ -537,8 +542,8 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     out[5] += 1.0
                     partition_layout(entries, pos, order, Gi, Gbi, shape, places)
                     held[2] = True
-                    ra = factor_dependent(Geq, entries, places, order, shape, False, Gd, Gi, perm, lo, hi, bot)
-                    rb = factor_dependent(Gbar_eq, entries, places, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                    ra = factor_dependent(Geq, places, shape, False, Gd, Gi, perm, lo, hi, bot)
+                    rb = factor_dependent(Gbar_eq, places, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
                                           bot_bar)
                     held[0] = ra != 0.0
                     held[1] = rb != 0.0
@@ -610,7 +615,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     if not g_eq:
                         _spin_jacobian(jac_rows, jac_cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq)
                         g_eq = True
-                    ra = factor_dependent(Geq, entries, places, order, shape, held[0], Gd, Gi, perm, lo, hi, bot)
+                    ra = factor_dependent(Geq, places, shape, held[0], Gd, Gi, perm, lo, hi, bot)
                     held[0] = ra != 0.0
                     g_dep = True
                     if not ra >= RENEW * part_ref[0]:

@@ -227,41 +227,45 @@ def choose_partition(Geq, jcols, part, pos, ind, entries, order):
 def partition_layout(entries, pos, order, Ai, Abi, shape, places):
     """For a partition (``pos``, ``order`` of ``split``): the independent columns G_i, Ḡ_i
     (m, n_eq − m) ``Ai``, ``Abi`` cleared, where G_d and Ḡ_d (rows in ``order``) can be
-    non-zero: ``shape`` (2, m) = (one past the last column of each row, the lowest row of
-    each column (−1: none)), and where ``factor_dependent`` puts each of the ``entries``
-    (rows, equations) of G: ``places`` (2, n_entries) = (its row in G_d, or −1 − its row
-    in G_i; its column there)."""
+    non-zero and how their rows map back: ``shape`` (3, m) = (one past the last column of
+    each row, the lowest row of each column (−1: none), G's row of each row (order[1])),
+    and where ``factor_dependent`` takes and puts each of the ``entries`` (rows, equations)
+    of G: ``places`` (4, n_entries) = (its row and equation in G, its row in G_d or −1 −
+    its row in G_i, its column there). (Few arrays for ``factor_dependent``: every array a
+    compiled helper takes is counted up and down at each call.)"""
     m = shape.shape[1]
     Ai[:, :] = 0.0
     Abi[:, :] = 0.0
     for c in range(m):
         shape[0, c] = 0
         shape[1, c] = -1
+        shape[2, c] = order[1, c]
     rows, eqs = entries
     for t in range(rows.size):
+        places[0, t] = rows[t]
+        places[1, t] = eqs[t]
         c = pos[eqs[t]]
         if c >= 0:
             i = order[0, rows[t]]
             shape[0, i] = max(shape[0, i], c + 1)
             shape[1, c] = max(shape[1, c], i)
-            places[0, t] = i
-            places[1, t] = c
+            places[2, t] = i
+            places[3, t] = c
         else:
-            places[0, t] = -1 - rows[t]
-            places[1, t] = -1 - c
+            places[2, t] = -1 - rows[t]
+            places[3, t] = -1 - c
 
 
 @jit(internal=True, error_model="numpy")
-def factor_dependent(Geq, entries, places, order, shape, held, A, Ai, perm, lo, hi, bot):
-    """G_d (m, m) into ``A`` with its rows in ``order`` (banded), LU-factorized in place
+def factor_dependent(Geq, places, shape, held, A, Ai, perm, lo, hi, bot):
+    """G_d (m, m) into ``A`` with its rows in the banded order, LU-factorized in place
     (``lu_factor_pattern``: row order ``perm`` (m,) in G's rows, row ranges ``lo``, ``hi``
     of the factors; ``bot`` (m,) work), and G_i (m, n_eq − m) into ``Ai``, from G over the
-    equations ``Geq`` (m, n_eq) at the ``entries`` (rows, equations) where it can be
-    non-zero, each to its ``places`` and with the ``shape`` of ``partition_layout``.
-    ``held`` (True: A holds this function's complete factors of the same partition,
-    non-zero only within ``lo``, ``hi``, which are then cleared instead of all of A).
-    Returns the pivot ratio min|u_ii| / max|u_ii| (0 with an exact zero pivot, which leaves
-    the factors incomplete)."""
+    equations ``Geq`` (m, n_eq) at the entries where it can be non-zero, by the ``places``
+    and ``shape`` of ``partition_layout``. ``held`` (True: A holds this function's complete
+    factors of the same partition, non-zero only within ``lo``, ``hi``, which are then
+    cleared instead of all of A). Returns the pivot ratio min|u_ii| / max|u_ii| (0 with an
+    exact zero pivot, which leaves the factors incomplete)."""
     m = A.shape[0]
     if held:
         for i in range(m):
@@ -269,17 +273,16 @@ def factor_dependent(Geq, entries, places, order, shape, held, A, Ai, perm, lo, 
                 A[i, c] = 0.0
     else:
         A[:, :] = 0.0
-    rows, eqs = entries
-    for t in range(rows.size):
-        i, c = places[0, t], places[1, t]
+    for t in range(places.shape[1]):
+        i, c = places[2, t], places[3, t]
         if i >= 0:
-            A[i, c] = Geq[rows[t], eqs[t]]
+            A[i, c] = Geq[places[0, t], places[1, t]]
         else:
-            Ai[-1 - i, c] = Geq[rows[t], eqs[t]]
+            Ai[-1 - i, c] = Geq[places[0, t], places[1, t]]
     for i in range(m):
         hi[i] = shape[0, i]
         bot[i] = shape[1, i]
     ratio = lu_factor_pattern(A, perm, lo, hi, bot)
     for i in range(m):  # the row order of the factors in G's rows
-        perm[i] = order[1, perm[i]]
+        perm[i] = shape[2, perm[i]]
     return ratio
