@@ -250,10 +250,9 @@ def lu_solve(LU, perm, lo, hi, b, out):
 def lu_solve_many(LU, perm, lo, hi, B, X):
     """X (n, k) = A⁻¹ B (B (n, k)) from ``lu_factor``'s factors and their row ranges: the
     k right-hand sides of ``lu_solve`` at once, row by row (the same operations in the same
-    order on every column), skipping the exact zeros inside the row ranges (a factor 0
-    subtracts ±0 from each column: the same values; of a −0 entry the sign can turn, as in
-    a dense loop that subtracts a zero product; finite B, as factors with non-zero pivots
-    and a finite B give finite X)."""
+    order on every column), skipping the factors' exact zeros inside the row ranges. With a
+    finite B such a term subtracts ±0, which leaves every value as it is; only an entry that
+    is −0 at that point could have turned into +0 by it."""
     n, k = B.shape
     for i in range(n):
         xi = X[i]
