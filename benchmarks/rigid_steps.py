@@ -7,11 +7,16 @@ model (``solve_dynamic``'s own CPU clock, ``info["cpu_time"]``). Printed per row
 CPU µs per step of ``--runs`` runs, the share spent inside the compiled step kernel
 (``rigid_midpoint_steps``, dispatch included) and the Newton iterations.
 
+``--alone`` times the kernel alone instead: the first kernel call of a run (50 steps from the
+start state) repeated on copies of its arguments, the minimum over 25 samples of the fastest
+of 3 calls, CPU µs per step.
+
 ``--dump FILE.npz`` also writes every recorded array of one run per row (frames, rotations,
 multipliers, histories) recording every step and every 50th, for a bit-for-bit comparison of
 two versions of femb (``--compare A.npz B.npz``).
 
     python benchmarks/rigid_steps.py --runs 40 revolute chain
+    python benchmarks/rigid_steps.py --alone revolute chain
     python benchmarks/rigid_steps.py --dump out.npz revolute chain
     python benchmarks/rigid_steps.py --compare base.npz branch.npz
 """
@@ -89,6 +94,37 @@ def timing(rows, runs):
     rigid_step.rigid_midpoint_steps = clock.kernel
 
 
+def alone(rows, samples=25, calls=3):
+    """Print the CPU µs per step of each row's first kernel call repeated from its start
+    (the minimum over ``samples`` of the fastest of ``calls`` calls on fresh copies)."""
+    kernel, first = rigid_step.rigid_midpoint_steps, []
+
+    def capture(*args):
+        if not first:
+            first.append([a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        return kernel(*args)
+
+    for row in rows:
+        first.clear()
+        rigid_step.rigid_midpoint_steps = capture
+        try:
+            run(row)
+        finally:
+            rigid_step.rigid_midpoint_steps = kernel
+        args, best = first[0], []
+        for _ in range(samples):
+            fastest = np.inf
+            for _ in range(calls):
+                copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+                c = time.process_time()
+                kernel(*copies)
+                fastest = min(fastest, time.process_time() - c)
+            best.append(fastest)
+        n = args[7].size  # the call's step sizes hs
+        print(f"{row:9s} kernel alone {1e6 * min(best) / n:8.3f} µs/step CPU (min of {samples}; median "
+              f"{1e6 * statistics.median(best) / n:.3f}; {n} steps per call, load {os.getloadavg()[0]:.2f})", flush=True)
+
+
 def dump(rows, path):
     """Write every recorded array of the rows' runs (a frame every step and every 50th) to ``path``."""
     out = {}
@@ -125,6 +161,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rows", nargs="*", help="revolute, chain (default: both)")
     ap.add_argument("--runs", type=int, default=20, help="timed runs per row (median)")
+    ap.add_argument("--alone", action="store_true", help="time the kernel alone (a run's first call repeated)")
     ap.add_argument("--dump", help="write the recorded arrays to this .npz instead of timing")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="compare two dumps bit for bit")
     args = ap.parse_args(argv)
@@ -132,6 +169,9 @@ def main(argv=None):
         return 0 if compare(*args.compare) else 1
     if args.dump:
         dump(args.rows or list(ROWS), args.dump)
+        return 0
+    if args.alone:
+        alone(args.rows or list(ROWS))
         return 0
     timing(args.rows or list(ROWS), args.runs)
     return 0

@@ -342,9 +342,9 @@ def test_the_step_kernels_raise_nothing_and_the_shared_kernels_are_unchanged():
     from femb.solvers.linalg import dense_kernels as dk
     if numba.config.DISABLE_JIT:
         pytest.skip("kernels run as Python")
-    own = [rk.rigid_midpoint_steps, rk._residual_vector, rk._step_matrix, rk._spin_jacobian, rk._add_stiffness,
-           rp.split, rp.jacobian_pattern, rp.matrix_pattern, rp.triplet_rows, rp.choose_partition, rp.partition_layout,
-           rp.factor_dependent]
+    own = [rk.rigid_midpoint_steps, rk._residual_vector, rk._step_matrix, rk._spin_jacobian, rk._scatter_stiffness,
+           rp.split, rp.jacobian_pattern, rp.matrix_pattern, rp.triplet_rows, rp.triplet_places, rp.choose_partition,
+           rp.partition_layout, rp.factor_dependent]
     copies = {rk.lu_solve: dk.lu_solve, rk.lu_solve_many: dk.lu_solve_many, rk.lu_solve_t: dk.lu_solve_t,
               rp.lu_factor_pattern: dk.lu_factor_pattern}
     for kernel in own + list(copies):
@@ -353,6 +353,36 @@ def test_the_step_kernels_raise_nothing_and_the_shared_kernels_are_unchanged():
         assert copy.py_func.__code__ is original.py_func.__code__
         assert copy.py_func.__qualname__ == original.py_func.__qualname__ + rp.NUMPY_ERRORS
         assert original.targetoptions.get("error_model", "python") == "python"
+
+
+def test_triplet_places_sum_each_entry_as_the_dense_scatter():
+    """Triplets with repeated entries, −0.0 values and fixed variables: summing each entry
+    from +0 at its first triplet (``triplet_places``) gives the matrix of zeroing every
+    entry and adding the triplets in order, bit for bit (signs of zeros included), and the
+    copy over the equations takes each free-variable entry once."""
+    from femb.solvers.dynamics.rigid_step_patterns import triplet_places
+    rng = np.random.default_rng(11)
+    n_rows, var_eq = 4, np.array([0, -1, 1, 2, -1, 3], dtype=np.int64)
+    rows = rng.integers(0, n_rows, 40).astype(np.int64)
+    cols = rng.integers(0, var_eq.size, 40).astype(np.int64)
+    vals = rng.normal(size=40)
+    vals[::7] = -0.0
+    flat, first, eq_flat, var_flat = triplet_places(rows, cols, var_eq, n_rows)
+    ref = np.full((n_rows, var_eq.size), np.nan)
+    ref[rows, cols] = 0.0
+    for q in range(rows.size):
+        ref[rows[q], cols[q]] += vals[q]
+    got = np.full(ref.size, np.nan)
+    for q in range(rows.size):
+        got[flat[q]] = 0.0 + vals[q] if first[q] else got[flat[q]] + vals[q]
+    got = got.reshape(ref.shape)
+    assert np.array_equal(got, ref, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(ref))
+    ne = int((var_eq >= 0).sum())
+    over_eqs = np.zeros(n_rows * ne)
+    over_eqs[eq_flat] = got.reshape(-1)[var_flat]
+    free = var_eq >= 0
+    expect = np.where(np.isnan(ref), 0.0, ref)[:, free]
+    assert np.array_equal(over_eqs.reshape(n_rows, ne), expect) and len(set(eq_flat.tolist())) == eq_flat.size
 
 
 def test_a_massless_loaded_body_is_a_singular_step_in_both_paths():

@@ -56,14 +56,16 @@ from femb.solvers.dynamics.rigid_step_patterns import (
     choose_partition,
     factor_dependent,
     jacobian_pattern,
+    lu_factor_pattern,
     matrix_pattern,
     numpy_errors,
     partition_layout,
     split,
+    triplet_places,
     triplet_rows,
 )
 from femb.solvers.linalg import dense_kernels
-from femb.solvers.linalg.dense_kernels import euclidean_norm, lu_factor_bands
+from femb.solvers.linalg.dense_kernels import euclidean_norm
 
 # the triangular solves of the step, compiled with the step's error model (rigid_step_patterns)
 lu_solve = numpy_errors(dense_kernels.lu_solve)
@@ -130,8 +132,12 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
     """The step residual over the equations r (n_eq,), the step matrix K (n_eq, n_eq) and
     the force scale at the increment z (n_var,); ``full`` (n_var,) receives the residual
     over all variables; ψ, C, R1n, Rmn, D, π1, dr: the Cayley step of the oriented nodes."""
-    scale = _residual_vector(d.lay_var, d.rot3d, d.m_indptr, d.m_indices, d.m_data, d.eq_var, z, v0, pi0, R0n, Jn, h, f_ext,
-                             fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+    for k in range(d.lay_var.shape[0]):
+        for a in range(3):
+            psi[k, a] = z[d.lay_var[k, a]]
+    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+    scale = _residual_vector(d.lay_var, d.rot3d, d.m_indptr, d.m_indices, d.m_data, d.eq_var, z, v0, pi0, pi1, h, f_ext, fext_norm,
+                             mom_scale, full, r)
     ne = d.eq_var.size
     c2 = 2.0 / (h * h)
     for a in range(ne):
@@ -148,17 +154,14 @@ def _residual(d, z, u0, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale, psi, C
 
 
 @jit(error_model="numpy")
-def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext, fext_norm, mom_scale,
-                     psi, C, R1n, Rmn, D, pi1, dr, full, r):
-    """``_residual`` without the step matrix: r (n_eq,), ``full`` (n_var,), the Cayley step
-    (ψ, C, R1n, Rmn, D, π1 and the rotary-inertia derivative dr (k, 3, 3)); returns the
-    force scale. Model arrays of RigidStepData: ``lay_var``, ``rot3d``, the CSR mass
-    ``m_indptr``, ``m_indices``, ``m_data`` and ``eq_var``."""
+def _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, pi1, h, f_ext, fext_norm, mom_scale, full,
+                     r):
+    """``_residual`` without the Cayley step (its momenta π1 (k, 3) given) and the step
+    matrix: r (n_eq,), ``full`` (n_var,); returns the force scale. Model arrays of
+    RigidStepData: ``lay_var``, ``rot3d``, the CSR mass ``m_indptr``, ``m_indices``,
+    ``m_data`` and ``eq_var``. (The callers make the Cayley step themselves: every array a
+    compiled helper takes is counted up and down at each call.)"""
     nv = z.size
-    for k in range(lay_var.shape[0]):
-        for a in range(3):
-            psi[k, a] = z[lay_var[k, a]]
-    cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
     c2 = 2.0 / (h * h)
     ch = 2.0 / h
     w = np.empty(nv)
@@ -237,13 +240,12 @@ def _spin_jacobian(rows, cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq):
 
 
 @jit(error_model="numpy")
-def _add_stiffness(kind, row0, blk0, c, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb,
-                   K, vals, w3, w33):
-    """K += ∂(Ḡᵀλ)/∂z over the equations (the joints' discrete stiffness at the given
-    discrete-Jacobian state, multipliers λ fixed; work arrays ``vals`` (st_total,), w3 (4, 3),
-    w33 (5, 3, 3)). Model arrays of RigidStepData: the joint arrays ``kind`` … ``frame`` and
-    the stiffness triplets ``st_eq_rows``, ``st_eq_cols``, ``st_keep``."""
-    midpoint_stiffness_into(kind, row0, blk0, c, cb, has_cb, frame, Ram, Rbm, dm, Ra1, Rb1, Ta, Tb, lam, vals, w3, w33)
+def _scatter_stiffness(st_eq_rows, st_eq_cols, st_keep, vals, K):
+    """K += the joints' discrete stiffness ∂(Ḡᵀλ)/∂z over the equations from its values
+    ``vals`` (st_total,) of ``midpoint_stiffness_into``: the model's stiffness triplets
+    ``st_eq_rows``, ``st_eq_cols`` (−1: a fixed variable) and ``st_keep`` of RigidStepData.
+    (The kernel calls the joints' kernel itself: every array a compiled helper takes is
+    counted up and down at each call.)"""
     for q in range(st_eq_rows.size):
         ea = st_eq_rows[q]
         eb = st_eq_cols[q]
@@ -399,20 +401,24 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
     dm, pdm = np.empty((nj, 3)), np.empty((nj, 3))
     perm, perm_bar, perm_red = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     # the row ranges of the LU factors of G_d and Ḡ_d, two work rows, the partition's shape (``partition_layout``)
-    bands = np.empty((8, m), dtype=np.int64)
-    lo, hi, lo_bar, hi_bar, bot, bot_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[4], bands[5], bands[6:8]
+    bands = np.empty((9, m), dtype=np.int64)
+    lo, hi, lo_bar, hi_bar, bot, bot_bar, shape = bands[0], bands[1], bands[2], bands[3], bands[4], bands[5], bands[6:9]
     # Gd, Gbd hold complete factors of the partition (``factor_dependent``); its layout made in this call
     held = np.zeros(3, dtype=np.bool_)
-    lo_red, hi_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
+    lo_red, hi_red, bot_red = np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64), np.empty(n_ind, dtype=np.int64)
     col, col_bar, r_dep, res_d = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
     pos = np.zeros(ne, dtype=np.int64)  # place of each equation in the partition (``split``)
     ind = np.empty(n_ind, dtype=np.int64)
     order = np.empty((2, m), dtype=np.int64)  # the rows of G_d in banded order (``split``)
     tq, teq, pr, pk, entries = jacobian_pattern(d)
+    places = np.empty((4, entries[0].size), dtype=np.int64)  # where G_d, G_i take the entries (``partition_layout``)
     if part_ref[0] > 0.0:  # a partition kept from an earlier call
         split(part, pos, ind, entries, order)
     k_ptr, k_cols = matrix_pattern(d)
     g_ptr, g_cols = triplet_rows(jac_rows, jac_cols, m, nv)  # where Ḡ over the variables can be non-zero
+    # the triplets' places in G, Ḡ (flat) and Ḡ over the equations (``triplet_places``)
+    t_flat, t_first, t_eq, t_var = triplet_places(jac_rows, jac_cols, var_eq, m)
+    G_flat, Gbar_flat, Gbar_eq_flat = G.reshape(m * nv), Gbar.reshape(m * nv), Gbar_eq.reshape(m * ne)
     Gd, Gbd = np.empty((m, m)), np.empty((m, m))
     Gi, Gbi = np.empty((m, n_ind)), np.empty((m, n_ind))  # G_i and Ḡ_i
     X, Xbar = np.empty((m, n_ind)), np.empty((m, n_ind))  # X = −G_d⁻¹G_i, X̄ = −Ḡ_d⁻¹Ḡ_i
@@ -451,8 +457,12 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
         c_norm = 0.0
         it_done = max_it
         for it in range(max_it + 1):
-            scale = _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, R0n, Jn, h, f_ext,
-                                     fext_norm, mom_scale, psi, C, R1n, Rmn, D, pi1, dr, full, r)
+            for k in range(nk):  # the Cayley step of the iterate and its residual
+                for a in range(3):
+                    psi[k, a] = z[lay_var[k, a]]
+            cayley_step_batch(psi, R0n, Jn, pi0, h, C, R1n, Rmn, D, pi1, dr)
+            scale = _residual_vector(lay_var, rot3d, m_indptr, m_indices, m_data, eq_var, z, v0, pi0, pi1, h, f_ext, fext_norm,
+                                     mom_scale, full, r)
             k_set = False  # K of this iterate written (``_step_matrix``: when a correction or the round-off test needs it)
             R1[:] = R0
             for k in range(nk):
@@ -476,23 +486,23 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             for i in range(nv):
                 u1[i] = u0[i] + z[i]
                 um[i] = 0.5 * (u0[i] + u1[i])
-            for q in range(n_trip):
-                G[jac_rows[q], jac_cols[q]] = 0.0
             frames(node_a, node_b, rot_a, rot_b, R1, Ra1, Rb1)
             joint_evaluate(kind, row0, jac0, Xa, Xb, ta, tb, cj, cb, has_cb, frame, u1, Ra1, Rb1, phi, jvals, dm, jwork)
-            for q in range(n_trip):
-                G[jac_rows[q], jac_cols[q]] += jvals[jac_keep[q]]
+            for q in range(n_trip):  # each entry summed over its triplets from +0, in their order
+                if t_first[q]:
+                    G_flat[t_flat[q]] = 0.0 + jvals[jac_keep[q]]
+                else:
+                    G_flat[t_flat[q]] += jvals[jac_keep[q]]
             midpoint_frames(Ra0, Rb0, Ra1, Rb1, Ram, Rbm, Ta, Tb)
             phim[:] = 0.0
             joint_evaluate(kind, row0, jac0, Xa, Xb, ta, tb, cj, cb, has_cb, frame, um, Ram, Rbm, phim, jvals, dm, jwork)
             for q in range(n_trip):
-                Gbar[jac_rows[q], jac_cols[q]] = 0.0
-            for q in range(n_trip):
-                Gbar[jac_rows[q], jac_cols[q]] += jvals[jac_keep[q]]
-            for q in range(n_trip):
-                e = var_eq[jac_cols[q]]
-                if e >= 0:
-                    Gbar_eq[jac_rows[q], e] = Gbar[jac_rows[q], jac_cols[q]]
+                if t_first[q]:
+                    Gbar_flat[t_flat[q]] = 0.0 + jvals[jac_keep[q]]
+                else:
+                    Gbar_flat[t_flat[q]] += jvals[jac_keep[q]]
+            for t in range(t_eq.size):
+                Gbar_eq_flat[t_eq[t]] = Gbar_flat[t_var[t]]
             if it == 0:  # the predictor's discrete-Jacobian state for the stiffness term of the first correction
                 pRa1[:] = Ra1
                 pRb1[:] = Rb1
@@ -513,13 +523,13 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             stop = False
             while True:
                 if part_ref[0] > 0.0 and not held[2]:  # a partition kept from an earlier call
-                    partition_layout(entries, pos, order, Gi, Gbi, shape)
+                    partition_layout(entries, pos, order, Gi, Gbi, shape, places)
                     held[0] = False
                     held[1] = False
                     held[2] = True
                 ok = True
                 if part_ref[0] > 0.0:
-                    rb = factor_dependent(Gbar_eq, entries, pos, order, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                    rb = factor_dependent(Gbar_eq, places, shape, held[1], Gbd, Gbi, perm_bar, lo_bar, hi_bar,
                                           bot_bar)
                     held[1] = rb != 0.0
                     if not rb >= RENEW * part_ref[1]:
@@ -530,10 +540,10 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                         g_eq = True
                     choose_partition(Geq, jcols, part, pos, ind, entries, order)
                     out[5] += 1.0
-                    partition_layout(entries, pos, order, Gi, Gbi, shape)
+                    partition_layout(entries, pos, order, Gi, Gbi, shape, places)
                     held[2] = True
-                    ra = factor_dependent(Geq, entries, pos, order, shape, False, Gd, Gi, perm, lo, hi, bot)
-                    rb = factor_dependent(Gbar_eq, entries, pos, order, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
+                    ra = factor_dependent(Geq, places, shape, False, Gd, Gi, perm, lo, hi, bot)
+                    rb = factor_dependent(Gbar_eq, places, shape, False, Gbd, Gbi, perm_bar, lo_bar, hi_bar,
                                           bot_bar)
                     held[0] = ra != 0.0
                     held[1] = rb != 0.0
@@ -588,8 +598,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                                 _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K)
                                 k_set = True
                             if stiff:
-                                _add_stiffness(kind, row0, blk0, cj, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam_used, pRam, pRbm, pdm,
-                               pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                                midpoint_stiffness_into(kind, row0, blk0, cj, cb, has_cb, frame, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb,
+                                                        lam_used, svals, sw3, sw33)
+                                _scatter_stiffness(st_eq_rows, st_eq_cols, st_keep, svals, K)
                                 stiff = False
                             at_floor = hist[n_hist - 1] <= _rounding(K, d, u0, z)
                         if at_floor:
@@ -604,7 +615,7 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     if not g_eq:
                         _spin_jacobian(jac_rows, jac_cols, lay_var, var_eq, psi, G, tq, teq, pr, pk, Geq)
                         g_eq = True
-                    ra = factor_dependent(Geq, entries, pos, order, shape, held[0], Gd, Gi, perm, lo, hi, bot)
+                    ra = factor_dependent(Geq, places, shape, held[0], Gd, Gi, perm, lo, hi, bot)
                     held[0] = ra != 0.0
                     g_dep = True
                     if not ra >= RENEW * part_ref[0]:
@@ -618,8 +629,9 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
             if not k_set:
                 _step_matrix(M_eq, lay_var, var_eq, h, dr, k_ptr, k_cols, K)
             if stiff:
-                _add_stiffness(kind, row0, blk0, cj, cb, has_cb, frame, st_eq_rows, st_eq_cols, st_keep, lam_used, pRam, pRbm, pdm,
-                               pRa1, pRb1, pTa, pTb, K, svals, sw3, sw33)
+                midpoint_stiffness_into(kind, row0, blk0, cj, cb, has_cb, frame, pRam, pRbm, pdm, pRa1, pRb1, pTa, pTb, lam_used, svals,
+                                        sw3, sw33)
+                _scatter_stiffness(st_eq_rows, st_eq_cols, st_keep, svals, K)
             lu_solve_many(Gbd, perm_bar, lo_bar, hi_bar, Gbi, Xbar)
             lu_solve_many(Gd, perm, lo, hi, Gi, X)
             for i in range(m):
@@ -656,8 +668,11 @@ def rigid_midpoint_steps(data, u0, v0, R0, pi0, lam0, has_lam, hs, f_const, time
                     if xa != 0.0:
                         for b in range(n_ind):
                             Kr[a, b] += xa * Y[b]
-            if n_ind:
-                if not lu_factor_bands(Kr, perm_red, lo_red, hi_red) > 1e-13:
+            if n_ind:  # N̄ᵀKN is dense: its LU told so (no scan of its entries)
+                for a in range(n_ind):
+                    hi_red[a] = n_ind
+                    bot_red[a] = n_ind - 1
+                if not lu_factor_pattern(Kr, perm_red, lo_red, hi_red, bot_red) > 1e-13:
                     status = SINGULAR
                     it_done = it
                     break

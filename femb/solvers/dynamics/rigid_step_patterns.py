@@ -174,6 +174,38 @@ def triplet_rows(rows, cols, n_rows, n_cols):
 
 
 @jit(internal=True, error_model="numpy")
+def triplet_places(rows, cols, var_eq, n_rows):
+    """Where the triplets (``rows``, ``cols``) of an (n_rows, n_var) matrix at variables
+    fall: (their flat indices (C order) (n_trip,), True at the first triplet of each entry
+    (n_trip,), and once per entry at a free variable (``var_eq`` (n_var,) ≥ 0, in the order
+    of the first triplets) its flat index in the matrix over the equations (n_rows, n_eq)
+    and in the matrix over the variables)."""
+    nv = var_eq.size
+    ne = 0
+    for v in range(nv):
+        if var_eq[v] >= 0:
+            ne += 1
+    seen = np.zeros(n_rows * nv, dtype=np.bool_)
+    flat = np.empty(rows.size, dtype=np.int64)
+    first = np.empty(rows.size, dtype=np.bool_)
+    eq_flat = np.empty(rows.size, dtype=np.int64)
+    var_flat = np.empty(rows.size, dtype=np.int64)
+    n = 0
+    for q in range(rows.size):
+        p = rows[q] * nv + cols[q]
+        flat[q] = p
+        first[q] = not seen[p]
+        if first[q]:
+            seen[p] = True
+            e = var_eq[cols[q]]
+            if e >= 0:
+                eq_flat[n] = rows[q] * ne + e
+                var_flat[n] = p
+                n += 1
+    return flat, first, eq_flat[:n].copy(), var_flat[:n].copy()
+
+
+@jit(internal=True, error_model="numpy")
 def choose_partition(Geq, jcols, part, pos, ind, entries, order):
     """The dependent equations ``part`` (m,) (sorted): those that QR with column pivoting of
     G (m, n_eq) over the jointed equations ``jcols`` picks first (``pivoted_columns``,
@@ -192,36 +224,48 @@ def choose_partition(Geq, jcols, part, pos, ind, entries, order):
 
 
 @jit(internal=True, error_model="numpy")
-def partition_layout(entries, pos, order, Ai, Abi, shape):
+def partition_layout(entries, pos, order, Ai, Abi, shape, places):
     """For a partition (``pos``, ``order`` of ``split``): the independent columns G_i, Ḡ_i
-    (m, n_eq − m) ``Ai``, ``Abi`` cleared, and where G_d and Ḡ_d (rows in ``order``) can be
-    non-zero: ``shape`` (2, m) = (one past the last column of each row, the lowest row of
-    each column (−1: none))."""
+    (m, n_eq − m) ``Ai``, ``Abi`` cleared, where G_d and Ḡ_d (rows in ``order``) can be
+    non-zero and how their rows map back: ``shape`` (3, m) = (one past the last column of
+    each row, the lowest row of each column (−1: none), G's row of each row (order[1])),
+    and where ``factor_dependent`` takes and puts each of the ``entries`` (rows, equations)
+    of G: ``places`` (4, n_entries) = (its row and equation in G, its row in G_d or −1 −
+    its row in G_i, its column there). (Few arrays for ``factor_dependent``: every array a
+    compiled helper takes is counted up and down at each call.)"""
     m = shape.shape[1]
     Ai[:, :] = 0.0
     Abi[:, :] = 0.0
     for c in range(m):
         shape[0, c] = 0
         shape[1, c] = -1
+        shape[2, c] = order[1, c]
     rows, eqs = entries
     for t in range(rows.size):
+        places[0, t] = rows[t]
+        places[1, t] = eqs[t]
         c = pos[eqs[t]]
         if c >= 0:
             i = order[0, rows[t]]
             shape[0, i] = max(shape[0, i], c + 1)
             shape[1, c] = max(shape[1, c], i)
+            places[2, t] = i
+            places[3, t] = c
+        else:
+            places[2, t] = -1 - rows[t]
+            places[3, t] = -1 - c
 
 
 @jit(internal=True, error_model="numpy")
-def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi, bot):
-    """G_d (m, m) into ``A`` with its rows in ``order`` (banded), LU-factorized in place
+def factor_dependent(Geq, places, shape, held, A, Ai, perm, lo, hi, bot):
+    """G_d (m, m) into ``A`` with its rows in the banded order, LU-factorized in place
     (``lu_factor_pattern``: row order ``perm`` (m,) in G's rows, row ranges ``lo``, ``hi``
     of the factors; ``bot`` (m,) work), and G_i (m, n_eq − m) into ``Ai``, from G over the
-    equations ``Geq`` (m, n_eq) at the ``entries`` (rows, equations) where it can be
-    non-zero; ``shape`` of ``partition_layout``. ``held`` (True: A holds this function's
-    complete factors of the same partition, non-zero only within ``lo``, ``hi``, which are
-    then cleared instead of all of A). Returns the pivot ratio min|u_ii| / max|u_ii| (0 with
-    an exact zero pivot, which leaves the factors incomplete)."""
+    equations ``Geq`` (m, n_eq) at the entries where it can be non-zero, by the ``places``
+    and ``shape`` of ``partition_layout``. ``held`` (True: A holds this function's complete
+    factors of the same partition, non-zero only within ``lo``, ``hi``, which are then
+    cleared instead of all of A). Returns the pivot ratio min|u_ii| / max|u_ii| (0 with an
+    exact zero pivot, which leaves the factors incomplete)."""
     m = A.shape[0]
     if held:
         for i in range(m):
@@ -229,18 +273,16 @@ def factor_dependent(Geq, entries, pos, order, shape, held, A, Ai, perm, lo, hi,
                 A[i, c] = 0.0
     else:
         A[:, :] = 0.0
-    rows, eqs = entries
-    for t in range(rows.size):
-        i, e = rows[t], eqs[t]
-        c = pos[e]
-        if c >= 0:
-            A[order[0, i], c] = Geq[i, e]
+    for t in range(places.shape[1]):
+        i, c = places[2, t], places[3, t]
+        if i >= 0:
+            A[i, c] = Geq[places[0, t], places[1, t]]
         else:
-            Ai[i, -1 - c] = Geq[i, e]
+            Ai[-1 - i, c] = Geq[places[0, t], places[1, t]]
     for i in range(m):
         hi[i] = shape[0, i]
         bot[i] = shape[1, i]
     ratio = lu_factor_pattern(A, perm, lo, hi, bot)
     for i in range(m):  # the row order of the factors in G's rows
-        perm[i] = order[1, perm[i]]
+        perm[i] = shape[2, perm[i]]
     return ratio

@@ -250,7 +250,9 @@ def lu_solve(LU, perm, lo, hi, b, out):
 def lu_solve_many(LU, perm, lo, hi, B, X):
     """X (n, k) = A⁻¹ B (B (n, k)) from ``lu_factor``'s factors and their row ranges: the
     k right-hand sides of ``lu_solve`` at once, row by row (the same operations in the same
-    order on every column)."""
+    order on every column), skipping the factors' exact zeros inside the row ranges. With a
+    finite B such a term subtracts ±0, which leaves every value as it is; only an entry that
+    is −0 at that point could have turned into +0 by it."""
     n, k = B.shape
     for i in range(n):
         xi = X[i]
@@ -259,6 +261,8 @@ def lu_solve_many(LU, perm, lo, hi, B, X):
             xi[j] = bi[j]
         for c in range(lo[i], i):
             f = LU[i, c]
+            if f == 0.0:
+                continue
             xc = X[c]
             for j in range(k):
                 xi[j] -= f * xc[j]
@@ -266,6 +270,8 @@ def lu_solve_many(LU, perm, lo, hi, B, X):
         xi = X[i]
         for c in range(i + 1, hi[i]):
             f = LU[i, c]
+            if f == 0.0:
+                continue
             xc = X[c]
             for j in range(k):
                 xi[j] -= f * xc[j]
