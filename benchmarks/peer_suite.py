@@ -1,4 +1,4 @@
-"""femb against Exudyn on every shared case of issue 14, side by side in one process.
+"""femb against Exudyn on every case both codes model, side by side in one process.
 
 Rows (``python benchmarks/peer_suite.py [ROW ...] [--large]``; default: all rows at their
 small sizes, the combined table at the end):
@@ -784,7 +784,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="interleaved timed runs per code (median; at least 3 recommended)")
     ap.add_argument("--tol", type=float, default=1e-6, help="dynamic Newton tolerance τ (both codes, see the docstring)")
     ap.add_argument("--static-tol", type=float, default=1e-8, help="static Newton tolerance τ")
-    ap.add_argument("--large", action="store_true", help="the issue's larger sizes: pendulum N = 1000 and 2 s, bend 32 elements")
+    ap.add_argument("--large", action="store_true", help="the larger sizes: pendulum N = 1000 and 2 s, bend 32 elements")
     ap.add_argument("--spin-t-end", type=float, default=10.0, help="spin-up duration (s); the hub reaches full speed at 15 s")
     ap.add_argument("--chain-t-end", type=float, default=0.5)
     ap.add_argument("--no-exudyn", action="store_true")

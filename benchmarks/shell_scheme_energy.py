@@ -1,4 +1,4 @@
-"""Issue 18: energy of shell models under the mid-point scheme and the α schemes, at steps
+"""Energy of shell models under the mid-point scheme and the α schemes, at steps
 far above the explicit stability limit.
 
 Cases (femb.validation.shell_dynamics_cases):

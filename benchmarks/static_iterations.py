@@ -1,5 +1,5 @@
 """Newton iterations, tangent assemblies, residual evaluations and factorizations per load
-step of femb's static solvers (issue 14 statics, issue 17 shell plate).
+step of femb's static solvers (the 2-D roll-up and 3-D bend, the shell plate).
 
 Cases (the models of the validation cases and of peer_suite.py / shell_opensees.py):
   rollup2d-N-S   2-D roll-up (peer_suite.py model: beam2d_timoshenko, EA = GA = 1e4 EI/L²,
