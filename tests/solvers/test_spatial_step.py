@@ -161,7 +161,8 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     shared = {"pos": beam.pos, "var": beam.var, "X": beam.X, "props": beam.props, "indptr": t.indptr, "indices": t.indices,
               "M_eq_pos": prob.mass_entries[0], "M_eq_val": prob.mass_entries[1], "M_full": prob.M_full.data, "J0": rot.J0,
               "J0_pinv": rot.J0_pinv, "rot_pos": rot.pos,
-              "nodes": rot.layout.nodes, "lay_var": rot.layout.var, "ref": prob.reference_coordinates, "f_const": prob.f_const}
+              "nodes": rot.layout.nodes, "lay_var": rot.layout.var, "ref": prob.reference_coordinates, "f_const": prob.f_const,
+              "M_full_indptr": prob.M_full.indptr, "M_full_indices": prob.M_full.indices}
     before = {k: a.copy() for k, a in shared.items()}
     steps = SpatialSteps.build(prob, MidPoint(), NewtonSettings())
     for k, mine in zip(("nodes", "lay_var", "J0", "J0_pinv", "rot_pos", "ref"), steps.model[2:8]):
@@ -170,7 +171,8 @@ def test_compiled_steps_read_the_table_and_mass_arrays_in_place():
     X, props, var, pos, _ = steps.elems
     for mine, theirs in ((X, beam.X), (props, beam.props), (var, beam.var), (pos, beam.pos),
                          (steps.mass[3], prob.mass_entries[0]), (steps.mass[4], prob.mass_entries[1]),
-                         (steps.mass[5], t.indptr), (steps.mass[6], t.indices)):
+                         (steps.mass[5], t.indptr), (steps.mass[6], t.indices), (steps.mass[0], prob.M_full.indptr),
+                         (steps.mass[1], prob.M_full.indices)):
         assert np.shares_memory(mine, theirs)
     res = solve_dynamic(model, 1e-3, 5e-3, DynamicSettings(record_every=5), problem=prob)
     assert res.info["compiled_step"]
@@ -261,3 +263,40 @@ def test_chain_of_several_element_and_node_blocks_equals_general_path():
     general = run(model, 1e-3, 4e-3, False)
     assert compiled.info["compiled_step"] and not general.info["compiled_step"]
     assert_same_run(compiled, general)
+
+
+def test_compiled_steps_leave_the_given_state_unchanged_and_stop_at_the_last_accepted_step():
+    """``advance`` returns new arrays and leaves the State it was given bitwise as it was,
+    whether its steps all converge, some do, or none; the steps before a failed one are
+    those of a run that records every step (the kernel works on its start-of-step state in
+    place: a failed step must not have written it)."""
+    from femb.solvers.dynamics.energy import EnergyAccount
+
+    def advance(model, dt, n, max_iterations):
+        prob = DynamicProblem(model)
+        prob.max_turn = 0.5
+        steps = SpatialSteps.build(prob, MidPoint(), NewtonSettings(tolerance=1e-10, max_iterations=max_iterations))
+        u, v = prob.initial_state(0.0, dt, None, None)
+        state = MidPoint().start(prob, 0.0, u, v)
+        given = (state.u, state.v, state.extra["R"], state.extra["pi"])
+        before = [a.copy() for a in given]
+        done, _, after = steps.advance(state, 0, n, 0.0, dt, n * dt, n, EnergyAccount())
+        for a, b in zip(given, before):
+            assert np.array_equal(a, b)
+        if done:
+            for a in given:
+                assert not any(np.shares_memory(a, b) for b in (after.u, after.v, after.extra["R"], after.extra["pi"]))
+        return done, after
+
+    done, after = advance(cantilever(driven=True), 0.01, 10, 25)  # all converge
+    assert done == 10 and after.t == pytest.approx(0.1)
+    # too few iterations for the later steps of a faster drive: six steps done, the seventh not
+    done, after = advance(cantilever(driven=True), 0.1, 30, 5)
+    assert done == 6
+    ref = run(cantilever(driven=True), 0.1, 3.0, True, every=1, max_iterations=5)
+    assert ref.times[done] == after.t
+    assert np.array_equal(ref.states[done], after.u) and np.array_equal(ref.velocities[done], after.v)
+    assert np.array_equal(ref.arrays["rotations"][done], after.extra["R"])
+    assert ref.series("cutbacks")[done + 1] > 0 or ref.series("iterations")[done + 1] > 5  # the general path's step
+    done, after = advance(free_beam(), 0.3, 10, 6)  # the first step fails
+    assert done == 0

@@ -224,7 +224,8 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                  model, elems, mass, chords, param, max_iterations, its, books):
     """Mid-point steps of a 3-D beam model from the state (u, v (n_var,), nodal rotations R
     (n_nodes, 3, 3), spatial angular momenta π (k, 3) of the oriented nodes), overwritten
-    step by step with each accepted state.
+    step by step with each accepted state (and read as the start-of-step state: a step that
+    fails leaves them as the last accepted step did).
 
     Step j has the size ``hs[j]`` (k_steps,); the timed loads are Σ_i ``amps[j, i]``·``timed[i]``
     (amplitudes at the mid-point; timed (n_timed, n_var)), the constant ones ``f_const``;
@@ -255,17 +256,23 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     neq = ev.size
     k_nodes = lay_var.shape[0]
     n_el, n_dof = var.shape
-    u0 = np.empty(n)
-    v0 = np.empty(n)
+    # the start-of-step state is u, v, R, π themselves: they are written only when a step
+    # is accepted (its end), and a step that fails leaves them as the last accepted one did
+    u0 = u
+    v0 = v
     z = np.empty(n)
     z_new = np.empty(n)
     n_timed = timed.shape[0]
     fs = np.zeros(n if n_timed else 0)  # (the timed loads; none without any)
     fext = np.empty(n if n_timed else 0)  # (the loads at the mid-point: f_const itself without timed loads)
     dz = np.empty(neq)
-    R0n = np.empty((k_nodes, 3, 3))
+    same_rows = k_nodes == R.shape[0]  # (every node oriented, in node order: R0n is R)
+    for k in range(k_nodes):
+        if lay_nodes[k] != k:
+            same_rows = False
+    R0n = R if same_rows else np.empty((k_nodes, 3, 3))
     Jn = np.empty((k_nodes, 3, 3))
-    pi0 = np.empty((k_nodes, 3))
+    pi0 = pi
     ps0 = np.empty((k_nodes, 3))
     ps1 = np.empty((k_nodes, 3))
     Rrel = np.empty((3, 3))
@@ -296,11 +303,10 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
     guess = 1  # Newton iterations of the last step
     for step in range(hs.size):
         h = hs[step]
-        step_start(u, v, u0, v0, amps[step], timed, fs)
-        for k in range(k_nodes):
-            _copy_rows(R, lay_nodes[k], R0n, k)
-            for c in range(3):
-                pi0[k, c] = pi[k, c]
+        step_start(u, v, u0, v0, amps[step], timed, fs)  # (u0, v0 are u, v: the timed loads)
+        if not same_rows:
+            for k in range(k_nodes):
+                _copy_rows(R, lay_nodes[k], R0n, k)
         _spatial_inertia(R0n, J0, Jn)
         # loads at the mid-point and their norm over the equations
         fx = fext if n_timed else f_const
@@ -391,8 +397,12 @@ def beam3d_steps(u, v, R, pi, hs, amps, timed, f_const, pres_var, pres_val, prow
                 w_rot += fx[i] * z[i]
             elif n_timed:
                 w_plain += fs[i] * z[i]
+        # (step_end overwrites v0, which is v: finish_rotary reads its rotational slots from z_new)
+        for k in range(k_nodes):
+            for c in range(3):
+                z_new[lay_var[k, c]] = v0[lay_var[k, c]]
         step_end(R_full, z, work_var, work_ptr, w_plain + w_rot, books, u1, v0, h, u, v)
-        finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, v0, h, u, v)
+        finish_rotary(lay_var, J0, J0_pinv, R1n, pi1, z, z_new, h, u, v)
         for k in range(k_nodes):
             _copy_rows(R1n, k, R, lay_nodes[k])
             for c in range(3):

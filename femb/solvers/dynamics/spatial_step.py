@@ -101,8 +101,8 @@ class SpatialSteps(WholeSteps):
         self.model = (_ints(t.eq_var), rot3d, _shared_ints(lay.nodes), _shared_ints(lay.var).reshape(-1, 3),
                       _shared_floats(rot.J0).reshape(-1, 3, 3), _shared_floats(rot.J0_pinv).reshape(-1, 3, 3),
                       _shared_ints(rot.pos, INDEX).reshape(-1, 3, 3), _shared_floats(p.reference_coordinates), rot3d.copy())
-        M = p.M_full.tocsr()
-        self.mass = (_shared_ints(M.indptr), _shared_ints(M.indices), _shared_floats(M.data),
+        M = p.M_full.tocsr()  # (its pattern as INDEX, int32, as the table's: shared, not copied to int64)
+        self.mass = (_shared_ints(M.indptr, INDEX), _shared_ints(M.indices, INDEX), _shared_floats(M.data),
                      _shared_ints(p.mass_entries[0]), _shared_floats(p.mass_entries[1]),
                      *t.kernel_pattern(), int(kl), int(ku))
         index = [i for i, b in enumerate(t.blocks) if any(b is x for x in blocks)]
@@ -186,7 +186,9 @@ class SpatialSteps(WholeSteps):
     def _steps(self, state: State, hs: NDArray[np.float64], amps: NDArray[np.float64], t1: list[float],
                its: NDArray[np.int64], books: NDArray[np.float64]) -> tuple[int, NDArray[np.float64], NDArray[np.float64], dict]:
         """``beam3d_steps`` (WholeSteps._steps; State.extra: the nodal rotations R and the
-        angular momenta π)."""
+        angular momenta π). The kernel writes each accepted state into u, v, R, π, which are
+        also its start-of-step state: they are copies, so that the State given (the driver's,
+        a scheme's kept state) stays as it was."""
         vals, Rp = self._prescribed(t1)
         u = np.array(state.u, dtype=np.float64)
         v = np.array(state.v, dtype=np.float64)
