@@ -266,12 +266,7 @@ def _scratch():
     R0, F (3, 3); RR (2, 3, 3); qa, th (2, 3); Lq (6, 7); Hq (6, 7, 7); S (6, 6); qv (7,);
     rho (6,); G (6, 7); sig (6,); fl (7,); Hl (7, 7) zeroed; W (_N_ROWS, 12); J (5, 3, 3);
     V (12, 3); an element force (12,)."""
-    # vectors as rows of 2-D arrays and Hl zeroed by assignment: the internal callers compile
-    # no np.empty of an integer shape and no np.zeros of their own (same dtypes and shapes)
-    v7, v6, fe = np.empty((2, 7)), np.empty((2, 6)), np.empty((1, 12))
-    Hl = np.empty((7, 7))
-    Hl[:] = 0.0
     return (np.empty((3, 3)), np.empty((3, 3)), np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3)),
-            np.empty((6, 7)), np.empty((6, 7, 7)), np.empty((6, 6)), v7[0], v6[0], np.empty((6, 7)),
-            v6[1], v7[1], Hl, np.empty((_N_ROWS, 12)), np.empty((5, 3, 3)),
-            np.empty((12, 3)), fe[0])
+            np.empty((6, 7)), np.empty((6, 7, 7)), np.empty((6, 6)), np.empty(7), np.empty(6), np.empty((6, 7)),
+            np.empty(6), np.empty(7), np.zeros((7, 7)), np.empty((_N_ROWS, 12)), np.empty((5, 3, 3)),
+            np.empty((12, 3)), np.empty(12))

@@ -130,9 +130,8 @@ def _offset_coordinates(q, l0, dy, dz, out):
 def offset_scratch():
     """Work arrays of the eccentric-section strain forms (``_strain_forms``) of one
     element: Lo (6, 7), Ho (6, 7, 7), A (7, 7), B (7, 7, 7), P0, Pi (7, 7), q, w (7,)."""
-    qw = np.empty((2, 7))  # q and w as rows (no np.empty of an integer shape, see beam3d_corotational._scratch)
     return (np.empty((6, 7)), np.empty((6, 7, 7)), np.empty((7, 7)), np.empty((7, 7, 7)), np.empty((7, 7)),
-            np.empty((7, 7)), qw[0], qw[1])
+            np.empty((7, 7)), np.empty(7), np.empty(7))
 
 
 @jit(internal=True)

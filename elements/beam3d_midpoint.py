@@ -53,7 +53,7 @@ def _mid_scratch(n_p):
     eccentric-section work arrays (``offset_scratch``)."""
     return (np.empty((1, 2, 3)), np.empty((1, 12)), np.empty((1, 2, 3, 3)), np.empty((1, n_p)),
             np.empty((12, 12)), np.empty((3, 3)), np.empty((3, 3)), np.empty((4, 3)),
-            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), np.empty((1, 9))[0], offset_scratch())
+            np.empty((6, 13)), np.empty((6, 6)), np.empty((6, 13)), np.empty(9), offset_scratch())
 
 
 @jit(inline="always")  # one call site, in the element loop: no call with its 23 arguments
@@ -371,26 +371,23 @@ def midpoint_force_steps(X, u0, R0n, u1, R1n, psi, p, V0, forms, with_matrix, f,
     built, l0_built = -1, 0.0  # the element whose forms ``own`` holds (none yet) and its l0
     Q1a, Q2a, Q1b, Q2b = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Q1m, Q2m = np.empty((3, 3)), np.empty((3, 3))
-    # (vectors as rows of 2-D arrays: no np.empty of an integer shape compiled for this kernel)
-    XS = np.empty((3, 3))
-    xa, xb, xm = XS[0], XS[1], XS[2]
+    xa, xb, xm = np.empty(3), np.empty(3), np.empty(3)
     # invariants and gradients of the three energy evaluations (π_n, π_{n+1}, π̄) as rows,
     # so that one call site of _invariant_energy serves all three
     PI, GR = np.empty((3, 13)), np.empty((3, 13))
     pia, pip, pim = PI[0], PI[1], PI[2]
     gb, g1, gm = GR[0], GR[1], GR[2]
-    V13 = np.empty((4, 13))
-    pib, dpi, wt, zc = V13[0], V13[1], V13[2], V13[3]
+    pib, dpi, wt, zc = np.empty(13), np.empty(13), np.empty(13), np.empty(13)
     Hpi = np.empty((13, 13))
     Kp = np.empty((13, 12))
-    V12 = np.empty((2, 12))
-    dq, row = V12[0], V12[1]
+    dq, row = np.empty(12), np.empty(12)
     Bm = np.empty((13, 12))
     B1 = np.empty((13, 12))
     HB = np.empty((12, 12))
     Tp = np.empty((2, 3, 3))
-    V3 = np.empty((3, 3))
-    v1, fx, dv = V3[0], V3[1], V3[2]
+    v1 = np.empty(3)
+    fx = np.empty(3)
+    dv = np.empty(3)
     for e in range(X.shape[0]):
         for a in range(2):
             for k in range(3):

@@ -777,7 +777,7 @@ def finish_rotary(lay_var, J0, J0_pinv, Rn, pi1, z, v0, h, u1, v1):
     J = np.empty((3, 3))
     Jp = np.empty((3, 3))
     t1 = np.empty((3, 3))
-    fb = np.empty((1, 3))[0]  # (a row: no np.empty of an integer shape compiled for an internal kernel)
+    fb = np.empty(3)
     for k in range(nk):
         R = Rn[k]
         for a in range(3):
