@@ -212,15 +212,14 @@ class _Run(NamedTuple):
     its: NDArray[np.int64]  # (k,) Newton iterations of each step done
 
 
-def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, books, work=None) -> _Run:
+def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs, timed, amps, books) -> _Run:
     """Steps of sizes ``hs`` (k,) by one call of ``rigid_midpoint_steps``, from the state u,
     v (n_var,), R (n_nodes, 3, 3), π (k_nodes, 3) with the multipliers λ (m,) (a guess when
     ``has_lam``): arrays of the caller, updated in place to the state after the steps done;
     loads f_const + Σ_j amps[s, j] timed[j] (timed (n_a, n_var), amps (k, n_a)) at the mid
     time of step s; ``books`` (2,) += the steps' external and constraint work. InputError
     for a step size that is not positive (the kernels divide by it without an exception
-    exit, femb.solvers.dynamics.rigid_step_patterns). ``work``: the arrays z, r, hist,
-    scales, out of ``_work_arrays`` to write into (made afresh when None)."""
+    exit, femb.solvers.dynamics.rigid_step_patterns)."""
     data = rigid_step_data(problem)
     if data is None:
         raise InputError(f"the compiled rigid step does not take this model ({unsupported_reason(problem)})")
@@ -228,8 +227,7 @@ def _run(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, hs,
         raise InputError(f"the compiled rigid step needs positive step sizes, got {hs[~(hs > 0.0)][:3].tolist()}")
     max_it = int(settings.max_iterations)
     its = np.zeros(hs.size, dtype=np.int64)
-    work = work if work is not None else _work_arrays(u.size, data.eq_var.size, max_it)
-    work[4][:] = 0.0
+    work = _work_arrays(u.size, data.eq_var.size, max_it)
     done, status = _steps(problem, settings, u, v, R, pi, lam, has_lam, np.ascontiguousarray(hs, dtype=np.float64),
                           np.ascontiguousarray(timed, dtype=np.float64), np.ascontiguousarray(amps, dtype=np.float64), its, books, work)
     z, r, hist, scales, out = work
@@ -252,7 +250,7 @@ def _steps(problem, settings: NewtonSettings, u, v, R, pi, lam, has_lam: bool, h
 
 
 def _work_arrays(n_var: int, n_eq: int, max_it: int) -> tuple[NDArray[np.float64], ...]:
-    """The kernel's output arrays of ``_run``: z (n_var,), r (n_eq,), hist, scales
+    """The kernel's output arrays (``_run``, ``RigidSteps.advance``): z (n_var,), r (n_eq,), hist, scales
     (max_it + 1,) and out (6,)."""
     return np.empty(n_var), np.empty(n_eq), np.empty(max_it + 1), np.empty(max_it + 1), np.zeros(6)
 
