@@ -178,6 +178,15 @@ class ElementLoop:
             self._gather(block, slots, inputs)
             yield block, buf, (block.X, *(out for _, out in slots))
 
+    @staticmethod
+    def _kernel(block, kernel):
+        """The compiled function ``kernel`` (a name of OUTPUTS) of the block's element type;
+        NotImplementedError naming the type and part when it has none."""
+        fn = getattr(block.spec.kernels, kernel)
+        if fn is None:
+            raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
+        return fn
+
     def _call(self, kernel, block, buf, planar, oriented, constants, block_input):
         """Gather the inputs of one block and call its ``kernel``. What a call needs besides
         the inputs (the function, the work arrays of the inputs, the leading arguments
@@ -187,9 +196,7 @@ class ElementLoop:
         call = buf.calls.get((kernel, None if inputs is None else len(inputs)))
         if call is None:
             inputs = self._inputs(block, planar, oriented)
-            fn = getattr(block.spec.kernels, kernel)
-            if fn is None:
-                raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
+            fn = self._kernel(block, kernel)
             slots = self._slots(block, buf, inputs)
             lead = (block.X, *(out for _, out in slots), block.props)
             call = buf.calls[(kernel, len(inputs))] = (fn, slots, lead, tuple(getattr(buf, name) for name in OUTPUTS[kernel]))
@@ -221,9 +228,7 @@ class ElementLoop:
                 yield block, buf
                 continue
             inputs = self._inputs(block, planar, oriented)
-            fn = getattr(block.spec.kernels, kernel)
-            if fn is None:
-                raise NotImplementedError(f"element type {block.spec.name!r} (part {block.part!r}) has no {kernel} kernel")
+            fn = self._kernel(block, kernel)
             slots = self._slots(block, buf, inputs, rows=CHUNK)
             outputs = tuple(getattr(buf, name) for name in OUTPUTS[kernel])
             for a in range(0, n_el, CHUNK):
